@@ -1,0 +1,12 @@
+/** Jest runs the specs under spec/ straight from TypeScript (SWC strips types; `tsc` type-checks in `npm test`). */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/spec'],
+  testMatch: ['**/*.spec.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  // Sources import siblings with a `.js` suffix, as native ESM needs; jest resolves them to the `.ts` file.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testTimeout: 30000,
+};
