@@ -1,5 +1,5 @@
 /** Jest runs the specs under spec/ straight from TypeScript (SWC strips types; `tsc` type-checks in `npm test`). */
-export default {
+module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],

@@ -1,0 +1,145 @@
+import {
+  EventType,
+  type Event,
+  type RunFinishedEvent,
+  type RunStartedEvent,
+  type TokenUsage,
+  type ToolCallResultEvent,
+} from '@ag-ui/core';
+import { AguiRxError, describeValue } from './errors.js';
+
+/**
+ * Toolkit-only event types: things AG-UI has no event for, which a producer still needs to say.
+ * `mapRunLifecycle` consumes them; they never reach the wire.
+ */
+export const ToolkitEventType = {
+  /** Token usage reported mid-run; aggregated onto RUN_FINISHED / RUN_ERROR `usage`. */
+  TOKEN_USAGE: 'TOKEN_USAGE',
+} as const;
+
+/**
+ * Token usage reported during the run (a provider's per-call usage, say).
+ * `mapRunLifecycle` sums every report per (provider, model) with `aggregateTokenUsage`
+ * from @ag-ui/core and puts the result on the terminal event's `usage`. Counts are tokens.
+ */
+export interface TokenUsageEvent {
+  type: typeof ToolkitEventType.TOKEN_USAGE;
+  usage: TokenUsage | TokenUsage[];
+  timestamp?: number;
+}
+
+/** A toolkit-only event: consumed by the operators, never sent. */
+export type ToolkitEvent = TokenUsageEvent;
+
+/** TOOL_CALL_RESULT as a producer may send it: `messageId` is minted when absent; object content is serialised to JSON text. */
+export type AgentToolCallResultEvent = Omit<ToolCallResultEvent, 'messageId' | 'content'> & {
+  messageId?: string;
+  content: string | ToolCallResultEvent['content'] | Record<string, unknown> | unknown[] | number | boolean;
+};
+
+/** RUN_STARTED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
+export type AgentRunStartedEvent = Omit<RunStartedEvent, 'threadId' | 'runId'> & { threadId?: string; runId?: string };
+
+/** RUN_FINISHED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
+export type AgentRunFinishedEvent = Omit<RunFinishedEvent, 'threadId' | 'runId'> & { threadId?: string; runId?: string };
+
+/**
+ * What the operators accept: every AG-UI 1.0 event, with what the toolkit can supply itself
+ * made optional, plus the {@link ToolkitEvent}s.
+ *
+ * - ids may be left out where they can be minted: `messageId` on TEXT_MESSAGE_CHUNK,
+ *   REASONING_MESSAGE_CHUNK and TOOL_CALL_RESULT, `toolCallId` on TOOL_CALL_CHUNK,
+ *   `parentMessageId`, `threadId`/`runId` on RUN_STARTED / RUN_FINISHED;
+ * - the chunk events are the normal way to stream;
+ * - END events and STEP_FINISHED may be left out: the operators close what is open;
+ * - STATE_SNAPSHOT may be sent on every change: `stateDelta` decides what goes on the wire.
+ */
+export type AgentEvent =
+  | Exclude<Event, ToolCallResultEvent | RunStartedEvent | RunFinishedEvent>
+  | AgentToolCallResultEvent
+  | AgentRunStartedEvent
+  | AgentRunFinishedEvent
+  | ToolkitEvent;
+
+const agentEventTypes: ReadonlySet<string> = new Set<string>([
+  ...Object.values(EventType),
+  ...Object.values(ToolkitEventType),
+]);
+
+/** Whether `type` names an AG-UI 1.0 event type or a toolkit-only one. */
+export function isAgentEventType(type: unknown): type is AgentEvent['type'] {
+  return typeof type === 'string' && agentEventTypes.has(type);
+}
+
+/** Whether `value` is shaped like an {@link AgentEvent}: an object with a known `type`. Fields are checked by the operators. */
+export function isAgentEvent(value: unknown): value is AgentEvent {
+  return typeof value === 'object' && value !== null && isAgentEventType((value as { type?: unknown }).type);
+}
+
+/** Whether `value` is a {@link ToolkitEvent}, which never reaches the wire. */
+export function isToolkitEvent(value: unknown): value is ToolkitEvent {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === ToolkitEventType.TOKEN_USAGE;
+}
+
+/** Whether `event` ends a run: RUN_FINISHED or RUN_ERROR. */
+export function isTerminalEvent(event: { type: string }): event is { type: EventType.RUN_FINISHED | EventType.RUN_ERROR } {
+  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+}
+
+/**
+ * The `type` of an input event, or an {@link AguiRxError} (`INVALID_EVENT`) saying why there is none.
+ * Operators call it first so that `null`, a string or a type-less object fails with a message, not a TypeError.
+ */
+export function eventTypeOf(event: unknown): string {
+  if (typeof event !== 'object' || event === null) {
+    throw new AguiRxError('INVALID_EVENT', `Received ${describeValue(event)} where an AG-UI event object was expected. Emit objects such as { type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }.`);
+  }
+  const type = (event as { type?: unknown }).type;
+  if (typeof type !== 'string') {
+    throw new AguiRxError('INVALID_EVENT', `Received an event without a string 'type' (got ${describeValue(type)}). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'.`);
+  }
+  return type;
+}
+
+/** The lane of an event: its `subagentRunId`, or `undefined` for the parent agent. */
+export type Lane = string | undefined;
+
+/** Reads and checks an optional string field; `null` and other types are an `INVALID_EVENT` error. */
+export function optionalString(event: Record<string, unknown>, field: string): string | undefined {
+  const value = event[field];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  throw new AguiRxError(
+    'INVALID_EVENT',
+    `${String(event.type)} has '${field}: ${describeValue(value)}', but '${field}' must be a string${value === null ? ': omit an optional field rather than sending null' : ''}.`,
+  );
+}
+
+/** Reads and checks a required string field. */
+export function requiredString(event: Record<string, unknown>, field: string): string {
+  const value = optionalString(event, field);
+  if (value === undefined) {
+    throw new AguiRxError('INVALID_EVENT', `${String(event.type)} has no '${field}'. Add '${field}' (a string) to the event.`);
+  }
+  return value;
+}
+
+/** The lane (`subagentRunId`) of an input event, checked. */
+export function laneOf(event: Record<string, unknown>): Lane {
+  return optionalString(event, 'subagentRunId');
+}
+
+/** Copies the base fields every AG-UI event may carry (timestamp, rawEvent, metadata, subagentRunId) when set. */
+export function copyBaseFields<T extends object>(from: Record<string, unknown>, to: T): T {
+  const target = to as Record<string, unknown>;
+  if (from.timestamp !== undefined) target.timestamp = from.timestamp;
+  if (from.rawEvent !== undefined) target.rawEvent = from.rawEvent;
+  if (from.metadata !== undefined) target.metadata = from.metadata;
+  if (from.subagentRunId !== undefined) target.subagentRunId = from.subagentRunId;
+  return to;
+}
+
+/** `{ subagentRunId }` when the lane is a subagent, else nothing: optional fields are omitted, never undefined-valued. */
+export function laneFields(lane: Lane): { subagentRunId?: string } {
+  return lane === undefined ? {} : { subagentRunId: lane };
+}

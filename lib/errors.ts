@@ -1,0 +1,30 @@
+import { AGUIError } from '@ag-ui/core';
+
+/**
+ * The one error agui-rx raises. Its message says what failed, why, and what to do;
+ * `code` is a stable machine-readable name that `mapRunLifecycle` copies onto RUN_ERROR.
+ *
+ * Thrown synchronously only for bad operator options; everything else reaches the
+ * subscriber as an `error` notification, which `mapRunLifecycle` turns into RUN_ERROR.
+ */
+export class AguiRxError extends AGUIError {
+  /** Stable error code, e.g. `INVALID_EVENT`, `INVALID_STATE_DELTA`. Sent as RUN_ERROR `code`. */
+  readonly code: string;
+
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'AguiRxError';
+    this.code = code;
+  }
+}
+
+/** Short, bounded description of a value for error messages (never the whole payload). */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  if (typeof value === 'bigint') return `a BigInt (${value}n)`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,24 @@
+/**
+ * agui-rx: RxJS operators that turn any agent's event Observable into a well-formed AG-UI 1.0
+ * event stream. This is the package root (`import … from 'agui-rx'`).
+ *
+ * @packageDocumentation
+ */
+export * from '../operators/index.js';
+export {
+  ToolkitEventType,
+  isAgentEvent,
+  isAgentEventType,
+  isTerminalEvent,
+  isToolkitEvent,
+  type AgentEvent,
+  type AgentRunFinishedEvent,
+  type AgentRunStartedEvent,
+  type AgentToolCallResultEvent,
+  type TokenUsageEvent,
+  type ToolkitEvent,
+} from './agentEvent.js';
+export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
+export { AguiRxError } from './errors.js';
+export { generateId, type IdGenerator } from './generateId.js';
+export { trackOpenEntities, type CloseReason, type OpenEntities } from './openEntities.js';

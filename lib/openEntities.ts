@@ -1,0 +1,118 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { laneFields, type Lane } from './agentEvent.js';
+
+/** How one kind of AG-UI entity is opened, closed, and named. */
+interface EntityKind {
+  open: EventType;
+  close: readonly EventType[];
+  /** The field that names the entity. */
+  idField: 'messageId' | 'toolCallId' | 'stepName' | 'subagentRunId';
+  /** The closing event sent for an entity left open, from its id and lane. */
+  closer(id: string, lane: Lane, reason: CloseReason): Event;
+}
+
+/** Why what is open gets closed: a successful end of run, or an error (which closes subagents with SUBAGENT_ERROR). */
+export type CloseReason = { type: 'finished' } | { type: 'error'; message: string };
+
+// Order matters: closers are sent in this order, innermost entities first (a tool call inside a
+// text turn, a message inside a reasoning span, everything inside a step, steps inside a subagent).
+const kinds: readonly EntityKind[] = [
+  {
+    open: EventType.TOOL_CALL_START,
+    close: [EventType.TOOL_CALL_END],
+    idField: 'toolCallId',
+    closer: (toolCallId, lane) => ({ type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(lane) }),
+  },
+  {
+    open: EventType.TEXT_MESSAGE_START,
+    close: [EventType.TEXT_MESSAGE_END],
+    idField: 'messageId',
+    closer: (messageId, lane) => ({ type: EventType.TEXT_MESSAGE_END, messageId, ...laneFields(lane) }),
+  },
+  {
+    open: EventType.REASONING_MESSAGE_START,
+    close: [EventType.REASONING_MESSAGE_END],
+    idField: 'messageId',
+    closer: (messageId, lane) => ({ type: EventType.REASONING_MESSAGE_END, messageId, ...laneFields(lane) }),
+  },
+  {
+    open: EventType.REASONING_START,
+    close: [EventType.REASONING_END],
+    idField: 'messageId',
+    closer: (messageId, lane) => ({ type: EventType.REASONING_END, messageId, ...laneFields(lane) }),
+  },
+  {
+    open: EventType.STEP_STARTED,
+    close: [EventType.STEP_FINISHED],
+    idField: 'stepName',
+    closer: (stepName, lane) => ({ type: EventType.STEP_FINISHED, stepName, ...laneFields(lane) }),
+  },
+  {
+    open: EventType.SUBAGENT_STARTED,
+    close: [EventType.SUBAGENT_FINISHED, EventType.SUBAGENT_ERROR],
+    idField: 'subagentRunId',
+    closer: (subagentRunId, _lane, reason) =>
+      reason.type === 'error'
+        ? { type: EventType.SUBAGENT_ERROR, subagentRunId, message: reason.message }
+        : { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'success' } },
+  },
+];
+
+const kindByType = new Map<string, { kind: EntityKind; index: number; opens: boolean }>();
+kinds.forEach((kind, index) => {
+  kindByType.set(kind.open, { kind, index, opens: true });
+  for (const close of kind.close) kindByType.set(close, { kind, index, opens: false });
+});
+
+/** What is open on an AG-UI stream, and what it takes to close it. */
+export interface OpenEntities {
+  /** Records one outgoing event. */
+  observe(event: Event): void;
+  /** The closing events for everything still open (innermost first), and forgets them. */
+  closeAll(reason: CloseReason): Event[];
+  /** Tool calls started on the stream that have had no TOOL_CALL_RESULT, in start order. */
+  pendingToolCallIds(): string[];
+}
+
+/**
+ * Tracks the entities an AG-UI stream has opened and not closed (text and reasoning messages,
+ * reasoning spans, tool calls, steps, subagents), so that a run can be ended without leaving any
+ * of them open: the protocol's rule that all of these are closed before RUN_FINISHED.
+ */
+export function trackOpenEntities(): OpenEntities {
+  // One map per kind, in open order; a step is keyed by lane and name, the rest by id.
+  const open = kinds.map(() => new Map<string, { id: string; lane: Lane }>());
+  const pending = new Set<string>();
+  return {
+    observe(event) {
+      if (event.type === EventType.TOOL_CALL_RESULT) {
+        pending.delete(event.toolCallId);
+        return;
+      }
+      const entry = kindByType.get(event.type);
+      if (entry === undefined) return;
+      const fields = event as unknown as Record<string, string | undefined>;
+      const id = fields[entry.kind.idField] as string;
+      const lane = entry.kind.idField === 'subagentRunId' ? undefined : fields.subagentRunId;
+      const key = entry.kind.idField === 'stepName' ? `${lane ?? ''}\u0000${id}` : id;
+      if (entry.opens) {
+        open[entry.index].set(key, { id, lane });
+        if (event.type === EventType.TOOL_CALL_START) pending.add(id);
+      } else {
+        open[entry.index].delete(key);
+      }
+    },
+    closeAll(reason) {
+      const closers: Event[] = [];
+      kinds.forEach((kind, index) => {
+        // Steps and subagents nest: close the latest first.
+        const entities = [...open[index].values()];
+        if (kind.idField === 'stepName' || kind.idField === 'subagentRunId') entities.reverse();
+        for (const { id, lane } of entities) closers.push(kind.closer(id, lane, reason));
+        open[index].clear();
+      });
+      return closers;
+    },
+    pendingToolCallIds: () => [...pending],
+  };
+}

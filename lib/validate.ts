@@ -1,0 +1,58 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { EventSchema } from '@ag-ui/core/schemas';
+import { AguiRxError, describeValue } from './errors.js';
+
+// The per-token events are checked by hand (a few typeof tests); every other event, which is
+// rare by comparison, goes through the @ag-ui/core zod schema.
+const tokenEventIdField: Partial<Record<string, 'messageId' | 'toolCallId'>> = {
+  [EventType.TEXT_MESSAGE_CONTENT]: 'messageId',
+  [EventType.REASONING_MESSAGE_CONTENT]: 'messageId',
+  [EventType.TOOL_CALL_ARGS]: 'toolCallId',
+};
+
+/**
+ * Checks that an outgoing event is a valid AG-UI 1.0 event (the `@ag-ui/core/schemas` rules,
+ * including "never `null` for an optional field") and returns it typed.
+ *
+ * @throws {AguiRxError} `INVALID_EVENT`, naming the event type and the offending field.
+ */
+export function assertWireEvent(event: Record<string, unknown>): Event {
+  const type = event.type as string;
+  const idField = tokenEventIdField[type];
+  if (idField !== undefined) {
+    if (typeof event[idField] !== 'string') throw invalidField(type, idField, event[idField], 'a string');
+    if (typeof event.delta !== 'string') throw invalidField(type, 'delta', event.delta, 'a string');
+    for (const key in event) {
+      if (event[key] === null) throw invalidField(type, key, null, 'absent or set');
+    }
+    return event as unknown as Event;
+  }
+  const result = EventSchema.safeParse(event);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue.path.join('.');
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `${type} is not a valid AG-UI event: ${path === '' ? '' : `'${path}': `}${issue.message}. Fix the field in the event your agent emits${
+        path !== '' && valueAt(event, issue.path) === null ? ' (omit optional fields rather than sending null)' : ''
+      }.`,
+    );
+  }
+  return event as unknown as Event;
+}
+
+function invalidField(type: string, field: string, value: unknown, expected: string): AguiRxError {
+  return new AguiRxError(
+    'INVALID_EVENT',
+    `${type} has '${field}: ${describeValue(value)}', but '${field}' must be ${expected}${value === null ? ': omit an optional field rather than sending null' : ''}.`,
+  );
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

@@ -1,0 +1,199 @@
+import {
+  EventType,
+  aggregateTokenUsage,
+  type Event,
+  type RunAgentInput,
+  type RunFinishedEvent,
+  type RunFinishedOutcome,
+  type RunStartedEvent,
+  type TokenUsage,
+} from '@ag-ui/core';
+import type { OperatorFunction } from 'rxjs';
+import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/errors.js';
+import { operate } from '../lib/operate.js';
+import { trackOpenEntities } from '../lib/openEntities.js';
+import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
+import { assertWireEvent } from '../lib/validate.js';
+
+/** Options of {@link mapRunLifecycle}. */
+export interface MapRunLifecycleOptions {
+  /** The thread this run belongs to; sent on RUN_STARTED and RUN_FINISHED whatever upstream says. */
+  threadId: string;
+  /** This run's id; sent on RUN_STARTED and RUN_FINISHED whatever upstream says. */
+  runId: string;
+  /** The run this one continues, if any (RUN_STARTED `parentRunId`). */
+  parentRunId?: string;
+  /** The run's input, echoed on RUN_STARTED `input`. */
+  input?: RunAgentInput;
+  /** Aborting it ends the run with RUN_FINISHED `outcome: { type: "cancelled" }` and unsubscribes upstream. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Wraps an agent's events in one AG-UI run: RUN_STARTED first, then exactly one terminal event.
+ *
+ * The run ends with RUN_FINISHED when upstream completes, with RUN_ERROR when it errors, and
+ * with RUN_FINISHED `cancelled` when `signal` aborts; whatever is still open is closed first.
+ *
+ * ```text
+ * source:  ---a---b---|
+ * output:  S--a---b---(F|)        S = RUN_STARTED, F = RUN_FINISHED
+ *
+ * source:  ---a---#
+ * output:  S--a---(E|)            E = RUN_ERROR { message, code }
+ * ```
+ *
+ * Rules:
+ * 1. RUN_STARTED (`threadId`, `runId`, `parentRunId`, `protocolVersion: "1.0"`, `input`) is sent on
+ *    subscribe, or merged with upstream's own RUN_STARTED when that is upstream's first event.
+ * 2. An upstream RUN_FINISHED or RUN_ERROR ends the run: it is sent once, merged (its `result`,
+ *    `outcome`, `usage` kept; `threadId`/`runId` are this run's), and upstream is unsubscribed.
+ * 3. Text and reasoning messages, reasoning spans, tool calls, steps and subagents still open are
+ *    closed before the terminal event (the AG-UI rule that all are closed before RUN_FINISHED).
+ * 4. Tool calls started without a TOOL_CALL_RESULT are listed in
+ *    `outcome: { type: "success", pendingToolCallIds }`.
+ * 5. TOKEN_USAGE events are consumed and summed per (provider, model) into the terminal `usage`.
+ * 6. An upstream error, or an event that is not valid AG-UI, becomes RUN_ERROR with the error's
+ *    `message` and `code` (no stack trace); then the output completes.
+ * 7. Nothing is sent after the terminal event.
+ *
+ * ## Example
+ *
+ * ```ts
+ * of({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' })
+ *   .pipe(openMessageStartContentEnd(), mapRunLifecycle({ threadId: 't1', runId: 'r1' }))
+ *   .subscribe((event) => console.log(event.type));
+ * // results: RUN_STARTED, TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END, RUN_FINISHED
+ * ```
+ *
+ * @param options The run's ids, its input to echo, and an abort signal.
+ * @return A function that returns an Observable of AG-UI events forming exactly one run.
+ * @throws {AguiRxError} `INVALID_OPTIONS` at call time when `threadId` or `runId` is not a non-empty string.
+ */
+export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFunction<AgentEvent, Event> {
+  const { threadId, runId, parentRunId, input, signal } = options ?? ({} as MapRunLifecycleOptions);
+  for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
+    if (typeof value !== 'string' || value === '') {
+      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle needs a non-empty string '${name}' (got ${describeValue(value)}). Pass the ids of the run, e.g. from RunAgentInput.`);
+    }
+  }
+  return operate<AgentEvent, Event>((subscriber, context) => {
+    // Whether RUN_STARTED was sent, and whether the terminal event was.
+    let started = false;
+    let ended = false;
+    // What is open on the output, so that the run can always end cleanly.
+    const open = trackOpenEntities();
+    // Usage reported during the run.
+    const usage: TokenUsage[] = [];
+
+    const send = (event: Event) => {
+      open.observe(event);
+      subscriber.next(event);
+    };
+
+    const start = (upstream?: Record<string, unknown>) => {
+      started = true;
+      const event: RunStartedEvent = {
+        ...(upstream as Partial<RunStartedEvent> | undefined),
+        type: EventType.RUN_STARTED,
+        threadId,
+        runId,
+        protocolVersion: '1.0',
+      };
+      const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
+      if (parent !== undefined) event.parentRunId = parent;
+      const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
+      if (runInput !== undefined) event.input = runInput;
+      send(assertWireEvent(event as unknown as Record<string, unknown>));
+    };
+
+    const end = (terminal: Event) => {
+      if (!started) start();
+      ended = true;
+      const reason = terminal.type === EventType.RUN_ERROR ? { type: 'error' as const, message: terminal.message } : { type: 'finished' as const };
+      for (const closer of open.closeAll(reason)) subscriber.next(closer);
+      if (usage.length > 0) (terminal as { usage?: TokenUsage[] }).usage = aggregateTokenUsage(usage);
+      subscriber.next(terminal);
+      context.unsubscribeSource();
+      subscriber.complete();
+    };
+
+    const finish = (upstream?: Record<string, unknown>, outcome?: RunFinishedOutcome) => {
+      if (Array.isArray(upstream?.usage)) usage.unshift(...(upstream.usage as TokenUsage[]));
+      const event = { ...upstream, type: EventType.RUN_FINISHED, threadId, runId } as RunFinishedEvent;
+      delete event.usage;
+      if (outcome !== undefined) event.outcome = outcome;
+      else event.outcome = withPendingToolCalls(event.outcome, open.pendingToolCallIds());
+      end(assertWireEvent(event as unknown as Record<string, unknown>) as RunFinishedEvent);
+    };
+
+    const fail = (error: unknown) => {
+      if (ended) return;
+      const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
+      const code = (error as { code?: unknown } | null)?.code;
+      end({
+        type: EventType.RUN_ERROR,
+        message: message === '' ? 'The agent failed without an error message.' : message,
+        ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
+      });
+    };
+
+    const onAbort = () => {
+      if (!ended) finish(undefined, { type: 'cancelled' });
+    };
+    // Already aborted: the run is cancelled before upstream is ever subscribed.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort);
+
+    return {
+      next(event) {
+        if (ended) return;
+        const type = eventTypeOf(event);
+        const fields = event as unknown as Record<string, unknown>;
+        if (!started) {
+          if (type === EventType.RUN_STARTED) return start(fields);
+          start();
+        }
+        switch (type) {
+          case EventType.RUN_STARTED:
+            // Already sent: an upstream RUN_STARTED after the first event is merged away.
+            return;
+          case EventType.RUN_FINISHED:
+            return finish(fields);
+          case EventType.RUN_ERROR: {
+            if (Array.isArray(fields.usage)) usage.unshift(...(fields.usage as TokenUsage[]));
+            const { usage: _usage, ...rest } = fields;
+            return end(assertWireEvent(rest));
+          }
+          case ToolkitEventType.TOKEN_USAGE: {
+            const reported = fields.usage;
+            const entries = Array.isArray(reported) ? reported : [reported];
+            for (const entry of entries) {
+              if (typeof entry !== 'object' || entry === null) {
+                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has 'usage: ${describeValue(entry)}', but usage must be a TokenUsage object (or an array of them), e.g. { inputTokens: 12, outputTokens: 30 }.`);
+              }
+            }
+            usage.push(...(entries as TokenUsage[]));
+            return;
+          }
+          default:
+            if (!isAgentEventType(type)) {
+              throw new AguiRxError('INVALID_EVENT', `Unknown event type '${type}'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`);
+            }
+            send(assertWireEvent(fields));
+        }
+      },
+      complete() {
+        if (!ended) finish();
+      },
+      error: fail,
+      subscribed() {
+        if (!started && !ended) start();
+      },
+      teardown() {
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+  });
+}

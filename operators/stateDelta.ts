@@ -1,0 +1,131 @@
+import { EventType, type State } from '@ag-ui/core';
+import jsonpatch from 'fast-json-patch';
+import type { OperatorFunction } from 'rxjs';
+import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/errors.js';
+import { assertSafePatch } from '../lib/jsonPatch.js';
+import { operate } from '../lib/operate.js';
+
+/** Options of {@link stateDelta}. */
+export interface StateDeltaOptions {
+  /** The state the client starts from (RunAgentInput `state`); the first snapshot is diffed against it. */
+  initialState?: State;
+}
+
+/**
+ * Turns whole-state STATE_SNAPSHOTs into RFC 6902 STATE_DELTA patches, sending only what changed.
+ *
+ * The agent may emit its whole state on every change, even the same object mutated in place:
+ * the operator keeps its own copy of the last state sent and diffs against it.
+ *
+ * ```text
+ * source:  --s1--s2--s2--s3--|     s = STATE_SNAPSHOT
+ * output:  --S---D-------D---|     S = STATE_SNAPSHOT, D = STATE_DELTA (no change: nothing)
+ * ```
+ *
+ * Rules:
+ * 1. The first snapshot, with no `initialState`, is sent as a STATE_SNAPSHOT and becomes the base.
+ * 2. Each later snapshot becomes a STATE_DELTA computed with fast-json-patch `compare`, or a
+ *    STATE_SNAPSHOT when that is no larger than the patch (sizes in JSON characters).
+ * 3. A snapshot equal to the base sends nothing.
+ * 4. An upstream STATE_DELTA is applied to the base (RFC 6902, section 4) and passed on.
+ * 5. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
+ *    `prototype`, and a snapshot that is not JSON-serialisable (BigInt, cycles) are errors
+ *    (`INVALID_STATE_DELTA`, `INVALID_PATCH`, `INVALID_STATE`: RUN_ERROR under `mapRunLifecycle`).
+ *
+ * ## Example
+ *
+ * ```ts
+ * const state = { todos: ['write spec'] };
+ * of({ type: EventType.STATE_SNAPSHOT, snapshot: state }, { type: EventType.STATE_SNAPSHOT, snapshot: { todos: ['write spec', 'ship'] } })
+ *   .pipe(stateDelta())
+ *   .subscribe((e) => console.log(e.type, e.type === EventType.STATE_DELTA ? e.delta : ''));
+ * // results: STATE_SNAPSHOT, STATE_DELTA [{ op: 'add', path: '/todos/1', value: 'ship' }]
+ * ```
+ *
+ * @param options The client's starting state.
+ * @return A function that returns an Observable in which state changes travel as the smaller of a
+ * snapshot and a patch; other events pass through.
+ * @throws {AguiRxError} `INVALID_STATE` at call time when `initialState` is not JSON-serialisable.
+ */
+export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
+  const initialJson = options.initialState === undefined ? undefined : serialise(options.initialState, 'stateDelta initialState');
+  return operate<AgentEvent, AgentEvent>((subscriber) => {
+    // Our own copy of the state the client holds; never shared with the producer or the wire.
+    let base: State | undefined = initialJson === undefined ? undefined : JSON.parse(initialJson);
+
+    const onSnapshot = (event: Record<string, unknown>) => {
+      const json = serialise(event.snapshot, 'STATE_SNAPSHOT');
+      const next = JSON.parse(json);
+      if (base === undefined) {
+        base = next;
+        return subscriber.next({ ...event, snapshot: JSON.parse(json) } as AgentEvent);
+      }
+      const patch = jsonpatch.compare(base, next);
+      base = next;
+      if (patch.length === 0) return;
+      if (JSON.stringify(patch).length < json.length) {
+        const delta: Record<string, unknown> = { ...event, type: EventType.STATE_DELTA, delta: patch };
+        delete delta.snapshot;
+        return subscriber.next(delta as AgentEvent);
+      }
+      subscriber.next({ ...event, snapshot: JSON.parse(json) } as AgentEvent);
+    };
+
+    const onDelta = (event: Record<string, unknown>) => {
+      const patch = event.delta;
+      assertSafePatch(patch, 'STATE_DELTA');
+      try {
+        base = jsonpatch.applyPatch(base ?? {}, jsonpatch.deepClone(patch), true, false).newDocument;
+      } catch (error) {
+        const index = (error as { index?: number }).index;
+        const operation = index === undefined ? undefined : patch[index];
+        throw new AguiRxError(
+          'INVALID_STATE_DELTA',
+          `STATE_DELTA does not apply to the current state${operation === undefined ? '' : `: operation ${index} (${operation.op} ${operation.path})`} failed with ${
+            (error as { name?: string }).name ?? 'an error'
+          }: ${firstLine((error as Error).message)}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`,
+        );
+      }
+      subscriber.next(event as AgentEvent);
+    };
+
+    return {
+      next(event) {
+        switch (eventTypeOf(event)) {
+          case EventType.STATE_SNAPSHOT:
+            return onSnapshot(event as unknown as Record<string, unknown>);
+          case EventType.STATE_DELTA:
+            return onDelta(event as unknown as Record<string, unknown>);
+          case EventType.RUN_STARTED: {
+            const inputState = (event as { input?: { state?: State } }).input?.state;
+            if (base === undefined && inputState !== undefined) base = JSON.parse(serialise(inputState, 'RUN_STARTED input.state'));
+            return subscriber.next(event);
+          }
+          default:
+            return subscriber.next(event);
+        }
+      },
+      complete: () => subscriber.complete(),
+      error: (error) => subscriber.error(error),
+    };
+  });
+}
+
+/** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */
+function serialise(state: unknown, what: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(state);
+  } catch (error) {
+    throw new AguiRxError('INVALID_STATE', `${what} is not JSON-serialisable: ${(error as Error).message}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
+  }
+  if (json === undefined) {
+    throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
+  }
+  return json;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0];
+}

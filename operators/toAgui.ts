@@ -1,0 +1,55 @@
+import type { Event } from '@ag-ui/core';
+import { pipe, type OperatorFunction } from 'rxjs';
+import type { AgentEvent } from '../lib/agentEvent.js';
+import type { DiagnosticHandler } from '../lib/diagnostics.js';
+import type { IdGenerator } from '../lib/generateId.js';
+import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
+import { openMessageStartContentEnd } from './openMessageStartContentEnd.js';
+import { stateDelta } from './stateDelta.js';
+import { toolCallCorrelator } from './toolCallCorrelator.js';
+
+/** Options of {@link toAgui}: the run's ids and the options of each operator it composes. */
+export interface ToAguiOptions extends MapRunLifecycleOptions {
+  /** Mints message and tool call ids. Default: nanoid. */
+  generateId?: IdGenerator;
+  /** Told about each event dropped or repaired to keep the stream valid. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
+  /** The client's starting state. Default: `input.state` when `input` is given. */
+  initialState?: unknown;
+}
+
+/**
+ * Turns an agent's events into one well-formed AG-UI 1.0 run: the four core operators in the
+ * recommended order, with the lifecycle outermost so that every error, including one raised by
+ * another operator, becomes RUN_ERROR.
+ *
+ * ```text
+ * source:  --t--t--c--r--s--|       t = TEXT_MESSAGE_CHUNK, c = TOOL_CALL_CHUNK,
+ * output:  S-(ST)-T-(EcA)-(ER)-s-(F|)   r = TOOL_CALL_RESULT, s = STATE_SNAPSHOT
+ * ```
+ *
+ * Equivalent to
+ * `pipe(openMessageStartContentEnd(), toolCallCorrelator(), stateDelta(), mapRunLifecycle())`.
+ *
+ * ## Example
+ *
+ * ```ts
+ * agentEvents$.pipe(toAgui({ threadId: input.threadId, runId: input.runId, input }))
+ *   .subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+ * // results: RUN_STARTED, ..., RUN_FINISHED (or RUN_ERROR)
+ * ```
+ *
+ * @param options The run's ids (`threadId`, `runId`), `parentRunId`, `input`, `signal`,
+ * `generateId`, `onDiagnostic` and `initialState`.
+ * @return A function that returns an Observable of AG-UI events forming exactly one run.
+ * @throws {AguiRxError} `INVALID_OPTIONS` / `INVALID_STATE` at call time for bad options.
+ */
+export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
+  const { generateId, onDiagnostic, initialState, ...lifecycle } = options;
+  return pipe(
+    openMessageStartContentEnd({ generateId, onDiagnostic }),
+    toolCallCorrelator({ generateId, onDiagnostic }),
+    stateDelta({ initialState: initialState ?? options.input?.state }),
+    mapRunLifecycle(lifecycle),
+  );
+}

@@ -1,0 +1,312 @@
+import { EventType, type RunFinishedOutcome } from '@ag-ui/core';
+import type { OperatorFunction } from 'rxjs';
+import {
+  copyBaseFields,
+  eventTypeOf,
+  laneFields,
+  laneOf,
+  optionalString,
+  requiredString,
+  type AgentEvent,
+  type Lane,
+} from '../lib/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
+import { AguiRxError } from '../lib/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../lib/generateId.js';
+import { operate } from '../lib/operate.js';
+import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
+import { toolResultContent } from '../lib/toolResultContent.js';
+
+/** Options of {@link toolCallCorrelator}. */
+export interface ToolCallCorrelatorOptions {
+  /** Mints tool call ids, parent message ids and TOOL_CALL_RESULT message ids. Default: nanoid. */
+  generateId?: IdGenerator;
+  /** Told about each event dropped or repaired to keep the stream valid (a late TOOL_CALL_ARGS, say). Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
+}
+
+/** An open tool call. */
+interface OpenCall {
+  lane: Lane;
+  /** Whether any TOOL_CALL_ARGS was sent. */
+  hasArgs: boolean;
+}
+
+/**
+ * Turns tool-call chunks and results into TOOL_CALL_START / ARGS / END / RESULT with ids and parents.
+ *
+ * Several calls may be open at once (parallel tool calls), keyed by `toolCallId`; each closes at
+ * its result or at the end of the turn.
+ *
+ * ```text
+ * source:  --a1--b1--a2--b2--ra---|     a, b = TOOL_CALL_CHUNK of calls A and B (1 = first)
+ * output:  --(SA)-(SB)-A--B--(ER)-(E|)  S = START (+ARGS), A/B = ARGS, E = END, R = RESULT
+ * ```
+ *
+ * Rules:
+ * 1. A TOOL_CALL_CHUNK with a new `toolCallId` (or none, with a `toolCallName`) opens a call:
+ *    TOOL_CALL_START (id minted when absent), then TOOL_CALL_ARGS for its non-empty `delta`.
+ *    Opening a call needs a `toolCallName`. A chunk without id continues the lane's latest call.
+ * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
+ *    of the lane, or an id minted for the turn when it had no text.
+ * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at the next text or reasoning in its lane,
+ *    at a step boundary, at RUN_FINISHED/RUN_ERROR and when upstream completes or errors. A call
+ *    that got no arguments is sent `"{}"` first: tool arguments are a JSON object.
+ * 4. TOOL_CALL_RESULT gets a minted `messageId` when absent; content that is not a string or a
+ *    list of AG-UI content parts is serialised to JSON text.
+ * 5. TOOL_CALL_ARGS after the call's END is dropped and reported through `onDiagnostic`.
+ * 6. Calls without a result are added to RUN_FINISHED `outcome.pendingToolCallIds`.
+ *
+ * ## Example
+ *
+ * ```ts
+ * of(
+ *   { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q":' },
+ *   { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '"rxjs"}' },
+ *   { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: { hits: 3 } },
+ * ).pipe(toolCallCorrelator()).subscribe((e) => console.log(e.type));
+ * // results: TOOL_CALL_START, TOOL_CALL_ARGS, TOOL_CALL_ARGS, TOOL_CALL_END, TOOL_CALL_RESULT
+ * ```
+ *
+ * @param options Id generator and diagnostics handler.
+ * @return A function that returns an Observable in which every tool call is started, streamed,
+ * ended and answered explicitly; other events pass through.
+ * @throws Nothing synchronously; a chunk that opens a call without a name, a non-string field or
+ * content that cannot be serialised is an `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
+ */
+export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
+  const mint = options.generateId ?? defaultGenerateId;
+  const diagnose = options.onDiagnostic ?? warnDiagnostic;
+  return operate<AgentEvent, AgentEvent>((subscriber) => {
+    // Open calls by id, in open order.
+    const calls = new Map<string, OpenCall>();
+    // Calls already ended: their late ARGS are dropped.
+    const ended = new Set<string>();
+    // Calls started and not yet answered by a TOOL_CALL_RESULT.
+    const pending = new Set<string>();
+    // Producer id -> the fresh id of a new call that reused an ended call's id.
+    const remap = new Map<string, string>();
+    // The lane's latest open call, continued by chunks without an id.
+    const latest = new Map<Lane, string>();
+    // The assistant message of the lane's current turn, parent of its tool calls.
+    const turnMessage = new Map<Lane, string>();
+    const emit = (event: AgentEvent) => subscriber.next(event);
+
+    const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
+      if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
+      calls.delete(toolCallId);
+      ended.add(toolCallId);
+      if (latest.get(call.lane) === toolCallId) latest.delete(call.lane);
+      emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
+    };
+
+    const closeLane = (lane: Lane) => {
+      if (calls.size === 0) return;
+      for (const [toolCallId, call] of calls) if (call.lane === lane) close(toolCallId, call);
+    };
+
+    const closeAll = () => {
+      for (const [toolCallId, call] of calls) close(toolCallId, call);
+    };
+
+    const endTurn = (lane: Lane) => {
+      closeLane(lane);
+      turnMessage.delete(lane);
+    };
+
+    const register = (toolCallId: string, lane: Lane) => {
+      const call: OpenCall = { lane, hasArgs: false };
+      calls.set(toolCallId, call);
+      pending.add(toolCallId);
+      latest.set(lane, toolCallId);
+      return call;
+    };
+
+    // The id a new call is sent under: the producer's, unless absent or already used.
+    const newCallId = (producerId: string | undefined) => {
+      if (producerId === undefined) return mint();
+      const toolCallId = remap.get(producerId) ?? producerId;
+      if (!ended.has(toolCallId) && !calls.has(toolCallId)) return toolCallId;
+      const fresh = mint();
+      remap.set(producerId, fresh);
+      return fresh;
+    };
+
+    const parentOf = (lane: Lane, given: string | undefined) => {
+      if (given !== undefined) return given;
+      let parent = turnMessage.get(lane);
+      if (parent === undefined) turnMessage.set(lane, (parent = mint()));
+      return parent;
+    };
+
+    const args = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Record<string, unknown>) => {
+      if (delta === undefined || delta === '') return;
+      call.hasArgs = true;
+      emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
+    };
+
+    const onChunk = (event: Record<string, unknown>) => {
+      const producerId = optionalString(event, 'toolCallId');
+      const toolCallName = optionalString(event, 'toolCallName');
+      const delta = optionalString(event, 'delta');
+      const lane = laneOf(event);
+      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : remap.get(producerId) ?? producerId;
+      if (known !== undefined) {
+        const call = calls.get(known);
+        if (call !== undefined) {
+          if (call.lane !== lane) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
+          return args(known, call, delta, event);
+        }
+        if (ended.has(known) && toolCallName === undefined) return lateArgs('TOOL_CALL_CHUNK', producerId ?? known, delta, event);
+      }
+      if (toolCallName === undefined) {
+        throw new AguiRxError(
+          'INVALID_EVENT',
+          producerId === undefined
+            ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${laneName(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
+            : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
+        );
+      }
+      const toolCallId = newCallId(producerId);
+      const parentMessageId = parentOf(lane, optionalString(event, 'parentMessageId'));
+      const call = register(toolCallId, lane);
+      const start: Record<string, unknown> = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
+      if (event.timestamp !== undefined) start.timestamp = event.timestamp;
+      if (lane !== undefined) start.subagentRunId = lane;
+      emit(start as AgentEvent);
+      args(toolCallId, call, delta, event);
+    };
+
+    const lateArgs = (type: string, producerId: string, delta: string | undefined, event: Record<string, unknown>) => {
+      if (delta === undefined || delta === '') return;
+      diagnose({ message: `Dropped ${type} for tool call '${producerId}': the call already ended (its arguments were closed). Send all arguments before TOOL_CALL_END or the call's result.`, event });
+    };
+
+    const onStart = (event: Record<string, unknown>) => {
+      const producerId = requiredString(event, 'toolCallId');
+      requiredString(event, 'toolCallName');
+      const lane = laneOf(event);
+      if (calls.has(remap.get(producerId) ?? producerId)) {
+        return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
+      }
+      const toolCallId = newCallId(producerId);
+      const parentMessageId = optionalString(event, 'parentMessageId');
+      if (parentMessageId !== undefined && !turnMessage.has(lane)) turnMessage.set(lane, parentMessageId);
+      register(toolCallId, lane);
+      emit(toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
+    };
+
+    const onArgs = (event: Record<string, unknown>) => {
+      const producerId = requiredString(event, 'toolCallId');
+      const delta = requiredString(event, 'delta');
+      const toolCallId = remap.get(producerId) ?? producerId;
+      const call = calls.get(toolCallId);
+      if (call !== undefined) {
+        if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, laneOf(event));
+        if (delta === '') return;
+        call.hasArgs = true;
+        return emit(toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
+      }
+      if (ended.has(toolCallId)) return lateArgs('TOOL_CALL_ARGS', producerId, delta, event);
+      throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
+    };
+
+    const onEnd = (event: Record<string, unknown>) => {
+      const producerId = requiredString(event, 'toolCallId');
+      const toolCallId = remap.get(producerId) ?? producerId;
+      const call = calls.get(toolCallId);
+      if (call === undefined) {
+        return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
+      }
+      close(toolCallId, call, toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
+    };
+
+    const onResult = (event: Record<string, unknown>) => {
+      const producerId = requiredString(event, 'toolCallId');
+      const lane = laneOf(event);
+      const toolCallId = remap.get(producerId) ?? producerId;
+      const call = calls.get(toolCallId);
+      if (call !== undefined) close(toolCallId, call);
+      // A result means the model's turn is over: text after it is a new assistant message.
+      turnMessage.delete(lane);
+      pending.delete(toolCallId);
+      const result: Record<string, unknown> = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
+      if (optionalString(event, 'messageId') === undefined) result.messageId = mint();
+      emit(result as AgentEvent);
+    };
+
+    return {
+      next(event) {
+        const type = eventTypeOf(event);
+        const fields = event as unknown as Record<string, unknown>;
+        switch (type) {
+          case EventType.TOOL_CALL_CHUNK:
+            return onChunk(fields);
+          case EventType.TOOL_CALL_START:
+            return onStart(fields);
+          case EventType.TOOL_CALL_ARGS:
+            return onArgs(fields);
+          case EventType.TOOL_CALL_END:
+            return onEnd(fields);
+          case EventType.TOOL_CALL_RESULT:
+            return onResult(fields);
+          case EventType.TEXT_MESSAGE_START: {
+            const lane = laneOf(fields);
+            closeLane(lane);
+            const role = fields.role;
+            if (role === undefined || role === 'assistant') turnMessage.set(lane, requiredString(fields, 'messageId'));
+            return emit(event);
+          }
+          case EventType.TEXT_MESSAGE_CHUNK:
+          case EventType.TEXT_MESSAGE_CONTENT:
+          case EventType.REASONING_MESSAGE_CHUNK:
+          case EventType.REASONING_MESSAGE_CONTENT:
+          case EventType.REASONING_MESSAGE_START:
+          case EventType.REASONING_START:
+            // Only content ends the calls: an empty chunk says nothing.
+            if ((typeof fields.delta === 'string' && fields.delta !== '') || type.endsWith('START')) closeLane(laneOf(fields));
+            return emit(event);
+          case EventType.STEP_STARTED:
+          case EventType.STEP_FINISHED:
+            endTurn(laneOf(fields));
+            return emit(event);
+          case EventType.SUBAGENT_FINISHED:
+          case EventType.SUBAGENT_ERROR:
+            endTurn(optionalString(fields, 'subagentRunId'));
+            return emit(event);
+          case EventType.RUN_FINISHED: {
+            closeAll();
+            turnMessage.clear();
+            const outcome = withPendingToolCalls(fields.outcome as RunFinishedOutcome | undefined, [...pending]);
+            return emit({ ...event, outcome } as AgentEvent);
+          }
+          case EventType.RUN_STARTED:
+          case EventType.RUN_ERROR:
+          case EventType.MESSAGES_SNAPSHOT:
+            closeAll();
+            turnMessage.clear();
+            return emit(event);
+          default:
+            return emit(event);
+        }
+      },
+      complete() {
+        closeAll();
+        subscriber.complete();
+      },
+      error(error) {
+        closeAll();
+        subscriber.error(error);
+      },
+    };
+  });
+}
+
+const laneName = (lane: Lane) => (lane === undefined ? 'the parent agent' : `subagent '${lane}'`);
+
+function wrongLane(type: string, toolCallId: string, opener: Lane, lane: Lane): AguiRxError {
+  return new AguiRxError(
+    'INVALID_EVENT',
+    `${type} for tool call '${toolCallId}' comes from ${laneName(lane)}, but the call was started by ${laneName(opener)}. Set the same subagentRunId on every event of a call.`,
+  );
+}
