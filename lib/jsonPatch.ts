@@ -25,11 +25,20 @@ export function assertSafePatch(patch: unknown, what: string): asserts patch is 
       if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
         throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} (${op}) has '${field}: ${describeValue(pointer)}', which is not a JSON Pointer (RFC 6901): use '' or a string starting with '/'.`);
       }
-      for (const segment of pointer.split('/')) {
-        if (forbiddenSegments.has(segment.replace(/~1/g, '/').replace(/~0/g, '~'))) {
-          throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} (${op} ${pointer}) goes through '${segment}', which could change object prototypes; it was refused. Rename that key in your state.`);
-        }
+      const segment = forbiddenSegmentOf(pointer);
+      if (segment !== undefined) {
+        throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} (${op} ${pointer}) goes through '${segment}', which could change object prototypes; it was refused. Rename that key in your state.`);
       }
     }
   });
+}
+
+/** Whether JSON Pointer `pointer` goes through `__proto__`, `constructor` or `prototype` (a patch along it is refused). */
+export function isPrototypePointer(pointer: string): boolean {
+  return forbiddenSegmentOf(pointer) !== undefined;
+}
+
+/** The first segment of `pointer`, as written, that unescapes (RFC 6901) to a forbidden key. */
+function forbiddenSegmentOf(pointer: string): string | undefined {
+  return pointer.split('/').find((segment) => forbiddenSegments.has(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
 }

@@ -56,3 +56,21 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   }
   return current;
 }
+
+/**
+ * Checks an input event against the AG-UI schema with the toolkit's relaxations (see `AgentEvent`):
+ * a TOOL_CALL_RESULT may lack `messageId` and carry structured `content`, which
+ * `toolCallCorrelator` fills in and serialises downstream. Other events must be valid as they are.
+ *
+ * @throws {AguiRxError} `INVALID_EVENT`, as {@link assertWireEvent}.
+ */
+export function assertAgentEventFields(event: Record<string, unknown>): void {
+  if (event.type === EventType.TOOL_CALL_RESULT && (event.messageId === undefined || typeof event.content !== 'string')) {
+    // Check everything but the relaxed fields: a placeholder stands in for what is filled in later.
+    const content = event.content;
+    const contentIsParts = Array.isArray(content) && content.every((part) => typeof part === 'object' && part !== null && 'type' in part);
+    assertWireEvent({ ...event, messageId: event.messageId ?? 'minted-later', content: contentIsParts || content === undefined ? content : '' });
+    return;
+  }
+  assertWireEvent(event);
+}

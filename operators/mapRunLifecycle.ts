@@ -14,7 +14,7 @@ import { AguiRxError, describeValue } from '../lib/errors.js';
 import { operate } from '../lib/operate.js';
 import { trackOpenEntities } from '../lib/openEntities.js';
 import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
-import { assertWireEvent } from '../lib/validate.js';
+import { assertAgentEventFields, assertWireEvent } from '../lib/validate.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -181,7 +181,9 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
             if (!isAgentEventType(type)) {
               throw new AguiRxError('INVALID_EVENT', `Unknown event type '${type}'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`);
             }
-            send(assertWireEvent(fields));
+            // Relaxed fields pass: an operator after this one may still fill them in.
+            assertAgentEventFields(fields);
+            send(fields as unknown as Event);
         }
       },
       complete() {

@@ -3,7 +3,7 @@ import jsonpatch from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
-import { assertSafePatch } from '../lib/jsonPatch.js';
+import { assertSafePatch, isPrototypePointer } from '../lib/jsonPatch.js';
 import { operate } from '../lib/operate.js';
 
 /** Options of {@link stateDelta}. */
@@ -61,10 +61,13 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
         base = next;
         return subscriber.next({ ...event, snapshot: JSON.parse(json) } as AgentEvent);
       }
-      const patch = jsonpatch.compare(base, next);
+      const previous = base;
       base = next;
-      if (patch.length === 0) return;
-      if (JSON.stringify(patch).length < json.length) {
+      // compare() only diffs two objects or two arrays: [] -> {} gives no ops, {} -> null throws.
+      const patch = isDiffable(previous, next) ? jsonpatch.compare(previous, next) : undefined;
+      if (patch === undefined ? JSON.stringify(previous) === json : patch.length === 0) return;
+      // A state key named __proto__ (own, from JSON.parse) gives ops that clients refuse to apply.
+      if (patch !== undefined && !patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
         const delta: Record<string, unknown> = { ...event, type: EventType.STATE_DELTA, delta: patch };
         delete delta.snapshot;
         return subscriber.next(delta as AgentEvent);
@@ -75,18 +78,22 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     const onDelta = (event: Record<string, unknown>) => {
       const patch = event.delta;
       assertSafePatch(patch, 'STATE_DELTA');
-      try {
-        base = jsonpatch.applyPatch(base ?? {}, jsonpatch.deepClone(patch), true, false).newDocument;
-      } catch (error) {
-        const index = (error as { index?: number }).index;
-        const operation = index === undefined ? undefined : patch[index];
-        throw new AguiRxError(
-          'INVALID_STATE_DELTA',
-          `STATE_DELTA does not apply to the current state${operation === undefined ? '' : `: operation ${index} (${operation.op} ${operation.path})`} failed with ${
-            (error as { name?: string }).name ?? 'an error'
-          }: ${firstLine((error as Error).message)}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`,
-        );
-      }
+      // One operation at a time: fast-json-patch reports index 0 for every validation failure.
+      // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
+      let document = jsonpatch.deepClone(base ?? {});
+      patch.forEach((operation, index) => {
+        try {
+          document = jsonpatch.applyOperation(document, jsonpatch.deepClone(operation), true, true, true, index).newDocument;
+        } catch (error) {
+          throw new AguiRxError(
+            'INVALID_STATE_DELTA',
+            `STATE_DELTA does not apply to the current state: operation ${index} (${operation.op} ${operation.path}) failed with ${
+              (error as { name?: string }).name ?? 'an error'
+            }: ${firstLine((error as Error).message)}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`,
+          );
+        }
+      });
+      base = document;
       subscriber.next(event as AgentEvent);
     };
 
@@ -124,6 +131,11 @@ function serialise(state: unknown, what: string): string {
     throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
   }
   return json;
+}
+
+/** Whether fast-json-patch `compare` can diff `from` into `to`: both objects, or both arrays. */
+function isDiffable(from: unknown, to: unknown): boolean {
+  return typeof from === 'object' && from !== null && typeof to === 'object' && to !== null && Array.isArray(from) === Array.isArray(to);
 }
 
 function firstLine(message: string): string {

@@ -1,0 +1,262 @@
+import { transformChunks } from '@ag-ui/client';
+import { EventType, type Event, type Message } from '@ag-ui/core';
+import { concat, defer, from, map, of, pipe, retry, take, throwError, type Observable, type OperatorFunction } from 'rxjs';
+import type { AgentEvent } from '../../lib/agentEvent.js';
+import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
+import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';
+import { stateDelta } from '../../operators/stateDelta.js';
+import { toAgui } from '../../operators/toAgui.js';
+import { toolCallCorrelator } from '../../operators/toolCallCorrelator.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds, terminals, typesOf } from '../support/helpers.js';
+import { runWithOracle, type OracleRun } from '../support/oracle.js';
+
+const run = { threadId: 'thread-1', runId: 'run-1' };
+
+/** A step of the mixed scenario: an event, or a change to the agent's state that it then emits whole. */
+type Step = AgentEvent | ((state: { step: number; todos: string[] }) => void);
+
+const mixedSteps: Step[] = [
+  { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'The user wants ' },
+  { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'weather and time.' },
+  () => undefined,
+  { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Let me ' },
+  { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'check.' },
+  { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'call-a', toolCallName: 'weather', delta: '{"city":' },
+  { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'call-b', toolCallName: 'time', delta: '{"tz":' },
+  { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'call-a', delta: '"Oslo"}' },
+  { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'call-b', delta: '"CET"}' },
+  { type: EventType.TOOL_CALL_RESULT, toolCallId: 'call-a', content: { celsius: -3 } },
+  { type: EventType.TOOL_CALL_RESULT, toolCallId: 'call-b', content: '09:00' },
+  (state) => {
+    state.step = 1;
+    state.todos.push('answer');
+  },
+  { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'It is -3°C in Oslo at 09:00.' },
+  (state) => {
+    state.step = 2;
+  },
+];
+
+/**
+ * A mixed agent turn: reasoning, text, two parallel tool calls with interleaved arguments, their
+ * results, and state changes made in place on one object that is re-emitted whole, as many agents do.
+ */
+function mixedScenario$(): Observable<AgentEvent> {
+  return defer(() => {
+    const state = { step: 0, todos: [] as string[] };
+    return from(mixedSteps).pipe(
+      map((step): AgentEvent => {
+        if (typeof step !== 'function') return step;
+        step(state);
+        return { type: EventType.STATE_SNAPSHOT, snapshot: state };
+      }),
+    );
+  });
+}
+
+/** What the client built, independent of which ids were minted. */
+function projection(result: OracleRun) {
+  const messages = result.messages as Message[];
+  const byRole = (role: string) => messages.filter((message) => message.role === role);
+  return {
+    reasoning: byRole('reasoning').map((message) => (message as { content: string }).content).join(''),
+    text: byRole('assistant').map((message) => (message as { content?: string }).content ?? '').join(''),
+    toolCalls: byRole('assistant')
+      .flatMap((message) => (message as { toolCalls?: { id: string; function: { name: string; arguments: string } }[] }).toolCalls ?? [])
+      .map((call) => [call.id, call.function.name, call.function.arguments]),
+    toolResults: byRole('tool').map((message) => [(message as { toolCallId: string }).toolCallId, (message as { content: unknown }).content]),
+    state: result.state,
+  };
+}
+
+const expectedProjection = {
+  reasoning: 'The user wants weather and time.',
+  text: 'Let me check.It is -3°C in Oslo at 09:00.',
+  toolCalls: [
+    ['call-a', 'weather', '{"city":"Oslo"}'],
+    ['call-b', 'time', '{"tz":"CET"}'],
+  ],
+  toolResults: [
+    ['call-a', '{"celsius":-3}'],
+    ['call-b', '09:00'],
+  ],
+  state: { step: 2, todos: ['answer'] },
+};
+
+type Stage = { name: string; create: () => OperatorFunction<AgentEvent, AgentEvent> };
+
+function stages(): Stage[] {
+  const generateId = sequentialIds();
+  const { onDiagnostic } = diagnosticsSink();
+  return [
+    { name: 'openMessageStartContentEnd', create: () => openMessageStartContentEnd({ generateId, onDiagnostic }) },
+    { name: 'toolCallCorrelator', create: () => toolCallCorrelator({ generateId, onDiagnostic }) },
+    { name: 'stateDelta', create: () => stateDelta() },
+    { name: 'mapRunLifecycle', create: () => mapRunLifecycle(run) as unknown as OperatorFunction<AgentEvent, AgentEvent> },
+  ];
+}
+
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, index) => permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]));
+}
+
+const orders = permutations([0, 1, 2, 3]);
+
+function composed(order: readonly number[]): OperatorFunction<AgentEvent, Event> {
+  const all = stages();
+  const operators = order.map((index) => all[index].create());
+  return (pipe as (...fns: OperatorFunction<AgentEvent, AgentEvent>[]) => OperatorFunction<AgentEvent, Event>)(...operators);
+}
+
+const orderName = (order: readonly number[]) => order.map((index) => stages()[index].name).join(' → ');
+
+describe('toAgui', () => {
+  it('should give a run the official client accepts, with the messages and state the agent meant', async () => {
+    const result = await runWithOracle(mixedScenario$().pipe(toAgui({ ...run, generateId: sequentialIds() })));
+    expect(projection(result)).toEqual(expectedProjection);
+    const events = result.events as Event[];
+    expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, ...run, protocolVersion: '1.0' });
+    expect(terminals(events)).toEqual([events[events.length - 1]]);
+  });
+
+  it('should emit each output in the frame of the input that caused it', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const values = {
+        a: { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' } as AgentEvent,
+        b: { type: EventType.TEXT_MESSAGE_CHUNK, delta: ' there' } as AgentEvent,
+      };
+      // prettier-ignore
+      const e1 =  cold('--a-----b--|', values);
+      const e1subs =   '^----------!';
+      const expected = 's-(xy)--z--(ef|)';
+      expectObservable(e1.pipe(toAgui({ ...run, generateId: sequentialIds() }))).toBe(expected, {
+        s: { type: EventType.RUN_STARTED, ...run, protocolVersion: '1.0' },
+        x: { type: EventType.TEXT_MESSAGE_START, messageId: 'id-1', role: 'assistant' },
+        y: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id-1', delta: 'Hi' },
+        z: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id-1', delta: ' there' },
+        e: { type: EventType.TEXT_MESSAGE_END, messageId: 'id-1' },
+        f: { type: EventType.RUN_FINISHED, ...run, outcome: { type: 'success' } },
+      });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('should unsubscribe the source when the output is unsubscribed', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const values = { a: { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' } as AgentEvent };
+      // prettier-ignore
+      const e1 =   hot('--a---a---a--|', values);
+      const e1subs =   '^-----!';
+      const unsub =    '------!';
+      const expected = 's-(xy)';
+      expectObservable(e1.pipe(toAgui({ ...run, generateId: sequentialIds() })), unsub).toBe(expected, {
+        s: { type: EventType.RUN_STARTED, ...run, protocolVersion: '1.0' },
+        x: { type: EventType.TEXT_MESSAGE_START, messageId: 'id-1', role: 'assistant' },
+        y: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id-1', delta: 'Hi' },
+      });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('should close what is open when the source completes, where the official transformChunks loses the END', async () => {
+    const chunk: AgentEvent = { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' };
+    const official = await collect((of(chunk) as Observable<never>).pipe(transformChunks()));
+    expect(typesOf(official)).toEqual([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT]);
+
+    const ours = await collect(of(chunk).pipe(toAgui(run)));
+    expect(typesOf(ours)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+      EventType.TEXT_MESSAGE_END,
+      EventType.RUN_FINISHED,
+    ]);
+  });
+
+  it('should give each subscription to one piped observable a fresh run', async () => {
+    const generateId = sequentialIds();
+    const piped$ = mixedScenario$().pipe(toAgui({ ...run, generateId }));
+    const first = await runWithOracle(piped$);
+    const second = await runWithOracle(piped$);
+    expect(projection(first)).toEqual(expectedProjection);
+    expect(projection(second)).toEqual(expectedProjection);
+    const ids = (result: OracleRun) => result.messages.map((message) => message.id);
+    // Fresh ids: nothing of the first run's minted ids is reused by the second.
+    expect(ids(second).filter((id) => ids(first).includes(id) && !id.startsWith('call-'))).toEqual([]);
+    // Fresh state: the second run starts with a whole snapshot again.
+    expect((second.events as Event[]).find((event) => event.type.startsWith('STATE_'))?.type).toBe(EventType.STATE_SNAPSHOT);
+  });
+
+  it('should give a retry() a fresh run of every operator', async () => {
+    let attempt = 0;
+    const agent$ = defer(() =>
+      attempt++ === 0
+        ? concat(
+            of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'lost ' }, { type: EventType.STATE_SNAPSHOT, snapshot: { n: 1 } }),
+            throwError(() => new Error('flaky')),
+          )
+        : of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'kept' }, { type: EventType.STATE_SNAPSHOT, snapshot: { n: 2 } }),
+    );
+    const generateId = sequentialIds();
+    const events$ = agent$.pipe(
+      openMessageStartContentEnd({ generateId }),
+      toolCallCorrelator({ generateId }),
+      stateDelta(),
+      retry(1),
+      mapRunLifecycle(run),
+    );
+    const result = await runWithOracle(events$);
+    const events = result.events as Event[];
+    // The failed attempt's message was closed before the retry; the retry opened a new one.
+    expect(events.filter((event) => event.type === EventType.TEXT_MESSAGE_START).map((event) => (event as { messageId: string }).messageId)).toEqual(['id-1', 'id-2']);
+    // The retry's stateDelta starts from scratch: a whole snapshot, not a delta against attempt 1.
+    expect(events.filter((event) => event.type.startsWith('STATE_')).map((event) => event.type)).toEqual([EventType.STATE_SNAPSHOT, EventType.STATE_SNAPSHOT]);
+    expect(result.state).toEqual({ n: 2 });
+    expect(terminals(events)).toEqual([expect.objectContaining({ type: EventType.RUN_FINISHED })]);
+  });
+
+  describe('order independence', () => {
+    it('should try all 24 orders', () => {
+      expect(new Set(orders.map((order) => order.join(''))).size).toBe(24);
+    });
+
+    it.each(orders.map((order) => [orderName(order), order] as const))('should give an oracle-accepted run in the order %s', async (_name, order) => {
+      const result = await runWithOracle(mixedScenario$().pipe(composed(order)));
+      expect(projection(result)).toEqual(expectedProjection);
+      const events = result.events as Event[];
+      expect(terminals(events)).toEqual([events[events.length - 1]]);
+      expect(events[events.length - 1].type).toBe(EventType.RUN_FINISHED);
+    });
+
+    const lifecycleOutermost = orders.filter((order) => order[3] === 3);
+
+    it.each(lifecycleOutermost.map((order) => [orderName(order), order] as const))(
+      'should turn an upstream error into RUN_ERROR, after closing what is open, in the order %s',
+      async (_name, order) => {
+        const failing$ = concat(mixedScenario$().pipe(take(8)), throwError(() => Object.assign(new Error('model overloaded'), { code: 'OVERLOADED' })));
+        const events = (await runWithOracle(failing$.pipe(composed(order)))).events as Event[];
+        expect(events[events.length - 1]).toEqual({ type: EventType.RUN_ERROR, message: 'model overloaded', code: 'OVERLOADED' });
+        expect(terminals(events)).toHaveLength(1);
+      },
+    );
+
+    it.each(lifecycleOutermost.map((order) => [orderName(order), order] as const))(
+      'should turn an error raised inside one of the operators into RUN_ERROR in the order %s',
+      async (_name, order) => {
+        const bad$ = of<AgentEvent[]>(
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '{}' },
+        );
+        const events = (await runWithOracle(bad$.pipe(composed(order)))).events as Event[];
+        expect(events[events.length - 1]).toEqual({
+          type: EventType.RUN_ERROR,
+          code: 'INVALID_EVENT',
+          message: "TOOL_CALL_CHUNK opens tool call 'c1' without a toolCallName. Put the tool's name on the first chunk of each call.",
+        });
+      },
+    );
+  });
+});
