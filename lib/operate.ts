@@ -1,4 +1,4 @@
-import { Observable, Subscription, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, Subscription, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 
 /** What an operator does with each notification of its source, for one subscription. */
 export interface OperateHandlers<T> {
@@ -32,60 +32,52 @@ export function operate<T, R>(
 ): OperatorFunction<T, R> {
   return (source) =>
     new Observable<R>((subscriber) => {
-      const sourceSubscription = new Subscription();
-      let stopped = false;
-      const context: OperateContext = {
-        unsubscribeSource() {
-          stopped = true;
-          sourceSubscription.unsubscribe();
+      // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
+      // subscriber itself: closing it stops even a synchronous source that is still emitting
+      // (`of`, a loop checking `closed`), as a `take` downstream expects.
+      const upstream = Object.assign(new Subscription(), {
+        next(value: T) {
+          if (upstream.closed) return;
+          try {
+            handlers.next(value);
+          } catch (error) {
+            fail(error);
+          }
         },
-      };
-      const handlers = init(subscriber, context);
+        error: (error: unknown) => fail(error),
+        complete() {
+          if (upstream.closed) return;
+          upstream.unsubscribe();
+          try {
+            handlers.complete();
+          } catch (error) {
+            subscriber.error(error);
+          }
+        },
+      }) as Subscription & Observer<T>;
       const fail = (error: unknown) => {
-        if (stopped) return;
-        stopped = true;
-        sourceSubscription.unsubscribe();
+        if (upstream.closed) return;
+        upstream.unsubscribe();
         try {
           handlers.error(error);
         } catch (secondError) {
           subscriber.error(secondError);
         }
       };
+      const handlers = init(subscriber, { unsubscribeSource: () => upstream.unsubscribe() });
+      // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once.
+      subscriber.add(() => {
+        upstream.unsubscribe();
+        handlers.teardown?.();
+      });
       // `init` may end the output at once (an already aborted signal): then never subscribe.
-      if (stopped) return () => handlers.teardown?.();
-      sourceSubscription.add(
-        source.subscribe({
-          next(value) {
-            if (stopped) return;
-            try {
-              handlers.next(value);
-            } catch (error) {
-              fail(error);
-            }
-          },
-          error: fail,
-          complete() {
-            if (stopped) return;
-            stopped = true;
-            try {
-              handlers.complete();
-            } catch (error) {
-              subscriber.error(error);
-            }
-          },
-        }),
-      );
-      if (!stopped && handlers.subscribed) {
+      if (!upstream.closed) source.subscribe(upstream);
+      if (!upstream.closed && handlers.subscribed) {
         try {
           handlers.subscribed();
         } catch (error) {
           fail(error);
         }
       }
-      return () => {
-        stopped = true;
-        sourceSubscription.unsubscribe();
-        handlers.teardown?.();
-      };
     });
 }

@@ -1,0 +1,90 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { concat, of, type Observable } from 'rxjs';
+import type { AgentEvent } from '../../lib/agentEvent.js';
+import { toAgui } from '../../operators/toAgui.js';
+import { diagnosticsSink, sequentialIds, terminals } from '../support/helpers.js';
+import { runWithOracle } from '../support/oracle.js';
+
+const run = { threadId: 'thread-1', runId: 'run-1' };
+const hello: AgentEvent = { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hello' };
+const call: AgentEvent = { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q":' };
+
+const circular: Record<string, unknown> = { name: 'loop' };
+circular.self = circular;
+
+/** Each bad input follows an open text message and an open tool call, which must be closed first. */
+const cases: [string, unknown, string, string][] = [
+  [
+    'a non-string delta',
+    { type: EventType.TEXT_MESSAGE_CHUNK, delta: 42 },
+    'INVALID_EVENT',
+    "TEXT_MESSAGE_CHUNK has 'delta: number 42', but 'delta' must be a string.",
+  ],
+  [
+    'an event without type',
+    { delta: 'orphan' },
+    'INVALID_EVENT',
+    "Received an event without a string 'type' (got undefined). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'.",
+  ],
+  [
+    'null instead of an event',
+    null,
+    'INVALID_EVENT',
+    "Received null where an AG-UI event object was expected. Emit objects such as { type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }.",
+  ],
+  [
+    'an unknown type',
+    { type: 'TEXT_DELTA', delta: 'x' },
+    'INVALID_EVENT',
+    "Unknown event type 'TEXT_DELTA'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.",
+  ],
+  [
+    'a TOOL_CALL_CHUNK that opens a call without a name',
+    { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c2', delta: '{}' },
+    'INVALID_EVENT',
+    "TOOL_CALL_CHUNK opens tool call 'c2' without a toolCallName. Put the tool's name on the first chunk of each call.",
+  ],
+  [
+    'a STATE_SNAPSHOT holding a BigInt',
+    { type: EventType.STATE_SNAPSHOT, snapshot: { total: 10n } },
+    'INVALID_STATE',
+    'STATE_SNAPSHOT is not JSON-serialisable: Do not know how to serialize a BigInt. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.',
+  ],
+  [
+    'a circular STATE_SNAPSHOT',
+    { type: EventType.STATE_SNAPSHOT, snapshot: circular },
+    'INVALID_STATE',
+    expect.stringMatching(/^STATE_SNAPSHOT is not JSON-serialisable: Converting circular structure to JSON/) as unknown as string,
+  ],
+  [
+    'null in an optional field of a chunk',
+    { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x', messageId: null },
+    'INVALID_EVENT',
+    "TEXT_MESSAGE_CHUNK has 'messageId: null', but 'messageId' must be a string: omit an optional field rather than sending null.",
+  ],
+  [
+    'null in an optional field of a passed-through event',
+    { type: EventType.STEP_STARTED, stepName: 'plan', timestamp: null },
+    'INVALID_EVENT',
+    "STEP_STARTED is not a valid AG-UI event: 'timestamp': Invalid input: expected number, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
+  ],
+];
+
+describe('bad input through toAgui', () => {
+  it.each(cases)('should end the run with RUN_ERROR for %s, after closing what is open', async (_name, bad, code, message) => {
+    const { onDiagnostic } = diagnosticsSink();
+    const events$ = concat(of(hello, call), of(bad as AgentEvent)).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic }));
+    // The official client accepts the stream: nothing half-open, one terminal event.
+    const result = await runWithOracle(events$ as Observable<Event>);
+    const events = result.events as Event[];
+    expect(events[events.length - 1]).toEqual({ type: EventType.RUN_ERROR, code, message });
+    expect(terminals(events)).toHaveLength(1);
+    const types = events.map((event) => event.type);
+    expect(types.indexOf(EventType.TEXT_MESSAGE_END)).toBeGreaterThan(types.indexOf(EventType.TEXT_MESSAGE_START));
+    expect(types.indexOf(EventType.TOOL_CALL_END)).toBeGreaterThan(types.indexOf(EventType.TOOL_CALL_START));
+    // What was sent before the bad event is kept.
+    expect(result.messages).toEqual([
+      expect.objectContaining({ role: 'assistant', content: 'Hello', toolCalls: [expect.objectContaining({ id: 'c1', function: { name: 'search', arguments: '{"q":' } })] }),
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+import { Observable, lastValueFrom, of, take, toArray } from 'rxjs';
+import { operate } from '../../lib/operate.js';
+import { collect, createTestScheduler } from '../support/helpers.js';
+
+/** A pass-through operator built with `operate`, counting what it handled. */
+const passThrough = <T>() =>
+  operate<T, T>((subscriber) => ({
+    next: (value) => subscriber.next(value),
+    complete: () => subscriber.complete(),
+    error: (error) => subscriber.error(error),
+  }));
+
+describe('operate', () => {
+  it('should stop a synchronous source as soon as a take downstream has enough', async () => {
+    let emitted = 0;
+    const source$ = new Observable<number>((subscriber) => {
+      while (!subscriber.closed && emitted < 1000) subscriber.next(++emitted);
+    });
+    expect(await collect(source$.pipe(passThrough(), take(3)))).toEqual([1, 2, 3]);
+    expect(emitted).toBe(3);
+  });
+
+  it('should not pull the rest of an of() once the subscriber is gone', async () => {
+    const pulled: number[] = [];
+    const source$ = new Observable<number>((subscriber) => {
+      for (const n of [1, 2, 3, 4]) {
+        if (subscriber.closed) return;
+        pulled.push(n);
+        subscriber.next(n);
+      }
+      subscriber.complete();
+    });
+    await lastValueFrom(source$.pipe(passThrough(), take(2), toArray()));
+    expect(pulled).toEqual([1, 2]);
+  });
+
+  it('should route a throwing handler to the error handler and unsubscribe the source', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 =  cold('-a-b-c|');
+      const e1subs =   '^--!';
+      const expected = '-a-#';
+      const failing = operate<string, string>((subscriber) => ({
+        next: (value) => {
+          if (value === 'b') throw new Error('bad b');
+          subscriber.next(value);
+        },
+        complete: () => subscriber.complete(),
+        error: (error) => subscriber.error(error),
+      }));
+      expectObservable(e1.pipe(failing)).toBe(expected, undefined, new Error('bad b'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('should keep state per subscription', async () => {
+    const counting = operate<string, number>((subscriber) => {
+      let count = 0;
+      return {
+        next: () => subscriber.next(++count),
+        complete: () => subscriber.complete(),
+        error: (error) => subscriber.error(error),
+      };
+    });
+    const piped$ = of('a', 'b').pipe(counting);
+    expect(await collect(piped$)).toEqual([1, 2]);
+    expect(await collect(piped$)).toEqual([1, 2]);
+  });
+
+  it('should let the error handler flush before erroring', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const flushing = operate<number, number>((subscriber) => ({
+        next: (value) => subscriber.next(value),
+        complete: () => subscriber.complete(),
+        error: (error) => {
+          subscriber.next(-1);
+          subscriber.error(error);
+        },
+      }));
+      // prettier-ignore
+      const e1 =  cold('-a--#', { a: 1 });
+      const e1subs =   '^---!';
+      const expected = '-a--(z#)';
+      expectObservable(e1.pipe(flushing)).toBe(expected, { a: 1, z: -1 });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+});

@@ -1,0 +1,858 @@
+import { transformChunks } from '@ag-ui/client';
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { Observable, map, mergeMap, of, retry, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { AgentEvent } from '../../lib/agentEvent.js';
+import { AguiRxError } from '../../lib/errors.js';
+import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
+import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';
+import { runWithOracle } from '../support/oracle.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds, typesOf } from '../support/helpers.js';
+
+type Fields = Record<string, unknown>;
+
+// Input events, as a producer sends them.
+const chunk = (delta?: string, fields: Fields = {}) =>
+  ({ type: EventType.TEXT_MESSAGE_CHUNK, ...(delta === undefined ? {} : { delta }), ...fields }) as AgentEvent;
+const reasoningChunk = (delta?: string, fields: Fields = {}) =>
+  ({ type: EventType.REASONING_MESSAGE_CHUNK, ...(delta === undefined ? {} : { delta }), ...fields }) as AgentEvent;
+const toolResult = (fields: Fields = {}) =>
+  ({ type: EventType.TOOL_CALL_RESULT, toolCallId: 'tc-1', content: '42', ...fields }) as AgentEvent;
+const toolStart = (toolCallId: string, fields: Fields = {}) =>
+  ({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName: 'search', ...fields }) as AgentEvent;
+const invalid = (event: unknown) => event as AgentEvent;
+
+// Events on the wire (and their explicit input twins).
+const start = (messageId: string, fields: Fields = {}) => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant', ...fields }) as AgentEvent;
+const content = (messageId: string, delta: string, fields: Fields = {}) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, ...fields }) as AgentEvent;
+const end = (messageId: string, fields: Fields = {}) => ({ type: EventType.TEXT_MESSAGE_END, messageId, ...fields }) as AgentEvent;
+const spanStart = (messageId: string, fields: Fields = {}) => ({ type: EventType.REASONING_START, messageId, ...fields }) as AgentEvent;
+const spanEnd = (messageId: string, fields: Fields = {}) => ({ type: EventType.REASONING_END, messageId, ...fields }) as AgentEvent;
+const reasoningStart = (messageId: string, fields: Fields = {}) =>
+  ({ type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning', ...fields }) as AgentEvent;
+const reasoningContent = (messageId: string, delta: string, fields: Fields = {}) =>
+  ({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta, ...fields }) as AgentEvent;
+const reasoningEnd = (messageId: string, fields: Fields = {}) => ({ type: EventType.REASONING_MESSAGE_END, messageId, ...fields }) as AgentEvent;
+
+// jest's toEqual compares errors by message only: match the class name and code as well.
+const invalidEvent = (message: string) => expect.objectContaining({ name: 'AguiRxError', code: 'INVALID_EVENT', message });
+
+describe('openMessageStartContentEnd', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  it('should turn text chunks into START, CONTENT and END', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = { a: chunk('Hel'), b: chunk('lo'), S: start('id-1'), C: content('id-1', 'Hel'), D: content('id-1', 'lo'), E: end('id-1') };
+      // prettier-ignore
+      const e1 =  cold('--a----b----|   ', values);
+      // prettier-ignore
+      const e1subs =   '^-----------!   ';
+      // prettier-ignore
+      const expected = '--(SC)-D----(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      flush();
+      expect(diagnostics).toEqual([]);
+    }));
+
+  it('should close the open message in the same frame before passing the source error on', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const error = new Error('model request failed');
+      const values = { a: chunk('Hi'), S: start('id-1'), C: content('id-1', 'Hi'), E: end('id-1') };
+      // prettier-ignore
+      const e1 =  cold('--a----#   ', values, error);
+      // prettier-ignore
+      const e1subs =   '^------!   ';
+      // prettier-ignore
+      const expected = '--(SC)-(E#)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values, error);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should complete when the source is empty', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 = cold<AgentEvent>('|   ');
+      // prettier-ignore
+      const e1subs =              '(^!)';
+      // prettier-ignore
+      const expected =            '|   ';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should not complete when the source never completes', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 = cold<AgentEvent>('-');
+      // prettier-ignore
+      const e1subs =              '^';
+      // prettier-ignore
+      const expected =            '-';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should pass an immediate source error on', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 = cold<AgentEvent>('#   ');
+      // prettier-ignore
+      const e1subs =              '(^!)';
+      // prettier-ignore
+      const expected =            '#   ';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should allow unsubscribing early and explicitly, sending nothing on teardown', () =>
+    testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const values = { a: chunk('Hel'), b: chunk('lo'), S: start('id-1'), C: content('id-1', 'Hel'), D: content('id-1', 'lo') };
+      // prettier-ignore
+      const e1 =   hot('--a----b----|', values);
+      // prettier-ignore
+      const unsub =    '---------!   ';
+      // prettier-ignore
+      const e1subs =   '^--------!   ';
+      // prettier-ignore
+      const expected = '--(SC)-D--   ';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() })), unsub).toBe(expected, values);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should not break unsubscription chains when unsubscribed explicitly', () =>
+    testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const values = { a: chunk('Hel'), b: chunk('lo'), S: start('id-1'), C: content('id-1', 'Hel'), D: content('id-1', 'lo') };
+      // prettier-ignore
+      const e1 =   hot('--a----b----|', values);
+      // prettier-ignore
+      const unsub =    '---------!   ';
+      // prettier-ignore
+      const e1subs =   '^--------!   ';
+      // prettier-ignore
+      const expected = '--(SC)-D--   ';
+
+      const result = e1.pipe(
+        mergeMap((event) => of(event)),
+        openMessageStartContentEnd({ generateId: sequentialIds() }),
+        map((event) => event),
+        mergeMap((event) => of(event)),
+      );
+
+      expectObservable(result, unsub).toBe(expected, values);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should stop a synchronous source when take has what it needs', () =>
+    testScheduler.run(({ expectObservable }) => {
+      const values = { a: chunk('a'), b: chunk('b'), S: start('id-1'), C: content('id-1', 'a'), D: content('id-1', 'b') };
+      // prettier-ignore
+      const expected = '(SCD|)';
+
+      // No END leaks after take has completed.
+      const result = of(values.a, values.b, chunk('c'), chunk('d')).pipe(openMessageStartContentEnd({ generateId: sequentialIds() }), take(3));
+
+      expectObservable(result).toBe(expected, values);
+    }));
+
+  it('should keep state per subscription: fresh ids from a shared generator, no END leaking across', () =>
+    testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const values = {
+        a: chunk('Hel'),
+        b: chunk('lo'),
+        S: start('id-1'),
+        C: content('id-1', 'Hel'),
+        D: content('id-1', 'lo'),
+        E: end('id-1'),
+        T: start('id-2'),
+        U: content('id-2', 'lo'),
+        F: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =   hot('--a----b------|   ', values);
+      // prettier-ignore
+      const sub2 =     '-----^            ';
+      // prettier-ignore
+      const e1subs = [ '^-------------!   ',
+                       '-----^--------!   '];
+      // prettier-ignore
+      const expected1 = '--(SC)-D------(E|)';
+      // prettier-ignore
+      const expected2 = '-------(TU)---(F|)';
+
+      const result = e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }));
+
+      expectObservable(result).toBe(expected1, values);
+      expectObservable(result, sub2).toBe(expected2, values);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should start from a fresh state when retried', () =>
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      // A fresh state lets the retried attempt use 'm1' again; a shared one would remap it.
+      const values = { a: chunk('Hi', { messageId: 'm1' }), S: start('m1'), C: content('m1', 'Hi'), E: end('m1') };
+      // prettier-ignore
+      const e1 =  cold('--a------#             ', values);
+      // prettier-ignore
+      const e1subs = [ '^--------!             ',
+                       '---------^--------!    '];
+      // prettier-ignore
+      const expected = '--(SC)---E-(SC)---(E#)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }), retry(1))).toBe(expected, values);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      flush();
+      expect(diagnostics).toEqual([]);
+    }));
+
+  it('should emit every output in the frame of the input that caused it', () =>
+    testScheduler.run(({ hot, expectObservable }) => {
+      const values = {
+        a: chunk('A', { messageId: 'm1' }),
+        b: chunk('B', { messageId: 'm1' }),
+        c: chunk('C', { messageId: 'm2' }),
+        r: toolResult({ messageId: 'tr-1' }),
+        S: start('m1'),
+        C: content('m1', 'A'),
+        D: content('m1', 'B'),
+        E: end('m1'),
+        F: start('m2'),
+        G: content('m2', 'C'),
+        H: end('m2'),
+      };
+      // prettier-ignore
+      const e1 =   hot('--a-----b--c------r-----|', values);
+      // prettier-ignore
+      const expected = '--(SC)--D--(EFG)--(Hr)--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected, values);
+    }));
+
+  it('should close the open message when the source completes', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = { a: chunk('Hi', { messageId: 'm1' }), S: start('m1'), C: content('m1', 'Hi'), E: end('m1') };
+      // prettier-ignore
+      const e1 =  cold('--a---|    ', values);
+      // prettier-ignore
+      const expected = '--(SC)(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected, values);
+    }));
+
+  it('should send the END that transformChunks of @ag-ui/client leaves out for of(TEXT_MESSAGE_CHUNK)', async () => {
+    const source$ = of(chunk('Hi', { messageId: 'm1' }));
+
+    const ours = await collect(source$.pipe(openMessageStartContentEnd()));
+    const theirs = await collect((source$ as Observable<BaseEvent>).pipe(transformChunks()));
+
+    expect(ours).toEqual([start('m1'), content('m1', 'Hi'), end('m1')]);
+    // The official client's chunk transform never closes a message its source left open.
+    expect(typesOf(theirs)).toEqual([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT]);
+  });
+
+  it('should mint one id per message for chunks without ids', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        a: chunk('A'),
+        b: chunk('B'),
+        c: chunk('C'),
+        r: toolResult({ messageId: 'tr-1' }),
+        S: start('id-1'),
+        C: content('id-1', 'A'),
+        D: content('id-1', 'B'),
+        E: end('id-1'),
+        F: start('id-2'),
+        G: content('id-2', 'C'),
+        H: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b--r-----c----|    ', values);
+      // prettier-ignore
+      const expected = '--(SC)-D--(Er)--(FG)-(H|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it('should close the open message of the lane when a chunk brings a new id', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        a: chunk('A', { messageId: 'm1' }),
+        b: chunk('B', { messageId: 'm2' }),
+        c: chunk('C'),
+        S: start('m1'),
+        C: content('m1', 'A'),
+        E: end('m1'),
+        F: start('m2'),
+        G: content('m2', 'B'),
+        H: content('m2', 'C'),
+        I: end('m2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b------c---|   ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(EFG)--H---(I|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it('should keep a subagent lane and the parent lane open side by side', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const s1 = { subagentRunId: 's1' };
+      const values = {
+        a: chunk('A1', s1),
+        b: chunk('P1'),
+        c: chunk('A2', s1),
+        d: chunk('P2'),
+        S: start('id-1', s1),
+        C: content('id-1', 'A1', s1),
+        T: start('id-2'),
+        U: content('id-2', 'P1'),
+        V: content('id-1', 'A2', s1),
+        W: content('id-2', 'P2'),
+        E: end('id-1', s1),
+        F: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b----c--d--|     ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(TU)-V--W--(EF|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it('should open nothing and send nothing for empty deltas', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        a: chunk(''),
+        b: chunk(undefined),
+        c: chunk('Hi'),
+        d: chunk(''),
+        f: reasoningChunk(''),
+        S: start('id-1'),
+        C: content('id-1', 'Hi'),
+        E: end('id-1'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c----d--f--|   ', values);
+      // prettier-ignore
+      const expected = '--------(SC)-------(E|)';
+
+      // No id is minted for the empty chunks, and the empty reasoning chunk does not close the text.
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it('should pass explicit START, CONTENT and END through as the same objects', async () => {
+    const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+    const events = [start('m1'), content('m1', 'Hi'), end('m1')];
+
+    const output = await collect(of(...events).pipe(openMessageStartContentEnd({ onDiagnostic })));
+
+    expect(output).toHaveLength(3);
+    output.forEach((event, i) => expect(event).toBe(events[i]));
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('should track an explicit START so that a chunk without id continues its message', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = { a: start('m1'), b: chunk('more'), C: content('m1', 'more'), E: end('m1') };
+      // prettier-ignore
+      const e1 =  cold('--a--b--|   ', values);
+      // prettier-ignore
+      const expected = '--a--C--(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it('should never send CONTENT on an id whose END was sent: a new minted id, and a diagnostic', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = {
+        a: start('m1'),
+        b: content('m1', 'first'),
+        c: end('m1'),
+        d: content('m1', 'second'),
+        e: content('m1', 'third'),
+        f: end('m1'),
+        S: start('id-1'),
+        T: content('id-1', 'second'),
+        U: content('id-1', 'third'),
+        V: end('id-1'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--d------e--f--|', values);
+      // prettier-ignore
+      const expected = '--a--b--c--(ST)---U--V--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([
+        "TEXT_MESSAGE_CONTENT reuses message id 'm1', which was already ended; it was sent as a new message 'id-1'. Use a new messageId for each message.",
+      ]);
+    }));
+
+  it('should give a chunk that reuses an ended id a new minted id', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        a: chunk('A', { messageId: 'm1' }),
+        r: toolResult({ messageId: 'tr-1' }),
+        b: chunk('B', { messageId: 'm1' }),
+        S: start('m1'),
+        C: content('m1', 'A'),
+        E: end('m1'),
+        T: start('id-1'),
+        U: content('id-1', 'B'),
+        F: end('id-1'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----r----b----|   ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(Er)-(TU)-(F|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
+    }));
+
+  it('should drop a duplicate START, with a diagnostic', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = { a: start('m1'), b: start('m1'), c: content('m1', 'x'), E: end('m1') };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--|   ', values);
+      // prettier-ignore
+      const expected = '--a-----c--(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual(["Dropped a second TEXT_MESSAGE_START for message 'm1', which is already open. Send one START per message."]);
+    }));
+
+  it('should drop an END with nothing open, with a diagnostic', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = { a: end('m1'), b: end('m2', { subagentRunId: 's1' }), c: start('m3'), d: end('m3'), e: end('m3') };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--d--e--|', values);
+      // prettier-ignore
+      const expected = '--------c--d-----|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([
+        "Dropped TEXT_MESSAGE_END for message 'm1': no such message is open in the parent agent. End a message once, after its START.",
+        "Dropped TEXT_MESSAGE_END for message 'm2': no such message is open in subagent 's1'. End a message once, after its START.",
+        "Dropped TEXT_MESSAGE_END for message 'm3': no such message is open in the parent agent. End a message once, after its START.",
+      ]);
+    }));
+
+  it('should end the turn of its lane on TOOL_CALL_RESULT, so that text after it is a new message', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const s1 = { subagentRunId: 's1' };
+      const values = {
+        a: chunk('P1'),
+        b: chunk('S1', s1),
+        r: toolResult({ messageId: 'tr-1', ...s1 }),
+        c: chunk('S2', s1),
+        d: chunk('P2'),
+        S: start('id-1'),
+        C: content('id-1', 'P1'),
+        T: start('id-2', s1),
+        U: content('id-2', 'S1', s1),
+        V: end('id-2', s1),
+        W: start('id-3', s1),
+        X: content('id-3', 'S2', s1),
+        Y: content('id-1', 'P2'),
+        E: end('id-1'),
+        Z: end('id-3', s1),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b----r----c----d--|     ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(TU)-(Vr)-(WX)-Y--(EZ|)';
+
+      // The subagent's result closes only the subagent's message: the parent's text goes on.
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  it.each([
+    ['STEP_STARTED', { type: EventType.STEP_STARTED, stepName: 'plan' }],
+    ['STEP_FINISHED', { type: EventType.STEP_FINISHED, stepName: 'plan' }],
+  ])('should close the open messages of its lane before passing %s through', (_name, event) =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const s1 = { subagentRunId: 's1' };
+      const values = {
+        a: chunk('P'),
+        b: chunk('S', s1),
+        x: event as AgentEvent,
+        S: start('id-1'),
+        C: content('id-1', 'P'),
+        T: start('id-2', s1),
+        U: content('id-2', 'S', s1),
+        E: end('id-1'),
+        V: end('id-2', s1),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b----x---|    ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(TU)-(Ex)(V|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }),
+  );
+
+  it.each([
+    ['SUBAGENT_FINISHED', { type: EventType.SUBAGENT_FINISHED, subagentRunId: 's1' }],
+    ['SUBAGENT_ERROR', { type: EventType.SUBAGENT_ERROR, subagentRunId: 's1', message: 'subagent failed' }],
+  ])('should close the open messages of the subagent lane only before passing %s through', (_name, event) =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const s1 = { subagentRunId: 's1' };
+      const values = {
+        a: chunk('P'),
+        b: chunk('S', s1),
+        x: event as AgentEvent,
+        S: start('id-1'),
+        C: content('id-1', 'P'),
+        T: start('id-2', s1),
+        U: content('id-2', 'S', s1),
+        V: end('id-2', s1),
+        E: end('id-1'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b----x---|    ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(TU)-(Vx)(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }),
+  );
+
+  it.each([
+    ['RUN_STARTED', { type: EventType.RUN_STARTED }],
+    ['RUN_FINISHED', { type: EventType.RUN_FINISHED }],
+    ['RUN_ERROR', { type: EventType.RUN_ERROR, message: 'boom' }],
+    ['MESSAGES_SNAPSHOT', { type: EventType.MESSAGES_SNAPSHOT, messages: [] }],
+  ])('should close the open messages of every lane before passing %s through', (_name, event) =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const s1 = { subagentRunId: 's1' };
+      const values = {
+        a: chunk('P'),
+        b: chunk('S', s1),
+        x: event as AgentEvent,
+        S: start('id-1'),
+        C: content('id-1', 'P'),
+        T: start('id-2', s1),
+        U: content('id-2', 'S', s1),
+        E: end('id-1'),
+        V: end('id-2', s1),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----b----x----|  ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(TU)-(EVx)|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }),
+  );
+
+  it('should close open reasoning, but not open text, on TOOL_CALL_START', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        r: reasoningChunk('think'),
+        t: toolStart('tc-1'),
+        a: chunk('Hi'),
+        u: toolStart('tc-2'),
+        R: spanStart('id-1'),
+        S: reasoningStart('id-1'),
+        C: reasoningContent('id-1', 'think'),
+        E: reasoningEnd('id-1'),
+        F: spanEnd('id-1'),
+        T: start('id-2'),
+        U: content('id-2', 'Hi'),
+        V: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--r-----t-----a----u--|   ', values);
+      // prettier-ignore
+      const expected = '--(RSC)-(EFt)-(TU)-u--(V|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+    }));
+
+  describe('reasoning', () => {
+    it('should turn reasoning chunks into a reasoning span and message, closed at the end', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: reasoningChunk('Let me'),
+          b: reasoningChunk(' think'),
+          R: spanStart('id-1'),
+          S: reasoningStart('id-1'),
+          C: reasoningContent('id-1', 'Let me'),
+          D: reasoningContent('id-1', ' think'),
+          E: reasoningEnd('id-1'),
+          F: spanEnd('id-1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a------b--|    ', values);
+        // prettier-ignore
+        const expected = '--(RSC)--D--(EF|)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+      }));
+
+    it('should close reasoning when text starts, and text when reasoning starts', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: reasoningChunk('hmm'),
+          b: chunk('Answer'),
+          c: reasoningChunk('more'),
+          R: spanStart('id-1'),
+          S: reasoningStart('id-1'),
+          C: reasoningContent('id-1', 'hmm'),
+          E: reasoningEnd('id-1'),
+          F: spanEnd('id-1'),
+          T: start('id-2'),
+          U: content('id-2', 'Answer'),
+          V: end('id-2'),
+          W: spanStart('id-3'),
+          X: reasoningStart('id-3'),
+          Y: reasoningContent('id-3', 'more'),
+          G: reasoningEnd('id-3'),
+          H: spanEnd('id-3'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a-----b------c------|   ', values);
+        // prettier-ignore
+        const expected = '--(RSC)-(EFTU)-(VWXY)-(GH|)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+      }));
+
+    it('should pass REASONING_ENCRYPTED_VALUE through unchanged, closing nothing', async () => {
+      const encrypted = { type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: 'id-1', encryptedValue: 'opaque' } as AgentEvent;
+
+      const output = await collect(of(reasoningChunk('x'), encrypted, reasoningChunk('y')).pipe(openMessageStartContentEnd({ generateId: sequentialIds() })));
+
+      expect(output[3]).toBe(encrypted);
+      expect(output).toEqual([
+        spanStart('id-1'),
+        reasoningStart('id-1'),
+        reasoningContent('id-1', 'x'),
+        encrypted,
+        reasoningContent('id-1', 'y'),
+        reasoningEnd('id-1'),
+        spanEnd('id-1'),
+      ]);
+    });
+
+    it('should track explicit REASONING_START and REASONING_END', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: spanStart('span-1'),
+          b: reasoningChunk('x'),
+          c: spanEnd('span-1'),
+          d: spanStart('span-2'),
+          S: reasoningStart('id-1'),
+          C: reasoningContent('id-1', 'x'),
+          E: reasoningEnd('id-1'),
+          F: spanEnd('span-2'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b----c----d--|   ', values);
+        // prettier-ignore
+        const expected = '--a--(SC)-(Ec)-d--(F|)';
+
+        // The chunk opens its message inside the explicit span (no second REASONING_START).
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
+      }));
+
+    it('should drop a duplicate REASONING_START and a REASONING_END for no open span, with diagnostics', () =>
+      testScheduler.run(({ cold, expectObservable, flush }) => {
+        const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+        const values = { a: spanStart('span-1'), b: spanStart('span-1'), c: spanEnd('span-9'), F: spanEnd('span-1') };
+        // prettier-ignore
+        const e1 =  cold('--a--b--c--|   ', values);
+        // prettier-ignore
+        const expected = '--a--------(F|)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ onDiagnostic }))).toBe(expected, values);
+        flush();
+        expect(diagnostics).toEqual([
+          "Dropped a second REASONING_START for span 'span-1', which is already open.",
+          "Dropped REASONING_END for span 'span-9': no such span is open in the parent agent.",
+        ]);
+      }));
+  });
+
+  describe('bad input', () => {
+    it('should error with INVALID_EVENT on a non-string delta, after closing what is open', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values = { a: chunk('Hi'), b: invalid({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 42 }), S: start('id-1'), C: content('id-1', 'Hi'), E: end('id-1') };
+        // prettier-ignore
+        const e1 =  cold('--a----b--|  ', values);
+        // prettier-ignore
+        const e1subs =   '^------!     ';
+        // prettier-ignore
+        const expected = '--(SC)-(E#)  ';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(
+          expected,
+          values,
+          invalidEvent("TEXT_MESSAGE_CHUNK has 'delta: number 42', but 'delta' must be a string."),
+        );
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should error with INVALID_EVENT on a null messageId', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { a: invalid({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: null, delta: 'Hi' }) };
+        // prettier-ignore
+        const e1 =  cold('--a--|', values);
+        // prettier-ignore
+        const expected = '--#   ';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(
+          expected,
+          undefined,
+          invalidEvent("TEXT_MESSAGE_CHUNK has 'messageId: null', but 'messageId' must be a string: omit an optional field rather than sending null."),
+        );
+      }));
+
+    it('should error with INVALID_EVENT on a null event, after closing what is open', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { a: chunk('Hi'), b: invalid(null), S: start('id-1'), C: content('id-1', 'Hi'), E: end('id-1') };
+        // prettier-ignore
+        const e1 =  cold('--a----b--|', values);
+        // prettier-ignore
+        const expected = '--(SC)-(E#)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(
+          expected,
+          values,
+          invalidEvent("Received null where an AG-UI event object was expected. Emit objects such as { type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }."),
+        );
+      }));
+
+    it('should error with INVALID_EVENT on an event without type', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { a: invalid({ delta: 'Hi' }) };
+        // prettier-ignore
+        const e1 =  cold('--a--|', values);
+        // prettier-ignore
+        const expected = '--#   ';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(
+          expected,
+          undefined,
+          invalidEvent("Received an event without a string 'type' (got undefined). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'."),
+        );
+      }));
+
+    it('should error with INVALID_EVENT on content for a message open in another lane, after closing it', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const s1 = { subagentRunId: 's1' };
+        const values = {
+          a: chunk('A', { messageId: 'm1', ...s1 }),
+          b: chunk('B', { messageId: 'm1' }),
+          S: start('m1', s1),
+          C: content('m1', 'A', s1),
+          E: end('m1', s1),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a----b--|', values);
+        // prettier-ignore
+        const expected = '--(SC)-(E#)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(
+          expected,
+          values,
+          invalidEvent(
+            "TEXT_MESSAGE_CHUNK for message 'm1' comes from the parent agent, but that message is open in subagent 's1'. Give each lane's messages their own ids, or set the same subagentRunId on every event of a message.",
+          ),
+        );
+      }));
+
+    it('should reject with an AguiRxError whose code is INVALID_EVENT', async () => {
+      const events$ = of(invalid({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 42 })).pipe(openMessageStartContentEnd());
+
+      await expect(collect(events$)).rejects.toThrow(AguiRxError);
+      await expect(collect(events$)).rejects.toMatchObject({
+        code: 'INVALID_EVENT',
+        message: "TEXT_MESSAGE_CHUNK has 'delta: number 42', but 'delta' must be a string.",
+      });
+    });
+  });
+
+  describe('conformance', () => {
+    const run = (...events: AgentEvent[]) =>
+      runWithOracle(
+        of(...events).pipe(
+          openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }),
+          mapRunLifecycle({ threadId: 'thread-1', runId: 'run-1' }),
+        ),
+      );
+
+    it('should build one assistant message from plain text chunks', async () => {
+      const { messages } = await run(chunk('Hel'), chunk('lo'), chunk(', world'));
+
+      expect(messages).toEqual([{ id: 'id-1', role: 'assistant', content: 'Hello, world' }]);
+    });
+
+    it('should build a reasoning message and an assistant message', async () => {
+      const { messages } = await run(reasoningChunk('The user '), reasoningChunk('greets me.'), chunk('Hi'), chunk(' there'));
+
+      expect(messages).toEqual([
+        { id: 'id-1', role: 'reasoning', content: 'The user greets me.' },
+        { id: 'id-2', role: 'assistant', content: 'Hi there' },
+      ]);
+    });
+
+    it('should build two assistant messages around a tool result', async () => {
+      const { messages } = await run(
+        chunk('Let me '),
+        chunk('check.'),
+        toolStart('tc-1', { parentMessageId: 'id-1' }),
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc-1', delta: '{"q":"answer"}' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'tc-1' },
+        toolResult({ messageId: 'tr-1', toolCallId: 'tc-1', content: '42' }),
+        chunk('It is '),
+        chunk('42.'),
+      );
+
+      expect(messages.map((message) => [message.id, message.role, message.content])).toEqual([
+        ['id-1', 'assistant', 'Let me check.'],
+        ['tr-1', 'tool', '42'],
+        ['id-2', 'assistant', 'It is 42.'],
+      ]);
+      expect(messages[0]).toMatchObject({ toolCalls: [{ id: 'tc-1', type: 'function', function: { name: 'search', arguments: '{"q":"answer"}' } }] });
+    });
+
+    it('should build one message per lane when a subagent interleaves with the parent', async () => {
+      const s1 = { subagentRunId: 's1' };
+      const { messages } = await run(chunk('Sub ', s1), chunk('Parent '), chunk('agent', s1), chunk('agent'));
+
+      expect(messages).toEqual([
+        { id: 'id-1', role: 'assistant', content: 'Sub agent', subagentRunId: 's1' },
+        { id: 'id-2', role: 'assistant', content: 'Parent agent' },
+      ]);
+    });
+
+    it('should build a second message, not reopen the first, when content reuses an ended id', async () => {
+      const { messages } = await run(start('m1'), content('m1', 'first'), end('m1'), content('m1', 'second'), content('m1', ' try'));
+
+      expect(messages).toEqual([
+        { id: 'm1', role: 'assistant', content: 'first' },
+        { id: 'id-1', role: 'assistant', content: 'second try' },
+      ]);
+    });
+  });
+});
