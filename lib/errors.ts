@@ -26,5 +26,7 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'bigint') return `a BigInt (${value}n)`;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return 'a symbol';
   return `${typeof value} ${String(value)}`;
 }

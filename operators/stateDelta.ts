@@ -26,7 +26,8 @@ export interface StateDeltaOptions {
  * Rules:
  * 1. The first snapshot, with no `initialState`, is sent as a STATE_SNAPSHOT and becomes the base.
  * 2. Each later snapshot becomes a STATE_DELTA computed with fast-json-patch `compare`, or a
- *    STATE_SNAPSHOT when that is no larger than the patch (sizes in JSON characters).
+ *    STATE_SNAPSHOT when that is no larger than the patch (sizes in JSON characters) or no safe
+ *    patch can say it (the state changes between object, array and primitive; a key named `__proto__`).
  * 3. A snapshot equal to the base sends nothing.
  * 4. An upstream STATE_DELTA is applied to the base (RFC 6902, section 4) and passed on.
  * 5. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
@@ -125,7 +126,7 @@ function serialise(state: unknown, what: string): string {
   try {
     json = JSON.stringify(state);
   } catch (error) {
-    throw new AguiRxError('INVALID_STATE', `${what} is not JSON-serialisable: ${(error as Error).message}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
+    throw new AguiRxError('INVALID_STATE', `${what} is not JSON-serialisable: ${firstLine((error as Error).message)}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
   }
   if (json === undefined) {
     throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
