@@ -48,14 +48,15 @@ interface OpenCall {
  *    TOOL_CALL_START (id minted when absent), then TOOL_CALL_ARGS for its non-empty `delta`.
  *    Opening a call needs a `toolCallName`. A chunk without id continues the lane's latest call.
  * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
- *    of the lane, or an id minted for the turn when it had no text.
+ *    of the lane, else the first `parentMessageId` given in the turn, else an id minted for the turn.
  * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at the next text or reasoning in its lane,
  *    at a step boundary, at RUN_FINISHED/RUN_ERROR and when upstream completes or errors. A call
  *    that got no arguments is sent `"{}"` first: tool arguments are a JSON object.
  * 4. TOOL_CALL_RESULT gets a minted `messageId` when absent; content that is not a string or a
  *    list of AG-UI content parts is serialised to JSON text.
- * 5. TOOL_CALL_ARGS after the call's END is dropped and reported through `onDiagnostic`.
- * 6. Calls without a result are added to RUN_FINISHED `outcome.pendingToolCallIds`.
+ * 5. TOOL_CALL_ARGS after the call's END (or a chunk without id after the lane's latest call ended)
+ *    is dropped and reported through `onDiagnostic`.
+ * 6. Calls of the run without a result are added to RUN_FINISHED `outcome.pendingToolCallIds`.
  *
  * ## Example
  *
@@ -82,11 +83,11 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const calls = new Map<string, OpenCall>();
     // Calls already ended: their late ARGS are dropped.
     const ended = new Set<string>();
-    // Calls started and not yet answered by a TOOL_CALL_RESULT.
+    // Calls started in this run and not yet answered by a TOOL_CALL_RESULT.
     const pending = new Set<string>();
     // Producer id -> the fresh id of a new call that reused an ended call's id.
     const remap = new Map<string, string>();
-    // The lane's latest open call, continued by chunks without an id.
+    // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
     const latest = new Map<Lane, string>();
     // The assistant message of the lane's current turn, parent of its tool calls.
     const turnMessage = new Map<Lane, string>();
@@ -96,7 +97,6 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
       calls.delete(toolCallId);
       ended.add(toolCallId);
-      if (latest.get(call.lane) === toolCallId) latest.delete(call.lane);
       emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
     };
 
@@ -133,10 +133,10 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     };
 
     const parentOf = (lane: Lane, given: string | undefined) => {
-      if (given !== undefined) return given;
       let parent = turnMessage.get(lane);
-      if (parent === undefined) turnMessage.set(lane, (parent = mint()));
-      return parent;
+      // A given parent names a turn that had no message yet, so the turn's later calls join it.
+      if (parent === undefined) turnMessage.set(lane, (parent = given ?? mint()));
+      return given ?? parent;
     };
 
     const args = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Record<string, unknown>) => {
@@ -278,10 +278,17 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
             closeAll();
             turnMessage.clear();
             const outcome = withPendingToolCalls(fields.outcome as RunFinishedOutcome | undefined, [...pending]);
+            // Pending calls are the run's: a next run reports its own.
+            pending.clear();
             return emit({ ...event, outcome } as AgentEvent);
           }
           case EventType.RUN_STARTED:
           case EventType.RUN_ERROR:
+            closeAll();
+            turnMessage.clear();
+            pending.clear();
+            latest.clear();
+            return emit(event);
           case EventType.MESSAGES_SNAPSHOT:
             closeAll();
             turnMessage.clear();
