@@ -25,6 +25,11 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
     for (const key in event) {
       if (event[key] === null) throw invalidField(type, key, null, 'absent or set');
     }
+    // The base fields, as the schema has them: the hot path must not pass what the client rejects.
+    const { subagentRunId, timestamp, metadata } = event;
+    if (subagentRunId !== undefined && typeof subagentRunId !== 'string') throw invalidField(type, 'subagentRunId', subagentRunId, 'a string');
+    if (timestamp !== undefined && !Number.isSafeInteger(timestamp)) throw invalidField(type, 'timestamp', timestamp, 'an integer');
+    if (metadata !== undefined && (typeof metadata !== 'object' || Array.isArray(metadata))) throw invalidField(type, 'metadata', metadata, 'an object');
     return event as unknown as Event;
   }
   const result = EventSchema.safeParse(event);

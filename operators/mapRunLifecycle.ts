@@ -3,11 +3,13 @@ import {
   aggregateTokenUsage,
   type Event,
   type RunAgentInput,
+  type RunErrorEvent,
   type RunFinishedEvent,
   type RunFinishedOutcome,
   type RunStartedEvent,
   type TokenUsage,
 } from '@ag-ui/core';
+import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
@@ -15,6 +17,10 @@ import { operate } from '../lib/operate.js';
 import { trackOpenEntities } from '../lib/openEntities.js';
 import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent } from '../lib/validate.js';
+
+// aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
+const omitUndefined = (entry: TokenUsage): TokenUsage =>
+  Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as TokenUsage;
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -69,13 +75,26 @@ export interface MapRunLifecycleOptions {
  *
  * @param options The run's ids, its input to echo, and an abort signal.
  * @return A function that returns an Observable of AG-UI events forming exactly one run.
- * @throws {AguiRxError} `INVALID_OPTIONS` at call time when `threadId` or `runId` is not a non-empty string.
+ * @throws {AguiRxError} `INVALID_OPTIONS` at call time when `threadId` or `runId` is not a non-empty string,
+ * `parentRunId` is not a string, or `input` is not a valid `RunAgentInput`.
  */
 export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFunction<AgentEvent, Event> {
   const { threadId, runId, parentRunId, input, signal } = options ?? ({} as MapRunLifecycleOptions);
   for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
     if (typeof value !== 'string' || value === '') {
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle needs a non-empty string '${name}' (got ${describeValue(value)}). Pass the ids of the run, e.g. from RunAgentInput.`);
+    }
+  }
+  // Checked now: a bad parentRunId or input would make every RUN_STARTED invalid, with no run to report it in.
+  if (parentRunId !== undefined && typeof parentRunId !== 'string') {
+    throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'parentRunId' must be a string (got ${describeValue(parentRunId)}). Omit it when this run continues no other run.`);
+  }
+  if (input !== undefined) {
+    const result = RunAgentInputSchema.safeParse(input);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const path = issue.path.join('.');
+      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${path === '' ? '' : `'${path}': `}${issue.message}. Pass the RunAgentInput the client posted, or omit it.`);
     }
   }
   return operate<AgentEvent, Event>((subscriber, context) => {
@@ -93,7 +112,6 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
     };
 
     const start = (upstream?: Record<string, unknown>) => {
-      started = true;
       const event: RunStartedEvent = {
         ...(upstream as Partial<RunStartedEvent> | undefined),
         type: EventType.RUN_STARTED,
@@ -105,7 +123,10 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       if (parent !== undefined) event.parentRunId = parent;
       const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
       if (runInput !== undefined) event.input = runInput;
-      send(assertWireEvent(event as unknown as Record<string, unknown>));
+      assertWireEvent(event as unknown as Record<string, unknown>);
+      // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
+      started = true;
+      send(event);
     };
 
     const end = (terminal: Event) => {
@@ -113,24 +134,27 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       ended = true;
       const reason = terminal.type === EventType.RUN_ERROR ? { type: 'error' as const, message: terminal.message } : { type: 'finished' as const };
       for (const closer of open.closeAll(reason)) subscriber.next(closer);
-      if (usage.length > 0) (terminal as { usage?: TokenUsage[] }).usage = aggregateTokenUsage(usage);
+      if (usage.length > 0) (terminal as { usage?: TokenUsage[] }).usage = aggregateTokenUsage(usage).map(omitUndefined);
       subscriber.next(terminal);
       context.unsubscribeSource();
       subscriber.complete();
     };
 
     const finish = (upstream?: Record<string, unknown>, outcome?: RunFinishedOutcome) => {
-      if (Array.isArray(upstream?.usage)) usage.unshift(...(upstream.usage as TokenUsage[]));
-      const event = { ...upstream, type: EventType.RUN_FINISHED, threadId, runId } as RunFinishedEvent;
+      // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
+      const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
+      if (event.usage !== undefined) usage.unshift(...event.usage);
       delete event.usage;
       if (outcome !== undefined) event.outcome = outcome;
       else event.outcome = withPendingToolCalls(event.outcome, open.pendingToolCallIds());
-      end(assertWireEvent(event as unknown as Record<string, unknown>) as RunFinishedEvent);
+      end(event);
     };
 
     const fail = (error: unknown) => {
       if (ended) return;
-      const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
+      // Duck-typed like `code`: errors from another realm, or plain { message, code } objects, keep their message.
+      const reported = (error as { message?: unknown } | null)?.message;
+      const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
       const code = (error as { code?: unknown } | null)?.code;
       end({
         type: EventType.RUN_ERROR,
@@ -162,16 +186,23 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
           case EventType.RUN_FINISHED:
             return finish(fields);
           case EventType.RUN_ERROR: {
-            if (Array.isArray(fields.usage)) usage.unshift(...(fields.usage as TokenUsage[]));
-            const { usage: _usage, ...rest } = fields;
-            return end(assertWireEvent(rest));
+            // Validated whole first, so that a bad `usage` is reported rather than dropped.
+            const { usage: reported, ...rest } = assertWireEvent(fields) as RunErrorEvent;
+            if (reported !== undefined) usage.unshift(...reported);
+            return end(rest);
           }
           case ToolkitEventType.TOKEN_USAGE: {
             const reported = fields.usage;
             const entries = Array.isArray(reported) ? reported : [reported];
             for (const entry of entries) {
-              if (typeof entry !== 'object' || entry === null) {
+              if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
                 throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has 'usage: ${describeValue(entry)}', but usage must be a TokenUsage object (or an array of them), e.g. { inputTokens: 12, outputTokens: 30 }.`);
+              }
+              // The sums land on the terminal event: a bad count must fail here, not make RUN_FINISHED invalid.
+              const result = TokenUsageSchema.safeParse(entry);
+              if (!result.success) {
+                const issue = result.error.issues[0];
+                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has an invalid usage entry: '${issue.path.join('.')}': ${issue.message}. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.`);
               }
             }
             usage.push(...(entries as TokenUsage[]));
