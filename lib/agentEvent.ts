@@ -104,6 +104,11 @@ export function eventTypeOf(event: unknown): string {
 /** The lane of an event: its `subagentRunId`, or `undefined` for the parent agent. */
 export type Lane = string | undefined;
 
+/** Names a lane in messages: `the parent agent` or `subagent 's1'`. */
+export function describeLane(lane: Lane): string {
+  return lane === undefined ? 'the parent agent' : `subagent '${lane}'`;
+}
+
 /** Reads and checks an optional string field; `null` and other types are an `INVALID_EVENT` error. */
 export function optionalString(event: Record<string, unknown>, field: string): string | undefined {
   const value = event[field];

@@ -4,10 +4,12 @@ import { Observable, Subscription, type Observer, type OperatorFunction, type Su
 export interface OperateHandlers<T> {
   /** Handles one source value. May throw: the throw is routed to `error`. */
   next(value: T): void;
-  /** Source completed: flush what is open, then complete the subscriber. */
-  complete(): void;
-  /** Source errored, or a handler threw: flush what is open, then error the subscriber. */
-  error(error: unknown): void;
+  /** Sends the closers of what is still open; called before completion or error passes on. */
+  flush?(): void;
+  /** Source completed. Default: `flush`, then complete the subscriber. */
+  complete?(): void;
+  /** Source errored, or a handler threw. Default: `flush`, then error the subscriber. */
+  error?(error: unknown): void;
   /** Called once the source subscription is set up (its synchronous emissions are done). */
   subscribed?(): void;
   /** Releases resources (listeners); never emits. */
@@ -25,7 +27,7 @@ export interface OperateContext {
  * the public recipe from RxJS's guide: two subscribers (or a `retry`) never share state.
  *
  * Unlike a bare `new Observable`, a handler that throws does not escape as an unhandled error:
- * it is routed to the `error` handler, so the operator can close what it opened first.
+ * it is routed to the error path, where `flush` closes what the operator opened first.
  */
 export function operate<T, R>(
   init: (subscriber: Subscriber<R>, context: OperateContext) => OperateHandlers<T>,
@@ -49,7 +51,11 @@ export function operate<T, R>(
           if (upstream.closed) return;
           upstream.unsubscribe();
           try {
-            handlers.complete();
+            if (handlers.complete) handlers.complete();
+            else {
+              handlers.flush?.();
+              subscriber.complete();
+            }
           } catch (error) {
             subscriber.error(error);
           }
@@ -59,7 +65,11 @@ export function operate<T, R>(
         if (upstream.closed) return;
         upstream.unsubscribe();
         try {
-          handlers.error(error);
+          if (handlers.error) handlers.error(error);
+          else {
+            handlers.flush?.();
+            subscriber.error(error);
+          }
         } catch (secondError) {
           subscriber.error(secondError);
         }

@@ -35,11 +35,10 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
   const result = EventSchema.safeParse(event);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const path = issue.path.join('.');
     throw new AguiRxError(
       'INVALID_EVENT',
-      `${type} is not a valid AG-UI event: ${path === '' ? '' : `'${path}': `}${issue.message}. Fix the field in the event your agent emits${
-        path !== '' && valueAt(event, issue.path) === null ? ' (omit optional fields rather than sending null)' : ''
+      `${type} is not a valid AG-UI event: ${describeIssue(result.error)}. Fix the field in the event your agent emits${
+        issue.path.length > 0 && valueAt(event, issue.path) === null ? ' (omit optional fields rather than sending null)' : ''
       }.`,
     );
   }
@@ -78,4 +77,11 @@ export function assertAgentEventFields(event: Record<string, unknown>): void {
     return;
   }
   assertWireEvent(event);
+}
+
+/** The first problem a zod schema of @ag-ui/core/schemas found, as `'field.path': what is wrong`. */
+export function describeIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  const path = issue.path.map(String).join('.');
+  return `${path === '' ? '' : `'${path}': `}${issue.message}`;
 }

@@ -16,7 +16,7 @@ import { AguiRxError, describeValue } from '../lib/errors.js';
 import { operate } from '../lib/operate.js';
 import { trackOpenEntities } from '../lib/openEntities.js';
 import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
-import { assertAgentEventFields, assertWireEvent } from '../lib/validate.js';
+import { assertAgentEventFields, assertWireEvent, describeIssue } from '../lib/validate.js';
 
 // aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
 const omitUndefined = (entry: TokenUsage): TokenUsage =>
@@ -92,9 +92,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   if (input !== undefined) {
     const result = RunAgentInputSchema.safeParse(input);
     if (!result.success) {
-      const issue = result.error.issues[0];
-      const path = issue.path.join('.');
-      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${path === '' ? '' : `'${path}': `}${issue.message}. Pass the RunAgentInput the client posted, or omit it.`);
+      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
     }
   }
   return operate<AgentEvent, Event>((subscriber, context) => {
@@ -201,8 +199,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
               // The sums land on the terminal event: a bad count must fail here, not make RUN_FINISHED invalid.
               const result = TokenUsageSchema.safeParse(entry);
               if (!result.success) {
-                const issue = result.error.issues[0];
-                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has an invalid usage entry: '${issue.path.join('.')}': ${issue.message}. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.`);
+                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has an invalid usage entry: ${describeIssue(result.error)}. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.`);
               }
             }
             usage.push(...(entries as TokenUsage[]));

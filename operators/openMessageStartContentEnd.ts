@@ -2,6 +2,7 @@ import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import {
   copyBaseFields,
+  describeLane,
   eventTypeOf,
   laneFields,
   laneOf,
@@ -52,7 +53,6 @@ interface LaneState {
   span: string | undefined;
 }
 
-const laneName = (lane: Lane) => (lane === undefined ? 'the parent agent' : `subagent '${lane}'`);
 
 /**
  * Turns streamed text and reasoning chunks into START / CONTENT / END, minting ids where missing.
@@ -152,7 +152,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
       if (openLane.has(messageId)) {
         throw new AguiRxError(
           'INVALID_EVENT',
-          `${type} for message '${producerId}' comes from ${laneName(lane)}, but that message is open in ${laneName(openLane.get(messageId))}. Give each lane's messages their own ids, or set the same subagentRunId on every event of a message.`,
+          `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open in ${describeLane(openLane.get(messageId))}. Give each lane's messages their own ids, or set the same subagentRunId on every event of a message.`,
         );
       }
     };
@@ -188,7 +188,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
       return messageId;
     };
 
-    const content = (lane: Lane, state: LaneState, kind: MessageKind, messageId: string, delta: string, source: Record<string, unknown>) => {
+    const content = (kind: MessageKind, messageId: string, delta: string, source: Record<string, unknown>) => {
       emit(copyBaseFields(source, { type: kind.content, messageId, delta }) as AgentEvent);
     };
 
@@ -203,11 +203,11 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
       const current = state[kind.name];
       if (current !== undefined && (producerId === undefined || wireId(producerId) === current)) {
         if (explicit && producerId === current) return emit(event as AgentEvent);
-        return content(lane, state, kind, current, delta, event);
+        return content(kind, current, delta, event);
       }
       if (current !== undefined) closeMessage(lane, state, kind);
       const messageId = open(lane, state, kind, type, producerId, event);
-      content(lane, state, kind, messageId, delta, event);
+      content(kind, messageId, delta, event);
     };
 
     const onStart = (event: Record<string, unknown>, kind: MessageKind, type: string) => {
@@ -231,7 +231,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
         return closeMessage(lane, state, kind, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
       }
       assertNotOpenElsewhere(type, producerId, messageId, lane);
-      diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${laneName(lane)}. End a message once, after its START.`, event });
+      diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
     };
 
     return {
@@ -272,7 +272,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
             const lane = laneOf(fields);
             const state = laneState(lane);
             if (state.span !== messageId) {
-              return diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${laneName(lane)}.`, event });
+              return diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${describeLane(lane)}.`, event });
             }
             if (state.reasoning !== undefined) closeMessage(lane, state, reasoning);
             state.span = undefined;
@@ -304,14 +304,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
             return emit(event);
         }
       },
-      complete() {
-        closeAll();
-        subscriber.complete();
-      },
-      error(error) {
-        closeAll();
-        subscriber.error(error);
-      },
+      flush: closeAll,
     };
   });
 }

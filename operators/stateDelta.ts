@@ -114,8 +114,6 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
             return subscriber.next(event);
         }
       },
-      complete: () => subscriber.complete(),
-      error: (error) => subscriber.error(error),
     };
   });
 }

@@ -2,6 +2,7 @@ import { EventType, type RunFinishedOutcome } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import {
   copyBaseFields,
+  describeLane,
   eventTypeOf,
   laneFields,
   laneOf,
@@ -163,7 +164,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         throw new AguiRxError(
           'INVALID_EVENT',
           producerId === undefined
-            ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${laneName(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
+            ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${describeLane(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
             : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
         );
       }
@@ -297,23 +298,15 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
             return emit(event);
         }
       },
-      complete() {
-        closeAll();
-        subscriber.complete();
-      },
-      error(error) {
-        closeAll();
-        subscriber.error(error);
-      },
+      flush: closeAll,
     };
   });
 }
 
-const laneName = (lane: Lane) => (lane === undefined ? 'the parent agent' : `subagent '${lane}'`);
 
 function wrongLane(type: string, toolCallId: string, opener: Lane, lane: Lane): AguiRxError {
   return new AguiRxError(
     'INVALID_EVENT',
-    `${type} for tool call '${toolCallId}' comes from ${laneName(lane)}, but the call was started by ${laneName(opener)}. Set the same subagentRunId on every event of a call.`,
+    `${type} for tool call '${toolCallId}' comes from ${describeLane(lane)}, but the call was started by ${describeLane(opener)}. Set the same subagentRunId on every event of a call.`,
   );
 }
