@@ -24,7 +24,12 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
   if (typeof value === 'bigint') return `a BigInt (${value}n)`;
-  if (Array.isArray(value)) return `an array of ${value.length}`;
+  // Array.isArray throws on a revoked Proxy: a description must never throw.
+  try {
+    if (Array.isArray(value)) return `an array of ${value.length}`;
+  } catch {
+    return 'an unreadable object';
+  }
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'symbol') return 'a symbol';

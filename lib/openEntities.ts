@@ -1,5 +1,5 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { laneFields, type Lane } from './agentEvent.js';
+import { describeLane, laneFields, type Lane } from './agentEvent.js';
 
 /** How one kind of AG-UI entity is opened, closed, and named. */
 interface EntityKind {
@@ -72,6 +72,12 @@ export interface OpenEntities {
   closeAll(reason: CloseReason): Event[];
   /** Tool calls started on the stream that have had no TOOL_CALL_RESULT, in start order. */
   pendingToolCallIds(): string[];
+  /**
+   * Why a step or subagent event cannot be sent as it is, or `undefined` when it can: a closer
+   * for nothing open or a second opener (`fatal: false`, the event can be dropped), a subagent id
+   * used again or a parent subagent never started (`fatal: true`).
+   */
+  sequenceProblem(event: Event): { fatal: boolean; message: string } | undefined;
 }
 
 /**
@@ -83,6 +89,10 @@ export function trackOpenEntities(): OpenEntities {
   // One map per kind, in open order; a step is keyed by lane and name, the rest by id.
   const open = kinds.map(() => new Map<string, { id: string; lane: Lane }>());
   const pending = new Set<string>();
+  // Subagents that have finished or failed: their ids are per invocation and never come back.
+  const endedSubagents = new Set<string>();
+  const stepIndex = kinds.findIndex((kind) => kind.idField === 'stepName');
+  const subagentIndex = kinds.findIndex((kind) => kind.idField === 'subagentRunId');
   return {
     observe(event) {
       if (event.type === EventType.TOOL_CALL_RESULT) {
@@ -100,6 +110,7 @@ export function trackOpenEntities(): OpenEntities {
         if (event.type === EventType.TOOL_CALL_START) pending.add(id);
       } else {
         open[entry.index].delete(key);
+        if (entry.kind.idField === 'subagentRunId') endedSubagents.add(id);
       }
     },
     closeAll(reason) {
@@ -114,5 +125,42 @@ export function trackOpenEntities(): OpenEntities {
       return closers;
     },
     pendingToolCallIds: () => [...pending],
+    sequenceProblem(event) {
+      switch (event.type) {
+        case EventType.STEP_STARTED:
+        case EventType.STEP_FINISHED: {
+          const lane = event.subagentRunId;
+          const isOpen = open[stepIndex].has(`${lane ?? ''}\u0000${event.stepName}`);
+          if (event.type === EventType.STEP_STARTED && isOpen) {
+            return { fatal: false, message: `Dropped a second STEP_STARTED for step '${event.stepName}' of ${describeLane(lane)}, which is already running. Finish a step before starting it again.` };
+          }
+          if (event.type === EventType.STEP_FINISHED && !isOpen) {
+            return { fatal: false, message: `Dropped STEP_FINISHED for step '${event.stepName}': no such step of ${describeLane(lane)} is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.` };
+          }
+          return undefined;
+        }
+        case EventType.SUBAGENT_STARTED: {
+          const id = event.subagentRunId;
+          if (open[subagentIndex].has(id)) {
+            return { fatal: false, message: `Dropped a second SUBAGENT_STARTED for subagent '${id}', which is already running.` };
+          }
+          if (endedSubagents.has(id)) {
+            return { fatal: true, message: `SUBAGENT_STARTED reuses subagentRunId '${id}', which already finished in this run. Give each subagent invocation a fresh subagentRunId.` };
+          }
+          const parent = event.parentSubagentRunId;
+          if (parent !== undefined && !open[subagentIndex].has(parent) && !endedSubagents.has(parent)) {
+            return { fatal: true, message: `SUBAGENT_STARTED for '${id}' names parentSubagentRunId '${parent}', which was never started in this run. Start the parent subagent first.` };
+          }
+          return undefined;
+        }
+        case EventType.SUBAGENT_FINISHED:
+        case EventType.SUBAGENT_ERROR:
+          return open[subagentIndex].has(event.subagentRunId)
+            ? undefined
+            : { fatal: false, message: `Dropped ${event.type} for subagent '${event.subagentRunId}': no such subagent is running. Send SUBAGENT_STARTED first, and end a subagent once.` };
+        default:
+          return undefined;
+      }
+    },
   };
 }

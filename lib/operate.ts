@@ -34,34 +34,49 @@ export function operate<T, R>(
 ): OperatorFunction<T, R> {
   return (source) =>
     new Observable<R>((subscriber) => {
-      // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
-      // subscriber itself: closing it stops even a synchronous source that is still emitting
-      // (`of`, a loop checking `closed`), as a `take` downstream expects.
-      const upstream = Object.assign(new Subscription(), {
-        next(value: T) {
-          if (upstream.closed) return;
-          try {
-            handlers.next(value);
-          } catch (error) {
-            fail(error);
+      // A notification that arrives while a handler is still running (a subscriber that feeds the
+      // source synchronously, say a tool executor answering TOOL_CALL_START) waits its turn, so
+      // that each input's outputs stay together and in order.
+      let busy = false;
+      let queued: (() => void)[] | undefined;
+      const drain = () => {
+        while (queued !== undefined && queued.length > 0) queued.shift()!();
+      };
+      const deliver = (task: () => void) => {
+        if (busy) {
+          (queued ??= []).push(task);
+          return;
+        }
+        busy = true;
+        try {
+          task();
+          drain();
+        } finally {
+          busy = false;
+        }
+      };
+      const handleNext = (value: T) => {
+        if (upstream.closed) return;
+        try {
+          handlers.next(value);
+        } catch (error) {
+          handleError(error);
+        }
+      };
+      const handleComplete = () => {
+        if (upstream.closed) return;
+        upstream.unsubscribe();
+        try {
+          if (handlers.complete) handlers.complete();
+          else {
+            handlers.flush?.();
+            subscriber.complete();
           }
-        },
-        error: (error: unknown) => fail(error),
-        complete() {
-          if (upstream.closed) return;
-          upstream.unsubscribe();
-          try {
-            if (handlers.complete) handlers.complete();
-            else {
-              handlers.flush?.();
-              subscriber.complete();
-            }
-          } catch (error) {
-            subscriber.error(error);
-          }
-        },
-      }) as Subscription & Observer<T>;
-      const fail = (error: unknown) => {
+        } catch (error) {
+          subscriber.error(error);
+        }
+      };
+      const handleError = (error: unknown) => {
         if (upstream.closed) return;
         upstream.unsubscribe();
         try {
@@ -74,6 +89,26 @@ export function operate<T, R>(
           subscriber.error(secondError);
         }
       };
+      // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
+      // subscriber itself: closing it stops even a synchronous source that is still emitting
+      // (`of`, a loop checking `closed`), as a `take` downstream expects.
+      const upstream = Object.assign(new Subscription(), {
+        next(value: T) {
+          if (!busy) {
+            // The common case, without a closure per value.
+            busy = true;
+            try {
+              handleNext(value);
+              drain();
+            } finally {
+              busy = false;
+            }
+          } else (queued ??= []).push(() => handleNext(value));
+        },
+        error: (error: unknown) => deliver(() => handleError(error)),
+        complete: () => deliver(handleComplete),
+      }) as Subscription & Observer<T>;
+      const fail = (error: unknown) => deliver(() => handleError(error));
       const handlers = init(subscriber, { unsubscribeSource: () => upstream.unsubscribe() });
       // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once.
       subscriber.add(() => {

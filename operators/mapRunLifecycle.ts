@@ -12,6 +12,7 @@ import {
 import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
 import { operate } from '../lib/operate.js';
 import { trackOpenEntities } from '../lib/openEntities.js';
@@ -21,6 +22,15 @@ import { assertAgentEventFields, assertWireEvent, describeIssue } from '../lib/v
 // aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
 const omitUndefined = (entry: TokenUsage): TokenUsage =>
   Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as TokenUsage;
+
+/** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
+function readField(value: unknown, field: 'message' | 'code'): unknown {
+  try {
+    return (value as Record<string, unknown> | null | undefined)?.[field];
+  } catch {
+    return undefined;
+  }
+}
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -34,6 +44,8 @@ export interface MapRunLifecycleOptions {
   input?: RunAgentInput;
   /** Aborting it ends the run with RUN_FINISHED `outcome: { type: "cancelled" }` and unsubscribes upstream. */
   signal?: AbortSignal;
+  /** Told about each event dropped to keep the run valid (a late RUN_STARTED, a step finished twice). Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 /**
@@ -52,17 +64,22 @@ export interface MapRunLifecycleOptions {
  *
  * Rules:
  * 1. RUN_STARTED (`threadId`, `runId`, `parentRunId`, `protocolVersion: "1.0"`, `input`) is sent on
- *    subscribe, or merged with upstream's own RUN_STARTED when that is upstream's first event.
+ *    subscribe, or merged with upstream's own RUN_STARTED when that is upstream's first, synchronous
+ *    event; a later upstream RUN_STARTED is dropped and reported through `onDiagnostic`.
  * 2. An upstream RUN_FINISHED or RUN_ERROR ends the run: it is sent once, merged (its `result`,
  *    `outcome`, `usage` kept; `threadId`/`runId` are this run's), and upstream is unsubscribed.
  * 3. Text and reasoning messages, reasoning spans, tool calls, steps and subagents still open are
  *    closed before the terminal event (the AG-UI rule that all are closed before RUN_FINISHED).
  * 4. Tool calls started without a TOOL_CALL_RESULT are listed in
  *    `outcome: { type: "success", pendingToolCallIds }`.
- * 5. TOKEN_USAGE events are consumed and summed per (provider, model) into the terminal `usage`.
- * 6. An upstream error, or an event that is not valid AG-UI, becomes RUN_ERROR with the error's
+ * 5. TOKEN_USAGE events are consumed and summed per (provider, model) into the terminal `usage`
+ *    (left out, with a diagnostic, if a sum passes `Number.MAX_SAFE_INTEGER` tokens).
+ * 6. A STEP_FINISHED or SUBAGENT_FINISHED/ERROR for nothing running, and a second STEP_STARTED or
+ *    SUBAGENT_STARTED for one running, are dropped and reported; a subagent id used again after
+ *    it ended, or a `parentSubagentRunId` never started, is an `INVALID_EVENT` error.
+ * 7. An upstream error, or an event that is not valid AG-UI, becomes RUN_ERROR with the error's
  *    `message` and `code` (no stack trace); then the output completes.
- * 7. Nothing is sent after the terminal event.
+ * 8. Nothing is sent after the terminal event.
  *
  * ## Example
  *
@@ -80,6 +97,7 @@ export interface MapRunLifecycleOptions {
  */
 export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFunction<AgentEvent, Event> {
   const { threadId, runId, parentRunId, input, signal } = options ?? ({} as MapRunLifecycleOptions);
+  const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
     if (typeof value !== 'string' || value === '') {
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle needs a non-empty string '${name}' (got ${describeValue(value)}). Pass the ids of the run, e.g. from RunAgentInput.`);
@@ -132,7 +150,12 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       ended = true;
       const reason = terminal.type === EventType.RUN_ERROR ? { type: 'error' as const, message: terminal.message } : { type: 'finished' as const };
       for (const closer of open.closeAll(reason)) subscriber.next(closer);
-      if (usage.length > 0) (terminal as { usage?: TokenUsage[] }).usage = aggregateTokenUsage(usage).map(omitUndefined);
+      if (usage.length > 0) {
+        const sums = aggregateTokenUsage(usage).map(omitUndefined);
+        // Each report was valid, but their sum may not be: send none rather than an invalid terminal event.
+        if (sums.every((entry) => TokenUsageSchema.safeParse(entry).success)) (terminal as { usage?: TokenUsage[] }).usage = sums;
+        else diagnose({ message: `Left out the run's token usage: its sum is past ${Number.MAX_SAFE_INTEGER} tokens, more than AG-UI can carry. Check the counts your agent reports.`, event: usage });
+      }
       subscriber.next(terminal);
       context.unsubscribeSource();
       subscriber.complete();
@@ -150,10 +173,10 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
 
     const fail = (error: unknown) => {
       if (ended) return;
-      // Duck-typed like `code`: errors from another realm, or plain { message, code } objects, keep their message.
-      const reported = (error as { message?: unknown } | null)?.message;
+      // Duck-typed: errors from another realm, or plain { message, code } objects, keep their message.
+      const reported = readField(error, 'message');
       const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = readField(error, 'code');
       end({
         type: EventType.RUN_ERROR,
         message: message === '' ? 'The agent failed without an error message.' : message,
@@ -179,14 +202,18 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         }
         switch (type) {
           case EventType.RUN_STARTED:
-            // Already sent: an upstream RUN_STARTED after the first event is merged away.
-            return;
+            // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
+            return diagnose({
+              message: `Dropped an upstream RUN_STARTED that came after the run had started. Pass parentRunId and input as options of mapRunLifecycle (or toAgui), or emit RUN_STARTED as the agent's first, synchronous event.`,
+              event,
+            });
           case EventType.RUN_FINISHED:
             return finish(fields);
           case EventType.RUN_ERROR: {
             // Validated whole first, so that a bad `usage` is reported rather than dropped.
             const { usage: reported, ...rest } = assertWireEvent(fields) as RunErrorEvent;
             if (reported !== undefined) usage.unshift(...reported);
+            if (rest.message.trim() === '') rest.message = 'The agent reported an error without a message.';
             return end(rest);
           }
           case ToolkitEventType.TOKEN_USAGE: {
@@ -211,6 +238,9 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
             }
             // Relaxed fields pass: an operator after this one may still fill them in.
             assertAgentEventFields(fields);
+            const problem = open.sequenceProblem(fields as unknown as Event);
+            if (problem?.fatal) throw new AguiRxError('INVALID_EVENT', problem.message);
+            if (problem) return diagnose({ message: problem.message, event });
             send(fields as unknown as Event);
         }
       },

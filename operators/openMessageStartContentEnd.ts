@@ -100,8 +100,8 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return operate<AgentEvent, AgentEvent>((subscriber) => {
     const lanes = new Map<Lane, LaneState>();
-    // Open message id -> its lane, across lanes and kinds.
-    const openLane = new Map<string, Lane>();
+    // Open message id -> its lane and kind, across lanes and kinds.
+    const openLane = new Map<string, { lane: Lane; kind: MessageKind }>();
     // Every message id sent so far: an ended id is never opened again.
     const used = new Set<string>();
     // Producer id -> the fresh id it was given because the producer's id was already used.
@@ -149,10 +149,11 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
     const wireId = (producerId: string) => remap.get(producerId) ?? producerId;
 
     const assertNotOpenElsewhere = (type: string, producerId: string, messageId: string, lane: Lane) => {
-      if (openLane.has(messageId)) {
+      const opener = openLane.get(messageId);
+      if (opener !== undefined) {
         throw new AguiRxError(
           'INVALID_EVENT',
-          `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open in ${describeLane(openLane.get(messageId))}. Give each lane's messages their own ids, or set the same subagentRunId on every event of a message.`,
+          `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open as a ${opener.kind.name} message of ${describeLane(opener.lane)}. Give each message its own id, and set the same subagentRunId on every event of a message.`,
         );
       }
     };
@@ -170,7 +171,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
         messageId = fresh;
       }
       used.add(messageId);
-      openLane.set(messageId, lane);
+      openLane.set(messageId, { lane, kind });
       state[kind.name] = messageId;
       if (kind === reasoning && state.span === undefined && explicitStart === undefined) {
         state.span = messageId;

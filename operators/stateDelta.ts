@@ -1,5 +1,5 @@
 import { EventType, type State } from '@ag-ui/core';
-import jsonpatch from 'fast-json-patch';
+import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
@@ -77,14 +77,16 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     };
 
     const onDelta = (event: Record<string, unknown>) => {
-      const patch = event.delta;
-      assertSafePatch(patch, 'STATE_DELTA');
+      assertSafePatch(event.delta, 'STATE_DELTA');
+      // The JSON form is what is applied and what is sent: the client must get the very patch we
+      // applied (an `undefined` value, say, would be refused by the client and leave it behind).
+      const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
       // One operation at a time: fast-json-patch reports index 0 for every validation failure.
       // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
       let document = jsonpatch.deepClone(base ?? {});
       patch.forEach((operation, index) => {
         try {
-          document = jsonpatch.applyOperation(document, jsonpatch.deepClone(operation), true, true, true, index).newDocument;
+          document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
         } catch (error) {
           throw new AguiRxError(
             'INVALID_STATE_DELTA',
@@ -95,7 +97,8 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
         }
       });
       base = document;
-      subscriber.next(event as AgentEvent);
+      // Applying may have moved values of `patch` into the base: send a copy of its own.
+      subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
     };
 
     return {

@@ -45,11 +45,11 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * @throws {AguiRxError} `INVALID_OPTIONS` / `INVALID_STATE` at call time for bad options.
  */
 export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
-  const { generateId, onDiagnostic, initialState, ...lifecycle } = options;
+  const { generateId, onDiagnostic, initialState } = options;
   return pipe(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
     stateDelta({ initialState: initialState ?? options.input?.state }),
-    mapRunLifecycle(lifecycle),
+    mapRunLifecycle(options),
   );
 }

@@ -219,6 +219,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       if (call === undefined) {
         return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
       }
+      if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_END', producerId, call.lane, laneOf(event));
       close(toolCallId, call, toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
     };
 

@@ -1,4 +1,4 @@
-import { Observable, lastValueFrom, of, take, toArray } from 'rxjs';
+import { Observable, Subject, lastValueFrom, of, take, toArray } from 'rxjs';
 import { operate } from '../../lib/operate.js';
 import { collect, createTestScheduler } from '../support/helpers.js';
 
@@ -86,5 +86,39 @@ describe('operate', () => {
       expectObservable(e1.pipe(flushing)).toBe(expected, { a: 1, z: -1 });
       expectSubscriptions(e1.subscriptions).toBe(e1subs);
     });
+  });
+  it("should finish one value's outputs before handling a value fed back synchronously", () => {
+    const twice = operate<string, string>((subscriber) => ({
+      next: (value) => {
+        subscriber.next(value);
+        subscriber.next(`${value}!`);
+      },
+    }));
+    const source$ = new Subject<string>();
+    const seen: string[] = [];
+    source$.pipe(twice).subscribe((value) => {
+      seen.push(value);
+      if (value === 'a') source$.next('x');
+    });
+    source$.next('a');
+    expect(seen).toEqual(['a', 'a!', 'x', 'x!']);
+  });
+
+  it('should hold a completion fed back synchronously until the current value is handled', () => {
+    const twice = operate<string, string>((subscriber) => ({
+      next: (value) => {
+        subscriber.next(value);
+        subscriber.next(`${value}!`);
+      },
+      flush: () => subscriber.next('flushed'),
+    }));
+    const source$ = new Subject<string>();
+    const seen: string[] = [];
+    source$.pipe(twice).subscribe({ next: (value) => {
+      seen.push(value);
+      if (value === 'a') source$.complete();
+    }, complete: () => seen.push('|') });
+    source$.next('a');
+    expect(seen).toEqual(['a', 'a!', 'flushed', '|']);
   });
 });

@@ -5,8 +5,11 @@ import { TestScheduler } from 'rxjs/testing';
 import type { AgentEvent } from '../../lib/agentEvent.js';
 import { AguiRxError } from '../../lib/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
-import { collect, createTestScheduler, terminals, typesOf } from '../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, terminals, typesOf } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';
+
+const LATE_RUN_STARTED =
+  "Dropped an upstream RUN_STARTED that came after the run had started. Pass parentRunId and input as options of mapRunLifecycle (or toAgui), or emit RUN_STARTED as the agent's first, synchronous event.";
 
 const threadId = 'thread-7';
 const runId = 'run-7';
@@ -379,7 +382,8 @@ describe('mapRunLifecycle', () => {
     expect(fromOptions).toStrictEqual({ ...S, parentRunId: 'run-6', input: ownInput });
   });
 
-  it('should not duplicate an upstream RUN_STARTED that arrives after the subscription', () =>
+  it('should not duplicate an upstream RUN_STARTED that arrives after the subscription, and say so', () => {
+    const { onDiagnostic, messages } = diagnosticsSink();
     testScheduler.run(({ cold, expectObservable }) => {
       const values = { s: { type: EventType.RUN_STARTED }, a: tick(1), S, F } satisfies Record<string, AgentEvent>;
       // prettier-ignore
@@ -387,10 +391,13 @@ describe('mapRunLifecycle', () => {
       // prettier-ignore
       const expected = 'S-a-(F|)';
 
-      expectObservable(e1.pipe(mapRunLifecycle(options))).toBe(expected, values);
-    }));
+      expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic }))).toBe(expected, values);
+    });
+    expect(messages).toEqual([LATE_RUN_STARTED]);
+  });
 
-  it('should drop a later upstream RUN_STARTED', () =>
+  it('should drop a later upstream RUN_STARTED, and say so', () => {
+    const { onDiagnostic, messages } = diagnosticsSink();
     testScheduler.run(({ cold, expectObservable }) => {
       const values = { s: { type: EventType.RUN_STARTED, metadata: { again: true } }, a: tick(1), b: tick(2), S, F } satisfies Record<string, AgentEvent>;
       // prettier-ignore
@@ -398,8 +405,10 @@ describe('mapRunLifecycle', () => {
       // prettier-ignore
       const expected = 'S-a---b-(F|)';
 
-      expectObservable(e1.pipe(mapRunLifecycle(options))).toBe(expected, values);
-    }));
+      expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic }))).toBe(expected, values);
+    });
+    expect(messages).toEqual([LATE_RUN_STARTED]);
+  });
 
   it("should merge an upstream RUN_FINISHED: its result and outcome kept, threadId and runId the run's own", () =>
     testScheduler.run(({ cold, expectObservable }) => {

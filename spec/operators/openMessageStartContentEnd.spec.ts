@@ -776,7 +776,7 @@ describe('openMessageStartContentEnd', () => {
           expected,
           values,
           invalidEvent(
-            "TEXT_MESSAGE_CHUNK for message 'm1' comes from the parent agent, but that message is open in subagent 's1'. Give each lane's messages their own ids, or set the same subagentRunId on every event of a message.",
+            "TEXT_MESSAGE_CHUNK for message 'm1' comes from the parent agent, but that message is open as a text message of subagent 's1'. Give each message its own id, and set the same subagentRunId on every event of a message.",
           ),
         );
       }));

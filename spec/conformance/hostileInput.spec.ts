@@ -1,0 +1,184 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { Observable, Subject, concat, from, of, throwError } from 'rxjs';
+import type { AgentEvent } from '../../lib/agentEvent.js';
+import { toAgui } from '../../operators/toAgui.js';
+import { diagnosticsSink, sequentialIds, terminals } from '../support/helpers.js';
+import { runWithOracle } from '../support/oracle.js';
+
+const run = { threadId: 'thread-1', runId: 'run-1' };
+
+/** Runs agent events through toAgui and the official client; the run must be accepted and end once. */
+async function accepted(events$: Observable<AgentEvent>) {
+  const sink = diagnosticsSink();
+  const result = await runWithOracle(events$.pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic })));
+  const events = result.events as Event[];
+  expect(terminals(events)).toEqual([events[events.length - 1]]);
+  return { ...result, events, diagnostics: sink.messages, last: events[events.length - 1] };
+}
+
+describe('hostile input through toAgui', () => {
+  it('should keep order when a subscriber feeds the source synchronously (a tool executor answering TOOL_CALL_START)', async () => {
+    const agent$ = new Subject<AgentEvent>();
+    const events$ = agent$.pipe(toAgui({ ...run, generateId: sequentialIds() }));
+    // The client subscribes; the executor answers each call as soon as it starts, into the same source.
+    const result = runWithOracle(
+      new Observable<Event>((subscriber) => {
+        const subscription = events$.subscribe({
+          next(event) {
+            subscriber.next(event);
+            if (event.type === EventType.TOOL_CALL_START) agent$.next({ type: EventType.TOOL_CALL_RESULT, toolCallId: event.toolCallId, content: '42' });
+          },
+          complete: () => subscriber.complete(),
+          error: (error) => subscriber.error(error),
+        });
+        agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Let me check. ' });
+        agent$.next({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'lookup', delta: '{"q":1}' });
+        agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'It is 42.' });
+        agent$.complete();
+        return subscription;
+      }),
+    );
+    const { messages } = await result;
+    expect(messages).toEqual([
+      { id: 'id-1', role: 'assistant', content: 'Let me check. ', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }] },
+      { id: 'id-2', role: 'tool', toolCallId: 'c1', content: '42' },
+      { id: 'id-3', role: 'assistant', content: 'It is 42.' },
+    ]);
+  });
+
+  it('should turn a thrown value whose message getter throws into RUN_ERROR', async () => {
+    const hostile = {
+      get message(): string {
+        throw new Error('getter boom');
+      },
+    };
+    const { last } = await accepted(concat(of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'hi' }), throwError(() => hostile)));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, message: 'Agent failed with an object' });
+  });
+
+  it('should turn a revoked Proxy thrown by the agent into RUN_ERROR', async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const { last } = await accepted(throwError(() => proxy));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, message: 'Agent failed with an unreadable object' });
+  });
+
+  it('should send the patch it applied, so the client never refuses an upstream STATE_DELTA holding undefined', async () => {
+    const big = 'x'.repeat(200);
+    const { state } = await accepted(
+      from<AgentEvent[]>([
+        { type: EventType.STATE_SNAPSHOT, snapshot: { big } },
+        { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/a', value: { x: undefined, y: 1 } }] },
+        { type: EventType.STATE_SNAPSHOT, snapshot: { big, a: { y: 1 }, b: 1 } },
+      ]),
+    );
+    expect(state).toEqual({ big, a: { y: 1 }, b: 1 });
+  });
+
+  it('should leave out a token usage sum past the safe integer range, and say so', async () => {
+    const { last, diagnostics } = await accepted(
+      from<AgentEvent[]>([
+        { type: 'TOKEN_USAGE', usage: { inputTokens: Number.MAX_SAFE_INTEGER } },
+        { type: 'TOKEN_USAGE', usage: { inputTokens: 1 } },
+      ]),
+    );
+    expect(last).toEqual({ type: EventType.RUN_FINISHED, ...run, outcome: { type: 'success' } });
+    expect(diagnostics).toEqual([
+      "Left out the run's token usage: its sum is past 9007199254740991 tokens, more than AG-UI can carry. Check the counts your agent reports.",
+    ]);
+  });
+
+  it('should give an upstream RUN_ERROR without a message a readable one', async () => {
+    const { last } = await accepted(of<AgentEvent[]>({ type: EventType.RUN_ERROR, message: '' }));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, message: 'The agent reported an error without a message.' });
+  });
+
+  it.each([
+    ['outcome: null', { outcome: null }, "RUN_FINISHED has 'outcome: null', but an outcome is an object such as { type: 'success' }; omit it when there is none."],
+    [
+      'pendingToolCallIds: 5',
+      { outcome: { type: 'success', pendingToolCallIds: 5 } },
+      "RUN_FINISHED has 'outcome.pendingToolCallIds: number 5', but it must be a list of tool call ids (strings).",
+    ],
+    [
+      "pendingToolCallIds: 'abc'",
+      { outcome: { type: 'success', pendingToolCallIds: 'abc' } },
+      'RUN_FINISHED has \'outcome.pendingToolCallIds: "abc"\', but it must be a list of tool call ids (strings).',
+    ],
+  ])('should end with an actionable RUN_ERROR for an upstream RUN_FINISHED with %s', async (_name, fields, message) => {
+    const { last } = await accepted(of({ type: EventType.RUN_FINISHED, ...fields } as unknown as AgentEvent));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message });
+  });
+
+  it.each([
+    [
+      'a STEP_FINISHED for a step never started',
+      [{ type: EventType.STEP_FINISHED, stepName: 's' }],
+      "Dropped STEP_FINISHED for step 's': no such step of the parent agent is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.",
+    ],
+    [
+      'a second STEP_STARTED for a running step',
+      [
+        { type: EventType.STEP_STARTED, stepName: 's' },
+        { type: EventType.STEP_STARTED, stepName: 's' },
+      ],
+      "Dropped a second STEP_STARTED for step 's' of the parent agent, which is already running. Finish a step before starting it again.",
+    ],
+    [
+      'a STEP_FINISHED from another lane',
+      [
+        { type: EventType.STEP_STARTED, stepName: 's' },
+        { type: EventType.STEP_FINISHED, stepName: 's', subagentRunId: 'A' },
+      ],
+      "Dropped STEP_FINISHED for step 's': no such step of subagent 'A' is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.",
+    ],
+    [
+      'a SUBAGENT_FINISHED for a subagent never started',
+      [
+        { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'r', delta: 'x', subagentRunId: 'A' },
+        { type: EventType.SUBAGENT_FINISHED, subagentRunId: 'A' },
+      ],
+      "Dropped SUBAGENT_FINISHED for subagent 'A': no such subagent is running. Send SUBAGENT_STARTED first, and end a subagent once.",
+    ],
+  ])('should drop %s and say so', async (_name, input, diagnostic) => {
+    const { last, diagnostics } = await accepted(from(input as AgentEvent[]));
+    expect(last.type).toBe(EventType.RUN_FINISHED);
+    expect(diagnostics).toEqual([diagnostic]);
+  });
+
+  it.each([
+    [
+      'a subagent id used again',
+      [
+        { type: EventType.SUBAGENT_STARTED, subagentRunId: 'A', name: 'n' },
+        { type: EventType.SUBAGENT_FINISHED, subagentRunId: 'A' },
+        { type: EventType.SUBAGENT_STARTED, subagentRunId: 'A', name: 'n' },
+      ],
+      "SUBAGENT_STARTED reuses subagentRunId 'A', which already finished in this run. Give each subagent invocation a fresh subagentRunId.",
+    ],
+    [
+      'a parent subagent never started',
+      [{ type: EventType.SUBAGENT_STARTED, subagentRunId: 'A', name: 'n', parentSubagentRunId: 'Z' }],
+      "SUBAGENT_STARTED for 'A' names parentSubagentRunId 'Z', which was never started in this run. Start the parent subagent first.",
+    ],
+    [
+      'a TOOL_CALL_END from another lane',
+      [
+        { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c', toolCallName: 'f', delta: '{}' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'c', subagentRunId: 'B' },
+      ],
+      "TOOL_CALL_END for tool call 'c' comes from subagent 'B', but the call was started by the parent agent. Set the same subagentRunId on every event of a call.",
+    ],
+    [
+      'a TEXT_MESSAGE_END for an open reasoning message',
+      [
+        { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'b', delta: 'x' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'b' },
+      ],
+      "TEXT_MESSAGE_END for message 'b' comes from the parent agent, but that message is open as a reasoning message of the parent agent. Give each message its own id, and set the same subagentRunId on every event of a message.",
+    ],
+  ])('should end with an actionable RUN_ERROR for %s', async (_name, input, message) => {
+    const { last } = await accepted(from(input as AgentEvent[]));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message });
+  });
+});
