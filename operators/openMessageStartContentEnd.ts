@@ -104,6 +104,9 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
     const openLane = new Map<string, { lane: Lane; kind: MessageKind }>();
     // Every message id sent so far: an ended id is never opened again.
     const used = new Set<string>();
+    // Every message and span id sent so far, with its lane: an id belongs to one lane for the whole
+    // run, as the client checks (a span and the message inside it may share an id).
+    const owners = new Map<string, Lane>();
     // Producer id -> the fresh id it was given because the producer's id was already used.
     const remap = new Map<string, string>();
     const emit = (event: AgentEvent) => subscriber.next(event);
@@ -162,15 +165,18 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
     const open = (lane: Lane, state: LaneState, kind: MessageKind, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
       let messageId = producerId === undefined ? mint() : wireId(producerId);
       assertNotOpenElsewhere(type, producerId ?? messageId, messageId, lane);
-      if (used.has(messageId)) {
+      const owner = owners.get(messageId);
+      if (used.has(messageId) || (owners.has(messageId) && owner !== lane)) {
         const fresh = mint();
         remap.set(producerId ?? messageId, fresh);
         if (explicitStart !== undefined || type === kind.content) {
-          diagnose({ message: `${type} reuses message id '${messageId}', which was already ended; it was sent as a new message '${fresh}'. Use a new messageId for each message.`, event: source });
+          const why = used.has(messageId) ? 'which was already ended' : `which ${describeLane(owner)} uses`;
+          diagnose({ message: `${type} reuses message id '${messageId}', ${why}; it was sent as a new message '${fresh}'. Use a new messageId for each message.`, event: source });
         }
         messageId = fresh;
       }
       used.add(messageId);
+      owners.set(messageId, lane);
       openLane.set(messageId, { lane, kind });
       state[kind.name] = messageId;
       if (kind === reasoning && state.span === undefined && explicitStart === undefined) {
@@ -263,8 +269,15 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
             if (state.span === messageId) {
               return diagnose({ message: `Dropped a second REASONING_START for span '${messageId}', which is already open.`, event });
             }
+            if (owners.has(messageId) && owners.get(messageId) !== lane) {
+              throw new AguiRxError(
+                'INVALID_EVENT',
+                `REASONING_START from ${describeLane(lane)} opens span '${messageId}', an id ${describeLane(owners.get(messageId))} already uses. Give each lane's reasoning its own messageId.`,
+              );
+            }
             if (state.text !== undefined) closeMessage(lane, state, text);
             closeReasoning(lane, state);
+            owners.set(messageId, lane);
             state.span = messageId;
             return emit(event);
           }

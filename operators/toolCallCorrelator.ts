@@ -92,6 +92,8 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const latest = new Map<Lane, string>();
     // The assistant message of the lane's current turn, parent of its tool calls.
     const turnMessage = new Map<Lane, string>();
+    // The lane of each message seen: a call's parent must be a message of the call's own lane.
+    const messageLane = new Map<string, Lane>();
     const emit = (event: AgentEvent) => subscriber.next(event);
 
     const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
@@ -115,6 +117,16 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       turnMessage.delete(lane);
     };
 
+    const assertParentLane = (parentMessageId: string, lane: Lane) => {
+      const owner = messageLane.get(parentMessageId);
+      if (messageLane.has(parentMessageId) && owner !== lane) {
+        throw new AguiRxError(
+          'INVALID_EVENT',
+          `A tool call of ${describeLane(lane)} names parentMessageId '${parentMessageId}', a message of ${describeLane(owner)}. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.`,
+        );
+      }
+    };
+
     const register = (toolCallId: string, lane: Lane) => {
       const call: OpenCall = { lane, hasArgs: false };
       calls.set(toolCallId, call);
@@ -134,6 +146,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     };
 
     const parentOf = (lane: Lane, given: string | undefined) => {
+      if (given !== undefined) assertParentLane(given, lane);
       let parent = turnMessage.get(lane);
       // A given parent names a turn that had no message yet, so the turn's later calls join it.
       if (parent === undefined) turnMessage.set(lane, (parent = given ?? mint()));
@@ -192,6 +205,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       }
       const toolCallId = newCallId(producerId);
       const parentMessageId = optionalString(event, 'parentMessageId');
+      if (parentMessageId !== undefined) assertParentLane(parentMessageId, lane);
       if (parentMessageId !== undefined && !turnMessage.has(lane)) turnMessage.set(lane, parentMessageId);
       register(toolCallId, lane);
       emit(toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
@@ -256,7 +270,9 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
             const lane = laneOf(fields);
             closeLane(lane);
             const role = fields.role;
-            if (role === undefined || role === 'assistant') turnMessage.set(lane, requiredString(fields, 'messageId'));
+            const messageId = requiredString(fields, 'messageId');
+            messageLane.set(messageId, lane);
+            if (role === undefined || role === 'assistant') turnMessage.set(lane, messageId);
             return emit(event);
           }
           case EventType.TEXT_MESSAGE_CHUNK:

@@ -177,8 +177,35 @@ describe('hostile input through toAgui', () => {
       ],
       "TEXT_MESSAGE_END for message 'b' comes from the parent agent, but that message is open as a reasoning message of the parent agent. Give each message its own id, and set the same subagentRunId on every event of a message.",
     ],
+    [
+      'a tool call whose parentMessageId is a message of another lane',
+      [
+        { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm', delta: 'x', subagentRunId: 'A' },
+        { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c', toolCallName: 'f', parentMessageId: 'm', subagentRunId: 'B' },
+      ],
+      "A tool call of subagent 'B' names parentMessageId 'm', a message of subagent 'A'. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.",
+    ],
+    [
+      'a reasoning span id used by two lanes',
+      [
+        { type: EventType.REASONING_START, messageId: 's' },
+        { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' },
+        { type: EventType.REASONING_START, messageId: 's', subagentRunId: 'L2' },
+      ],
+      "REASONING_START from subagent 'L2' opens span 's', an id the parent agent already uses. Give each lane's reasoning its own messageId.",
+    ],
   ])('should end with an actionable RUN_ERROR for %s', async (_name, input, message) => {
     const { last } = await accepted(from(input as AgentEvent[]));
     expect(last).toEqual({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message });
+  });
+  it("should give a reasoning chunk a fresh id when its id is another lane's span", async () => {
+    const { messages, last } = await accepted(
+      from<AgentEvent[]>([
+        { type: EventType.REASONING_START, messageId: 'c', subagentRunId: 'L1' },
+        { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'c', delta: 'thinking', subagentRunId: 'L2' },
+      ]),
+    );
+    expect(last.type).toBe(EventType.RUN_FINISHED);
+    expect(messages).toEqual([{ id: 'id-1', role: 'reasoning', content: 'thinking', subagentRunId: 'L2' }]);
   });
 });
