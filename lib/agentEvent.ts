@@ -54,12 +54,19 @@ export type AgentRunFinishedEvent = Omit<RunFinishedEvent, 'threadId' | 'runId'>
  * - END events and STEP_FINISHED may be left out: the operators close what is open;
  * - STATE_SNAPSHOT may be sent on every change: `stateDelta` decides what goes on the wire.
  */
-export type AgentEvent =
+export type AgentEvent = WithTypeString<
   | Exclude<Event, ToolCallResultEvent | RunStartedEvent | RunFinishedEvent>
   | AgentToolCallResultEvent
   | AgentRunStartedEvent
   | AgentRunFinishedEvent
-  | ToolkitEvent;
+  | ToolkitEvent
+>;
+
+/**
+ * Each event with its `type` also accepted as the plain string (`'TEXT_MESSAGE_CHUNK'` as well as
+ * `EventType.TEXT_MESSAGE_CHUNK`): the wire value is the same, and JSON or JavaScript producers have only the string.
+ */
+export type WithTypeString<E> = E extends { type: infer T extends string } ? Omit<E, 'type'> & { type: T | `${T}` } : never;
 
 const agentEventTypes: ReadonlySet<string> = new Set<string>([
   ...Object.values(EventType),

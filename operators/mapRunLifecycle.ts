@@ -84,7 +84,7 @@ export interface MapRunLifecycleOptions {
  * ## Example
  *
  * ```ts
- * of({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' })
+ * of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' })
  *   .pipe(openMessageStartContentEnd(), mapRunLifecycle({ threadId: 't1', runId: 'r1' }))
  *   .subscribe((event) => console.log(event.type));
  * // results: RUN_STARTED, TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END, RUN_FINISHED
@@ -100,7 +100,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
     if (typeof value !== 'string' || value === '') {
-      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle needs a non-empty string '${name}' (got ${describeValue(value)}). Pass the ids of the run, e.g. from RunAgentInput.`);
+      throw new AguiRxError('INVALID_OPTIONS', `The run needs a non-empty string '${name}' option (got ${describeValue(value)}). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.`);
     }
   }
   // Checked now: a bad parentRunId or input would make every RUN_STARTED invalid, with no run to report it in.

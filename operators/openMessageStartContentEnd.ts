@@ -84,7 +84,7 @@ interface LaneState {
  * ## Example
  *
  * ```ts
- * of(
+ * of<AgentEvent[]>(
  *   { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hel' },
  *   { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'lo' },
  * ).pipe(openMessageStartContentEnd()).subscribe((e) => console.log(e.type));

@@ -37,11 +37,13 @@ export interface StateDeltaOptions {
  * ## Example
  *
  * ```ts
- * const state = { todos: ['write spec'] };
- * of({ type: EventType.STATE_SNAPSHOT, snapshot: state }, { type: EventType.STATE_SNAPSHOT, snapshot: { todos: ['write spec', 'ship'] } })
- *   .pipe(stateDelta())
- *   .subscribe((e) => console.log(e.type, e.type === EventType.STATE_DELTA ? e.delta : ''));
- * // results: STATE_SNAPSHOT, STATE_DELTA [{ op: 'add', path: '/todos/1', value: 'ship' }]
+ * const todos = ['write the spec', 'review the docs', 'ship it'];
+ * of<AgentEvent[]>(
+ *   { type: EventType.STATE_SNAPSHOT, snapshot: { todos } },
+ *   { type: EventType.STATE_SNAPSHOT, snapshot: { todos } }, // unchanged: nothing sent
+ *   { type: EventType.STATE_SNAPSHOT, snapshot: { todos: [...todos, 'tag the release'] } },
+ * ).pipe(stateDelta()).subscribe((e) => console.log(e.type));
+ * // results: STATE_SNAPSHOT, STATE_DELTA
  * ```
  *
  * @param options The client's starting state.

@@ -34,9 +34,15 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * ## Example
  *
  * ```ts
- * agentEvents$.pipe(toAgui({ threadId: input.threadId, runId: input.runId, input }))
- *   .subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
- * // results: RUN_STARTED, ..., RUN_FINISHED (or RUN_ERROR)
+ * const agentEvents$ = of<AgentEvent[]>(
+ *   { type: 'TEXT_MESSAGE_CHUNK', delta: 'Looking it up' },
+ *   { type: 'TOOL_CALL_CHUNK', toolCallName: 'search', delta: '{"q":"rxjs"}' },
+ *   { type: 'TOOL_CALL_RESULT', toolCallId: 'call-1', content: { hits: 3 } },
+ * );
+ * agentEvents$
+ *   .pipe(toAgui({ threadId: 't1', runId: 'r1', generateId: () => 'call-1' }))
+ *   .subscribe((event) => console.log(event.type));
+ * // results: RUN_STARTED, TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TOOL_CALL_START, TOOL_CALL_ARGS, TEXT_MESSAGE_END, TOOL_CALL_END, TOOL_CALL_RESULT, RUN_FINISHED
  * ```
  *
  * @param options The run's ids (`threadId`, `runId`), `parentRunId`, `input`, `signal`,
@@ -45,11 +51,12 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * @throws {AguiRxError} `INVALID_OPTIONS` / `INVALID_STATE` at call time for bad options.
  */
 export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
-  const { generateId, onDiagnostic, initialState } = options;
+  // Checked by mapRunLifecycle; read defensively so that a missing options object gets its message, not a TypeError.
+  const { generateId, onDiagnostic, initialState } = options ?? ({} as ToAguiOptions);
   return pipe(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
-    stateDelta({ initialState: initialState ?? options.input?.state }),
+    stateDelta({ initialState: initialState ?? options?.input?.state }),
     mapRunLifecycle(options),
   );
 }

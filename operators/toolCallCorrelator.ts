@@ -62,7 +62,7 @@ interface OpenCall {
  * ## Example
  *
  * ```ts
- * of(
+ * of<AgentEvent[]>(
  *   { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q":' },
  *   { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '"rxjs"}' },
  *   { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: { hits: 3 } },

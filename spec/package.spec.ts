@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..');
 
@@ -40,4 +41,23 @@ describe('the built package', () => {
     expect(existsSync(resolve(root, 'dist/esm/lib/index.d.ts'))).toBe(true);
     expect(existsSync(resolve(root, 'dist/cjs/lib/index.d.ts'))).toBe(true);
   });
+
+  it('should work when installed from its packed tarball, with only the dependencies it declares', () => {
+    // A user's project: nothing of ours is there but what package.json declares (a dev
+    // dependency that happens to bring a needed package in cannot hide a missing one).
+    const app = mkdtempSync(join(tmpdir(), 'agui-rx-app-'));
+    try {
+      const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', app], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+      writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+      execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(app, tarball), 'rxjs@^7.8'], { cwd: app, encoding: 'utf8' });
+      const cjs = execFileSync(process.execPath, ['-e', `const pkg = require('agui-rx'); const AGUI_CORE = require('@ag-ui/core'); const RXJS = require('rxjs'); ${script}`], { cwd: app, encoding: 'utf8' });
+      const esm = execFileSync(process.execPath, ['--input-type=module', '-e', `import * as pkg from 'agui-rx'; import * as AGUI_CORE from '@ag-ui/core'; import * as RXJS from 'rxjs'; ${script}`], { cwd: app, encoding: 'utf8' });
+      expect([cjs.trim(), esm.trim()]).toEqual([
+        'RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED',
+        'RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED',
+      ]);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

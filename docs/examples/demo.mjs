@@ -70,6 +70,7 @@ class ReplayAgent extends AbstractAgent {
   }
 }
 
+if (!existsSync(fixtures)) console.log(`No recorded streams at ${fixtures} (they sit beside the project's own checkout): running a built-in agent turn instead.\n`);
 const inputs = existsSync(fixtures)
   ? readdirSync(fixtures).filter((name) => /\.jsonl?$/.test(name)).sort().map((name) => [name, agentEventsOf(readRecording(name))])
   : [['built-in agent turn', builtIn]];
@@ -89,9 +90,13 @@ for (const [name, agentEvents] of inputs) {
     console.log(`✗ ${name}: the official client rejected the stream: ${error.message}`);
   }
 }
-const [, sample] = inputs[inputs.length - 1];
-console.log('\nThe last run as SSE frames (first 8):');
-const frames = await lastValueFrom(from(sample).pipe(toAgui({ threadId: 'demo-thread', runId: 'run-sample' }), toArray()));
-for (const event of frames.slice(0, 8)) process.stdout.write(`data: ${JSON.stringify(event)}\n\n`);
+const [sampleName, sample] = inputs[0];
+console.log(`\nThe first run (${sampleName}) as it goes on the wire, one SSE frame per event (long frames cut at 120 characters):\n`);
+const frames = await lastValueFrom(from(sample).pipe(toAgui({ threadId: 'demo-thread', runId: 'run-sample', onDiagnostic: () => {} }), toArray()));
+for (const event of frames) {
+  const json = JSON.stringify(event);
+  process.stdout.write(`data: ${json.length > 120 ? `${json.slice(0, 119)}…` : json}\n\n`);
+}
+console.log(`Runs accepted by the official @ag-ui/client:`);
 console.log(`${inputs.length - failures} passed, ${failures} failed`);
 process.exitCode = failures === 0 ? 0 : 1;

@@ -32,12 +32,10 @@ function intent(events: readonly Record<string, unknown>[]) {
 
 const recordings = fixtureFiles('ag-ui', ['.json', '.jsonl']);
 
-if (!haveFixtures) {
-  // A user's own clone has no ../shared: say so rather than pass silently.
-  console.warn('[agui-rx] ../shared/fixtures is absent: the recorded-stream conformance spec is skipped.');
-}
-
-(haveFixtures ? describe : describe.skip)('recorded AG-UI streams through toAgui and the official client', () => {
+// A user's own clone has no ../shared: the skip says why, in the suite's own name.
+(haveFixtures ? describe : describe.skip)(
+  `recorded AG-UI streams through toAgui and the official client${haveFixtures ? '' : ' (skipped: ../shared/fixtures is absent)'}`,
+  () => {
   it('should find the recordings', () => {
     expect(recordings.length).toBeGreaterThanOrEqual(8);
   });
@@ -80,4 +78,5 @@ if (!haveFixtures) {
     const snapshots = input.filter((event) => event.type === EventType.STATE_SNAPSHOT);
     if (snapshots.length > 0) expect(run.state).toEqual(snapshots[snapshots.length - 1].snapshot);
   });
-});
+  },
+);

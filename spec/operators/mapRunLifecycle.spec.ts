@@ -857,7 +857,7 @@ describe('mapRunLifecycle', () => {
 
       expect(error).toBeInstanceOf(AguiRxError);
       expect(error.code).toBe('INVALID_OPTIONS');
-      expect(error.message).toBe(`mapRunLifecycle needs a non-empty string 'threadId' (got ""). Pass the ids of the run, e.g. from RunAgentInput.`);
+      expect(error.message).toBe(`The run needs a non-empty string 'threadId' option (got ""). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.`);
     });
 
     it('should throw INVALID_OPTIONS at call time for a missing runId', () => {
@@ -865,7 +865,7 @@ describe('mapRunLifecycle', () => {
 
       expect(error).toBeInstanceOf(AguiRxError);
       expect(error.code).toBe('INVALID_OPTIONS');
-      expect(error.message).toBe(`mapRunLifecycle needs a non-empty string 'runId' (got undefined). Pass the ids of the run, e.g. from RunAgentInput.`);
+      expect(error.message).toBe(`The run needs a non-empty string 'runId' option (got undefined). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.`);
     });
 
     it('should throw INVALID_OPTIONS at call time for a parentRunId that is not a string', () => {

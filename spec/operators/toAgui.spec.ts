@@ -259,4 +259,24 @@ describe('toAgui', () => {
       },
     );
   });
+
+  it('should say what is missing when called without options', () => {
+    expect(() => toAgui(undefined as unknown as Parameters<typeof toAgui>[0])).toThrow(
+      "The run needs a non-empty string 'threadId' option (got undefined). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.",
+    );
+  });
+
+  it('should accept event types written as plain strings', async () => {
+    const events = await collect(
+      of<AgentEvent[]>({ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }, { type: 'STATE_SNAPSHOT', snapshot: { n: 1 } }).pipe(toAgui({ ...run, generateId: sequentialIds() })),
+    );
+    expect(typesOf(events)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+      EventType.STATE_SNAPSHOT,
+      EventType.TEXT_MESSAGE_END,
+      EventType.RUN_FINISHED,
+    ]);
+  });
 });
