@@ -88,6 +88,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const pending = new Set<string>();
     // Producer id -> the fresh id of a new call that reused an ended call's id.
     const remap = new Map<string, string>();
+    const wireId = (producerId: string) => remap.get(producerId) ?? producerId;
     // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
     const latest = new Map<Lane, string>();
     // The assistant message of the lane's current turn, parent of its tool calls.
@@ -138,7 +139,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     // The id a new call is sent under: the producer's, unless absent or already used.
     const newCallId = (producerId: string | undefined) => {
       if (producerId === undefined) return mint();
-      const toolCallId = remap.get(producerId) ?? producerId;
+      const toolCallId = wireId(producerId);
       if (!ended.has(toolCallId) && !calls.has(toolCallId)) return toolCallId;
       const fresh = mint();
       remap.set(producerId, fresh);
@@ -164,7 +165,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       const toolCallName = optionalString(event, 'toolCallName');
       const delta = optionalString(event, 'delta');
       const lane = laneOf(event);
-      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : remap.get(producerId) ?? producerId;
+      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : wireId(producerId);
       if (known !== undefined) {
         const call = calls.get(known);
         if (call !== undefined) {
@@ -200,7 +201,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       const producerId = requiredString(event, 'toolCallId');
       requiredString(event, 'toolCallName');
       const lane = laneOf(event);
-      if (calls.has(remap.get(producerId) ?? producerId)) {
+      if (calls.has(wireId(producerId))) {
         return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
       }
       const toolCallId = newCallId(producerId);
@@ -214,7 +215,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const onArgs = (event: Record<string, unknown>) => {
       const producerId = requiredString(event, 'toolCallId');
       const delta = requiredString(event, 'delta');
-      const toolCallId = remap.get(producerId) ?? producerId;
+      const toolCallId = wireId(producerId);
       const call = calls.get(toolCallId);
       if (call !== undefined) {
         if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, laneOf(event));
@@ -228,7 +229,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
 
     const onEnd = (event: Record<string, unknown>) => {
       const producerId = requiredString(event, 'toolCallId');
-      const toolCallId = remap.get(producerId) ?? producerId;
+      const toolCallId = wireId(producerId);
       const call = calls.get(toolCallId);
       if (call === undefined) {
         return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
@@ -240,7 +241,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const onResult = (event: Record<string, unknown>) => {
       const producerId = requiredString(event, 'toolCallId');
       const lane = laneOf(event);
-      const toolCallId = remap.get(producerId) ?? producerId;
+      const toolCallId = wireId(producerId);
       const call = calls.get(toolCallId);
       if (call !== undefined) close(toolCallId, call);
       // A result means the model's turn is over: text after it is a new assistant message.
