@@ -6,7 +6,7 @@ import type { AgentEvent } from '../../lib/agentEvent.js';
 import { AguiRxError } from '../../lib/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { stateDelta, type StateDeltaOptions } from '../../operators/stateDelta.js';
-import { collect, typesOf } from '../support/helpers.js';
+import { collect, createTestScheduler, typesOf } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';
 
 /** A whole-state event, as an agent emits it. */
@@ -37,19 +37,6 @@ function stringifyError(value: unknown): string {
   throw new Error('expected JSON.stringify to throw');
 }
 
-/** An error as the specs compare it: jest's toEqual sees only an Error's message, so class and code are spelled out. */
-function errorFields(error: unknown): unknown {
-  return error instanceof Error ? { class: error.constructor.name, name: error.name, code: (error as { code?: unknown }).code, message: error.message } : error;
-}
-
-/** A TestScheduler whose error notifications compare by class, code and message. */
-function createStateTestScheduler(): TestScheduler {
-  const withErrorFields = (frames: unknown) =>
-    Array.isArray(frames)
-      ? frames.map((frame) => (frame?.notification?.kind === 'E' ? { ...frame, notification: { ...frame.notification, error: errorFields(frame.notification.error) } } : frame))
-      : frames;
-  return new TestScheduler((actual, expected) => expect(withErrorFields(actual)).toEqual(withErrorFields(expected)));
-}
 
 const deltaError = (message: string) => new AguiRxError('INVALID_STATE_DELTA', message);
 const patchError = (message: string) => new AguiRxError('INVALID_PATCH', message);
@@ -61,7 +48,7 @@ describe('stateDelta', () => {
   let testScheduler: TestScheduler;
 
   beforeEach(() => {
-    testScheduler = createStateTestScheduler();
+    testScheduler = createTestScheduler();
   });
 
   afterEach(() => {

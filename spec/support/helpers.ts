@@ -3,9 +3,28 @@ import { TestScheduler } from 'rxjs/testing';
 import { firstValueFrom, toArray, type Observable } from 'rxjs';
 import type { AguiDiagnostic } from '../../lib/diagnostics.js';
 
-/** A fresh TestScheduler that compares with jest's deep equality. */
+/** An error as the specs compare it: jest's toEqual sees only an Error's message, so class and code are spelled out. */
+function errorFields(error: unknown): unknown {
+  return error instanceof Error ? { class: error.constructor.name, name: error.name, code: (error as { code?: unknown }).code, message: error.message } : error;
+}
+
+/**
+ * A fresh TestScheduler that compares with jest's deep equality; where the expected notification
+ * is an Error, the actual one must match its class, code and message too.
+ */
 export function createTestScheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  type Frame = { notification?: { kind?: string; error?: unknown } };
+  const isErrorFrame = (frame: unknown): frame is Frame => (frame as Frame | undefined)?.notification?.kind === 'E';
+  const spelledOut = (frame: Frame) => ({ ...frame, notification: { ...frame.notification, error: errorFields(frame.notification!.error) } });
+  return new TestScheduler((actual, expected) => {
+    if (Array.isArray(actual) && Array.isArray(expected)) {
+      const pairs = expected.map((frame, index) =>
+        isErrorFrame(frame) && frame.notification!.error instanceof Error && isErrorFrame(actual[index]) ? [spelledOut(actual[index]), spelledOut(frame)] : [actual[index], frame],
+      );
+      return expect([...pairs.map(([a]) => a), ...actual.slice(expected.length)]).toEqual(pairs.map(([, e]) => e));
+    }
+    expect(actual).toEqual(expected);
+  });
 }
 
 /** A deterministic id generator: `${prefix}1`, `${prefix}2`, … (fresh counter per call). */
