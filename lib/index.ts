@@ -20,5 +20,10 @@ export {
 } from './agentEvent.js';
 export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 export { AguiRxError } from './errors.js';
+export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './createAguiHandler.js';
+export { encodeSSE, type EncodeSSEOptions } from './encodeSSE.js';
+export { HEARTBEAT, type FrameOptions } from './frames.js';
+export { sendSSE, type SendSSEOptions } from './sendSSE.js';
+export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './toSSEStream.js';
 export { generateId, type IdGenerator } from './generateId.js';
 export { trackOpenEntities, type CloseReason, type OpenEntities } from './openEntities.js';

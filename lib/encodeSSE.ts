@@ -1,0 +1,49 @@
+import type { Event } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { OperatorFunction } from 'rxjs';
+import { operate } from './operate.js';
+
+/** Options of {@link encodeSSE}. */
+export interface EncodeSSEOptions {
+  /** Put an `id:` line on each frame: the event's sequence number in the run, from 1. Default: false. */
+  ids?: boolean;
+}
+
+/**
+ * Frames each AG-UI event as one server-sent event, `data: <json>\n\n` (LF only), the AG-UI HTTP binding.
+ *
+ * The JSON comes from `@ag-ui/encoder`'s `EventEncoder`; JSON text never holds a raw line break,
+ * so no payload can split a frame or inject a field.
+ *
+ * ```text
+ * source:  --a-----b---|         a, b = AG-UI events
+ * output:  --A-----B---|         A = 'data: {"type":…}\n\n' (with ids: 'id: 1\ndata: …\n\n')
+ * ```
+ *
+ * ## Example
+ *
+ * ```ts
+ * of<Event[]>({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' })
+ *   .pipe(encodeSSE({ ids: true }))
+ *   .subscribe((frame) => console.log(JSON.stringify(frame)));
+ * // results: "id: 1\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n\n"
+ * ```
+ *
+ * @param options Whether to number the frames (`id:`, WHATWG HTML "server-sent events").
+ * @return A function that returns an Observable of SSE frame strings, one per event, in the same frame.
+ * @throws Nothing synchronously; an event `JSON.stringify` cannot encode (a BigInt in `rawEvent`) is an error notification.
+ */
+export function encodeSSE(options: EncodeSSEOptions = {}): OperatorFunction<Event, string> {
+  const ids = options.ids ?? false;
+  return operate<Event, string>((subscriber) => {
+    const encoder = new EventEncoder();
+    // The event's sequence number in this run (this subscription).
+    let sequence = 0;
+    return {
+      next(event) {
+        const frame = encoder.encodeSSE(event);
+        subscriber.next(ids ? `id: ${++sequence}\n${frame}` : frame);
+      },
+    };
+  });
+}
