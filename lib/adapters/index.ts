@@ -1,0 +1,25 @@
+/**
+ * agui-rx/adapters: operators that read a model provider's streaming format and turn it into
+ * agent events for `toAgui` (`import … from 'agui-rx/adapters'`).
+ *
+ * ```ts
+ * from(response.body!).pipe(
+ *   parseSSE(),
+ *   map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))),
+ *   fromOpenAIChatCompletions(),
+ *   toAgui({ threadId, runId }),
+ * );
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  fromOpenAIChatCompletions,
+  type ChatCompletionChunk,
+  type ChatCompletionChunkChoice,
+  type ChatCompletionChunkDelta,
+  type ChatCompletionChunkToolCall,
+  type ChatCompletionUsage,
+  type FromOpenAIChatCompletionsOptions,
+} from './fromOpenAIChatCompletions.js';
+export { parseSSE, type ParseSSEOptions, type SSEMessage } from './parseSSE.js';

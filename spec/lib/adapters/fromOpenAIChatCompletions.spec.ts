@@ -1,0 +1,709 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { defer, from, map, mergeMap, of, retry, take, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import {
+  fromOpenAIChatCompletions,
+  type ChatCompletionChunk,
+  type ChatCompletionChunkChoice,
+  type ChatCompletionChunkDelta,
+  type ChatCompletionUsage,
+} from '../../../lib/adapters/fromOpenAIChatCompletions.js';
+import type { AgentEvent } from '../../../lib/agentEvent.js';
+import { AguiRxError } from '../../../lib/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds, terminals } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+
+/** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
+type Marbles = Record<string, any>;
+
+type Input = ChatCompletionChunk | '[DONE]';
+
+// Provider chunks, as a chat completions stream sends them.
+const chunk = (delta: ChatCompletionChunkDelta, fields: Partial<ChatCompletionChunk> & { finish?: ChatCompletionChunkChoice['finish_reason'] } = {}): ChatCompletionChunk => {
+  const { finish = null, ...rest } = fields;
+  return { id: 'cmpl-1', object: 'chat.completion.chunk', created: 1741950000, model: 'gpt-test', choices: [{ index: 0, delta, finish_reason: finish }], ...rest };
+};
+const finish = (reason: ChatCompletionChunkChoice['finish_reason'], fields: Partial<ChatCompletionChunk> = {}) => chunk({}, { finish: reason, ...fields });
+const usageChunk = (usage: ChatCompletionUsage, fields: Partial<ChatCompletionChunk> = {}): ChatCompletionChunk => ({
+  id: 'cmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1741950000,
+  model: 'gpt-test',
+  choices: [],
+  usage,
+  ...fields,
+});
+const toolPiece = (index: number, fields: { id?: string; name?: string; args?: string } = {}) =>
+  chunk({
+    tool_calls: [
+      {
+        index,
+        ...(fields.id === undefined ? {} : { id: fields.id, type: 'function' as const }),
+        function: { ...(fields.name === undefined ? {} : { name: fields.name }), arguments: fields.args ?? '' },
+      },
+    ],
+  });
+const bad = (value: unknown) => value as Input;
+
+// Agent events out.
+const text = (delta: string, messageId = 'cmpl-1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
+const reasoning = (delta: string, messageId = 'cmpl-1-reasoning'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'cmpl-1'): AgentEvent => ({
+  type: EventType.TOOL_CALL_CHUNK,
+  toolCallId,
+  toolCallName,
+  parentMessageId,
+  ...(delta === undefined ? {} : { delta }),
+});
+const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
+const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received a malformed chat.completion.chunk: ${detail}`);
+
+/** Every event the adapter makes of the given inputs. */
+function adapt(inputs: readonly Input[], options?: Parameters<typeof fromOpenAIChatCompletions>[0]): Promise<AgentEvent[]> {
+  return collect(from(inputs).pipe(fromOpenAIChatCompletions(options)));
+}
+
+/** The error the adapter fails with on the given inputs. */
+async function failure(inputs: readonly Input[]): Promise<unknown> {
+  return adapt(inputs).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('fromOpenAIChatCompletions', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  describe('as an operator', () => {
+    it('should turn content into text chunks, a tool call into tool call chunks, and usage into TOKEN_USAGE', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          a: chunk({ role: 'assistant', content: 'Hel' }),
+          b: chunk({ content: 'lo' }),
+          c: toolPiece(0, { id: 'call-1', name: 'search' }),
+          d: toolPiece(0, { args: '{"q":1}' }),
+          f: finish('tool_calls'),
+          u: usageChunk({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }),
+          D: '[DONE]' as const,
+          t: text('Hel'),
+          s: text('lo'),
+          k: callStart('call-1', 'search'),
+          l: callArgs('call-1', '{"q":1}'),
+          U: tokenUsage({ inputTokens: 9, outputTokens: 4, totalTokens: 13, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--c--d--f--u--D--|', values);
+        // prettier-ignore
+        const e1subs =   '^----------------------!';
+        // prettier-ignore
+        const expected = '--t--s--k--l--------U--|';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should send the usage it holds before passing the source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new Error('ECONNRESET');
+        const values: Marbles = {
+          a: chunk({ content: 'Hi' }, { usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }),
+          t: text('Hi'),
+          U: tokenUsage({ inputTokens: 3, outputTokens: 1, totalTokens: 4, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--#   ', values, error);
+        // prettier-ignore
+        const e1subs =   '^----!   ';
+        // prettier-ignore
+        const expected = '--t--(U#)';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should complete when the source is empty', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<Input>('|   ');
+        // prettier-ignore
+        const e1subs =         '(^!)';
+        // prettier-ignore
+        const expected =       '|   ';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not complete when the source never completes', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<Input>('-');
+        // prettier-ignore
+        const e1subs =         '^';
+        // prettier-ignore
+        const expected =       '-';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass an immediate source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<Input>('#   ');
+        // prettier-ignore
+        const e1subs =         '(^!)';
+        // prettier-ignore
+        const expected =       '#   ';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should allow unsubscribing early and explicitly, sending nothing on teardown', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          a: chunk({ content: 'Hi' }, { usage: { prompt_tokens: 3 } }),
+          b: chunk({ content: '!' }),
+          t: text('Hi'),
+        };
+        // prettier-ignore
+        const e1 =   hot('--a----b----|', values);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--t---       ';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions()), unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not break unsubscription chains when unsubscribed explicitly', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { a: chunk({ content: 'Hi' }), b: chunk({ content: '!' }), t: text('Hi') };
+        // prettier-ignore
+        const e1 =   hot('--a----b----|', values);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--t---       ';
+
+        const result = e1.pipe(
+          mergeMap((input) => of(input)),
+          fromOpenAIChatCompletions(),
+          map((event) => event),
+          mergeMap((event) => of(event)),
+        );
+
+        expectObservable(result, unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should stop a synchronous source when take has what it needs', () =>
+      testScheduler.run(({ expectObservable }) => {
+        const values: Marbles = { t: text('a'), s: text('b') };
+        // prettier-ignore
+        const expected = '(ts|)';
+
+        let read = 0;
+        const source$ = from([chunk({ content: 'a' }), chunk({ content: 'b' }), chunk({ content: 'c' }), usageChunk({ prompt_tokens: 1 })]).pipe(
+          map((input) => (read++, input)),
+        );
+
+        expectObservable(source$.pipe(fromOpenAIChatCompletions(), take(2))).toBe(expected, values);
+        testScheduler.flush();
+        expect(read).toBe(2);
+      }));
+
+    it('should keep state per subscription: a late subscriber gets no usage it did not see', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          u: usageChunk({ prompt_tokens: 5, completion_tokens: 2 }),
+          D: '[DONE]' as const,
+          U: tokenUsage({ inputTokens: 5, outputTokens: 2, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =   hot('--u----D----|', values);
+        // prettier-ignore
+        const sub2 =     '----^        ';
+        // prettier-ignore
+        const e1subs = [ '^-----------!',
+                         '----^-------!'];
+        // prettier-ignore
+        const expected1 = '-------U----|';
+        // prettier-ignore
+        const expected2 = '------------|';
+
+        const result = e1.pipe(fromOpenAIChatCompletions());
+
+        expectObservable(result).toBe(expected1, values);
+        expectObservable(result, sub2).toBe(expected2, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should start afresh on retry: the tool calls of a failed attempt are forgotten', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          a: toolPiece(0, { id: 'call-1', name: 'search', args: '{"q":' }),
+          k: callStart('call-1', 'search', '{"q":'),
+        };
+        // prettier-ignore
+        const first =  cold('-a-#      ', values);
+        // prettier-ignore
+        const second = cold('   -a-|   ', values);
+        // prettier-ignore
+        const firstSubs =   '^--!      ';
+        // prettier-ignore
+        const secondSubs =  '---^--!   ';
+        // prettier-ignore
+        const expected =    '-k--k-|   ';
+
+        let attempt = 0;
+        const source$ = defer(() => (attempt++ === 0 ? first : second));
+
+        expectObservable(source$.pipe(fromOpenAIChatCompletions(), retry(1))).toBe(expected, values);
+        expectSubscriptions(first.subscriptions).toBe(firstSubs);
+        expectSubscriptions(second.subscriptions).toBe(secondSubs);
+      }));
+
+    it('should fail with INVALID_EVENT on a chunk that is not one, after what came before', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { a: chunk({ content: 'Hi' }), b: bad({ id: 'cmpl-1', object: 'chat.completion' }), t: text('Hi') };
+        const error = invalidEvent(
+          "it has no 'choices' array. Is this a Chat Completions stream (stream: true)? Responses API and other providers' events need their own adapter.",
+        );
+        // prettier-ignore
+        const e1 =  cold('--a--b--|', values);
+        // prettier-ignore
+        const e1subs =   '^----!   ';
+        // prettier-ignore
+        const expected = '--t--#   ';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+  });
+
+  describe('text and reasoning', () => {
+    it('should name the message after the completion id, and send nothing for empty or null pieces', async () => {
+      expect(
+        await adapt([
+          chunk({ role: 'assistant', content: '', refusal: null }),
+          chunk({ content: null }),
+          chunk({ content: 'Hello' }),
+          chunk({ content: ', world' }),
+          finish('stop'),
+          '[DONE]',
+        ]),
+      ).toEqual([text('Hello'), text(', world')]);
+    });
+
+    it('should send refusal pieces as the assistant text', async () => {
+      expect(await adapt([chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: "I can't" }), chunk({ refusal: ' help.' }), finish('stop')])).toEqual([
+        text("I can't"),
+        text(' help.'),
+      ]);
+    });
+
+    it('should send reasoning_content as reasoning, under an id of its own', async () => {
+      expect(
+        await adapt([
+          chunk({ role: 'assistant', content: null, reasoning_content: '' }),
+          chunk({ content: null, reasoning_content: 'Think' }),
+          chunk({ content: null, reasoning_content: 'ing.' }),
+          chunk({ content: 'Answer', reasoning_content: null }),
+          finish('stop'),
+        ]),
+      ).toEqual([reasoning('Think'), reasoning('ing.'), text('Answer')]);
+    });
+
+    it('should read reasoning (OpenRouter) when reasoning_content is absent, never both', async () => {
+      expect(await adapt([chunk({ reasoning: 'Hmm' }), chunk({ reasoning_content: 'A', reasoning: 'A' })])).toEqual([reasoning('Hmm'), reasoning('A')]);
+    });
+
+    it('should send reasoning before text when one chunk carries both', async () => {
+      expect(await adapt([chunk({ reasoning_content: 'so', content: 'Yes' })])).toEqual([reasoning('so'), text('Yes')]);
+    });
+
+    it('should keep the text of a completion cut short by length or content_filter', async () => {
+      expect(await adapt([chunk({ content: 'The storm hit' }), finish('length')])).toEqual([text('The storm hit')]);
+      expect(await adapt([chunk({ content: 'The storm hit' }), finish('content_filter')])).toEqual([text('The storm hit')]);
+    });
+
+    it('should start a new message for the next completion', async () => {
+      expect(await adapt([chunk({ content: 'One' }), finish('stop'), chunk({ content: 'Two' }, { id: 'cmpl-2' }), chunk({ reasoning_content: 'r' }, { id: 'cmpl-2' })])).toEqual([
+        text('One'),
+        text('Two', 'cmpl-2'),
+        reasoning('r', 'cmpl-2-reasoning'),
+      ]);
+    });
+
+    it('should mint a message id per completion when the chunks carry none', async () => {
+      const noId = (delta: ChatCompletionChunkDelta, fields: Partial<ChatCompletionChunk> & { finish?: ChatCompletionChunkChoice['finish_reason'] } = {}) =>
+        chunk(delta, { id: '', ...fields });
+      expect(
+        await adapt(
+          [
+            noId({ content: 'One' }),
+            noId({ content: ' more' }),
+            noId({}, { finish: 'stop' }),
+            usageChunk({ prompt_tokens: 2 }, { id: '' }),
+            noId({ content: 'Two' }),
+            { ...noId({ content: '!' }), id: undefined } as unknown as ChatCompletionChunk,
+          ],
+          { generateId: sequentialIds('m-') },
+        ),
+        // The first completion's usage is sent when the second begins.
+      ).toEqual([text('One', 'm-1'), text(' more', 'm-1'), tokenUsage({ inputTokens: 2, model: 'gpt-test' }), text('Two', 'm-2'), text('!', 'm-2')]);
+    });
+  });
+
+  describe('tool calls', () => {
+    it('should key calls by index, also when the first index is 1, and give every piece the call id', async () => {
+      expect(
+        await adapt([
+          chunk({ content: 'Checking.' }),
+          toolPiece(1, { id: 'toolu_1', name: 'get_tides' }),
+          toolPiece(1, { args: '{"harbour":' }),
+          toolPiece(1, { args: '"Oban"}' }),
+          finish('tool_calls'),
+        ]),
+      ).toEqual([text('Checking.'), callStart('toolu_1', 'get_tides'), callArgs('toolu_1', '{"harbour":'), callArgs('toolu_1', '"Oban"}')]);
+    });
+
+    it('should follow parallel calls whose pieces interleave, several per chunk too', async () => {
+      expect(
+        await adapt([
+          toolPiece(0, { id: 'call-a', name: 'heat' }),
+          toolPiece(1, { id: 'call-b', name: 'kettle', args: '{"on"' }),
+          toolPiece(0, { args: '{"c":21}' }),
+          chunk({
+            tool_calls: [
+              { index: 1, function: { arguments: ':true}' } },
+              { index: 0, function: { arguments: '' } },
+            ],
+          }),
+          finish('tool_calls'),
+        ]),
+      ).toEqual([callStart('call-a', 'heat'), callStart('call-b', 'kettle', '{"on"'), callArgs('call-a', '{"c":21}'), callArgs('call-b', ':true}')]);
+    });
+
+    it('should start a new call when a known index brings a new id', async () => {
+      expect(
+        await adapt([toolPiece(0, { id: 'call-a', name: 'one', args: '{}' }), toolPiece(0, { id: 'call-b', name: 'two', args: '{"x":1}' }), toolPiece(0, { args: ' ' })]),
+      ).toEqual([callStart('call-a', 'one', '{}'), callStart('call-b', 'two', '{"x":1}'), callArgs('call-b', ' ')]);
+    });
+
+    it('should mint an id for a call that has none', async () => {
+      expect(await adapt([toolPiece(0, { name: 'lookup' }), toolPiece(0, { args: '{}' })], { generateId: sequentialIds('call-') })).toEqual([
+        callStart('call-1', 'lookup'),
+        callArgs('call-1', '{}'),
+      ]);
+    });
+
+    it('should continue the latest call with pieces that carry no index', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields as never] });
+      expect(
+        await adapt([
+          piece({ id: 'call-a', function: { name: 'one', arguments: '{"a":' } }),
+          piece({ function: { arguments: '1}' } }),
+          piece({ id: 'call-b', function: { name: 'two', arguments: '{}' } }),
+          piece({ id: 'call-b', function: { arguments: ' ' } }),
+        ]),
+      ).toEqual([callStart('call-a', 'one', '{"a":'), callArgs('call-a', '1}'), callStart('call-b', 'two', '{}'), callArgs('call-b', ' ')]);
+    });
+
+    it('should end the calls at finish_reason: a later piece at the same index is no continuation', async () => {
+      expect(await failure([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), toolPiece(0, { args: '{}' })])).toEqual(
+        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?"),
+      );
+    });
+
+    it('should parent the calls of each completion on that completion', async () => {
+      expect(
+        await adapt([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), { ...toolPiece(0, { id: 'call-b', name: 'two' }), id: 'cmpl-2' }]),
+      ).toEqual([callStart('call-a', 'one'), callStart('call-b', 'two', undefined, 'cmpl-2')]);
+    });
+
+    it('should read the legacy function_call as a tool call', async () => {
+      expect(
+        await adapt([chunk({ function_call: { name: 'get_time', arguments: '' } }), chunk({ function_call: { arguments: '{"tz":"UTC"}' } }), finish('function_call')], {
+          generateId: sequentialIds('fn-'),
+        }),
+      ).toEqual([callStart('fn-1', 'get_time'), callArgs('fn-1', '{"tz":"UTC"}')]);
+    });
+  });
+
+  describe('usage', () => {
+    it('should map every count of the usage-only final chunk, with the model', async () => {
+      expect(
+        await adapt([
+          chunk({ content: 'Hi' }),
+          finish('stop'),
+          usageChunk(
+            {
+              prompt_tokens: 1290,
+              completion_tokens: 402,
+              total_tokens: 1692,
+              prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 },
+              completion_tokens_details: { reasoning_tokens: 384, audio_tokens: 0 },
+            },
+            { model: 'o4-mini' },
+          ),
+          '[DONE]',
+        ]),
+      ).toEqual([text('Hi'), tokenUsage({ inputTokens: 1290, outputTokens: 402, totalTokens: 1692, reasoningTokens: 384, cachedInputTokens: 1024, model: 'o4-mini' })]);
+    });
+
+    it('should read usage on a chunk with choices, as DeepSeek sends it', async () => {
+      expect(
+        await adapt([
+          chunk({ content: 'Hi' }, { usage: null }),
+          chunk({ content: '' }, { finish: 'stop', usage: { prompt_tokens: 21, completion_tokens: 24, total_tokens: 45, completion_tokens_details: { reasoning_tokens: 14 } } }),
+        ]),
+      ).toEqual([text('Hi'), tokenUsage({ inputTokens: 21, outputTokens: 24, totalTokens: 45, reasoningTokens: 14, model: 'gpt-test' })]);
+    });
+
+    it('should omit counts that are absent or not counts, and the model when unnamed', async () => {
+      expect(
+        await adapt([
+          usageChunk({ prompt_tokens: 7, completion_tokens: -1, total_tokens: 1.5, prompt_tokens_details: null, completion_tokens_details: { reasoning_tokens: 'x' as never } }, { model: '' }),
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 7 })]);
+      const [event] = await adapt([usageChunk({ completion_tokens: 3 }, { model: undefined })]);
+      expect(Object.entries((event as { usage: object }).usage)).toEqual([['outputTokens', 3]]);
+    });
+
+    it('should send nothing for usage without counts', async () => {
+      expect(await adapt([usageChunk({}), chunk({ content: 'a' }, { usage: null })])).toEqual([text('a')]);
+    });
+
+    it("should count only a completion's last report, as some servers repeat running totals", async () => {
+      expect(
+        await adapt([
+          chunk({ content: 'a' }, { usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
+          chunk({ content: 'b' }, { usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }),
+          chunk({ content: 'c' }, { id: 'cmpl-2', usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } }),
+        ]),
+      ).toEqual([
+        text('a'),
+        text('b'),
+        tokenUsage({ inputTokens: 5, outputTokens: 2, totalTokens: 7, model: 'gpt-test' }),
+        text('c', 'cmpl-2'),
+        tokenUsage({ inputTokens: 9, outputTokens: 1, totalTokens: 10, model: 'gpt-test' }),
+      ]);
+    });
+
+    it('should land on RUN_FINISHED under toAgui', async () => {
+      const events = await collect(
+        from<Input[]>([chunk({ content: 'Hi' }), finish('stop'), usageChunk({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 }), '[DONE]']).pipe(
+          fromOpenAIChatCompletions(),
+          toAgui({ threadId: 't1', runId: 'r1' }),
+        ),
+      );
+      expect(terminals(events)).toEqual([
+        expect.objectContaining({ type: EventType.RUN_FINISHED, usage: [{ inputTokens: 9, outputTokens: 1, totalTokens: 10, model: 'gpt-test' }] }),
+      ]);
+    });
+  });
+
+  describe('chunks that carry nothing to read', () => {
+    it("should ignore Azure's filter-only chunk", async () => {
+      const filterOnly = bad({
+        choices: [],
+        created: 0,
+        id: '',
+        model: '',
+        object: '',
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }],
+      });
+      expect(await adapt([filterOnly, chunk({ content: 'Hi' }), finish('stop')], { generateId: () => 'minted' })).toEqual([text('Hi')]);
+    });
+
+    it("should read only the chosen choice of an n > 1 stream", async () => {
+      const of3 = (index: number, content: string) => ({ ...chunk({ content }), choices: [{ index, delta: { content }, finish_reason: null }] });
+      const inputs: Input[] = [of3(0, 'zero'), of3(1, 'one'), of3(2, 'two'), of3(1, '!'), usageChunk({ prompt_tokens: 3 })];
+      expect(await adapt(inputs)).toEqual([text('zero'), tokenUsage({ inputTokens: 3, model: 'gpt-test' })]);
+      expect(await adapt(inputs, { choice: 1 })).toEqual([text('one'), text('!'), tokenUsage({ inputTokens: 3, model: 'gpt-test' })]);
+      expect(await adapt(inputs, { choice: 3 })).toEqual([tokenUsage({ inputTokens: 3, model: 'gpt-test' })]);
+    });
+
+    it('should find choices without index by their position', async () => {
+      const unnumbered = { ...chunk({}), choices: [{ delta: { content: 'a' } }, { delta: { content: 'b' } }] } as unknown as ChatCompletionChunk;
+      expect(await adapt([unnumbered], { choice: 1 })).toEqual([text('b')]);
+    });
+
+    it("should accept '[DONE]', also with the spaces SSE data may keep, and end nothing with it", async () => {
+      expect(await adapt(['[DONE]', bad(' [DONE]  '), chunk({ content: 'after' })])).toEqual([text('after')]);
+    });
+  });
+
+  describe('bad input', () => {
+    it('should refuse a choice option that is not a non-negative integer, at call time', () => {
+      for (const choice of [-1, 1.5, Number.NaN, '0' as unknown as number]) {
+        expect(() => fromOpenAIChatCompletions({ choice })).toThrow(AguiRxError);
+      }
+      expect(() => fromOpenAIChatCompletions({ choice: -1 })).toThrow(
+        "fromOpenAIChatCompletions got choice: number -1, but choice must be a non-negative integer: the 'index' of one of the n choices requested (0 for the first).",
+      );
+    });
+
+    it('should say how to parse SSE data when it gets a string or another non-object', async () => {
+      const hint = `where a chat.completion.chunk object (or '[DONE]') was expected. Parse each server-sent event's data first: parseSSE(), map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))).`;
+      expect(await failure([bad('{"id":"x","choices":[]}')])).toEqual(new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received "{\\"id\\":\\"x\\",\\"choices\\":[]}" ${hint}`));
+      expect(await failure([bad(null)])).toEqual(new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received null ${hint}`));
+      expect(await failure([bad(7)])).toEqual(new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received number 7 ${hint}`));
+      expect(await failure([bad([chunk({})])])).toEqual(new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received an array of 1 ${hint}`));
+    });
+
+    it.each([
+      [
+        'choices that are not an array',
+        { id: 'x', choices: {} },
+        "it has 'choices: an object', not an 'choices' array. Is this a Chat Completions stream (stream: true)? Responses API and other providers' events need their own adapter.",
+      ],
+      ['a choice that is not an object', { id: 'x', choices: [null] }, "choices[0] is null, but each choice must be an object such as { index: 0, delta: { content: 'Hi' } }."],
+      ['a delta that is not an object', { id: 'x', choices: [{ index: 0, delta: 'Hi' }] }, `choices[0].delta is "Hi", but it must be an object such as { content: 'Hi' }.`],
+      ['non-string content', { id: 'x', choices: [{ index: 0, delta: { content: 42 } }] }, 'choices[0].delta.content is number 42, but it must be a string (or null).'],
+      ['a non-string refusal', { id: 'x', choices: [{ index: 0, delta: { refusal: {} } }] }, 'choices[0].delta.refusal is an object, but it must be a string (or null).'],
+      [
+        'non-string reasoning_content',
+        { id: 'x', choices: [{ index: 0, delta: { reasoning_content: ['a'] } }] },
+        'choices[0].delta.reasoning_content is an array of 1, but it must be a string (or null).',
+      ],
+      ['tool_calls that are not an array', { id: 'x', choices: [{ index: 0, delta: { tool_calls: {} } }] }, 'choices[0].delta.tool_calls is an object, but it must be an array of tool call pieces.'],
+      [
+        'a tool call piece that is not an object',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: ['call'] } }] },
+        `choices[0].delta.tool_calls[0] is "call", but each tool call piece must be an object such as { index: 0, function: { arguments: '…' } }.`,
+      ],
+      [
+        'a tool call index that is not an integer',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: '0', function: { name: 'f' } }] } }] },
+        `choices[0].delta.tool_calls[0].index is "0", but a tool call's index must be an integer.`,
+      ],
+      [
+        'a tool call function that is not an object',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: 'f' }] } }] },
+        `choices[0].delta.tool_calls[0].function is "f", but it must be an object such as { name: 'search', arguments: '{}' }.`,
+      ],
+      [
+        'non-string arguments',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: { a: 1 } } }] } }] },
+        'choices[0].delta.tool_calls[0].function.arguments is an object, but it must be a string (or null).',
+      ],
+      [
+        'a first tool call piece without a name',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call-1', function: { arguments: '{}' } }] } }] },
+        "choices[0].delta.tool_calls[0] starts a tool call ('call-1') without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?",
+      ],
+      ['a non-string id', { id: 12, choices: [{ index: 0, delta: { content: 'a' } }] }, 'id is number 12, but it must be a string (or null).'],
+    ])('should fail with INVALID_EVENT on %s', async (_name, input, detail) => {
+      expect(await failure([chunk({ content: 'ok' }), bad(input)])).toEqual(invalidEvent(detail));
+    });
+
+    it('should fail with PROVIDER_ERROR, in the provider’s words, on an error sent mid-stream', async () => {
+      const error = await failure([chunk({ content: 'Hal' }), bad({ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } })]);
+      expect(error).toEqual(
+        new AguiRxError(
+          'PROVIDER_ERROR',
+          "The model provider failed mid-stream: The server had an error while processing your request. (server_error). Retry the request; if it keeps failing, check the request and the provider's status.",
+        ),
+      );
+      expect((error as AguiRxError).code).toBe('PROVIDER_ERROR');
+    });
+
+    it('should become RUN_ERROR under toAgui, after closing the text so far', async () => {
+      const { onDiagnostic } = diagnosticsSink();
+      const out$: Observable<Event> = from<Input[]>([chunk({ content: 'Hal' }), bad({ id: 'x', choices: [{ index: 0, delta: { content: 5 } }] })]).pipe(
+        fromOpenAIChatCompletions(),
+        toAgui({ threadId: 't1', runId: 'r1', onDiagnostic }),
+      );
+      const events = await collect(out$);
+      expect(events.map((event) => event.type)).toEqual([
+        EventType.RUN_STARTED,
+        EventType.TEXT_MESSAGE_START,
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TEXT_MESSAGE_END,
+        EventType.RUN_ERROR,
+      ]);
+      expect(events[events.length - 1]).toMatchObject({
+        code: 'INVALID_EVENT',
+        message: 'fromOpenAIChatCompletions received a malformed chat.completion.chunk: choices[0].delta.content is number 5, but it must be a string (or null).',
+      });
+    });
+  });
+
+  describe('through toAgui and the official client', () => {
+    it('should build one assistant message with its reasoning, text and parallel tool calls', async () => {
+      const inputs: Input[] = [
+        chunk({ role: 'assistant', content: null, reasoning_content: '' }),
+        chunk({ reasoning_content: 'Two tools.' }),
+        chunk({ content: 'On it.' }),
+        toolPiece(1, { id: 'call-a', name: 'heat' }),
+        toolPiece(2, { id: 'call-b', name: 'kettle' }),
+        toolPiece(2, { args: '{"on":true}' }),
+        toolPiece(1, { args: '{"c":21}' }),
+        finish('tool_calls'),
+        usageChunk({ prompt_tokens: 40, completion_tokens: 12, total_tokens: 52 }),
+        '[DONE]',
+      ];
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic })));
+      expect(diagnostics).toEqual([]);
+      expect(run.messages).toEqual([
+        expect.objectContaining({ id: 'cmpl-1-reasoning', role: 'reasoning', content: 'Two tools.' }),
+        expect.objectContaining({
+          id: 'cmpl-1',
+          role: 'assistant',
+          content: 'On it.',
+          toolCalls: [
+            { id: 'call-a', type: 'function', function: { name: 'heat', arguments: '{"c":21}' } },
+            { id: 'call-b', type: 'function', function: { name: 'kettle', arguments: '{"on":true}' } },
+          ],
+        }),
+      ]);
+      expect(run.events[run.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, usage: [{ inputTokens: 40, outputTokens: 12, totalTokens: 52 }] });
+    });
+
+    it('should give each completion of one stream its own assistant message', async () => {
+      const inputs: Input[] = [
+        toolPiece(0, { id: 'call-a', name: 'search', args: '{}' }),
+        finish('tool_calls'),
+        chunk({ content: 'Found it.' }, { id: 'cmpl-2' }),
+        finish('stop', { id: 'cmpl-2' }),
+      ];
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic: () => undefined })));
+      expect(run.messages).toEqual([
+        expect.objectContaining({ id: 'cmpl-1', role: 'assistant', toolCalls: [{ id: 'call-a', type: 'function', function: { name: 'search', arguments: '{}' } }] }),
+        expect.objectContaining({ id: 'cmpl-2', role: 'assistant', content: 'Found it.' }),
+      ]);
+    });
+  });
+
+  it('should give the results its doc example promises', () => {
+    const logged: string[] = [];
+    of<(ChatCompletionChunk | '[DONE]')[]>(
+      { id: 'c1', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] },
+      { id: 'c1', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      { id: 'c1', model: 'gpt-4o', choices: [], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } },
+      '[DONE]',
+    )
+      .pipe(fromOpenAIChatCompletions())
+      .subscribe((event) => logged.push(JSON.stringify(event)));
+    expect(logged.join(', ')).toBe(
+      '{"type":"TEXT_MESSAGE_CHUNK","messageId":"c1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":1,"totalTokens":10,"model":"gpt-4o"}}',
+    );
+  });
+});
