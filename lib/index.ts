@@ -20,6 +20,7 @@ export {
 } from './agentEvent.js';
 export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 export { AguiRxError } from './errors.js';
+export { createAguiVerifier, type AguiVerifier, type AguiViolation } from './verifier.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './adapters/parseSSE.js';
 export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './createAguiHandler.js';
 export { encodeSSE, type EncodeSSEOptions } from './encodeSSE.js';

@@ -77,6 +77,9 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
     events$,
     {
       write(frame, event) {
+        // A synchronous source goes on emitting after the stop (it could not be unsubscribed yet):
+        // nothing may follow the SLOW_CLIENT RUN_ERROR.
+        if (stopped) return;
         if (event?.type === EventType.RUN_FINISHED || event?.type === EventType.RUN_ERROR) terminal = true;
         write(frame);
         if (queuedBytes > maxBufferedBytes && !terminal && !ending) {
@@ -100,7 +103,8 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
     options,
   );
   const run = subscription;
-  if (stopped) run.unsubscribe();
+  // A client gone before we started (it left while the request body was read) sends no 'close' again.
+  if (stopped || gone()) run.unsubscribe();
   const onClose = () => run.unsubscribe();
   res.on('close', onClose);
   run.add(() => res.off('close', onClose));

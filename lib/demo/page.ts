@@ -1,0 +1,588 @@
+/** Options of {@link renderDemoPage}. */
+export interface DemoPageOptions {
+  /** Which agent answers, shown in the header (e.g. `scripted agent · no network`). Default: `agent`. */
+  agentLabel?: string;
+  /** Where the page POSTs its RunAgentInput. Default: `/agent`. */
+  endpoint?: string;
+  /** Example prompts offered while the conversation is empty. */
+  suggestions?: readonly string[];
+}
+
+const DEFAULT_SUGGESTIONS = ["What's the weather in Tokyo right now?", 'Is it a good evening for a walk in Lisbon?', 'Weather and local time in New York, please.'];
+
+/**
+ * The demo's single-file web page: inline CSS and JavaScript, no external assets, no build step.
+ *
+ * It POSTs a RunAgentInput (`threadId`, `runId`, the conversation so far plus the user's text,
+ * `state`, `tools: []`, `context: []`) to `endpoint` with `Accept: text/event-stream`, reads the
+ * response with `fetch` and a `ReadableStream` reader, splits the SSE `data:` frames itself, and
+ * renders the AG-UI events live: assistant text, reasoning, tool calls with their streaming
+ * arguments and results, state (applying STATE_DELTA as RFC 6902), run status, usage and errors.
+ * The conversation (messages and state) is kept across turns and sent back with each run.
+ *
+ * @param options The agent label, the endpoint and the example prompts.
+ * @return The HTML document, as a string.
+ */
+export function renderDemoPage(options: DemoPageOptions = {}): string {
+  const config = {
+    agentLabel: options.agentLabel ?? 'agent',
+    endpoint: options.endpoint ?? '/agent',
+    suggestions: options.suggestions ?? DEFAULT_SUGGESTIONS,
+  };
+  // JSON inside <script>: `<` escaped so that no value can close the element.
+  const configJson = JSON.stringify(config).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agui-rx demo</title>
+<link rel="icon" href="data:,">
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+<header class="top">
+  <div class="brand"><span class="logo">agui-rx</span><span class="sub">AG-UI over SSE, live</span></div>
+  <div class="agent" id="agent-label"></div>
+  <div class="status" id="status" data-status="idle"><span class="dot"></span><span id="status-text">idle</span></div>
+</header>
+<main class="layout">
+  <section class="chat">
+    <div class="messages" id="messages" role="log" aria-live="polite">
+      <div class="empty" id="empty">
+        <h1>Ask the agent something</h1>
+        <p>Each answer streams through <code>fromOpenAIChatCompletions()</code> and <code>toAgui()</code> to this page as AG-UI events:
+        text, reasoning, parallel tool calls with their arguments and results, and state.</p>
+        <div class="suggestions" id="suggestions"></div>
+      </div>
+    </div>
+    <form class="composer" id="composer">
+      <textarea id="input" rows="1" placeholder="Ask about a city’s weather and time…" aria-label="Message" autofocus></textarea>
+      <button type="submit" id="send" class="primary">Send</button>
+      <button type="button" id="stop" class="secondary" hidden>Stop</button>
+    </form>
+  </section>
+  <aside class="side">
+    <section class="card">
+      <h2>State</h2>
+      <pre class="json" id="state">{}</pre>
+    </section>
+    <section class="card">
+      <h2>Run</h2>
+      <dl class="run" id="run">
+        <dt>thread</dt><dd id="run-thread">–</dd>
+        <dt>run</dt><dd id="run-id">–</dd>
+        <dt>events</dt><dd id="run-events">0</dd>
+        <dt>time</dt><dd id="run-time">–</dd>
+        <dt>tokens</dt><dd id="run-usage">–</dd>
+        <dt>outcome</dt><dd id="run-outcome">–</dd>
+      </dl>
+    </section>
+    <section class="card grow">
+      <h2>Events <button type="button" class="link" id="clear-log">clear</button></h2>
+      <ol class="log" id="log"></ol>
+    </section>
+  </aside>
+</main>
+<script type="application/json" id="config">${configJson}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+const PAGE_CSS = `
+:root {
+  --bg: #f6f7f9; --panel: #ffffff; --ink: #1d2330; --muted: #6b7280; --line: #e3e6eb;
+  --accent: #4f46e5; --accent-ink: #ffffff; --accent-soft: #eef0ff;
+  --ok: #15803d; --ok-soft: #e8f6ec; --warn: #b45309; --warn-soft: #fdf3e3; --err: #b91c1c; --err-soft: #fdecec;
+  --code: #f3f4f6; --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0f1115; --panel: #171a21; --ink: #e6e8ee; --muted: #9aa1ad; --line: #2a2f3a;
+    --accent: #818cf8; --accent-ink: #0f1115; --accent-soft: #23264a;
+    --ok: #4ade80; --ok-soft: #15291d; --warn: #fbbf24; --warn-soft: #2e2411; --err: #f87171; --err-soft: #301819;
+    --code: #1f232c;
+  }
+}
+* { box-sizing: border-box; }
+html, body { height: 100%; margin: 0; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; background: var(--bg); color: var(--ink); display: flex; flex-direction: column; }
+code, pre { font-family: var(--mono); font-size: 12.5px; }
+.top { display: flex; align-items: center; gap: 16px; padding: 12px 20px; background: var(--panel); border-bottom: 1px solid var(--line); }
+.brand { display: flex; align-items: baseline; gap: 10px; }
+.logo { white-space: nowrap; font-weight: 700; font-size: 18px; letter-spacing: -0.01em; }
+.logo::before { content: ""; display: inline-block; width: 10px; height: 10px; border-radius: 3px; background: var(--accent); margin-right: 8px; }
+.sub { color: var(--muted); font-size: 13px; }
+.agent { margin-left: auto; font-size: 12.5px; color: var(--muted); background: var(--code); border: 1px solid var(--line); border-radius: 999px; padding: 3px 10px; }
+.status { display: flex; align-items: center; gap: 6px; font-size: 13px; color: var(--muted); min-width: 96px; }
+.status .dot { width: 8px; height: 8px; border-radius: 50%; background: var(--muted); }
+.status[data-status="running"] .dot { background: var(--accent); animation: pulse 1s ease-in-out infinite; }
+.status[data-status="finished"] .dot { background: var(--ok); }
+.status[data-status="error"] .dot, .status[data-status="cancelled"] .dot { background: var(--err); }
+@keyframes pulse { 50% { opacity: 0.3; } }
+.layout { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 16px; padding: 16px 20px 20px; }
+.chat { display: flex; flex-direction: column; min-height: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; }
+.messages { flex: 1; overflow-y: auto; padding: 20px 22px; display: flex; flex-direction: column; gap: 14px; }
+.empty { margin: auto; max-width: 520px; text-align: center; color: var(--muted); }
+.empty h1 { font-size: 20px; color: var(--ink); margin: 0 0 8px; }
+.empty code { background: var(--code); padding: 1px 5px; border-radius: 4px; }
+.suggestions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: center; margin-top: 16px; }
+.suggestions button { font: inherit; font-size: 13.5px; color: var(--ink); background: var(--panel); border: 1px solid var(--line); border-radius: 999px; padding: 6px 12px; cursor: pointer; }
+.suggestions button:hover { border-color: var(--accent); color: var(--accent); }
+.msg { max-width: 80%; }
+.msg.user { align-self: flex-end; background: var(--accent); color: var(--accent-ink); padding: 9px 14px; border-radius: 14px 14px 4px 14px; white-space: pre-wrap; }
+.msg.assistant, .msg.reasoning, .tool-call, .notice { align-self: flex-start; }
+.msg.assistant { padding: 2px 0; white-space: pre-wrap; }
+.msg.assistant .who, .msg.reasoning summary { font-size: 12px; color: var(--muted); margin-bottom: 2px; }
+.streaming .text::after { content: ""; display: inline-block; width: 7px; height: 1.05em; margin-left: 2px; vertical-align: text-bottom; background: var(--accent); animation: pulse 0.8s steps(2) infinite; }
+.msg.reasoning { border-left: 3px solid var(--line); padding: 2px 0 2px 12px; color: var(--muted); font-style: italic; white-space: pre-wrap; }
+.msg.reasoning summary { cursor: pointer; font-style: normal; list-style: none; }
+.msg.reasoning summary::-webkit-details-marker { display: none; }
+.tool-call { border: 1px solid var(--line); border-radius: 10px; overflow: hidden; background: var(--panel); }
+.tool-call header { display: flex; align-items: center; gap: 8px; padding: 7px 12px; background: var(--code); border-bottom: 1px solid var(--line); }
+.tool-call .name { font-family: var(--mono); font-weight: 600; font-size: 13px; }
+.tool-call .name::before { content: "ƒ "; color: var(--accent); }
+.tool-call .badge { margin-left: auto; font-size: 11.5px; padding: 1px 8px; border-radius: 999px; background: var(--accent-soft); color: var(--accent); }
+.tool-call[data-status="done"] .badge { background: var(--ok-soft); color: var(--ok); }
+.tool-call[data-status="pending"] .badge { background: var(--warn-soft); color: var(--warn); }
+.tool-call .section { padding: 8px 12px; }
+.tool-call .section + .section { border-top: 1px dashed var(--line); }
+.tool-call .label { font-size: 11px; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin-bottom: 2px; }
+.tool-call pre { margin: 0; white-space: pre-wrap; word-break: break-word; }
+/* Parallel calls side by side. */
+.tool-group { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 10px; align-self: stretch; align-items: start; }
+.notice { font-size: 13px; padding: 8px 12px; border-radius: 8px; }
+.notice.error { background: var(--err-soft); color: var(--err); border: 1px solid color-mix(in srgb, var(--err) 30%, transparent); }
+.notice.cancelled { background: var(--warn-soft); color: var(--warn); }
+.run-summary { align-self: center; font-size: 12px; color: var(--muted); display: flex; align-items: center; gap: 8px; }
+.run-summary::before, .run-summary::after { content: ""; width: 40px; height: 1px; background: var(--line); }
+.composer { display: flex; gap: 8px; padding: 12px; border-top: 1px solid var(--line); background: var(--panel); }
+.composer textarea { flex: 1; resize: none; font: inherit; color: var(--ink); background: var(--bg); border: 1px solid var(--line); border-radius: 10px; padding: 9px 12px; max-height: 160px; }
+.composer textarea:focus { outline: 2px solid color-mix(in srgb, var(--accent) 40%, transparent); border-color: var(--accent); }
+button.primary, button.secondary { font: inherit; font-weight: 600; border-radius: 10px; padding: 0 18px; cursor: pointer; border: 1px solid transparent; }
+button.primary { background: var(--accent); color: var(--accent-ink); }
+button.primary:disabled { opacity: 0.5; cursor: default; }
+button.secondary { background: var(--panel); color: var(--err); border-color: var(--line); }
+.side { display: flex; flex-direction: column; gap: 16px; min-height: 0; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 12px; padding: 12px 14px; }
+.card.grow { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.card h2 { font-size: 12px; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0 0 8px; display: flex; align-items: center; }
+button.link { margin-left: auto; font: inherit; font-size: 11.5px; text-transform: none; letter-spacing: 0; color: var(--muted); background: none; border: 0; cursor: pointer; }
+.json { margin: 0; background: var(--code); border-radius: 8px; padding: 10px; max-height: 240px; overflow: auto; transition: box-shadow 0.6s; }
+.json.changed { box-shadow: 0 0 0 2px var(--accent); transition: none; }
+.run { display: grid; grid-template-columns: auto 1fr; gap: 3px 12px; margin: 0; font-size: 13px; }
+.run dt { color: var(--muted); }
+.run dd { margin: 0; font-family: var(--mono); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.log { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1; font-family: var(--mono); font-size: 11.5px; }
+.log li { display: flex; gap: 8px; padding: 1px 0; white-space: nowrap; }
+.log .t { color: var(--muted); min-width: 44px; text-align: right; }
+.log .type { font-weight: 600; }
+.log .detail { color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
+.log .k-run { color: var(--accent); } .log .k-text { color: var(--ink); } .log .k-tool { color: var(--warn); }
+.log .run-mark { color: var(--muted); border-top: 1px solid var(--line); margin-top: 4px; padding-top: 3px; overflow: hidden; text-overflow: ellipsis; }
+.log .run-mark:first-child { border-top: 0; margin-top: 0; }
+.log .k-state { color: var(--ok); } .log .k-error { color: var(--err); } .log .k-reasoning { color: var(--muted); }
+@media (max-width: 860px) {
+  .layout { grid-template-columns: 1fr; padding: 10px; }
+  .side, .sub { display: none; }
+  .msg { max-width: 92%; }
+}
+@media (max-width: 560px) { .agent { display: none; } .status { margin-left: auto; } }
+`;
+
+// The page's script, plain ES2020 for any current browser. Written with String.raw so that its
+// backslashes reach the browser unchanged; it must contain no backquote and no dollar-brace.
+const PAGE_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var config = JSON.parse(document.getElementById('config').textContent);
+  var $ = function (id) { return document.getElementById(id); };
+  var messagesEl = $('messages'), inputEl = $('input'), sendEl = $('send'), stopEl = $('stop');
+
+  // The conversation as AG-UI messages, and the agent's state: sent back with every run.
+  var threadId = newId('thread');
+  var history = [];
+  var state = {};
+  var controller = null;
+
+  $('agent-label').textContent = config.agentLabel;
+  $('run-thread').textContent = threadId;
+  config.suggestions.forEach(function (text) {
+    var button = el('button', null, text);
+    button.type = 'button';
+    button.addEventListener('click', function () { inputEl.value = text; send(); });
+    $('suggestions').appendChild(button);
+  });
+  $('composer').addEventListener('submit', function (event) { event.preventDefault(); send(); });
+  inputEl.addEventListener('keydown', function (event) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); }
+  });
+  inputEl.addEventListener('input', autosize);
+  stopEl.addEventListener('click', function () { if (controller) controller.abort(); });
+  $('clear-log').addEventListener('click', function () { $('log').textContent = ''; });
+
+  function newId(prefix) {
+    var random = window.crypto && crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36);
+    return prefix + '-' + random;
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function autosize() {
+    inputEl.style.height = 'auto';
+    inputEl.style.height = Math.min(inputEl.scrollHeight, 160) + 'px';
+  }
+
+  // A scroller follows new content while the reader has not scrolled up (a panel that shrinks must not unpin it).
+  // Scroll events arrive a frame late, after more content: only a position above our own last scroll means the reader moved.
+  function pinned(scroller) {
+    var follow = true, autoTop = 0;
+    scroller.addEventListener('scroll', function () {
+      follow = scroller.scrollTop >= autoTop - 4 || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+    });
+    return function () {
+      if (!follow) return;
+      scroller.scrollTop = scroller.scrollHeight;
+      autoTop = scroller.scrollTop;
+    };
+  }
+  var followMessages = pinned(messagesEl), followLog = pinned($('log'));
+  function append(node) {
+    var empty = $('empty');
+    if (empty) empty.remove();
+    messagesEl.appendChild(node);
+    followMessages();
+    return node;
+  }
+
+  function setStatus(status, text) {
+    $('status').setAttribute('data-status', status);
+    $('status-text').textContent = text || status;
+  }
+
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+
+  function showState() {
+    var node = $('state');
+    node.textContent = JSON.stringify(state, null, 2);
+    node.classList.add('changed');
+    setTimeout(function () { node.classList.remove('changed'); }, 50);
+  }
+
+  // RFC 6902 JSON Patch, applied to a copy of the state (STATE_DELTA).
+  function applyPatch(doc, ops) {
+    var root = { '': JSON.parse(JSON.stringify(doc === undefined ? null : doc)) };
+    ops.forEach(function (op) {
+      if (op.op === 'test') {
+        if (JSON.stringify(get(root, op.path)) !== JSON.stringify(op.value)) throw new Error('JSON Patch test failed at ' + op.path);
+      } else if (op.op === 'remove') { remove(root, op.path); }
+      else if (op.op === 'add') { add(root, op.path, clone(op.value)); }
+      else if (op.op === 'replace') { remove(root, op.path); add(root, op.path, clone(op.value)); }
+      else if (op.op === 'copy') { add(root, op.path, clone(get(root, op.from))); }
+      else if (op.op === 'move') { var value = get(root, op.from); remove(root, op.from); add(root, op.path, value); }
+      else throw new Error('Unknown JSON Patch operation ' + op.op);
+    });
+    return root[''];
+  }
+  function clone(value) { return value === undefined ? undefined : JSON.parse(JSON.stringify(value)); }
+  function tokens(path) {
+    if (path === '') return [''];
+    if (path.charAt(0) !== '/') throw new Error('Bad JSON Pointer ' + path);
+    return [''].concat(path.slice(1).split('/').map(function (t) { return t.replace(/~1/g, '/').replace(/~0/g, '~'); }));
+  }
+  function parentOf(root, path) {
+    var parts = tokens(path), node = root;
+    for (var i = 0; i < parts.length - 1; i++) {
+      if (node === null || typeof node !== 'object' || !(parts[i] in node)) throw new Error('No such path ' + path);
+      node = node[parts[i]];
+    }
+    if (node === null || typeof node !== 'object') throw new Error('No such path ' + path);
+    return { node: node, key: parts[parts.length - 1] };
+  }
+  function get(root, path) { var p = parentOf(root, path); return p.node[p.key]; }
+  function add(root, path, value) {
+    var p = parentOf(root, path);
+    if (Array.isArray(p.node)) p.node.splice(p.key === '-' ? p.node.length : Number(p.key), 0, value);
+    else p.node[p.key] = value;
+  }
+  function remove(root, path) {
+    var p = parentOf(root, path);
+    if (Array.isArray(p.node)) p.node.splice(Number(p.key), 1);
+    else delete p.node[p.key];
+  }
+
+  // The SSE body: frames end with a blank line; the data lines of a frame are joined with newlines.
+  function readSSE(body, onData) {
+    var reader = body.getReader(), decoder = new TextDecoder(), buffer = '';
+    function dispatch(frame) {
+      var data = [];
+      frame.split(/\r\n|\r|\n/).forEach(function (line) {
+        if (line.slice(0, 5) === 'data:') data.push(line.charAt(5) === ' ' ? line.slice(6) : line.slice(5));
+      });
+      if (data.length) onData(data.join('\n'));
+    }
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) { buffer += decoder.decode(); if (buffer.trim()) dispatch(buffer); return; }
+        buffer += decoder.decode(chunk.value, { stream: true });
+        var match;
+        while ((match = /\r\n\r\n|\n\n|\r\r/.exec(buffer))) {
+          var frame = buffer.slice(0, match.index);
+          buffer = buffer.slice(match.index + match[0].length);
+          dispatch(frame);
+        }
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function send() {
+    var text = inputEl.value.trim();
+    if (!text || controller) return;
+    inputEl.value = '';
+    autosize();
+    var userMessage = { id: newId('msg'), role: 'user', content: text };
+    history.push(userMessage);
+    append(el('div', 'msg user', text));
+    run();
+  }
+
+  function run() {
+    var runId = newId('run');
+    var input = { threadId: threadId, runId: runId, state: state, messages: history.slice(), tools: [], context: [] };
+    var view = newRunView(runId);
+    controller = new AbortController();
+    sendEl.disabled = true;
+    stopEl.hidden = false;
+    setStatus('running', 'streaming');
+    fetch(config.endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify(input),
+      signal: controller.signal,
+    }).then(function (response) {
+      if (!response.ok) {
+        return response.text().then(function (body) {
+          var reason = body;
+          try { reason = JSON.parse(body).error || body; } catch (e) { /* not JSON: show it as it is */ }
+          throw new Error('HTTP ' + response.status + ': ' + reason);
+        });
+      }
+      return readSSE(response.body, function (data) { view.onEvent(JSON.parse(data)); });
+    }).then(function () {
+      view.end(null);
+    }, function (error) {
+      view.end(error);
+    }).then(function () {
+      controller = null;
+      sendEl.disabled = false;
+      stopEl.hidden = true;
+      inputEl.focus();
+    });
+  }
+
+  // One run's rendering: its messages, tool calls, reasoning and the run panel.
+  function newRunView(runId) {
+    var started = performance.now(), count = 0, terminal = null;
+    var texts = {}, reasonings = {}, calls = {}, group = null;
+    $('run-id').textContent = runId;
+    $('run-events').textContent = '0';
+    $('run-time').textContent = '–';
+    $('run-usage').textContent = '–';
+    $('run-outcome').textContent = 'running';
+
+    function elapsed() { return ((performance.now() - started) / 1000).toFixed(1) + ' s'; }
+    function findMessage(id) { for (var i = history.length - 1; i >= 0; i--) if (history[i].id === id) return history[i]; return null; }
+    function assistantMessage(id) {
+      var message = findMessage(id);
+      if (!message) { message = { id: id, role: 'assistant' }; history.push(message); }
+      return message;
+    }
+    function log(event) {
+      var kind = /^RUN_ERROR/.test(event.type) ? 'error' : /^RUN|^STEP/.test(event.type) ? 'run' : /^TOOL/.test(event.type) ? 'tool'
+        : /^STATE|^MESSAGES/.test(event.type) ? 'state' : /^REASONING/.test(event.type) ? 'reasoning' : 'text';
+      var detail = event.delta !== undefined ? JSON.stringify(event.delta) : event.content !== undefined ? JSON.stringify(event.content)
+        : event.snapshot !== undefined ? JSON.stringify(event.snapshot) : event.toolCallName || event.message || event.role || '';
+      var item = el('li');
+      item.appendChild(el('span', 't', Math.round(performance.now() - started) + 'ms'));
+      item.appendChild(el('span', 'type k-' + kind, event.type));
+      item.appendChild(el('span', 'detail', detail));
+      logLine(item);
+    }
+    function logLine(item) {
+      var list = $('log');
+      list.appendChild(item);
+      while (list.childNodes.length > 500) list.removeChild(list.firstChild);
+      followLog();
+    }
+    logLine(el('li', 'run-mark', runId));
+
+    function onEvent(event) {
+      count++;
+      $('run-events').textContent = String(count);
+      $('run-time').textContent = elapsed();
+      log(event);
+      switch (event.type) {
+        case 'RUN_STARTED':
+          break;
+        case 'TEXT_MESSAGE_START': {
+          group = null;
+          var message = assistantMessage(event.messageId);
+          message.content = message.content || '';
+          var node = append(el('div', 'msg assistant streaming'));
+          node.setAttribute('data-message-id', event.messageId);
+          node.appendChild(el('div', 'who', 'assistant'));
+          texts[event.messageId] = { node: node, text: node.appendChild(el('span', 'text')) };
+          break;
+        }
+        case 'TEXT_MESSAGE_CONTENT': {
+          var entry = texts[event.messageId];
+          var target = findMessage(event.messageId);
+          if (target) target.content = (target.content || '') + event.delta;
+          if (entry) entry.text.textContent += event.delta;
+          break;
+        }
+        case 'TEXT_MESSAGE_END':
+          if (texts[event.messageId]) texts[event.messageId].node.classList.remove('streaming');
+          break;
+        case 'REASONING_MESSAGE_START': {
+          group = null;
+          var details = append(el('details', 'msg reasoning streaming'));
+          details.open = true;
+          var summary = details.appendChild(el('summary', null, 'reasoning…'));
+          reasonings[event.messageId] = { node: details, summary: summary, text: details.appendChild(el('span', 'text')), started: performance.now() };
+          break;
+        }
+        case 'REASONING_MESSAGE_CONTENT':
+          if (reasonings[event.messageId]) reasonings[event.messageId].text.textContent += event.delta;
+          break;
+        case 'REASONING_MESSAGE_END': {
+          var r = reasonings[event.messageId];
+          if (r) {
+            r.node.classList.remove('streaming');
+            r.summary.textContent = 'reasoned for ' + ((performance.now() - r.started) / 1000).toFixed(1) + ' s';
+          }
+          break;
+        }
+        case 'TOOL_CALL_START': {
+          var parentId = event.parentMessageId || newId('msg');
+          var parent = assistantMessage(parentId);
+          parent.toolCalls = parent.toolCalls || [];
+          var call = { id: event.toolCallId, type: 'function', function: { name: event.toolCallName, arguments: '' } };
+          parent.toolCalls.push(call);
+          if (!group) group = append(el('div', 'tool-group'));
+          var card = group.appendChild(el('div', 'tool-call'));
+          card.setAttribute('data-tool-call-id', event.toolCallId);
+          card.setAttribute('data-name', event.toolCallName);
+          card.setAttribute('data-status', 'streaming');
+          var header = card.appendChild(el('header'));
+          header.appendChild(el('span', 'name', event.toolCallName));
+          var badge = header.appendChild(el('span', 'badge', 'calling…'));
+          var argsSection = card.appendChild(el('div', 'section'));
+          argsSection.appendChild(el('div', 'label', 'arguments'));
+          var args = argsSection.appendChild(el('pre', 'args'));
+          calls[event.toolCallId] = { call: call, card: card, badge: badge, args: args, started: performance.now() };
+          break;
+        }
+        case 'TOOL_CALL_ARGS': {
+          var c = calls[event.toolCallId];
+          if (c) { c.call.function.arguments += event.delta; c.args.textContent = c.call.function.arguments; }
+          break;
+        }
+        case 'TOOL_CALL_END': {
+          var ended = calls[event.toolCallId];
+          if (ended) {
+            ended.args.textContent = pretty(ended.call.function.arguments);
+            ended.card.setAttribute('data-status', 'running');
+          }
+          break;
+        }
+        case 'TOOL_CALL_RESULT': {
+          history.push({ id: event.messageId, role: 'tool', toolCallId: event.toolCallId, content: event.content });
+          var done = calls[event.toolCallId];
+          if (done) {
+            var resultSection = done.card.appendChild(el('div', 'section'));
+            resultSection.appendChild(el('div', 'label', 'result'));
+            resultSection.appendChild(el('pre', 'result', pretty(typeof event.content === 'string' ? event.content : JSON.stringify(event.content))));
+            done.card.setAttribute('data-status', 'done');
+            done.badge.textContent = 'done in ' + ((performance.now() - done.started) / 1000).toFixed(1) + ' s';
+          }
+          break;
+        }
+        case 'STATE_SNAPSHOT':
+          state = event.snapshot;
+          showState();
+          break;
+        case 'STATE_DELTA':
+          state = applyPatch(state, event.delta);
+          showState();
+          break;
+        case 'MESSAGES_SNAPSHOT':
+          history = event.messages.slice();
+          break;
+        case 'RUN_FINISHED':
+        case 'RUN_ERROR':
+          terminal = event;
+          break;
+        default:
+          // Steps, activity, custom and raw events appear in the event log only.
+          break;
+      }
+      followMessages();
+    }
+
+    function end(error) {
+      $('run-time').textContent = elapsed();
+      Object.keys(texts).forEach(function (id) { texts[id].node.classList.remove('streaming'); });
+      Object.keys(reasonings).forEach(function (id) { reasonings[id].node.classList.remove('streaming'); });
+      var usage = terminal && terminal.usage ? terminal.usage : [];
+      var tokens = usage.reduce(function (sum, u) { return sum + (u.totalTokens || (u.inputTokens || 0) + (u.outputTokens || 0)); }, 0);
+      if (tokens) $('run-usage').textContent = tokens + ' (' + usage.map(function (u) { return u.model || u.provider || '?'; }).join(', ') + ')';
+      var pending = terminal && terminal.outcome && terminal.outcome.pendingToolCallIds ? terminal.outcome.pendingToolCallIds : [];
+      pending.forEach(function (id) {
+        var c = calls[id];
+        if (c) { c.card.setAttribute('data-status', 'pending'); c.badge.textContent = 'left for the client'; }
+      });
+      var outcome, status;
+      if (error && error.name === 'AbortError') {
+        outcome = 'stopped'; status = 'cancelled';
+        append(el('div', 'notice cancelled', 'Stopped: the request was aborted, so the server unsubscribed the agent.'));
+      } else if (error) {
+        outcome = 'error'; status = 'error';
+        append(el('div', 'notice error', 'Request failed: ' + error.message));
+      } else if (!terminal) {
+        outcome = 'error'; status = 'error';
+        append(el('div', 'notice error', 'The stream ended without RUN_FINISHED or RUN_ERROR.'));
+      } else if (terminal.type === 'RUN_ERROR') {
+        outcome = 'error'; status = 'error';
+        append(el('div', 'notice error', 'RUN_ERROR' + (terminal.code ? ' (' + terminal.code + ')' : '') + ': ' + terminal.message));
+      } else {
+        outcome = terminal.outcome && terminal.outcome.type ? terminal.outcome.type : 'success';
+        status = outcome === 'cancelled' ? 'cancelled' : 'finished';
+      }
+      Object.keys(calls).forEach(function (id) {
+        var c = calls[id];
+        if (c.card.getAttribute('data-status') === 'running' || c.card.getAttribute('data-status') === 'streaming') {
+          c.card.setAttribute('data-status', 'pending');
+          c.badge.textContent = 'no result';
+        }
+      });
+      $('run-outcome').textContent = outcome;
+      setStatus(status, status === 'finished' ? 'finished' : status);
+      append(el('div', 'run-summary', outcome + ' · ' + count + ' events · ' + elapsed() + (tokens ? ' · ' + tokens + ' tokens' : '')));
+    }
+
+    return { onEvent: onEvent, end: end };
+  }
+})();
+`;
