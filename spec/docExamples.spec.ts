@@ -1,34 +1,45 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { format } from 'node:util';
 import * as ts from 'typescript';
 
 const root = resolve(__dirname, '..');
 const generated = join(root, 'spec', '.doc-examples');
 
-/** The `## Example` block of each operator's doc comment, with the results it promises. */
-function examples(): { name: string; code: string; results: string }[] {
-  return readdirSync(join(root, 'operators'))
+/** Where documented exports live: every operator, and the lib/ files whose examples promise results. */
+const documented = [
+  ...readdirSync(join(root, 'operators'))
     .filter((file) => file.endsWith('.ts') && file !== 'index.ts')
-    .map((file) => {
-      const source = readFileSync(join(root, 'operators', file), 'utf8');
-      const block = /## Example\s*\*\s*\* ```ts\n([\s\S]*?) \* ```/.exec(source);
-      if (block === null) throw new Error(`${file} has no "## Example" ts block in its doc comment.`);
-      const code = block[1]
-        .split('\n')
-        .map((line) => line.replace(/^ \* ?/, ''))
-        .join('\n');
-      const results = /\/\/ results: (.*)/.exec(code);
-      if (results === null) throw new Error(`${file}'s example has no "// results:" line.`);
-      return { name: file.replace(/\.ts$/, ''), code, results: results[1] };
-    });
+    .map((file) => `operators/${file}`),
+  'lib/encodeSSE.ts',
+  'lib/verifier.ts',
+  'lib/adapters/parseSSE.ts',
+  'lib/adapters/fromOpenAIChatCompletions.ts',
+];
+
+/** The `## Example` block of each documented export's doc comment, with the results it promises. */
+function examples(): { name: string; code: string; results: string }[] {
+  return documented.map((path) => {
+    const source = readFileSync(join(root, path), 'utf8');
+    const block = /## Example\s*\*\s*\* ```ts\n([\s\S]*?) \* ```/.exec(source);
+    if (block === null) throw new Error(`${path} has no "## Example" ts block in its doc comment.`);
+    const code = block[1]
+      .split('\n')
+      .map((line) => line.replace(/^ \* ?/, ''))
+      .join('\n');
+    const results = /\/\/ results: (.*)/.exec(code);
+    if (results === null) throw new Error(`${path}'s example has no "// results:" line.`);
+    return { name: path.replace(/\.ts$/, '').replace(/\//g, '-'), code, results: results[1] };
+  });
 }
 
 // Each example as a module of its own, as a user would write it: imports, then the example.
-const header = `import { EventType } from '@ag-ui/core';
-import { of } from 'rxjs';
-import { mapRunLifecycle, openMessageStartContentEnd, stateDelta, toAgui, toolCallCorrelator, type AgentEvent } from '../../lib/index.js';
-void EventType; void mapRunLifecycle; void openMessageStartContentEnd; void stateDelta; void toAgui; void toolCallCorrelator;
-export type { AgentEvent };
+const header = `import { EventType, type Event } from '@ag-ui/core';
+import { from, map, of } from 'rxjs';
+import { createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, type AgentEvent } from '../../lib/index.js';
+import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../lib/adapters/index.js';
+void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, fromOpenAIChatCompletions];
+export type { AgentEvent, ChatCompletionChunk, Event };
 `;
 
 describe('doc comment examples', () => {
@@ -42,8 +53,18 @@ describe('doc comment examples', () => {
 
   afterAll(() => rmSync(generated, { recursive: true, force: true }));
 
-  it('should have one for every operator', () => {
-    expect(all.map(({ name }) => name)).toEqual(['mapRunLifecycle', 'openMessageStartContentEnd', 'stateDelta', 'toAgui', 'toolCallCorrelator']);
+  it('should have one for every operator and every documented lib/ export', () => {
+    expect(all.map(({ name }) => name)).toEqual([
+      'operators-mapRunLifecycle',
+      'operators-openMessageStartContentEnd',
+      'operators-stateDelta',
+      'operators-toAgui',
+      'operators-toolCallCorrelator',
+      'lib-encodeSSE',
+      'lib-verifier',
+      'lib-adapters-parseSSE',
+      'lib-adapters-fromOpenAIChatCompletions',
+    ]);
   });
 
   it('should type-check under the project settings (strict)', () => {
@@ -61,7 +82,8 @@ describe('doc comment examples', () => {
 
   it.each(all.map((example) => [example.name, example] as const))('should give the results the %s example promises', (_name, { name }) => {
     const logged: string[] = [];
-    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    // As console.log prints them: strings as they are, other values inspected.
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(format(...args)));
     try {
       jest.isolateModules(() => {
         require(join(generated, `${name}.ts`));
