@@ -7,14 +7,14 @@
  *
  * @packageDocumentation
  */
-import { EventType } from '@ag-ui/core';
+import { EventType, type Event } from '@ag-ui/core';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { concat, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { toAgui } from '../operators/toAgui.js';
 import { fromOpenAIChatCompletions, parseSSE, type ChatCompletionChunk } from './adapters/index.js';
 import type { AgentEvent } from './agentEvent.js';
-import { encodeSSE } from './encodeSSE.js';
+import { pipeFrames } from './frames.js';
 import { generateId } from './generateId.js';
 import { createAguiVerifier, type AguiViolation } from './verifier.js';
 
@@ -22,7 +22,8 @@ const usage = `Usage: agui-rx <command> [options]
 
 Commands:
   convert --from openai-chat <file>  Print the AG-UI stream (SSE) for a recorded provider stream:
-                                     an SSE body or JSON lines, '-' for stdin.
+                                     an SSE body or JSON lines, '-' for stdin; exit 1 if the
+                                     run ends with RUN_ERROR (the stream is printed all the same).
   verify <capture> [--fix]           Check an AG-UI capture (SSE, JSON array or JSON lines) against
                                      the protocol: one line per violation, exit 1 if any.
                                      --fix prints the repaired stream as SSE instead.
@@ -130,9 +131,26 @@ function withoutRecorderFields(record: unknown): unknown {
   return fields.some(([key]) => key.startsWith('_')) ? Object.fromEntries(fields.filter(([key]) => !key.startsWith('_'))) : record;
 }
 
-/** Writes each SSE frame to stdout as it comes. */
-async function print(frames$: Observable<string>): Promise<void> {
-  await frames$.forEach((frame) => void process.stdout.write(frame));
+/**
+ * Writes a run's events to stdout as SSE frames as they come, through the transports' own framing
+ * (an event that cannot be encoded ends the run with a RUN_ERROR frame). Resolves with the last
+ * event written.
+ */
+function print(events$: Observable<Event>): Promise<Event | undefined> {
+  return new Promise((resolve) => {
+    let last: Event | undefined;
+    pipeFrames(
+      events$,
+      {
+        write(frame, event) {
+          process.stdout.write(frame);
+          if (event !== undefined) last = event;
+        },
+        end: () => resolve(last),
+      },
+      { heartbeatMs: 0 },
+    );
+  });
 }
 
 /** `agui-rx convert --from openai-chat <file>` */
@@ -144,12 +162,17 @@ async function convert(args: string[]): Promise<number> {
   if (values.from !== 'openai-chat') {
     throw new CliError(`convert needs --from openai-chat (the provider format of the recording; the only one this version reads)${values.from === undefined ? '' : `, got '${values.from}'`}.`, true);
   }
-  const records = await readRecords(onePath('convert', positionals, 'recording'));
+  const path = onePath('convert', positionals, 'recording');
+  const records = await readRecords(path);
+  if (records.length === 0) throw new CliError(`${path === '-' ? 'stdin' : path} holds no chat.completion.chunk records: nothing to convert.`);
   const threadId = values['thread-id'] ?? generateId();
   const runId = values['run-id'] ?? generateId();
-  await print(
-    from(records as (ChatCompletionChunk | '[DONE]')[]).pipe(fromOpenAIChatCompletions(), toAgui({ threadId, runId }), encodeSSE()),
-  );
+  const last = await print(from(records as (ChatCompletionChunk | '[DONE]')[]).pipe(fromOpenAIChatCompletions(), toAgui({ threadId, runId })));
+  // The stream printed is valid AG-UI either way; a script still needs to know the conversion failed.
+  if (last?.type === EventType.RUN_ERROR) {
+    process.stderr.write(`agui-rx: the conversion ended with RUN_ERROR: ${last.message}\n`);
+    return 1;
+  }
   return 0;
 }
 
@@ -213,7 +236,7 @@ async function fix(records: unknown[], threadIdOption: string | undefined, runId
     const runId = (n === 0 ? runIdOption : undefined) ?? own('runId') ?? generateId();
     return from(run as unknown as AgentEvent[]).pipe(toAgui({ threadId, runId }));
   });
-  await print(concat(...fixed).pipe(encodeSSE()));
+  await print(concat(...fixed));
   return 0;
 }
 

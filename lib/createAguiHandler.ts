@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, defer, type Subscription } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../operators/toAgui.js';
 import type { AgentEvent } from './agentEvent.js';
+import { safeUnsubscribe } from './operate.js';
 import { sendSSE } from './sendSSE.js';
 import { toSSEResponse } from './toSSEStream.js';
 import { describeIssue } from './validate.js';
@@ -47,11 +48,29 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
     return { status: 400, reason: `The request body is not valid JSON: ${(error as Error).message}. POST a RunAgentInput as JSON.` };
   }
   // Validated, never evaluated: the schema only reads the fields it knows.
-  const result = RunAgentInputSchema.safeParse(json);
+  let result: ReturnType<typeof RunAgentInputSchema.safeParse>;
+  try {
+    result = RunAgentInputSchema.safeParse(json);
+  } catch (error) {
+    return { status: 400, reason: `The request body could not be validated as a RunAgentInput: ${(error as Error).message}.` };
+  }
   if (!result.success) {
     return { status: 400, reason: `The request body is not a valid RunAgentInput: ${describeIssue(result.error)}.` };
   }
-  return json as RunAgentInput;
+  const input = json as RunAgentInput;
+  for (const field of ['threadId', 'runId'] as const) {
+    if (input[field] === '') return { status: 400, reason: `The request body is not a valid RunAgentInput: '${field}' is empty; it must name the ${field === 'threadId' ? 'thread' : 'run'}.` };
+  }
+  // The run echoes its input and serialises its state: a field nested past what JSON.stringify can
+  // walk would fail mid-stream, so it is refused here, by name.
+  for (const [field, value] of Object.entries(input)) {
+    try {
+      JSON.stringify(value);
+    } catch (error) {
+      return { status: 400, reason: `The request body's '${field}' cannot be handled: ${(error as Error).message}. Send it less deeply nested.` };
+    }
+  }
+  return input;
 }
 
 /** The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed. */
@@ -65,7 +84,7 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
       .subscribe(subscriber);
     return () => {
       // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
-      subscription.unsubscribe();
+      safeUnsubscribe(subscription);
       controller.abort();
     };
   });
@@ -164,18 +183,23 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
     if (request.method !== 'POST') return refuse({ status: 405, reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
     const declared = Number(request.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
-    const body = await readBounded(request, maxBodyBytes);
+    let body: string | undefined;
+    try {
+      body = await readBounded(request, maxBodyBytes);
+    } catch (error) {
+      return refuse({ status: 400, reason: `The request body could not be read: ${(error as Error)?.message ?? String(error)}.` });
+    }
     if (body === undefined) return refuse(tooLarge(maxBodyBytes));
     const parsed = parseRunAgentInput(body);
     if ('status' in parsed) return refuse(parsed);
     let subscription: Subscription | undefined;
     const events$ = new Observable<Event>((subscriber) => {
       subscription = runEvents(agent, parsed, options).subscribe(subscriber);
-      const onAbort = () => subscription?.unsubscribe();
+      const onAbort = () => safeUnsubscribe(subscription);
       request.signal?.addEventListener('abort', onAbort);
       return () => {
         request.signal?.removeEventListener('abort', onAbort);
-        subscription?.unsubscribe();
+        safeUnsubscribe(subscription);
       };
     });
     return toSSEResponse(events$, { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined });
@@ -188,15 +212,24 @@ async function readBounded(request: Request, maxBytes: number): Promise<string |
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel();
-      return undefined;
+  // A client that goes away while sending: stop waiting for the rest of its body.
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  request.signal?.addEventListener('abort', onAbort);
+  try {
+    if (request.signal?.aborted) throw new Error('the client went away before sending it');
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (request.signal?.aborted) throw new Error('the client went away while sending it');
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        await reader.cancel();
+        return undefined;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    request.signal?.removeEventListener('abort', onAbort);
   }
   // No Buffer: Web runtimes may not have it.
   const bytes = new Uint8Array(received);

@@ -2,6 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
 import type { Observable, Subscription } from 'rxjs';
+import { safeUnsubscribe } from './operate.js';
 
 /** The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts). */
 export function streamHeaders(contentType: string): Record<string, string> {
@@ -93,7 +94,7 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options:
     if (ended) return;
     ended = true;
     stopHeartbeat();
-    subscription?.unsubscribe();
+    safeUnsubscribe(subscription);
     if (error !== undefined && !terminal) {
       const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
       sink.write(encode(runError), runError);
@@ -113,7 +114,7 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options:
         const type = (event as { type?: unknown } | null)?.type;
         return end(
           new Error(
-            `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
+            `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
           ),
         );
       }
@@ -124,7 +125,7 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options:
     error: (error) => end(error ?? new Error('The event stream failed.')),
     complete: () => end(),
   });
-  if (ended) subscription.unsubscribe();
+  if (ended) safeUnsubscribe(subscription);
   else armHeartbeat();
   // Unsubscribed from outside (the client went away, or the sink stopped the run from inside
   // `write`): nothing more may be sent, and the heartbeat must not re-arm after this teardown.

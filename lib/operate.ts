@@ -1,4 +1,25 @@
-import { Observable, Subscription, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, Subscription, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
+import { warnDiagnostic } from './diagnostics.js';
+
+/**
+ * Unsubscribes, and reports (through `console.warn`) a teardown that throws instead of letting it
+ * escape: unsubscription happens in event listeners and timers, where an error would crash the
+ * process, and a source's failed cleanup must not keep a run from ending.
+ */
+export function safeUnsubscribe(subscription: Unsubscribable | undefined): void {
+  try {
+    subscription?.unsubscribe();
+  } catch (error) {
+    reportTeardownError(error);
+  }
+}
+
+function reportTeardownError(error: unknown): void {
+  // RxJS wraps teardown errors in an UnsubscriptionError that lists them.
+  const causes = (error as { errors?: unknown[] } | null)?.errors ?? [error];
+  const message = causes.map((cause) => (cause as Error | null)?.message ?? String(cause)).join('; ');
+  warnDiagnostic({ message: `A source's teardown threw while it was unsubscribed: ${message}. Fix the cleanup function your Observable returns.`, event: error });
+}
 
 /** What an operator does with each notification of its source, for one subscription. */
 export interface OperateHandlers<T> {
@@ -65,7 +86,7 @@ export function operate<T, R>(
       };
       const handleComplete = () => {
         if (upstream.closed) return;
-        upstream.unsubscribe();
+        safeUnsubscribe(upstream);
         try {
           if (handlers.complete) handlers.complete();
           else {
@@ -78,7 +99,7 @@ export function operate<T, R>(
       };
       const handleError = (error: unknown) => {
         if (upstream.closed) return;
-        upstream.unsubscribe();
+        safeUnsubscribe(upstream);
         try {
           if (handlers.error) handlers.error(error);
           else {
@@ -109,14 +130,23 @@ export function operate<T, R>(
         complete: () => deliver(handleComplete),
       }) as Subscription & Observer<T>;
       const fail = (error: unknown) => deliver(() => handleError(error));
-      const handlers = init(subscriber, { unsubscribeSource: () => upstream.unsubscribe() });
+      const handlers = init(subscriber, { unsubscribeSource: () => safeUnsubscribe(upstream) });
       // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once.
       subscriber.add(() => {
-        upstream.unsubscribe();
+        safeUnsubscribe(upstream);
         handlers.teardown?.();
       });
       // `init` may end the output at once (an already aborted signal): then never subscribe.
-      if (!upstream.closed) source.subscribe(upstream);
+      if (!upstream.closed) {
+        try {
+          source.subscribe(upstream);
+        } catch (error) {
+          // A source that already ended runs its teardown at once, inside subscribe: a throw there
+          // is a failed cleanup, not a failed run.
+          if (upstream.closed) reportTeardownError(error);
+          else fail(error);
+        }
+      }
       if (!upstream.closed && handlers.subscribed) {
         try {
           handlers.subscribed();

@@ -1,6 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
+import { safeUnsubscribe } from './operate.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link sendSSE}. */
@@ -85,7 +86,7 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
         if (queuedBytes > maxBufferedBytes && !terminal && !ending) {
           // The client stopped reading: stop the agent rather than hold the rest of its run in memory.
           stopped = true;
-          subscription?.unsubscribe();
+          safeUnsubscribe(subscription);
           const runError: Event = {
             type: EventType.RUN_ERROR,
             code: 'SLOW_CLIENT',
@@ -104,8 +105,8 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
   );
   const run = subscription;
   // A client gone before we started (it left while the request body was read) sends no 'close' again.
-  if (stopped || gone()) run.unsubscribe();
-  const onClose = () => run.unsubscribe();
+  if (stopped || gone()) safeUnsubscribe(run);
+  const onClose = () => safeUnsubscribe(run);
   res.on('close', onClose);
   run.add(() => res.off('close', onClose));
   return run;

@@ -1,5 +1,6 @@
 import type { Event } from '@ag-ui/core';
 import type { Observable, Subscription } from 'rxjs';
+import { safeUnsubscribe } from './operate.js';
 import { contentTypeFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link toSSEStream}. */
@@ -45,7 +46,7 @@ export function toSSEStream(events$: Observable<Event>, options: ToSSEStreamOpti
       );
     },
     cancel() {
-      subscription?.unsubscribe();
+      safeUnsubscribe(subscription);
     },
   });
 }

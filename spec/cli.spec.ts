@@ -233,4 +233,36 @@ describe('agui-rx (the CLI)', () => {
       expect(run(['verify', object])).toMatchObject({ status: 2, stderr: expect.stringMatching(/the capture is not JSON/) });
     });
   });
+
+  describe('failures a script must see', () => {
+    it('should exit 1 and say why when the conversion ends with RUN_ERROR, still printing the stream', () => {
+      const file = join(dir, 'null.jsonl');
+      writeFileSync(file, 'null\n');
+      const { status, stdout, stderr } = run(['convert', '--from', 'openai-chat', file]);
+      expect(status).toBe(1);
+      expect(sseEvents(stdout).map((event) => event.type)).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+      expect(stderr).toMatch(/^agui-rx: the conversion ended with RUN_ERROR: fromOpenAIChatCompletions received null where a chat\.completion\.chunk object/);
+    });
+
+    it('should exit 2 for a recording with nothing to convert', () => {
+      const file = join(dir, 'empty.jsonl');
+      writeFileSync(file, '');
+      expect(run(['convert', '--from', 'openai-chat', file])).toMatchObject({ status: 2, stdout: '', stderr: `agui-rx: ${file} holds no chat.completion.chunk records: nothing to convert.\n` });
+    });
+
+    it('should end a repaired run with RUN_ERROR when an event nests too deeply to encode', () => {
+      const file = join(dir, 'deep.jsonl');
+      writeFileSync(file, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"CUSTOM","name":"x","value":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`);
+      const { status, stdout } = run(['verify', '--fix', file]);
+      expect(status).toBe(0);
+      expect(sseEvents(stdout)).toEqual([
+        { type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' },
+        {
+          type: 'RUN_ERROR',
+          message:
+            'The CUSTOM event cannot be encoded: Maximum call stack size exceeded. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
+        },
+      ]);
+    });
+  });
 });

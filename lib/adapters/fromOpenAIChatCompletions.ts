@@ -270,6 +270,9 @@ export function fromOpenAIChatCompletions(
         for (let i = 0; i < choices.length; i++) {
           const entry = choices[i];
           if (!isObject(entry)) throw invalid(`choices[${i}] is ${describeValue(entry)}, but each choice must be an object such as { index: 0, delta: { content: 'Hi' } }.`);
+          if (entry.index !== undefined && entry.index !== null && !(Number.isSafeInteger(entry.index) && (entry.index as number) >= 0)) {
+            throw invalid(`choices[${i}].index is ${describeValue(entry.index)}, but a choice's index must be a non-negative integer.`);
+          }
           if ((entry.index ?? i) === chosen) {
             choice = entry;
             position = i;
@@ -312,15 +315,16 @@ function checkChunk(input: unknown): Fields & { choices: unknown[] } {
       `fromOpenAIChatCompletions received ${describeValue(input)} where a chat.completion.chunk object (or '[DONE]') was expected. Parse each server-sent event's data first: parseSSE(), map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))).`,
     );
   }
+  // An error wins over whatever else the chunk holds: some providers send it beside `choices: []`.
+  if (input.error !== undefined && input.error !== null) {
+    const { message, type, code } = isObject(input.error) ? input.error : { message: input.error, type: undefined, code: undefined };
+    const kind = [type, code].filter((part) => typeof part === 'string' || typeof part === 'number').join(', ');
+    throw new AguiRxError(
+      'PROVIDER_ERROR',
+      `The model provider failed mid-stream: ${typeof message === 'string' && message !== '' ? message : 'no message given'}${kind === '' ? '' : ` (${kind})`}. Retry the request; if it keeps failing, check the request and the provider's status.`,
+    );
+  }
   if (!Array.isArray(input.choices)) {
-    if (isObject(input.error)) {
-      const { message, type, code } = input.error;
-      const kind = [type, code].filter((part) => typeof part === 'string' || typeof part === 'number').join(', ');
-      throw new AguiRxError(
-        'PROVIDER_ERROR',
-        `The model provider failed mid-stream: ${typeof message === 'string' ? message : 'no message given'}${kind === '' ? '' : ` (${kind})`}. Retry the request; if it keeps failing, check the request and the provider's status.`,
-      );
-    }
     throw invalid(
       `it has ${input.choices === undefined ? 'no' : `'choices: ${describeValue(input.choices)}', not an`} 'choices' array. Is this a Chat Completions stream (stream: true)? Responses API and other providers' events need their own adapter.`,
     );
@@ -331,14 +335,19 @@ function checkChunk(input: unknown): Fields & { choices: unknown[] } {
 /** The chunk's usage as TokenUsage, or `undefined` when it reports no count. */
 function usageOf(usage: unknown, model: unknown): TokenUsage | undefined {
   if (!isObject(usage)) return undefined;
-  const count = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
-  const detail = (details: unknown, field: string) => (isObject(details) ? count(details[field]) : undefined);
+  // Absent or null counts are left out; anything else that is not a count is a malformed chunk.
+  const count = (value: unknown, path: string) => {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+    throw invalid(`${path} is ${describeValue(value)}, but token counts must be non-negative integers.`);
+  };
+  const detail = (details: unknown, field: string, path: string) => (isObject(details) ? count(details[field], `${path}.${field}`) : undefined);
   const counts: [keyof TokenUsage, number | undefined][] = [
-    ['inputTokens', count(usage.prompt_tokens)],
-    ['outputTokens', count(usage.completion_tokens)],
-    ['totalTokens', count(usage.total_tokens)],
-    ['reasoningTokens', detail(usage.completion_tokens_details, 'reasoning_tokens')],
-    ['cachedInputTokens', detail(usage.prompt_tokens_details, 'cached_tokens')],
+    ['inputTokens', count(usage.prompt_tokens, 'usage.prompt_tokens')],
+    ['outputTokens', count(usage.completion_tokens, 'usage.completion_tokens')],
+    ['totalTokens', count(usage.total_tokens, 'usage.total_tokens')],
+    ['reasoningTokens', detail(usage.completion_tokens_details, 'reasoning_tokens', 'usage.completion_tokens_details')],
+    ['cachedInputTokens', detail(usage.prompt_tokens_details, 'cached_tokens', 'usage.prompt_tokens_details')],
   ];
   const report: Record<string, unknown> = {};
   for (const [field, value] of counts) if (value !== undefined) report[field] = value;

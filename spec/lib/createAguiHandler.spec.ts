@@ -189,6 +189,45 @@ describe('createAguiHandler (node:http)', () => {
     expect(agent.messages).toEqual(expectedMessages);
   });
 
+  it('should refuse, by field, a RunAgentInput the schema lets through but no run can use', async () => {
+    ({ server, url } = await listen(createAguiHandler(scripted)));
+    const emptyThread = await post(url, JSON.stringify({ ...input(), threadId: '' }));
+    expect([emptyThread.status, JSON.parse(emptyThread.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId' is empty; it must name the thread." }]);
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const nested = await post(url, `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"state":${deep}}`);
+    expect(nested.status).toBe(400);
+    expect(JSON.parse(nested.body).error).toMatch(/^The request body's 'state' cannot be handled: Maximum call stack size exceeded\. Send it less deeply nested\.$/);
+    const agent = await runOfficialClient(url);
+    expect(agent.messages).toEqual(expectedMessages);
+  });
+
+  it('should end the run with RUN_FINISHED, and keep serving, when the agent\'s teardown throws', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      ({ server, url } = await listen(
+        createAguiHandler(
+          () =>
+            new Observable<AgentEvent>((subscriber) => {
+              const timer = setTimeout(() => {
+                subscriber.next({ type: 'TEXT_MESSAGE_CHUNK', delta: 'x' });
+                subscriber.complete();
+              }, 5);
+              return () => {
+                clearTimeout(timer);
+                throw new Error('teardown');
+              };
+            }),
+        ),
+      ));
+      const response = await post(url, JSON.stringify(input()));
+      const types = response.body.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')).type);
+      expect(types).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END, EventType.RUN_FINISHED]);
+      expect(warn).toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('should refuse an oversize body sent without Content-Length while reading it, before parsing', async () => {
     let parsed = false;
     const parse = JSON.parse;
@@ -257,6 +296,25 @@ describe('createAguiFetchHandler (Web Request/Response)', () => {
     });
     const large = await handler(requestFor(stream, { duplex: 'half' } as RequestInit));
     expect(large.status).toBe(413);
+  });
+
+  it('should answer 400, not reject, when the body stream fails or the client goes away while sending it', async () => {
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"threadId":'));
+        controller.error(new Error('client went away'));
+      },
+    });
+    const failed = await handler(requestFor(failing, { duplex: 'half' } as RequestInit));
+    expect([failed.status, await failed.json()]).toEqual([400, { error: 'The request body could not be read: client went away.' }]);
+
+    const controller = new AbortController();
+    const open = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{')) });
+    const pending = handler(requestFor(open, { duplex: 'half', signal: controller.signal } as RequestInit));
+    controller.abort();
+    const aborted = await pending;
+    expect(aborted.status).toBe(400);
+    expect((await aborted.json()).error).toMatch(/^The request body could not be read: the client went away/);
   });
 
   it('should unsubscribe the agent and abort its signal when the response is cancelled', async () => {

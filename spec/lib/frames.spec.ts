@@ -204,7 +204,7 @@ describe('pipeFrames', () => {
       {
         type: EventType.RUN_ERROR,
         message:
-          'The RAW event cannot be encoded: Unsupported any value type: bigint. Events must be plain JSON: convert BigInts to strings or numbers and break reference cycles.',
+          'The RAW event cannot be encoded: Unsupported any value type: bigint. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
       },
     ]);
     expect(sink.ends).toBe(1);

@@ -121,4 +121,38 @@ describe('operate', () => {
     source$.next('a');
     expect(seen).toEqual(['a', 'a!', 'flushed', '|']);
   });
+
+  it('should still complete, and report it, when the source\'s teardown throws', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const source$ = new Observable<string>((subscriber) => {
+        subscriber.next('a');
+        subscriber.complete();
+        return () => {
+          throw new Error('cleanup failed');
+        };
+      });
+      expect(await collect(source$.pipe(passThrough()))).toEqual(['a']);
+      expect(warn.mock.calls.map(([line]) => line)).toEqual([
+        "[agui-rx] A source's teardown threw while it was unsubscribed: cleanup failed. Fix the cleanup function your Observable returns.",
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('should not throw into the caller that unsubscribes when the source\'s teardown throws', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const subscription = new Observable<string>(() => () => {
+        throw new Error('cleanup failed');
+      })
+        .pipe(passThrough())
+        .subscribe();
+      expect(() => subscription.unsubscribe()).not.toThrow();
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });

@@ -565,7 +565,7 @@ describe('sendSSE', () => {
       expect(written(fake)).toEqual([
         S,
         runError(
-          'The CUSTOM event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers and break reference cycles.',
+          'The CUSTOM event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
         ),
       ]);
       expect(fake.writableEnded).toBe(true);

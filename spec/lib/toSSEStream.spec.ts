@@ -261,7 +261,7 @@ describe('toSSEStream', () => {
     expect(sseEvents(await body)).toEqual([
       S,
       runError(
-        'The RAW event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers and break reference cycles.',
+        'The RAW event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
       ),
     ]);
     expect(finalized()).toBe(true);

@@ -475,14 +475,40 @@ describe('fromOpenAIChatCompletions', () => {
       ).toEqual([text('Hi'), tokenUsage({ inputTokens: 21, outputTokens: 24, totalTokens: 45, reasoningTokens: 14, model: 'gpt-test' })]);
     });
 
-    it('should omit counts that are absent or not counts, and the model when unnamed', async () => {
-      expect(
-        await adapt([
-          usageChunk({ prompt_tokens: 7, completion_tokens: -1, total_tokens: 1.5, prompt_tokens_details: null, completion_tokens_details: { reasoning_tokens: 'x' as never } }, { model: '' }),
-        ]),
-      ).toEqual([tokenUsage({ inputTokens: 7 })]);
+    it('should omit counts that are absent or null, and the model when unnamed', async () => {
+      expect(await adapt([usageChunk({ prompt_tokens: 7, completion_tokens: null as never, prompt_tokens_details: null }, { model: '' })])).toEqual([tokenUsage({ inputTokens: 7 })]);
       const [event] = await adapt([usageChunk({ completion_tokens: 3 }, { model: undefined })]);
       expect(Object.entries((event as { usage: object }).usage)).toEqual([['outputTokens', 3]]);
+    });
+
+    it.each([
+      ['a negative count', { completion_tokens: -1 }, 'usage.completion_tokens is number -1'],
+      ['a fraction', { total_tokens: 1.5 }, 'usage.total_tokens is number 1.5'],
+      ['a count sent as a string', { prompt_tokens: '12' as never }, 'usage.prompt_tokens is "12"'],
+      ['a detail that is not a count', { completion_tokens_details: { reasoning_tokens: 'x' as never } }, 'usage.completion_tokens_details.reasoning_tokens is "x"'],
+    ])('should fail with INVALID_EVENT naming the field for %s', async (_name, usage, described) => {
+      expect(await failure([usageChunk(usage as never)])).toEqual(
+        new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received a malformed chat.completion.chunk: ${described}, but token counts must be non-negative integers.`),
+      );
+    });
+
+    it('should fail with PROVIDER_ERROR for an error beside choices, and for an error given as a string', async () => {
+      const withChoices = (await failure([{ id: 'c', choices: [], error: { message: 'bad', code: 'server_error' } } as never])) as AguiRxError;
+      expect([withChoices.code, withChoices.message]).toEqual([
+        'PROVIDER_ERROR',
+        "The model provider failed mid-stream: bad (server_error). Retry the request; if it keeps failing, check the request and the provider's status.",
+      ]);
+      const asString = (await failure([{ error: 'rate limited' } as never])) as AguiRxError;
+      expect([asString.code, asString.message]).toEqual([
+        'PROVIDER_ERROR',
+        "The model provider failed mid-stream: rate limited. Retry the request; if it keeps failing, check the request and the provider's status.",
+      ]);
+    });
+
+    it.each([['"0"'], ['1.5'], ['-1']])('should fail with INVALID_EVENT for a choice index of %s', async (index) => {
+      expect(await failure([{ id: 'c', choices: [{ index: JSON.parse(index), delta: { content: 'hi' } }] } as never])).toEqual(
+        invalidEvent(`choices[0].index is ${index === '"0"' ? '"0"' : `number ${index}`}, but a choice's index must be a non-negative integer.`),
+      );
     });
 
     it('should send nothing for usage without counts', async () => {
