@@ -91,6 +91,8 @@ export interface FromOpenAIChatCompletionsOptions {
   choice?: number;
   /** Mints ids for a completion or tool call whose chunks carry none (some compatible servers). Default: nanoid. */
   generateId?: IdGenerator;
+  /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
+  raw?: boolean;
 }
 
 /** The chunk's fields, read without trusting their types. */
@@ -136,6 +138,7 @@ const assistantText = ['content', 'refusal'] as const;
  * 7. A chunk with an `error` object (a provider failing mid-stream) is a `PROVIDER_ERROR` error;
  *    anything that is not a chunk (a non-object, no `choices` array, a non-string `content` …) is
  *    an `INVALID_EVENT` error. Under `toAgui` both become RUN_ERROR.
+ * 8. With `raw: true`, each chunk is also sent as `RAW { event, source: 'openai-chat' }` first.
  *
  * ## Example
  *
@@ -164,6 +167,7 @@ export function fromOpenAIChatCompletions(
     );
   }
   const mint = options.generateId ?? defaultGenerateId;
+  const raw = options.raw ?? false;
   return operate<ChatCompletionChunk | '[DONE]', AgentEvent>((subscriber) => {
     // The completion being read: its id names its message.
     let completion: string | undefined;
@@ -262,6 +266,7 @@ export function fromOpenAIChatCompletions(
 
     return {
       next(input) {
+        if (raw) emit({ type: EventType.RAW, event: input, source: 'openai-chat' });
         if (typeof input === 'string' && input.trim() === '[DONE]') return sendUsage();
         const chunk = checkChunk(input);
         const choices = chunk.choices as unknown[];

@@ -732,4 +732,20 @@ describe('fromOpenAIChatCompletions', () => {
       '{"type":"TEXT_MESSAGE_CHUNK","messageId":"c1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":1,"totalTokens":10,"model":"gpt-4o"}}',
     );
   });
+
+  describe('raw', () => {
+    it('should send each chunk as RAW before the events made from it, when asked', async () => {
+      const first = { id: 'c1', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] } as ChatCompletionChunk;
+      expect(await adapt([first, '[DONE]'], { raw: true })).toEqual([
+        { type: EventType.RAW, event: first, source: 'openai-chat' },
+        { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'c1', delta: 'Hi' },
+        { type: EventType.RAW, event: '[DONE]', source: 'openai-chat' },
+      ]);
+    });
+
+    it('should send no RAW events by default', async () => {
+      const events = await adapt([{ id: 'c1', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] } as ChatCompletionChunk]);
+      expect(events.some((event) => event.type === EventType.RAW)).toBe(false);
+    });
+  });
 });
