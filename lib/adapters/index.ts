@@ -23,3 +23,21 @@ export {
   type FromOpenAIChatCompletionsOptions,
 } from './fromOpenAIChatCompletions.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './parseSSE.js';
+export {
+  fromAnthropicMessages,
+  type AnthropicContentBlock,
+  type AnthropicContentBlockDelta,
+  type AnthropicContentBlockDeltaEvent,
+  type AnthropicContentBlockStartEvent,
+  type AnthropicContentBlockStopEvent,
+  type AnthropicErrorEvent,
+  type AnthropicMessageDeltaEvent,
+  type AnthropicMessageStartEvent,
+  type AnthropicMessageStopEvent,
+  type AnthropicPingEvent,
+  type AnthropicStopReason,
+  type AnthropicStreamEvent,
+  type AnthropicToolResultBlock,
+  type AnthropicUsage,
+  type FromAnthropicMessagesOptions,
+} from './fromAnthropicMessages.js';

@@ -1,0 +1,476 @@
+import { EventType, type TokenUsage } from '@ag-ui/core';
+import type { OperatorFunction } from 'rxjs';
+import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
+import { AguiRxError, describeValue } from '../errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
+import { operate } from '../operate.js';
+
+/**
+ * One event of the Anthropic Messages API stream (`stream: true`), the `data:` payload of one
+ * server-sent event parsed as JSON (the `event:` line repeats its `type`).
+ */
+export type AnthropicStreamEvent =
+  | AnthropicMessageStartEvent
+  | AnthropicContentBlockStartEvent
+  | AnthropicContentBlockDeltaEvent
+  | AnthropicContentBlockStopEvent
+  | AnthropicMessageDeltaEvent
+  | AnthropicMessageStopEvent
+  | AnthropicPingEvent
+  | AnthropicErrorEvent;
+
+/** Opens a message: its id, model and input token counts (`content` is empty when streaming). */
+export interface AnthropicMessageStartEvent {
+  type: 'message_start';
+  message: {
+    /** The message's id (`msg_…`): the AG-UI assistant message's id. */
+    id: string;
+    type?: 'message';
+    role?: 'assistant';
+    /** The model that served the request, e.g. `claude-sonnet-4-20250514`. */
+    model?: string;
+    content?: unknown[];
+    stop_reason?: AnthropicStopReason | null;
+    stop_sequence?: string | null;
+    usage?: AnthropicUsage;
+  };
+}
+
+/** Opens content block `index` of the message; its content arrives in deltas. */
+export interface AnthropicContentBlockStartEvent {
+  type: 'content_block_start';
+  index: number;
+  content_block: AnthropicContentBlock;
+}
+
+/** A piece of content block `index`. */
+export interface AnthropicContentBlockDeltaEvent {
+  type: 'content_block_delta';
+  index: number;
+  delta: AnthropicContentBlockDelta;
+}
+
+/** Closes content block `index`. */
+export interface AnthropicContentBlockStopEvent {
+  type: 'content_block_stop';
+  index: number;
+}
+
+/** The message's end: why it stopped, and the output token count (cumulative). */
+export interface AnthropicMessageDeltaEvent {
+  type: 'message_delta';
+  delta: {
+    stop_reason?: AnthropicStopReason | null;
+    stop_sequence?: string | null;
+    /** Newer API versions: what a refusal was about (`{ type: 'refusal', category, explanation }`). */
+    stop_details?: Record<string, unknown> | null;
+  };
+  usage?: AnthropicUsage;
+}
+
+/** The message is complete. */
+export interface AnthropicMessageStopEvent {
+  type: 'message_stop';
+}
+
+/** A keep-alive; carries nothing. */
+export interface AnthropicPingEvent {
+  type: 'ping';
+}
+
+/** The provider failed mid-stream (`overloaded_error`, `api_error` …). */
+export interface AnthropicErrorEvent {
+  type: 'error';
+  error: { type?: string; message?: string };
+}
+
+/** Why a message stopped. */
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | (string & {});
+
+/** Token counts. `input_tokens` excludes the cache's reads and writes, which are reported beside it. */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  [field: string]: unknown;
+}
+
+/** The content blocks a stream opens. Unknown block types are ignored. */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string; citations?: unknown[] | null }
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use' | 'server_tool_use' | 'mcp_tool_use'; id: string; name: string; input?: unknown; server_name?: string; [field: string]: unknown }
+  | AnthropicToolResultBlock;
+
+/** A server tool's result (`web_search_tool_result`, `mcp_tool_result`, `tool_search_tool_result`, …). */
+export interface AnthropicToolResultBlock {
+  type: `${string}_tool_result`;
+  /** The id of the `server_tool_use` / `mcp_tool_use` block it answers. */
+  tool_use_id: string;
+  content?: unknown;
+  is_error?: boolean;
+  [field: string]: unknown;
+}
+
+/** The deltas of a content block. Unknown delta types (`citations_delta` …) are ignored. */
+export type AnthropicContentBlockDelta =
+  | { type: 'text_delta'; text: string }
+  | { type: 'input_json_delta'; partial_json: string }
+  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'signature_delta'; signature: string }
+  | { type: 'citations_delta'; citation: unknown };
+
+/** Options of {@link fromAnthropicMessages}. */
+export interface FromAnthropicMessagesOptions {
+  /** Mints a message id for content that arrives without a `message_start` (or with an empty id). Default: nanoid. */
+  generateId?: IdGenerator;
+  /** Also send each event as it came, as `RAW { event, source: 'anthropic' }`, before the events made from it. Default: false. */
+  raw?: boolean;
+}
+
+/** The event's fields, read without trusting their types. */
+type Fields = Record<string, unknown>;
+
+/** One open content block of the current message. */
+type Block =
+  | { kind: 'text' }
+  | { kind: 'reasoning'; messageId: string; opened: boolean }
+  | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean }
+  | { kind: 'other' };
+
+const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/**
+ * Turns an Anthropic Messages stream (its `message_start` … `message_stop` events) into agent
+ * events: text, reasoning (with its signature), tool calls, server tool results and token usage.
+ *
+ * One message is one assistant message: its id (`message.id`) is the message's id and the parent
+ * of its tool calls; each thinking block is a reasoning message of its own.
+ *
+ * ```text
+ * source:  --s--b--t--p--u--x--d--z--|    s = message_start, b = text block start, t = text_delta,
+ * output:  -----------T--K--A--------U--|  p = content_block_stop, u = tool_use start, x = input_json_delta,
+ *          T = TEXT_MESSAGE_CHUNK,        d = message_delta, z = message_stop (then the source completes)
+ *          K, A = TOOL_CALL_CHUNK (name, then arguments), U = TOKEN_USAGE
+ * ```
+ *
+ * Rules:
+ * 1. `message_start` begins a message: `message.id` names it (minted when absent). Its usage is
+ *    kept for rule 7.
+ * 2. `text_delta` becomes TEXT_MESSAGE_CHUNK with `messageId` = the message id. Every text block
+ *    of a message shares it (the downstream operators start a new message after a tool result).
+ * 3. A `thinking` block is the reasoning message `<message id>-reasoning-<block index>`:
+ *    `thinking_delta` becomes REASONING_MESSAGE_CHUNK; `signature_delta` becomes
+ *    REASONING_ENCRYPTED_VALUE `{ subtype: 'message', entityId: <that id>, encryptedValue: <signature> }`
+ *    (after an explicit REASONING_MESSAGE_START when the block had no thinking text, so that the
+ *    signature has a message to land on). A `redacted_thinking` block is such a message with no
+ *    text (REASONING_MESSAGE_START with `metadata: { anthropic: { type: 'redacted_thinking' } }`)
+ *    whose encrypted value is the block's `data`.
+ * 4. A `tool_use`, `server_tool_use` or `mcp_tool_use` block is a tool call: its start gives
+ *    TOOL_CALL_CHUNK with `toolCallId` = the block's `id`, `toolCallName` and `parentMessageId` =
+ *    the message id; each non-empty `input_json_delta` gives TOOL_CALL_CHUNK with that fragment.
+ *    A call whose block stops with no fragment (a tool without arguments) gets the block's
+ *    `input` as JSON, `{}` when empty.
+ * 5. A block whose type ends in `_tool_result` and that has a `tool_use_id`
+ *    (`web_search_tool_result`, `mcp_tool_result`, `tool_search_tool_result` …) becomes
+ *    TOOL_CALL_RESULT for that call; content that is not a string is sent as its JSON text.
+ * 6. `message_delta`'s `stop_reason` ends nothing and loses nothing: text cut short by
+ *    `max_tokens` is kept. `refusal` also sends CUSTOM `{ name: 'anthropic.refusal', value:
+ *    { messageId, stopDetails? } }`, so that a client can say why the answer stopped (or is empty).
+ * 7. Usage becomes TOKEN_USAGE, once per message, at `message_stop` (or the next `message_start`,
+ *    or when the source completes or errors): `message_delta`'s counts over `message_start`'s;
+ *    `inputTokens` = input + cache writes + cache reads, `cacheWriteInputTokens` =
+ *    `cache_creation_input_tokens`, `cachedInputTokens` = `cache_read_input_tokens`,
+ *    `outputTokens`, `totalTokens` = their sum, and `model`; absent counts are omitted.
+ * 8. `ping`, unknown event types, unknown block types and unknown delta types send nothing
+ *    (Anthropic adds new ones; `raw: true` keeps them as RAW).
+ * 9. An `error` event is a `PROVIDER_ERROR` error; a malformed event (no `type`, a delta for a
+ *    block that is not open, a non-string `text` …) is an `INVALID_EVENT` error. A source that
+ *    completes inside a tool call's block (no `content_block_stop`, no `message_stop`) is an
+ *    `INVALID_EVENT` error too (after the usage it holds), never a half-written call; so is a
+ *    `message_start` that arrives while a tool call's block is open. Under `toAgui` all become RUN_ERROR.
+ *
+ * ## Example
+ *
+ * ```ts
+ * of<AnthropicStreamEvent[]>(
+ *   { type: 'message_start', message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 9, output_tokens: 1 } } },
+ *   { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+ *   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+ *   { type: 'content_block_stop', index: 0 },
+ *   { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+ *   { type: 'message_stop' },
+ * ).pipe(fromAnthropicMessages()).subscribe((event) => console.log(JSON.stringify(event)));
+ * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"msg_1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":2,"totalTokens":11,"model":"claude-x"}}
+ * ```
+ *
+ * @param options The id generator for content without a message id, and whether to keep the raw events.
+ * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
+ */
+export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}): OperatorFunction<AnthropicStreamEvent, AgentEvent> {
+  const mint = options.generateId ?? defaultGenerateId;
+  const raw = options.raw ?? false;
+  return operate<AnthropicStreamEvent, AgentEvent>((subscriber) => {
+    // The message being read: its id names the assistant message.
+    let message: string | undefined;
+    // The message's model, for its usage report.
+    let model: string | undefined;
+    // The message's open content blocks, by index.
+    let blocks = new Map<number, Block>();
+    // The message's token counts so far (message_start's, overlaid by message_delta's).
+    let counts: Partial<Record<CountField, number>> = {};
+    // Whether the message reported any count that is not yet sent.
+    let unsent = false;
+    const emit = (event: AgentEvent) => subscriber.next(event);
+    const messageId = () => (message ??= mint());
+
+    const sendUsage = () => {
+      if (!unsent) return;
+      unsent = false;
+      const report = usageOf(counts, model);
+      if (report !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage: report });
+    };
+
+    const addCounts = (usage: unknown, where: string) => {
+      if (usage === undefined || usage === null) return;
+      if (!isObject(usage)) throw invalid(`${where} is ${describeValue(usage)}, but it must be an object such as { input_tokens: 12, output_tokens: 3 }.`);
+      for (const field of countFields) {
+        const value = usage[field];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+          throw invalid(`${where}.${field} is ${describeValue(value)}, but token counts must be non-negative integers.`);
+        }
+        counts[field] = value;
+        unsent = true;
+      }
+    };
+
+    // A tool call's block ends: a call that got no argument fragment gets its whole input.
+    const endBlock = (index: number) => {
+      const block = blocks.get(index);
+      blocks.delete(index);
+      if (block?.kind !== 'tool' || block.argsSent) return;
+      const input = block.input;
+      const args = isObject(input) || Array.isArray(input) ? JSON.stringify(input) : '{}';
+      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args === '' ? '{}' : args });
+    };
+
+    // A tool call's block still open where the format says it cannot be: the stream was cut.
+    const assertNoCutCall = (where: string) => {
+      for (const [index, block] of blocks) {
+        if (block.kind !== 'tool') continue;
+        throw new AguiRxError(
+          'INVALID_EVENT',
+          `fromAnthropicMessages: the stream ${where} inside ${block.type} block ${index} (tool '${block.name}', call '${block.toolCallId}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
+        );
+      }
+    };
+
+    const endMessage = () => {
+      for (const index of [...blocks.keys()]) endBlock(index);
+      blocks = new Map();
+      sendUsage();
+      message = undefined;
+      model = undefined;
+      counts = {};
+    };
+
+    const openBlock = (index: number, block: Fields) => {
+      const type = block.type;
+      if (typeof type !== 'string') throw invalid(`content_block_start ${index} has a content_block with 'type: ${describeValue(type)}', but it must be a string such as 'text'.`);
+      const where = `content_block_start ${index}: content_block`;
+      if (type === 'text') {
+        blocks.set(index, { kind: 'text' });
+        const piece = text(block, 'text', where);
+        if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: messageId(), delta: piece });
+      } else if (type === 'thinking') {
+        const state: Block = { kind: 'reasoning', messageId: `${messageId()}-reasoning-${index}`, opened: false };
+        blocks.set(index, state);
+        thinking(state, text(block, 'thinking', where));
+        signature(state, text(block, 'signature', where));
+      } else if (type === 'redacted_thinking') {
+        const reasoningId = `${messageId()}-reasoning-${index}`;
+        blocks.set(index, { kind: 'other' });
+        emit({ type: EventType.REASONING_MESSAGE_START, messageId: reasoningId, role: 'reasoning', metadata: { anthropic: { type: 'redacted_thinking' } } });
+        emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: reasoningId, encryptedValue: text(block, 'data', where) ?? '' });
+      } else if (toolBlockTypes.has(type)) {
+        const toolCallId = text(block, 'id', where);
+        const name = text(block, 'name', where);
+        if (!toolCallId || !name) throw invalid(`${where} is a ${type} block without ${toolCallId ? "a 'name'" : "an 'id'"}. Each tool call block must carry the call's id and the tool's name.`);
+        blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false });
+        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: messageId() });
+      } else if (type.endsWith('_tool_result') && typeof block.tool_use_id === 'string') {
+        blocks.set(index, { kind: 'other' });
+        const content = block.content;
+        emit({ type: EventType.TOOL_CALL_RESULT, toolCallId: block.tool_use_id, content: typeof content === 'string' ? content : (JSON.stringify(content) ?? '') });
+      } else {
+        blocks.set(index, { kind: 'other' });
+      }
+    };
+
+    function thinking(state: Extract<Block, { kind: 'reasoning' }>, piece: string | undefined) {
+      if (!piece) return;
+      state.opened = true;
+      emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: state.messageId, delta: piece });
+    }
+
+    function signature(state: Extract<Block, { kind: 'reasoning' }>, value: string | undefined) {
+      if (!value) return;
+      if (!state.opened) emit({ type: EventType.REASONING_MESSAGE_START, messageId: state.messageId, role: 'reasoning' });
+      state.opened = true;
+      emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: state.messageId, encryptedValue: value });
+    }
+
+    const onDelta = (index: number, block: Block, delta: Fields) => {
+      const where = `content_block_delta ${index}: delta`;
+      switch (delta.type) {
+        case 'text_delta': {
+          const piece = text(delta, 'text', where);
+          if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: messageId(), delta: piece });
+          return;
+        }
+        case 'thinking_delta':
+        case 'signature_delta': {
+          if (block.kind !== 'reasoning') throw invalid(`${where} is a ${delta.type} for block ${index}, which is not a thinking block.`);
+          if (delta.type === 'thinking_delta') thinking(block, text(delta, 'thinking', where));
+          else signature(block, text(delta, 'signature', where));
+          return;
+        }
+        case 'input_json_delta': {
+          if (block.kind !== 'tool') throw invalid(`${where} is an input_json_delta for block ${index}, which is not a tool_use block.`);
+          const piece = text(delta, 'partial_json', where);
+          if (!piece) return;
+          block.argsSent = true;
+          emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: piece });
+          return;
+        }
+        default:
+          // citations_delta and delta types added later carry nothing AG-UI shows.
+          return;
+      }
+    };
+
+    return {
+      next(input) {
+        if (raw) emit({ type: EventType.RAW, event: input, source: 'anthropic' });
+        const event = checkEvent(input);
+        switch (event.type) {
+          case 'message_start': {
+            assertNoCutCall('began a new message');
+            endMessage();
+            const started = event.message;
+            if (!isObject(started)) throw invalid(`message_start has 'message: ${describeValue(started)}', but it must be an object such as { id: 'msg_…', usage: { … } }.`);
+            message = text(started, 'id', 'message_start: message') || mint();
+            model = text(started, 'model', 'message_start: message') || undefined;
+            addCounts(started.usage, 'message_start: message.usage');
+            return;
+          }
+          case 'content_block_start': {
+            const index = indexOf(event);
+            if (blocks.has(index)) throw invalid(`content_block_start opens block ${index}, which is already open. Each block is opened once and closed by content_block_stop.`);
+            if (!isObject(event.content_block)) throw invalid(`content_block_start ${index} has 'content_block: ${describeValue(event.content_block)}', but it must be an object such as { type: 'text', text: '' }.`);
+            return openBlock(index, event.content_block);
+          }
+          case 'content_block_delta': {
+            const index = indexOf(event);
+            const block = blocks.get(index);
+            if (block === undefined) throw invalid(`content_block_delta for block ${index}, which no content_block_start opened (or which is closed). Is the stream cut or reordered?`);
+            if (!isObject(event.delta) || typeof event.delta.type !== 'string') {
+              throw invalid(`content_block_delta ${index} has 'delta: ${describeValue(event.delta)}', but it must be an object with a string 'type' such as { type: 'text_delta', text: 'Hi' }.`);
+            }
+            return onDelta(index, block, event.delta);
+          }
+          case 'content_block_stop': {
+            const index = indexOf(event);
+            if (!blocks.has(index)) throw invalid(`content_block_stop for block ${index}, which is not open. Is the stream cut or reordered?`);
+            return endBlock(index);
+          }
+          case 'message_delta': {
+            const delta = event.delta ?? {};
+            if (!isObject(delta)) throw invalid(`message_delta has 'delta: ${describeValue(delta)}', but it must be an object such as { stop_reason: 'end_turn' }.`);
+            addCounts(event.usage, 'message_delta: usage');
+            if (delta.stop_reason === 'refusal') {
+              const value: Fields = { messageId: messageId() };
+              if (isObject(delta.stop_details)) value.stopDetails = delta.stop_details;
+              emit({ type: EventType.CUSTOM, name: 'anthropic.refusal', value });
+            }
+            return;
+          }
+          case 'message_stop':
+            return endMessage();
+          case 'error': {
+            const error = isObject(event.error) ? event.error : { message: event.error };
+            const kind = typeof error.type === 'string' && error.type !== '' ? ` (${error.type})` : '';
+            throw new AguiRxError(
+              'PROVIDER_ERROR',
+              `Anthropic failed mid-stream: ${typeof error.message === 'string' && error.message !== '' ? error.message : 'no message given'}${kind}. Retry the request (overloaded_error and api_error are usually transient); if it keeps failing, check the request and Anthropic's status page.`,
+            );
+          }
+          default:
+            // ping, and event types added later.
+            return;
+        }
+      },
+      flush: sendUsage,
+      complete() {
+        sendUsage();
+        assertNoCutCall('ended');
+        subscriber.complete();
+      },
+    };
+  });
+}
+
+const countFields = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+type CountField = (typeof countFields)[number];
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(detail: string): AguiRxError {
+  return new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
+}
+
+/** An optional string field: `null` and absent are `undefined`; another type is an error. */
+function text(fields: Fields, field: string, where: string): string | undefined {
+  const value = fields[field];
+  if (value === undefined || value === null || typeof value === 'string') return value ?? undefined;
+  throw invalid(`${where}.${field} is ${describeValue(value)}, but it must be a string.`);
+}
+
+/** The block index of a content_block_* event. */
+function indexOf(event: Fields): number {
+  const index = event.index;
+  if (typeof index === 'number' && Number.isSafeInteger(index) && index >= 0) return index;
+  throw invalid(`${String(event.type)} has 'index: ${describeValue(index)}', but a block index must be a non-negative integer.`);
+}
+
+/** The input as an event, or the error that says why it is none. */
+function checkEvent(input: unknown): Fields & { type: string } {
+  if (!isObject(input) || typeof input.type !== 'string') {
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `fromAnthropicMessages received ${isObject(input) ? `an object without a string 'type' (got ${describeValue(input.type)})` : describeValue(input)} where a Messages stream event such as { type: 'message_start', … } was expected. Parse each server-sent event's data first: parseSSE(), map((message) => JSON.parse(message.data)).`,
+    );
+  }
+  return input as Fields & { type: string };
+}
+
+/** The message's counts as TokenUsage, or `undefined` when it has none. */
+function usageOf(counts: Partial<Record<CountField, number>>, model: string | undefined): TokenUsage | undefined {
+  const report: Record<string, unknown> = {};
+  const { input_tokens: input, output_tokens: output, cache_creation_input_tokens: writes, cache_read_input_tokens: reads } = counts;
+  // AG-UI's inputTokens counts every prompt token; Anthropic reports the cache's beside its input_tokens.
+  const inputTokens = input === undefined && writes === undefined && reads === undefined ? undefined : (input ?? 0) + (writes ?? 0) + (reads ?? 0);
+  if (inputTokens !== undefined) report.inputTokens = inputTokens;
+  if (output !== undefined) report.outputTokens = output;
+  if (inputTokens !== undefined && output !== undefined) report.totalTokens = inputTokens + output;
+  if (reads !== undefined) report.cachedInputTokens = reads;
+  if (writes !== undefined) report.cacheWriteInputTokens = writes;
+  if (Object.keys(report).length === 0) return undefined;
+  if (model !== undefined) report.model = model;
+  return report as TokenUsage;
+}

@@ -1,0 +1,632 @@
+import { EventType } from '@ag-ui/core';
+import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import {
+  fromAnthropicMessages,
+  type AnthropicContentBlock,
+  type AnthropicContentBlockDelta,
+  type AnthropicStreamEvent,
+  type AnthropicUsage,
+} from '../../../lib/adapters/fromAnthropicMessages.js';
+import type { AgentEvent } from '../../../lib/agentEvent.js';
+import { AguiRxError } from '../../../lib/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { collect, createTestScheduler, sequentialIds, terminals } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+
+/** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
+type Marbles = Record<string, any>;
+
+// Provider events, as a Messages stream sends them.
+/** message_start's usage in most cases below. */
+const counts: AnthropicUsage = { input_tokens: 10, output_tokens: 1 };
+const start = (usage: AnthropicUsage = {}, id = 'msg_1', model = 'claude-test'): AnthropicStreamEvent => ({
+  type: 'message_start',
+  message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+});
+const blockStart = (index: number, block: AnthropicContentBlock): AnthropicStreamEvent => ({ type: 'content_block_start', index, content_block: block });
+const textBlock = (index: number) => blockStart(index, { type: 'text', text: '' });
+const thinkingBlock = (index: number) => blockStart(index, { type: 'thinking', thinking: '', signature: '' });
+const toolBlock = (index: number, id: string, name: string, input: unknown = {}, type: 'tool_use' | 'server_tool_use' | 'mcp_tool_use' = 'tool_use') =>
+  blockStart(index, { type, id, name, input });
+const delta = (index: number, piece: AnthropicContentBlockDelta): AnthropicStreamEvent => ({ type: 'content_block_delta', index, delta: piece });
+const textDelta = (index: number, text: string) => delta(index, { type: 'text_delta', text });
+const jsonDelta = (index: number, partial_json: string) => delta(index, { type: 'input_json_delta', partial_json });
+const thinkingDelta = (index: number, thinking: string) => delta(index, { type: 'thinking_delta', thinking });
+const signatureDelta = (index: number, signature: string) => delta(index, { type: 'signature_delta', signature });
+const blockStop = (index: number): AnthropicStreamEvent => ({ type: 'content_block_stop', index });
+const messageDelta = (stop_reason: string, usage: AnthropicUsage = { output_tokens: 5 }, extra: Record<string, unknown> = {}): AnthropicStreamEvent => ({
+  type: 'message_delta',
+  delta: { stop_reason, stop_sequence: null, ...extra },
+  usage,
+});
+const stop: AnthropicStreamEvent = { type: 'message_stop' };
+const ping: AnthropicStreamEvent = { type: 'ping' };
+const bad = (value: unknown) => value as AnthropicStreamEvent;
+
+// Agent events out.
+const text = (delta: string, messageId = 'msg_1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
+const reasoning = (delta: string, messageId = 'msg_1-reasoning-0'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const reasoningStart = (messageId: string, metadata?: Record<string, unknown>): AgentEvent => ({
+  type: EventType.REASONING_MESSAGE_START,
+  messageId,
+  role: 'reasoning',
+  ...(metadata === undefined ? {} : { metadata }),
+});
+const encrypted = (encryptedValue: string, entityId = 'msg_1-reasoning-0'): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
+const callStart = (toolCallId: string, toolCallName: string, parentMessageId = 'msg_1'): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId });
+const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
+const result = (toolCallId: string, content: string): AgentEvent => ({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
+const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
+const cutCall = (where: string, index: number, name: string, id: string, type = 'tool_use') =>
+  new AguiRxError(
+    'INVALID_EVENT',
+    `fromAnthropicMessages: the stream ${where} inside ${type} block ${index} (tool '${name}', call '${id}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
+  );
+
+/** Every event the adapter makes of the given inputs. */
+function adapt(inputs: readonly AnthropicStreamEvent[], options?: Parameters<typeof fromAnthropicMessages>[0]): Promise<AgentEvent[]> {
+  return collect(from(inputs).pipe(fromAnthropicMessages(options)));
+}
+
+/** The error the adapter fails with on the given inputs, and what it sent before. */
+async function failure(inputs: readonly AnthropicStreamEvent[]): Promise<{ sent: AgentEvent[]; error: unknown }> {
+  const sent: AgentEvent[] = [];
+  const error = await collect(from(inputs).pipe(fromAnthropicMessages(), map((event) => void sent.push(event)))).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return { sent, error };
+}
+
+describe('fromAnthropicMessages', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  describe('as an operator', () => {
+    it('should turn text into text chunks, a tool_use block into tool call chunks, and usage into TOKEN_USAGE', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          s: start(counts),
+          b: textBlock(0),
+          t: textDelta(0, 'Hi'),
+          p: blockStop(0),
+          u: toolBlock(1, 'toolu_1', 'search'),
+          x: jsonDelta(1, '{"q":1}'),
+          q: blockStop(1),
+          d: messageDelta('tool_use'),
+          z: stop,
+          T: text('Hi'),
+          K: callStart('toolu_1', 'search'),
+          A: callArgs('toolu_1', '{"q":1}'),
+          U: tokenUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15, model: 'claude-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('-s-b-t-p-u-x-q-d-z-|', values);
+        // prettier-ignore
+        const e1subs =   '^------------------!';
+        // prettier-ignore
+        const expected = '-----T---K-A-----U-|';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should send the usage it holds before passing the source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new Error('ECONNRESET');
+        const values: Marbles = {
+          s: start({ input_tokens: 3, output_tokens: 1 }),
+          U: tokenUsage({ inputTokens: 3, outputTokens: 1, totalTokens: 4, model: 'claude-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--s--#   ', values, error);
+        // prettier-ignore
+        const e1subs =   '^----!   ';
+        // prettier-ignore
+        const expected = '-----(U#)';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should complete when the source is empty', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AnthropicStreamEvent>('|   ');
+        // prettier-ignore
+        const e1subs =                        '(^!)';
+        // prettier-ignore
+        const expected =                      '|   ';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not complete when the source never completes', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AnthropicStreamEvent>('-');
+        // prettier-ignore
+        const e1subs =                        '^';
+        // prettier-ignore
+        const expected =                      '-';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass an immediate source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AnthropicStreamEvent>('#   ');
+        // prettier-ignore
+        const e1subs =                        '(^!)';
+        // prettier-ignore
+        const expected =                      '#   ';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should allow unsubscribing early and explicitly, sending nothing on teardown', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { s: start(), b: textBlock(0), t: textDelta(0, 'Hi'), T: text('Hi') };
+        // prettier-ignore
+        const e1 =   hot('-s-b-t----|', values);
+        // prettier-ignore
+        const unsub =    '-------!   ';
+        // prettier-ignore
+        const e1subs =   '^------!   ';
+        // prettier-ignore
+        const expected = '-----T--   ';
+
+        expectObservable(e1.pipe(fromAnthropicMessages()), unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not break unsubscription chains when unsubscribed explicitly', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { s: start(), b: textBlock(0), t: textDelta(0, 'Hi'), T: text('Hi') };
+        // prettier-ignore
+        const e1 =   hot('-s-b-t----|', values);
+        // prettier-ignore
+        const unsub =    '-------!   ';
+        // prettier-ignore
+        const e1subs =   '^------!   ';
+        // prettier-ignore
+        const expected = '-----T--   ';
+
+        const result = e1.pipe(
+          mergeMap((input) => of(input)),
+          fromAnthropicMessages(),
+          map((event) => event),
+          mergeMap((event) => of(event)),
+        );
+
+        expectObservable(result, unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should stop a synchronous source when take has what it needs', () =>
+      testScheduler.run(({ expectObservable }) => {
+        const values: Marbles = { T: text('a'), S: text('b') };
+        // prettier-ignore
+        const expected = '(TS|)';
+
+        let read = 0;
+        const source$ = from([start(), textBlock(0), textDelta(0, 'a'), textDelta(0, 'b'), textDelta(0, 'c'), blockStop(0), stop]).pipe(map((input) => (read++, input)));
+
+        expectObservable(source$.pipe(fromAnthropicMessages(), take(2))).toBe(expected, values);
+        testScheduler.flush();
+        expect(read).toBe(4);
+      }));
+
+    it('should keep state per subscription: a late subscriber knows no block it did not see open', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { s: start(), b: textBlock(0), t: textDelta(0, 'Hi'), T: text('Hi') };
+        const error = invalidEvent('content_block_delta for block 0, which no content_block_start opened (or which is closed). Is the stream cut or reordered?');
+        // prettier-ignore
+        const e1 =   hot('-s-b---t--|', values);
+        // prettier-ignore
+        const sub2 =     '-----^     ';
+        // prettier-ignore
+        const e1subs = [ '^---------!',
+                         '-----^-!   '];
+        // prettier-ignore
+        const expected1 = '-------T--|';
+        // prettier-ignore
+        const expected2 = '-------#   ';
+
+        const result = e1.pipe(fromAnthropicMessages());
+
+        expectObservable(result).toBe(expected1, values);
+        expectObservable(result, sub2).toBe(expected2, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should start afresh on retry: the blocks of a failed attempt are forgotten', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { u: toolBlock(0, 'toolu_1', 'search'), q: blockStop(0), K: callStart('toolu_1', 'search', 'm-1'), L: callStart('toolu_1', 'search', 'm-2'), A: callArgs('toolu_1', '{}') };
+        // prettier-ignore
+        const first =  cold('-u-#      ', values);
+        // prettier-ignore
+        const second = cold('   -u-q-| ', values);
+        // prettier-ignore
+        const firstSubs =   '^--!      ';
+        // prettier-ignore
+        const secondSubs =  '---^----! ';
+        // prettier-ignore
+        const expected =    '-K--L-A-| ';
+
+        let attempt = 0;
+        const source$ = defer(() => (attempt++ === 0 ? first : second));
+
+        expectObservable(source$.pipe(fromAnthropicMessages({ generateId: sequentialIds('m-') }), retry(1))).toBe(expected, values);
+        expectSubscriptions(first.subscriptions).toBe(firstSubs);
+        expectSubscriptions(second.subscriptions).toBe(secondSubs);
+      }));
+
+    it('should fail with INVALID_EVENT when the source completes inside a tool_use block, after the usage it holds', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values: Marbles = {
+          s: start(counts),
+          u: toolBlock(0, 'toolu_1', 'book'),
+          x: jsonDelta(0, '{"to": "Cr'),
+          K: callStart('toolu_1', 'book'),
+          A: callArgs('toolu_1', '{"to": "Cr'),
+          U: tokenUsage({ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('-s-u-x-|   ', values);
+        // prettier-ignore
+        const expected = '---K-A-(U#)';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, cutCall('ended', 0, 'book', 'toolu_1'));
+      }));
+
+    it('should fail with PROVIDER_ERROR on an error event, after what came before and the usage it holds', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          s: start(counts),
+          b: textBlock(0),
+          t: textDelta(0, 'Hi'),
+          e: bad({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+          T: text('Hi'),
+          U: tokenUsage({ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }),
+        };
+        const error = new AguiRxError(
+          'PROVIDER_ERROR',
+          "Anthropic failed mid-stream: Overloaded (overloaded_error). Retry the request (overloaded_error and api_error are usually transient); if it keeps failing, check the request and Anthropic's status page.",
+        );
+        // prettier-ignore
+        const e1 =  cold('-s-b-t-e-|', values);
+        // prettier-ignore
+        const e1subs =   '^------!  ';
+        // prettier-ignore
+        const expected = '-----T-(U#)';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+  });
+
+  describe('text', () => {
+    it('should name the message after message.id, in every text block, and send nothing for empty pieces', async () => {
+      expect(
+        await adapt([start(), textBlock(0), textDelta(0, ''), textDelta(0, 'One'), blockStop(0), toolBlock(1, 't1', 'x'), blockStop(1), textBlock(2), textDelta(2, 'Two'), blockStop(2)]),
+      ).toEqual([text('One'), callStart('t1', 'x'), callArgs('t1', '{}'), text('Two')]);
+    });
+
+    it('should send the text a block starts with', async () => {
+      expect(await adapt([start(), blockStart(0, { type: 'text', text: 'Pre' }), textDelta(0, 'fix'), blockStop(0)])).toEqual([text('Pre'), text('fix')]);
+    });
+
+    it('should keep the text of a message cut short by max_tokens', async () => {
+      expect(await adapt([start(counts), textBlock(0), textDelta(0, 'The storm hit'), blockStop(0), messageDelta('max_tokens', { output_tokens: 4 }), stop])).toEqual([
+        text('The storm hit'),
+        tokenUsage({ inputTokens: 10, outputTokens: 4, totalTokens: 14, model: 'claude-test' }),
+      ]);
+    });
+
+    it('should mint a message id when content comes without message_start, or message.id is empty', async () => {
+      expect(await adapt([textBlock(0), textDelta(0, 'a'), blockStop(0), start({}, ''), textBlock(0), textDelta(0, 'b')], { generateId: sequentialIds('m-') })).toEqual([
+        text('a', 'm-1'),
+        text('b', 'm-2'),
+      ]);
+    });
+
+    it('should start a new message at each message_start', async () => {
+      expect(await adapt([start(counts), textBlock(0), textDelta(0, 'One'), blockStop(0), stop, start({}, 'msg_2'), textBlock(0), textDelta(0, 'Two'), blockStop(0), stop])).toEqual([
+        text('One'),
+        tokenUsage({ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }),
+        text('Two', 'msg_2'),
+      ]);
+    });
+  });
+
+  describe('thinking', () => {
+    it('should make each thinking block a reasoning message of its own, and its signature its encrypted value', async () => {
+      expect(
+        await adapt([
+          start({}),
+          thinkingBlock(0),
+          thinkingDelta(0, 'Hmm'),
+          thinkingDelta(0, ', yes.'),
+          thinkingDelta(0, ''),
+          signatureDelta(0, 'EqQBsig'),
+          blockStop(0),
+          textBlock(1),
+          textDelta(1, 'Yes'),
+          blockStop(1),
+          thinkingBlock(2),
+          thinkingDelta(2, 'More'),
+          signatureDelta(2, 'EqQBsig2'),
+          blockStop(2),
+        ]),
+      ).toEqual([reasoning('Hmm'), reasoning(', yes.'), encrypted('EqQBsig'), text('Yes'), reasoning('More', 'msg_1-reasoning-2'), encrypted('EqQBsig2', 'msg_1-reasoning-2')]);
+    });
+
+    it('should open the reasoning message explicitly when a signature comes without thinking text', async () => {
+      expect(await adapt([start({}), thinkingBlock(0), thinkingDelta(0, ''), signatureDelta(0, 'EqQBsig'), blockStop(0)])).toEqual([
+        reasoningStart('msg_1-reasoning-0'),
+        encrypted('EqQBsig'),
+      ]);
+    });
+
+    it('should make a redacted_thinking block an empty reasoning message whose encrypted value is its data', async () => {
+      expect(await adapt([start({}), blockStart(0, { type: 'redacted_thinking', data: 'EmwKredacted' }), blockStop(0)])).toEqual([
+        reasoningStart('msg_1-reasoning-0', { anthropic: { type: 'redacted_thinking' } }),
+        encrypted('EmwKredacted'),
+      ]);
+    });
+
+    it('should give the client reasoning messages that carry their signatures, under toAgui', async () => {
+      const run = await runWithOracle(
+        from([
+          start({}),
+          blockStart(0, { type: 'redacted_thinking', data: 'EmwKredacted' }),
+          blockStop(0),
+          thinkingBlock(1),
+          signatureDelta(1, 'EqQBempty'),
+          blockStop(1),
+          thinkingBlock(2),
+          thinkingDelta(2, 'Think'),
+          signatureDelta(2, 'EqQBsig'),
+          blockStop(2),
+          textBlock(3),
+          textDelta(3, 'Answer'),
+          blockStop(3),
+          stop,
+        ]).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })),
+      );
+      expect(run.messages).toEqual([
+        { id: 'msg_1-reasoning-0', role: 'reasoning', content: '', encryptedValue: 'EmwKredacted', metadata: { anthropic: { type: 'redacted_thinking' } } },
+        { id: 'msg_1-reasoning-1', role: 'reasoning', content: '', encryptedValue: 'EqQBempty' },
+        { id: 'msg_1-reasoning-2', role: 'reasoning', content: 'Think', encryptedValue: 'EqQBsig' },
+        { id: 'msg_1', role: 'assistant', content: 'Answer' },
+      ]);
+    });
+  });
+
+  describe('tool calls', () => {
+    it('should follow two tool_use blocks of one message, skipping empty fragments', async () => {
+      expect(
+        await adapt([
+          start(),
+          toolBlock(0, 'toolu_a', 'tides'),
+          jsonDelta(0, ''),
+          jsonDelta(0, '{"harbour":'),
+          jsonDelta(0, '"Oban"}'),
+          blockStop(0),
+          toolBlock(1, 'toolu_b', 'wind'),
+          jsonDelta(1, '{"at":1}'),
+          blockStop(1),
+        ]),
+      ).toEqual([callStart('toolu_a', 'tides'), callArgs('toolu_a', '{"harbour":'), callArgs('toolu_a', '"Oban"}'), callStart('toolu_b', 'wind'), callArgs('toolu_b', '{"at":1}')]);
+    });
+
+    it('should give a tool without arguments {}, with no fragment or only empty ones', async () => {
+      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'now'), blockStop(0), toolBlock(1, 'toolu_b', 'now'), jsonDelta(1, ''), blockStop(1)])).toEqual([
+        callStart('toolu_a', 'now'),
+        callArgs('toolu_a', '{}'),
+        callStart('toolu_b', 'now'),
+        callArgs('toolu_b', '{}'),
+      ]);
+    });
+
+    it('should send the input a block starts with when no fragment follows', async () => {
+      expect(await adapt([start(), toolBlock(0, 'mcptoolu_1', 'ferry', { route: 'oban' }, 'mcp_tool_use'), blockStop(0)])).toEqual([
+        callStart('mcptoolu_1', 'ferry'),
+        callArgs('mcptoolu_1', '{"route":"oban"}'),
+      ]);
+    });
+
+    it('should finish the open calls at message_stop', async () => {
+      expect(await adapt([start(counts), toolBlock(0, 'toolu_a', 'now'), stop])).toEqual([
+        callStart('toolu_a', 'now'),
+        callArgs('toolu_a', '{}'),
+        tokenUsage({ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }),
+      ]);
+    });
+
+    it('should fail when a new message starts while a tool_use block is open', async () => {
+      const { sent, error } = await failure([start(), toolBlock(0, 'toolu_a', 'book'), jsonDelta(0, '{"a"'), start({}, 'msg_2')]);
+      expect(sent).toEqual([callStart('toolu_a', 'book'), callArgs('toolu_a', '{"a"')]);
+      expect(error).toEqual(cutCall('began a new message', 0, 'book', 'toolu_a'));
+    });
+
+    it('should end a truncated call with RUN_ERROR under toAgui, not RUN_FINISHED', async () => {
+      const events = await collect(from([start(counts), toolBlock(0, 'toolu_a', 'server_tool', {}, 'server_tool_use'), jsonDelta(0, '{"q')]).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(terminals(events)).toEqual([
+        {
+          type: EventType.RUN_ERROR,
+          code: 'INVALID_EVENT',
+          message: cutCall('ended', 0, 'server_tool', 'toolu_a', 'server_tool_use').message,
+          usage: [{ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }],
+        },
+      ]);
+    });
+  });
+
+  describe('server tool results', () => {
+    it('should make every *_tool_result block with a tool_use_id a result, its content as JSON text unless a string', async () => {
+      const search = [{ type: 'web_search_result', url: 'https://example.com', title: 'Tides' }];
+      expect(
+        await adapt([
+          start(),
+          toolBlock(0, 'srvtoolu_1', 'web_search', {}, 'server_tool_use'),
+          jsonDelta(0, '{"query":"tides"}'),
+          blockStop(0),
+          blockStart(1, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: search }),
+          blockStop(1),
+          blockStart(2, { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: 'plain' }),
+          blockStop(2),
+          blockStart(3, { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'code_execution_result', stdout: '4' } }),
+          blockStart(4, { type: 'web_fetch_tool_result' } as never),
+          blockStart(5, { type: 'container_upload', file_id: 'f1' } as never),
+          delta(5, { type: 'citations_delta', citation: {} }),
+        ]),
+      ).toEqual([
+        callStart('srvtoolu_1', 'web_search'),
+        callArgs('srvtoolu_1', '{"query":"tides"}'),
+        result('srvtoolu_1', JSON.stringify(search)),
+        result('mcptoolu_1', 'plain'),
+        result('srvtoolu_2', '{"type":"code_execution_result","stdout":"4"}'),
+      ]);
+    });
+  });
+
+  describe('stop reasons', () => {
+    it('should send CUSTOM anthropic.refusal for a refusal, with its stop_details, keeping the text before it', async () => {
+      const details = { type: 'refusal', category: 'cyber', explanation: 'Blocked.' };
+      expect(await adapt([start(counts), textBlock(0), textDelta(0, 'Here is'), blockStop(0), messageDelta('refusal', { output_tokens: 3 }, { stop_details: details }), stop])).toEqual([
+        text('Here is'),
+        { type: EventType.CUSTOM, name: 'anthropic.refusal', value: { messageId: 'msg_1', stopDetails: details } },
+        tokenUsage({ inputTokens: 10, outputTokens: 3, totalTokens: 13, model: 'claude-test' }),
+      ]);
+      expect(await adapt([start(counts), messageDelta('refusal', {}, { stop_details: null })])).toEqual([
+        { type: EventType.CUSTOM, name: 'anthropic.refusal', value: { messageId: 'msg_1' } },
+        tokenUsage({ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }),
+      ]);
+    });
+
+    it('should send nothing of its own for end_turn, tool_use, stop_sequence, pause_turn and max_tokens', async () => {
+      for (const reason of ['end_turn', 'tool_use', 'stop_sequence', 'pause_turn', 'max_tokens']) {
+        expect(await adapt([messageDelta(reason, {})])).toEqual([]);
+      }
+    });
+
+    it('should be accepted by the client with a refusal and no content at all', async () => {
+      const run = await runWithOracle(from([start(), ping, messageDelta('refusal'), stop]).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.messages).toEqual([]);
+      expect(run.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.RUN_FINISHED]);
+    });
+  });
+
+  describe('usage', () => {
+    it("should overlay message_delta's counts on message_start's, and count cache reads and writes into inputTokens", async () => {
+      expect(
+        await adapt([
+          start({ input_tokens: 38, cache_creation_input_tokens: 1800, cache_read_input_tokens: 2048, output_tokens: 1 }),
+          messageDelta('end_turn', { input_tokens: null, cache_creation_input_tokens: null, output_tokens: 88 }),
+          stop,
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 3886, outputTokens: 88, totalTokens: 3974, cachedInputTokens: 2048, cacheWriteInputTokens: 1800, model: 'claude-test' })]);
+    });
+
+    it('should count only the last of several message_delta reports, which are running totals', async () => {
+      expect(await adapt([start({ input_tokens: 5 }), messageDelta('', { output_tokens: 2 }), messageDelta('end_turn', { output_tokens: 7 }), stop])).toEqual([
+        tokenUsage({ inputTokens: 5, outputTokens: 7, totalTokens: 12, model: 'claude-test' }),
+      ]);
+    });
+
+    it('should omit absent counts and an absent model, and send nothing without counts', async () => {
+      expect(await adapt([start({}, 'msg_1', ''), messageDelta('end_turn', {}), stop])).toEqual([]);
+      expect(await adapt([start({ output_tokens: 3 }, 'msg_1', ''), stop])).toEqual([tokenUsage({ outputTokens: 3 })]);
+    });
+
+    it('should land on RUN_FINISHED under toAgui', async () => {
+      const events = await collect(
+        from([start({ input_tokens: 9, output_tokens: 1 }), textBlock(0), textDelta(0, 'Hi'), blockStop(0), messageDelta('end_turn', { output_tokens: 2 }), stop]).pipe(
+          fromAnthropicMessages(),
+          toAgui({ threadId: 't1', runId: 'r1' }),
+        ),
+      );
+      expect(terminals(events)).toEqual([expect.objectContaining({ type: EventType.RUN_FINISHED, usage: [{ inputTokens: 9, outputTokens: 2, totalTokens: 11, model: 'claude-test' }] })]);
+    });
+
+    it.each([
+      ['a negative count', start({ input_tokens: -1 }), 'message_start: message.usage.input_tokens is number -1'],
+      ['a fraction', messageDelta('end_turn', { output_tokens: 1.5 }), 'message_delta: usage.output_tokens is number 1.5'],
+      ['a count sent as a string', messageDelta('end_turn', { cache_read_input_tokens: '12' as never }), 'message_delta: usage.cache_read_input_tokens is "12"'],
+    ])('should fail with INVALID_EVENT naming the field for %s', async (_name, event, described) => {
+      expect((await failure([event])).error).toEqual(invalidEvent(`${described}, but token counts must be non-negative integers.`));
+    });
+  });
+
+  describe('raw', () => {
+    it('should send each event as RAW before the events made from it, ping and unknown types included', async () => {
+      const inputs = [start(), ping, bad({ type: 'future_event', x: 1 }), textBlock(0), textDelta(0, 'Hi')];
+      const raw = (event: AnthropicStreamEvent): AgentEvent => ({ type: EventType.RAW, event, source: 'anthropic' });
+      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), raw(inputs[2]), raw(inputs[3]), raw(inputs[4]), text('Hi')]);
+      expect(await adapt(inputs)).toEqual([text('Hi')]);
+    });
+  });
+
+  describe('bad input', () => {
+    it('should say how to parse SSE data when it gets a string, a non-object or an object without a type', async () => {
+      const hint = `where a Messages stream event such as { type: 'message_start', … } was expected. Parse each server-sent event's data first: parseSSE(), map((message) => JSON.parse(message.data)).`;
+      expect((await failure([bad('{"type":"ping"}')])).error).toEqual(new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received "{\\"type\\":\\"ping\\"}" ${hint}`));
+      expect((await failure([bad(null)])).error).toEqual(new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received null ${hint}`));
+      expect((await failure([bad({ event: 'ping' })])).error).toEqual(new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received an object without a string 'type' (got undefined) ${hint}`));
+    });
+
+    it.each<[string, AnthropicStreamEvent[], string]>([
+      ['a delta for a block never opened', [start(), textDelta(3, 'x')], 'content_block_delta for block 3, which no content_block_start opened (or which is closed). Is the stream cut or reordered?'],
+      ['a stop for a block not open', [start(), blockStop(0)], 'content_block_stop for block 0, which is not open. Is the stream cut or reordered?'],
+      ['a block opened twice', [textBlock(0), textBlock(0)], 'content_block_start opens block 0, which is already open. Each block is opened once and closed by content_block_stop.'],
+      ['a negative index', [bad({ type: 'content_block_stop', index: -1 })], "content_block_stop has 'index: number -1', but a block index must be a non-negative integer."],
+      ['a block without type', [bad({ type: 'content_block_start', index: 0, content_block: {} })], "content_block_start 0 has a content_block with 'type: undefined', but it must be a string such as 'text'."],
+      ['a missing content_block', [bad({ type: 'content_block_start', index: 0 })], "content_block_start 0 has 'content_block: undefined', but it must be an object such as { type: 'text', text: '' }."],
+      ['a tool_use without id', [blockStart(0, { type: 'tool_use', name: 'x' } as never)], "content_block_start 0: content_block is a tool_use block without an 'id'. Each tool call block must carry the call's id and the tool's name."],
+      ['a delta without type', [textBlock(0), bad({ type: 'content_block_delta', index: 0, delta: { text: 'x' } })], "content_block_delta 0 has 'delta: an object', but it must be an object with a string 'type' such as { type: 'text_delta', text: 'Hi' }."],
+      ['a text that is not a string', [textBlock(0), bad({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 7 } })], 'content_block_delta 0: delta.text is number 7, but it must be a string.'],
+      ['input_json_delta on a text block', [textBlock(0), jsonDelta(0, '{}')], 'content_block_delta 0: delta is an input_json_delta for block 0, which is not a tool_use block.'],
+      ['thinking_delta on a text block', [textBlock(0), thinkingDelta(0, 'x')], 'content_block_delta 0: delta is a thinking_delta for block 0, which is not a thinking block.'],
+      ['a message_start without message', [bad({ type: 'message_start' })], "message_start has 'message: undefined', but it must be an object such as { id: 'msg_…', usage: { … } }."],
+    ])('should fail with INVALID_EVENT for %s', async (_name, inputs, detail) => {
+      expect((await failure(inputs)).error).toEqual(invalidEvent(detail));
+    });
+
+    it('should fail with PROVIDER_ERROR for an error event without a message', async () => {
+      expect((await failure([bad({ type: 'error', error: {} })])).error).toEqual(
+        new AguiRxError(
+          'PROVIDER_ERROR',
+          "Anthropic failed mid-stream: no message given. Retry the request (overloaded_error and api_error are usually transient); if it keeps failing, check the request and Anthropic's status page.",
+        ),
+      );
+    });
+  });
+
+  describe('doc comment example', () => {
+    it('should give the results it promises', async () => {
+      const events = await adapt([
+        { type: 'message_start', message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 9, output_tokens: 1 } } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+        { type: 'message_stop' },
+      ]);
+      expect(events.map((event) => JSON.stringify(event)).join(', ')).toBe(
+        '{"type":"TEXT_MESSAGE_CHUNK","messageId":"msg_1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":2,"totalTokens":11,"model":"claude-x"}}',
+      );
+    });
+  });
+});
