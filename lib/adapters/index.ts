@@ -41,3 +41,21 @@ export {
   type AnthropicUsage,
   type FromAnthropicMessagesOptions,
 } from './fromAnthropicMessages.js';
+export {
+  fromAiSdkStream,
+  type AiSdkErrorPart,
+  type AiSdkFlatUsage,
+  type AiSdkIgnoredPart,
+  type AiSdkLifecyclePart,
+  type AiSdkNestedUsage,
+  type AiSdkResponseMetadataPart,
+  type AiSdkStreamPart,
+  type AiSdkTextPart,
+  type AiSdkToolApprovalRequestPart,
+  type AiSdkToolCallPart,
+  type AiSdkToolErrorPart,
+  type AiSdkToolInputPart,
+  type AiSdkToolResultPart,
+  type AiSdkUsage,
+  type FromAiSdkStreamOptions,
+} from './fromAiSdkStream.js';

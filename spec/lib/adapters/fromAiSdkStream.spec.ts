@@ -1,0 +1,625 @@
+import { EventType } from '@ag-ui/core';
+import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { fromAiSdkStream, type AiSdkStreamPart } from '../../../lib/adapters/fromAiSdkStream.js';
+import type { AgentEvent } from '../../../lib/agentEvent.js';
+import { AguiRxError } from '../../../lib/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+
+/** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
+type Marbles = Record<string, any>;
+
+// Stream parts in.
+const textDelta = (delta: string, id = 't1'): AiSdkStreamPart => ({ type: 'text-delta', id, delta });
+const reasoningDelta = (delta: string, id = 'r1'): AiSdkStreamPart => ({ type: 'reasoning-delta', id, delta });
+const inputStart = (toolCallId: string, toolName: string): AiSdkStreamPart => ({ type: 'tool-input-start', toolCallId, toolName });
+const inputDelta = (toolCallId: string, inputTextDelta: string): AiSdkStreamPart => ({ type: 'tool-input-delta', toolCallId, inputTextDelta });
+const toolCall = (toolCallId: string, toolName: string, input: unknown): AiSdkStreamPart => ({ type: 'tool-call', toolCallId, toolName, input });
+const startStep: AiSdkStreamPart = { type: 'start-step' };
+const finishStep: AiSdkStreamPart = { type: 'finish-step' };
+const bad = (value: unknown) => value as AiSdkStreamPart;
+
+// Agent events out.
+const text = (delta: string, messageId = 't1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
+const reasoning = (delta: string, messageId = 't1-reasoning'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const callStart = (toolCallId: string, toolCallName: string, parentMessageId: string, delta?: string): AgentEvent => ({
+  type: EventType.TOOL_CALL_CHUNK,
+  toolCallId,
+  toolCallName,
+  parentMessageId,
+  ...(delta === undefined ? {} : { delta }),
+});
+const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
+const callResult = (toolCallId: string, content: unknown): AgentEvent => ({ type: EventType.TOOL_CALL_RESULT, toolCallId, content }) as AgentEvent;
+const stepStarted = (n: number): AgentEvent => ({ type: EventType.STEP_STARTED, stepName: `step-${n}` });
+const stepFinished = (n: number): AgentEvent => ({ type: EventType.STEP_FINISHED, stepName: `step-${n}` });
+const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAiSdkStream received a malformed stream part: ${detail}`);
+
+function adapt(parts: readonly AiSdkStreamPart[], options?: Parameters<typeof fromAiSdkStream>[0]): Promise<AgentEvent[]> {
+  return collect(from(parts).pipe(fromAiSdkStream({ generateId: sequentialIds('m'), ...options })));
+}
+
+async function failure(parts: readonly AiSdkStreamPart[]): Promise<unknown> {
+  return adapt(parts).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('fromAiSdkStream', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  describe('as an operator', () => {
+    it('should turn steps, text, a tool call, its result and the finish into agent events', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          s: startStep,
+          a: textDelta('Hi'),
+          b: inputStart('c1', 'search'),
+          c: inputDelta('c1', '{"q":1}'),
+          e: finishStep,
+          o: { type: 'tool-output-available', toolCallId: 'c1', output: 'found' },
+          f: { type: 'finish', totalUsage: { inputTokens: 9, outputTokens: 4, totalTokens: 13 } },
+          P: stepStarted(1),
+          t: text('Hi'),
+          k: callStart('c1', 'search', 't1'),
+          l: callArgs('c1', '{"q":1}'),
+          F: stepFinished(1),
+          r: callResult('c1', 'found'),
+          U: tokenUsage({ inputTokens: 9, outputTokens: 4, totalTokens: 13 }),
+        };
+        // prettier-ignore
+        const e1 =  cold('-s--a--b--c--e--o--f--|', values);
+        // prettier-ignore
+        const e1subs =   '^---------------------!';
+        // prettier-ignore
+        const expected = '-P--t--k--l--F--r--U--|';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should send the step usage it holds before passing the source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new Error('ECONNRESET');
+        const values: Marbles = {
+          e: { type: 'finish-step', usage: { inputTokens: 3, outputTokens: 1 } },
+          U: tokenUsage({ inputTokens: 3, outputTokens: 1 }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--e--#   ', values, error);
+        // prettier-ignore
+        const e1subs =   '^----!   ';
+        // prettier-ignore
+        const expected = '-----(U#)';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should complete when the source is empty', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AiSdkStreamPart>('|   ');
+        // prettier-ignore
+        const e1subs =                   '(^!)';
+        // prettier-ignore
+        const expected =                 '|   ';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not complete when the source never completes', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AiSdkStreamPart>('-');
+        // prettier-ignore
+        const e1subs =                   '^';
+        // prettier-ignore
+        const expected =                 '-';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass an immediate source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<AiSdkStreamPart>('#   ');
+        // prettier-ignore
+        const e1subs =                   '(^!)';
+        // prettier-ignore
+        const expected =                 '#   ';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should allow unsubscribing early and explicitly, sending nothing on teardown', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          a: textDelta('Hi'),
+          e: { type: 'finish-step', usage: { inputTokens: 3 } },
+          b: { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+          t: text('Hi'),
+        };
+        // prettier-ignore
+        const e1 =   hot('--a--e--b----|', values);
+        // prettier-ignore
+        const unsub =    '----------!   ';
+        // prettier-ignore
+        const e1subs =   '^---------!   ';
+        // prettier-ignore
+        const expected = '--t-------    ';
+
+        expectObservable(e1.pipe(fromAiSdkStream()), unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not break unsubscription chains when unsubscribed explicitly', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { a: textDelta('Hi'), b: textDelta('!'), t: text('Hi') };
+        // prettier-ignore
+        const e1 =   hot('--a----b----|', values);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--t---       ';
+
+        const result = e1.pipe(
+          mergeMap((part) => of(part)),
+          fromAiSdkStream(),
+          map((event) => event),
+          mergeMap((event) => of(event)),
+        );
+
+        expectObservable(result, unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should stop a synchronous source when take has what it needs', () =>
+      testScheduler.run(({ expectObservable }) => {
+        const values: Marbles = { t: text('a'), s: text('b') };
+        // prettier-ignore
+        const expected = '(ts|)';
+
+        let read = 0;
+        const source$ = from([textDelta('a'), textDelta('b'), textDelta('c'), { type: 'finish' } as AiSdkStreamPart]).pipe(map((part) => (read++, part)));
+
+        expectObservable(source$.pipe(fromAiSdkStream(), take(2))).toBe(expected, values);
+        testScheduler.flush();
+        expect(read).toBe(2);
+      }));
+
+    it('should keep state per subscription: a late subscriber numbers its own steps', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { s: startStep, P: stepStarted(1), Q: stepStarted(2) };
+        // prettier-ignore
+        const e1 =   hot('--s----s----|', values);
+        // prettier-ignore
+        const sub2 =     '----^        ';
+        // prettier-ignore
+        const e1subs = [ '^-----------!',
+                         '----^-------!'];
+        // prettier-ignore
+        const expected1 = '--P----(FQ)-|';
+        // prettier-ignore
+        const expected2 = '-------P----|';
+
+        const result = e1.pipe(fromAiSdkStream());
+
+        expectObservable(result).toBe(expected1, { ...values, F: stepFinished(1) });
+        expectObservable(result, sub2).toBe(expected2, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should start afresh on retry: the tool calls of a failed attempt are forgotten', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          a: toolCall('c1', 'search', { q: 1 }),
+          k: callStart('c1', 'search', 'm1', '{"q":1}'),
+          j: callStart('c1', 'search', 'm2', '{"q":1}'),
+        };
+        // prettier-ignore
+        const first =  cold('-a-#      ', values);
+        // prettier-ignore
+        const second = cold('   -a-|   ', values);
+        // prettier-ignore
+        const firstSubs =   '^--!      ';
+        // prettier-ignore
+        const secondSubs =  '---^--!   ';
+        // prettier-ignore
+        const expected =    '-k--j-|   ';
+
+        let attempt = 0;
+        const source$ = defer(() => (attempt++ === 0 ? first : second));
+
+        expectObservable(source$.pipe(fromAiSdkStream({ generateId: sequentialIds('m') }), retry(1))).toBe(expected, values);
+        expectSubscriptions(first.subscriptions).toBe(firstSubs);
+        expectSubscriptions(second.subscriptions).toBe(secondSubs);
+      }));
+
+    it('should fail with PROVIDER_ERROR on an error part, after what came before', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { a: textDelta('Hi'), b: { type: 'error', errorText: 'Rate limit reached' }, t: text('Hi') };
+        const error = new AguiRxError(
+          'PROVIDER_ERROR',
+          "The AI SDK stream reported an error: Rate limit reached. Retry the request; if it keeps failing, check the request, the API key and the provider's status.",
+        );
+        // prettier-ignore
+        const e1 =  cold('--a--b--|', values);
+        // prettier-ignore
+        const e1subs =   '^----!   ';
+        // prettier-ignore
+        const expected = '--t--#   ';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should end with a cancelled RUN_FINISHED on abort, sending the usage it holds, and read nothing after', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values: Marbles = {
+          e: { type: 'finish-step', usage: { inputTokens: 5, outputTokens: 2 } },
+          x: { type: 'abort' },
+          a: textDelta('late'),
+          U: tokenUsage({ inputTokens: 5, outputTokens: 2 }),
+          C: { type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } },
+        };
+        // prettier-ignore
+        const e1 =  cold('--e--x--a--|', values);
+        // prettier-ignore
+        const expected = '-----(UC)--|';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected, values);
+      }));
+  });
+
+  describe('text and reasoning', () => {
+    it('should read delta or text, send nothing for start, end or empty deltas, and give reasoning an id of its own', async () => {
+      expect(
+        await adapt([
+          { type: 'reasoning-start', id: 'r1' },
+          reasoningDelta(''),
+          { type: 'reasoning-delta', id: 'r1', text: 'Think' },
+          { type: 'reasoning-end', id: 'r1' },
+          { type: 'text-start', id: 't1' },
+          { type: 'text-delta', id: 't1', text: 'Hel' },
+          textDelta('lo', 't1'),
+          { type: 'text-end', id: 't1' },
+        ]),
+      ).toEqual([reasoning('Think', 'r1-reasoning'), text('Hel', 'r1'), text('lo', 'r1')]);
+    });
+
+    it('should name a message after the provider response id and begin a new one with the next response', async () => {
+      expect(
+        await adapt([
+          { type: 'response-metadata', id: 'resp-1', modelId: 'gpt-test' },
+          textDelta('One', '0'),
+          reasoningDelta('r', '0'),
+          { type: 'response-metadata', id: 'resp-1' },
+          textDelta('!', '0'),
+          { type: 'response-metadata', id: 'resp-2' },
+          textDelta('Two', '0'),
+        ]),
+      ).toEqual([text('One', 'resp-1'), reasoning('r', 'resp-1-reasoning'), text('!', 'resp-1'), text('Two', 'resp-2')]);
+    });
+
+    it('should keep the message going when the response id comes after it began', async () => {
+      expect(await adapt([textDelta('A', 'x'), { type: 'response-metadata', id: 'resp-1' }, textDelta('B', 'x')])).toEqual([text('A', 'x'), text('B', 'x')]);
+    });
+
+    it('should give each step a message of its own, suffixing an id an earlier step used', async () => {
+      expect(await adapt([startStep, textDelta('A', '0'), finishStep, startStep, textDelta('B', '0'), finishStep])).toEqual([
+        stepStarted(1),
+        text('A', '0'),
+        stepFinished(1),
+        stepStarted(2),
+        text('B', '0-2'),
+        stepFinished(2),
+      ]);
+    });
+
+    it('should send nothing for parts it does not carry', async () => {
+      expect(
+        await adapt([
+          { type: 'start', messageId: 'ui-1' },
+          { type: 'stream-start', warnings: [] },
+          { type: 'source', sourceType: 'url', id: 's1', url: 'https://example.com' },
+          { type: 'file', mediaType: 'image/png' },
+          { type: 'data-weather', data: { c: 20 } },
+          { type: 'message-metadata', messageMetadata: {} },
+          { type: 'text-start', id: 't1' },
+          { type: 'text-end', id: 't1' },
+          { type: 'tool-input-end', id: 'c1' },
+          bad({ type: 'some-part-from-a-later-sdk' }),
+        ]),
+      ).toEqual([]);
+    });
+  });
+
+  describe('tool calls', () => {
+    it('should open a call with its name and parent, then stream its arguments under its id (fullStream ids and deltas)', async () => {
+      expect(
+        await adapt([
+          textDelta('On it.'),
+          { type: 'tool-input-start', id: 'c1', toolName: 'search' },
+          { type: 'tool-input-delta', id: 'c1', delta: '{"q":' },
+          { type: 'tool-input-delta', id: 'c1', delta: '' },
+          { type: 'tool-input-delta', id: 'c1', delta: '1}' },
+          { type: 'tool-input-end', id: 'c1' },
+          toolCall('c1', 'search', { q: 1 }),
+        ]),
+      ).toEqual([text('On it.'), callStart('c1', 'search', 't1'), callArgs('c1', '{"q":'), callArgs('c1', '1}')]);
+    });
+
+    it('should send the whole input of a tool call that came without deltas, once, as JSON text', async () => {
+      expect(
+        await adapt([
+          toolCall('c1', 'search', '{"q":1}'),
+          toolCall('c1', 'search', '{"q":1}'),
+          toolCall('c2', 'weather', { city: 'Lyon' }),
+          toolCall('c3', 'now', ''),
+          inputStart('c4', 'later'),
+          { type: 'tool-input-available', toolCallId: 'c4', toolName: 'later', input: {} },
+        ]),
+      ).toEqual([
+        callStart('c1', 'search', 'm1', '{"q":1}'),
+        callStart('c2', 'weather', 'm1', '{"city":"Lyon"}'),
+        callStart('c3', 'now', 'm1'),
+        callStart('c4', 'later', 'm1'),
+        callArgs('c4', '{}'),
+      ]);
+    });
+
+    it('should keep the input of tool-input-error as it came', async () => {
+      expect(await adapt([{ type: 'tool-input-error', toolCallId: 'c1', toolName: 'search', input: '{"q":', errorText: 'Invalid JSON' }])).toEqual([
+        callStart('c1', 'search', 'm1', '{"q":'),
+      ]);
+    });
+
+    it('should turn results into TOOL_CALL_RESULT, skipping preliminary outputs', async () => {
+      expect(
+        await adapt([
+          toolCall('c1', 'search', {}),
+          { type: 'tool-output-available', toolCallId: 'c1', output: { hits: 1 }, preliminary: true },
+          { type: 'tool-output-available', toolCallId: 'c1', output: { hits: 3 } },
+          { type: 'tool-result', toolCallId: 'c2', toolName: 'mcp', result: [{ type: 'text', text: 'ok' }] },
+          { type: 'tool-result', toolCallId: 'c3', toolName: 'void', output: undefined },
+          { type: 'tool-result', toolCallId: 'c4', toolName: 'nil', output: null },
+        ]),
+      ).toEqual([
+        callStart('c1', 'search', 'm1', '{}'),
+        callResult('c1', { hits: 3 }),
+        callResult('c2', [{ type: 'text', text: 'ok' }]),
+        callResult('c3', ''),
+        callResult('c4', 'null'),
+      ]);
+    });
+
+    it('should answer a failed or denied call with a TOOL_CALL_RESULT that says so', async () => {
+      expect(
+        await adapt([
+          toolCall('c1', 'a', {}),
+          { type: 'tool-error', toolCallId: 'c1', toolName: 'a', error: new Error('boom') },
+          { type: 'tool-error', toolCallId: 'c2', toolName: 'a', error: 'plain' },
+          { type: 'tool-error', toolCallId: 'c3', toolName: 'a', error: { code: 7 } },
+          { type: 'tool-output-error', toolCallId: 'c4', errorText: 'EACCES' },
+          { type: 'tool-result', toolCallId: 'c5', toolName: 'mcp', result: 'server down', isError: true },
+          { type: 'tool-output-denied', toolCallId: 'c1' },
+        ]),
+      ).toEqual([
+        callStart('c1', 'a', 'm1', '{}'),
+        callResult('c1', 'Error: boom'),
+        callResult('c2', 'Error: plain'),
+        callResult('c3', 'Error: {"code":7}'),
+        callResult('c4', 'Error: EACCES'),
+        callResult('c5', 'Error: server down'),
+        callResult('c1', "Error: the user denied the call to 'a'."),
+      ]);
+    });
+
+    it('should end the calls a provider response left open when the next response begins', async () => {
+      expect(
+        await adapt([
+          { type: 'response-metadata', id: 'resp-1' },
+          toolCall('c1', 'a', '{}'),
+          toolCall('c2', 'b', '{}'),
+          { type: 'tool-result', toolCallId: 'c2', toolName: 'b', result: 'ok' },
+          { type: 'response-metadata', id: 'resp-2' },
+          textDelta('done'),
+        ]),
+      ).toEqual([
+        callStart('c1', 'a', 'resp-1', '{}'),
+        callStart('c2', 'b', 'resp-1', '{}'),
+        callResult('c2', 'ok'),
+        { type: EventType.TOOL_CALL_END, toolCallId: 'c1' },
+        text('done', 'resp-2'),
+      ]);
+    });
+  });
+
+  describe('interrupts, steps and usage', () => {
+    it('should end the run with an interrupt outcome at finish for each tool approval asked for', async () => {
+      const events = await adapt([
+        startStep,
+        inputStart('c1', 'book'),
+        { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+        { type: 'tool-approval-request', approvalId: 'ap2', toolCall: { toolCallId: 'c2', toolName: 'pay', input: {} } },
+        { type: 'tool-approval-request', approvalId: 'ap3' },
+        finishStep,
+        { type: 'finish', totalUsage: { inputTokens: 1, outputTokens: 1 } },
+      ]);
+      expect(events.slice(-2)).toEqual([
+        tokenUsage({ inputTokens: 1, outputTokens: 1 }),
+        {
+          type: EventType.RUN_FINISHED,
+          outcome: {
+            type: 'interrupt',
+            interrupts: [
+              { id: 'ap1', reason: 'tool_approval', toolCallId: 'c1', message: "Approve the call to 'book'?" },
+              { id: 'ap2', reason: 'tool_approval', toolCallId: 'c2', message: "Approve the call to 'pay'?" },
+              { id: 'ap3', reason: 'tool_approval' },
+            ],
+          },
+        },
+      ]);
+    });
+
+    it('should end the run with the interrupts when the source completes without finish', async () => {
+      expect((await adapt([{ type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' }])).at(-1)).toEqual({
+        type: EventType.RUN_FINISHED,
+        outcome: { type: 'interrupt', interrupts: [{ id: 'ap1', reason: 'tool_approval', toolCallId: 'c1' }] },
+      });
+    });
+
+    it('should close an open step when the next one starts, and finish no step that never started', async () => {
+      expect(await adapt([finishStep, startStep, startStep, finishStep, finishStep])).toEqual([stepStarted(1), stepFinished(1), stepStarted(2), stepFinished(2)]);
+    });
+
+    it('should send finish totalUsage instead of the steps usage, with the model', async () => {
+      expect(
+        await adapt([
+          { type: 'finish-step', usage: { inputTokens: 1, outputTokens: 1 }, response: { id: 'r', modelId: 'm-1' } },
+          { type: 'finish-step', usage: { inputTokens: 2, outputTokens: 2 } },
+          { type: 'finish', totalUsage: { inputTokens: 3, outputTokens: 3, totalTokens: 6, reasoningTokens: 1, cachedInputTokens: 2 } },
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 3, outputTokens: 3, totalTokens: 6, reasoningTokens: 1, cachedInputTokens: 2, model: 'm-1' })]);
+    });
+
+    it('should send the steps usage when finish has none', async () => {
+      expect(
+        await adapt([
+          { type: 'finish-step', usage: { inputTokens: 1, outputTokens: 1 } },
+          { type: 'finish-step', usage: { inputTokens: Number.NaN, outputTokens: undefined } },
+          { type: 'finish-step', usage: { inputTokens: 2, outputTokens: 2 } },
+          { type: 'finish' },
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 1, outputTokens: 1 }), tokenUsage({ inputTokens: 2, outputTokens: 2 })]);
+    });
+
+    it('should read v6 details and the nested LanguageModelV3 usage', async () => {
+      expect(
+        await adapt([
+          {
+            type: 'finish',
+            totalUsage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, inputTokenDetails: { cacheReadTokens: 4, cacheWriteTokens: 2 }, outputTokenDetails: { reasoningTokens: 3 } },
+          },
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 10, outputTokens: 5, totalTokens: 15, reasoningTokens: 3, cachedInputTokens: 4, cacheWriteInputTokens: 2 })]);
+      expect(
+        await adapt([
+          { type: 'response-metadata', id: 'x', modelId: 'claude' },
+          { type: 'finish', usage: { inputTokens: { total: 10, noCache: 4, cacheRead: 5, cacheWrite: 1 }, outputTokens: { total: 5, text: 3, reasoning: 2 }, raw: {} } },
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 10, outputTokens: 5, reasoningTokens: 2, cachedInputTokens: 5, cacheWriteInputTokens: 1, model: 'claude' })]);
+    });
+  });
+
+  describe('errors', () => {
+    it('should describe a provider error from error, errorText or a bare value', async () => {
+      const message = (detail: string) => `The AI SDK stream reported an error: ${detail}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`;
+      expect(await failure([{ type: 'error', error: new Error('Overloaded') }])).toMatchObject({ code: 'PROVIDER_ERROR', message: message('Overloaded') });
+      expect(await failure([{ type: 'error', error: { type: 'overloaded_error' } }])).toMatchObject({ message: message('{"type":"overloaded_error"}') });
+      expect(await failure([{ type: 'error' }])).toMatchObject({ message: message('no message given') });
+    });
+
+    it.each<[string, unknown, string]>([
+      ['a non-object', 'text', `fromAiSdkStream received "text" where an AI SDK stream part ({ type: 'text-delta', id, delta }, …) was expected. Pipe streamText().fullStream, a model's doStream() stream, or the parsed chunks of a UI message stream.`],
+      ['an object without type', { id: 'x' }, `fromAiSdkStream received an object whose type is undefined where an AI SDK stream part ({ type: 'text-delta', id, delta }, …) was expected. Pipe streamText().fullStream, a model's doStream() stream, or the parsed chunks of a UI message stream.`],
+    ])('should fail with INVALID_EVENT on %s', async (_, part, message) => {
+      const error = await failure([bad(part)]);
+      expect(error).toBeInstanceOf(AguiRxError);
+      expect(error).toMatchObject({ code: 'INVALID_EVENT', message });
+    });
+
+    it.each<[string, AiSdkStreamPart, string]>([
+      ['a non-string delta', bad({ type: 'text-delta', id: 't', delta: 5 }), 'text-delta.delta is number 5, but it must be a string.'],
+      ['a delta before its call', inputDelta('c9', '{'), "tool-input-delta for tool call 'c9' came before its tool-input-start, which names the tool. Is the stream cut short or reordered?"],
+      ['a call without a name', bad({ type: 'tool-call', toolCallId: 'c1', input: '{}' }), "tool-call has no 'toolName'. Each tool-call part names it."],
+      ['a tool input without id', bad({ type: 'tool-input-start', toolName: 'a' }), "tool-input-start has neither 'toolCallId' nor 'id'. Each tool-input-start part names its tool call."],
+      ['a bad count', bad({ type: 'finish', totalUsage: { inputTokens: -1 } }), 'finish.totalUsage.inputTokens is number -1, but token counts must be non-negative integers.'],
+      ['a non-object usage', bad({ type: 'finish-step', usage: 7 }), 'finish-step.usage is number 7, but usage must be an object such as { inputTokens: 9, outputTokens: 1 }.'],
+      ['an approval without id', bad({ type: 'tool-approval-request', toolCallId: 'c1' }), "tool-approval-request has no 'approvalId'. Each tool-approval-request part names it."],
+    ])('should fail with INVALID_EVENT on %s', async (_, part, detail) => {
+      const error = await failure([part]);
+      expect(error).toBeInstanceOf(AguiRxError);
+      expect({ code: (error as AguiRxError).code, message: (error as AguiRxError).message }).toEqual({ code: 'INVALID_EVENT', message: invalidEvent(detail).message });
+    });
+  });
+
+  describe('raw', () => {
+    it('should send each part as RAW before the events made from it, when asked', async () => {
+      const part = textDelta('Hi');
+      expect(await adapt([part], { raw: true })).toEqual([{ type: EventType.RAW, event: part, source: 'ai-sdk' }, text('Hi')]);
+      expect(await adapt([part])).toEqual([text('Hi')]);
+    });
+  });
+
+  describe('through toAgui and the official client', () => {
+    it('should build a step message with reasoning, text, a call and its result, then a cancelled run on abort', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([
+          startStep,
+          reasoningDelta('Plan.', 'r'),
+          textDelta('Checking.', 't'),
+          toolCall('c1', 'look', { x: 1 }),
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'look', output: 'seen' },
+          finishStep,
+          startStep,
+          textDelta('Seen', 't'),
+          { type: 'abort' },
+        ]).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic })),
+      );
+      expect(diagnostics).toEqual([]);
+      expect(run.messages).toEqual([
+        expect.objectContaining({ id: 'r-reasoning', role: 'reasoning', content: 'Plan.' }),
+        expect.objectContaining({ id: 'r', role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{"x":1}' } }] }),
+        expect.objectContaining({ role: 'tool', toolCallId: 'c1', content: 'seen' }),
+        expect.objectContaining({ id: 't', role: 'assistant', content: 'Seen' }),
+      ]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+    });
+
+    it('should end with RUN_ERROR on a provider error part', async () => {
+      const run = await runWithOracle(from<AiSdkStreamPart[]>([textDelta('Hi'), { type: 'error', errorText: 'Overloaded' }]).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.events.map((event) => event.type)).toEqual([
+        EventType.RUN_STARTED,
+        EventType.TEXT_MESSAGE_START,
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TEXT_MESSAGE_END,
+        EventType.RUN_ERROR,
+      ]);
+      expect(run.events.at(-1)).toMatchObject({ code: 'PROVIDER_ERROR' });
+    });
+  });
+
+  it('should give the results its doc example promises', () => {
+    const logged: string[] = [];
+    of<AiSdkStreamPart[]>(
+      { type: 'start-step' },
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'Hi' },
+      { type: 'text-end', id: 't1' },
+      { type: 'finish-step' },
+      { type: 'finish', totalUsage: { inputTokens: 9, outputTokens: 1, totalTokens: 10 } },
+    )
+      .pipe(fromAiSdkStream())
+      .subscribe((event) => logged.push(JSON.stringify(event)));
+    expect(logged.join(', ')).toBe(
+      '{"type":"STEP_STARTED","stepName":"step-1"}, {"type":"TEXT_MESSAGE_CHUNK","messageId":"t1","delta":"Hi"}, {"type":"STEP_FINISHED","stepName":"step-1"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":1,"totalTokens":10}}',
+    );
+  });
+});
