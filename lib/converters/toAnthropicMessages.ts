@@ -1,0 +1,285 @@
+import type { ContentPart, Message } from '@ag-ui/core';
+import { defaultWarning, mimeOf, namePart, nameSource, textOf, toolResultText, type ConverterWarning, type ConverterOptions } from './converterInternals.js';
+import { splitSystemMessages } from './splitSystemMessages.js';
+
+/** Where an Anthropic image or document comes from. */
+export type AnthropicSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'file'; file_id: string }
+  | { type: 'text'; media_type: 'text/plain'; data: string };
+
+/** A text block. */
+export interface AnthropicTextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** An image block. */
+export interface AnthropicImageBlock {
+  type: 'image';
+  source: AnthropicSource;
+}
+
+/** A document block (PDF or plain text). */
+export interface AnthropicDocumentBlock {
+  type: 'document';
+  source: AnthropicSource;
+  title?: string;
+}
+
+/** A tool call the assistant made. */
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** What a tool returned, in a user turn. */
+export interface AnthropicToolResultBlockParam {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
+  is_error?: true;
+}
+
+/** The assistant's extended thinking, sent back with its signature. */
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking the safety systems redacted, sent back as the encrypted data it came as. */
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/** One block of an Anthropic message's content. */
+export type AnthropicContentBlockParam =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlockParam
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock;
+
+/** One entry of an Anthropic Messages request's `messages`. */
+export interface AnthropicMessageParam {
+  role: 'user' | 'assistant';
+  content: AnthropicContentBlockParam[];
+}
+
+/** What {@link toAnthropicMessages} returns: the request's `system` and `messages`. */
+export interface AnthropicRequestMessages {
+  /** The system and developer messages, joined by a blank line; absent when there is none. */
+  system?: string;
+  messages: AnthropicMessageParam[];
+}
+
+/** Options of {@link toAnthropicMessages}. */
+export type ToAnthropicMessagesOptions = ConverterOptions;
+
+/**
+ * Converts an AG-UI conversation into the `system` and `messages` of an Anthropic Messages
+ * API request.
+ *
+ * Rules:
+ * 1. `system` and `developer` messages are split out into `system` (see `splitSystemMessages`).
+ * 2. Content is always a block list. A `user` message's text becomes a `text` block (empty text
+ *    is left out: the API refuses it); an image becomes an `image` block (base64, URL or provider
+ *    file source); a document becomes a `document` block: base64 PDF as it is, base64 `text/*`
+ *    decoded into a `text` source, a URL or a provider file as such.
+ * 3. An `assistant` message becomes a `text` block (when it has text) and one `tool_use` block
+ *    `{ id, name, input }` per call, `input` parsed from the JSON arguments: `{}` when they are
+ *    empty, and `{}` with a warning when they are not a JSON object.
+ * 4. A `reasoning` message with an `encryptedValue` becomes a `thinking` block `{ thinking:
+ *    content, signature: encryptedValue }` in the assistant turn it belongs to, before that
+ *    turn's text and tool_use blocks. One marked `metadata: { anthropic: { type:
+ *    'redacted_thinking' } }` (as `fromAnthropicMessages` marks it) becomes `{ type:
+ *    'redacted_thinking', data: encryptedValue }`.
+ * 5. A `tool` message becomes a `tool_result` block `{ tool_use_id, content }` in a user turn,
+ *    `tool_result` blocks first in their turn. Its content is text when it has only text, else
+ *    text, image and document blocks as in rule 2; when it failed, `is_error: true` and
+ *    `Error: <error>` appended.
+ * 6. Roles must alternate: consecutive messages of one role (assistant text then more calls,
+ *    several tool results, tool results then the user's next words) are merged into one turn.
+ *    A turn left with no blocks (empty text, or only dropped parts) is left out.
+ * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
+ *    refuses unsigned thinking), `activity` messages, audio and video parts, and documents
+ *    other than PDF and text.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const { system, messages } = toAnthropicMessages([
+ *   { id: 's1', role: 'system', content: 'Be brief.' },
+ *   { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+ *   { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+ *   { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+ * ]);
+ * console.log(JSON.stringify({ system, messages }));
+ * // results: {"system":"Be brief.","messages":[{"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"Sunny"}]}]}
+ * ```
+ *
+ * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
+ * @param options Where warnings about dropped messages and parts and unparsable arguments go.
+ * @return The request's `system` (absent when none) and `messages`, oldest first.
+ */
+export function toAnthropicMessages(messages: readonly Message[], options: ToAnthropicMessagesOptions = {}): AnthropicRequestMessages {
+  const warn = options.onWarning ?? defaultWarning;
+  const { system, messages: conversation } = splitSystemMessages(messages);
+  const turns: AnthropicMessageParam[] = [];
+  const add = (role: 'user' | 'assistant', blocks: AnthropicContentBlockParam[]) => {
+    const last = turns[turns.length - 1];
+    if (last !== undefined && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const message of conversation) {
+    switch (message.role) {
+      case 'user':
+        add('user', typeof message.content === 'string' ? textBlocks(message.content) : blocksOf(message, message.content, warn));
+        break;
+      case 'assistant': {
+        const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '');
+        for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, message.id, warn) });
+        add('assistant', blocks);
+        break;
+      }
+      case 'tool': {
+        const content = message.content;
+        const failed = message.error !== undefined && message.error !== '';
+        const textOnly = typeof content === 'string' || content.every((part) => part.type === 'text');
+        const block: AnthropicToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId,
+          content: textOnly
+            ? toolResultText(textOf(content), message.error)
+            : [...(blocksOf(message, content, warn) as Exclude<AnthropicToolResultBlockParam['content'], string>), ...textBlocks(failed ? `Error: ${message.error}` : '')],
+        };
+        if (failed) block.is_error = true;
+        add('user', [block]);
+        break;
+      }
+      case 'reasoning':
+        if (message.encryptedValue === undefined || message.encryptedValue === '') {
+          warn(`toAnthropicMessages dropped reasoning message '${message.id}': it has no encryptedValue (signature), and Anthropic refuses thinking blocks without one.`);
+          break;
+        }
+        add(
+          'assistant',
+          isRedacted(message.metadata)
+            ? [{ type: 'redacted_thinking', data: message.encryptedValue }]
+            : [{ type: 'thinking', thinking: message.content, signature: message.encryptedValue }],
+        );
+        break;
+      case 'activity':
+        warn(`toAnthropicMessages dropped activity message '${message.id}' (${message.activityType}): activity is shown to the user, not sent to the model.`);
+        break;
+      case 'system':
+      case 'developer':
+        // Split out above.
+        break;
+      default: {
+        const unreachable: never = message;
+        warn(`toAnthropicMessages dropped a message with unknown role '${(unreachable as { role?: unknown }).role}'.`);
+      }
+    }
+  }
+  const out: AnthropicMessageParam[] = [];
+  for (const turn of turns) {
+    // The API refuses an empty turn; what it held was empty text or parts already warned about.
+    if (turn.content.length === 0) continue;
+    // Thinking first in an assistant turn, tool results first in a user turn: the API's order.
+    const first = turn.role === 'assistant' ? ['thinking', 'redacted_thinking'] : ['tool_result'];
+    turn.content = [...turn.content.filter((block) => first.includes(block.type)), ...turn.content.filter((block) => !first.includes(block.type))];
+    const previous = out[out.length - 1];
+    // Leaving out an empty turn may put two turns of one role side by side.
+    if (previous !== undefined && previous.role === turn.role) previous.content.push(...turn.content);
+    else out.push(turn);
+  }
+  return system === undefined ? { messages: out } : { system, messages: out };
+}
+
+/** A text block, or none for empty text. */
+function textBlocks(text: string): AnthropicTextBlock[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
+/** A tool call's arguments as a `tool_use` input object. */
+function inputOf(args: string, callId: string, messageId: string, warn: ConverterWarning): Record<string, unknown> {
+  if (args.trim() === '') return {};
+  try {
+    const input: unknown = JSON.parse(args);
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) return input as Record<string, unknown>;
+  } catch {
+    // Reported below.
+  }
+  const shown = args.length > 60 ? `${args.slice(0, 60)}…` : args;
+  warn(`toAnthropicMessages sent tool call '${callId}' of assistant message '${messageId}' with input {}: its arguments ${JSON.stringify(shown)} are not a JSON object, and tool_use input must be one.`);
+  return {};
+}
+
+/** A message's parts as Anthropic blocks, dropping (with a warning) those it cannot take. */
+function blocksOf(message: Message, parts: readonly ContentPart[], warn: ConverterWarning): (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[] {
+  const out: (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[] = [];
+  parts.forEach((part, index) => {
+    const drop = (why: string) => warn(`toAnthropicMessages dropped ${namePart(part, index, message)}: ${why}`);
+    switch (part.type) {
+      case 'text':
+        out.push(...textBlocks(part.text));
+        break;
+      case 'image': {
+        const source = part.source;
+        out.push({
+          type: 'image',
+          source:
+            source.type === 'data' ? { type: 'base64', media_type: source.mimeType, data: source.value } : source.type === 'url' ? { type: 'url', url: source.value } : { type: 'file', file_id: source.value },
+        });
+        break;
+      }
+      case 'document': {
+        const source = part.source;
+        const mime = mimeOf(source);
+        const title = (part.metadata as { title?: unknown } | undefined)?.title;
+        let block: AnthropicDocumentBlock | undefined;
+        if (source.type === 'url') block = { type: 'document', source: { type: 'url', url: source.value } };
+        else if (source.type === 'file') block = { type: 'document', source: { type: 'file', file_id: source.value } };
+        else if (mime === 'application/pdf') block = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: source.value } };
+        else if (mime?.startsWith('text/')) block = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: decodeBase64Text(source.value) } };
+        if (block === undefined) {
+          drop(`Anthropic takes documents only as PDF or plain text, and this is ${nameSource(source)}. Convert it to PDF or send its text.`);
+          break;
+        }
+        if (typeof title === 'string' && title !== '') block.title = title;
+        out.push(block);
+        break;
+      }
+      case 'audio':
+        drop('Anthropic takes no audio input. Transcribe it first, or send it to a provider that takes audio.');
+        break;
+      case 'video':
+        drop('Anthropic takes no video input. Send frames as images, or a transcript as text.');
+        break;
+      default: {
+        const unreachable: never = part;
+        drop(`'${(unreachable as { type?: unknown }).type}' is not an AG-UI content part type.`);
+      }
+    }
+  });
+  return out;
+}
+
+/** Base64 bytes as UTF-8 text (with `atob`, so that it runs outside Node too). */
+function decodeBase64Text(value: string): string {
+  return new TextDecoder().decode(Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));
+}
+
+/** Whether a reasoning message came from a `redacted_thinking` block (see `fromAnthropicMessages`). */
+function isRedacted(metadata: unknown): boolean {
+  const anthropic = (metadata as { anthropic?: { type?: unknown } } | undefined)?.anthropic;
+  return anthropic?.type === 'redacted_thinking';
+}

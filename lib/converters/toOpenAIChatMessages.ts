@@ -1,0 +1,196 @@
+import type { ContentPart, Message } from '@ag-ui/core';
+import {
+  defaultWarning,
+  fileNameOf,
+  mimeOf,
+  namePart,
+  nameSource,
+  openAIAudioFormat,
+  textOf,
+  toolResultText,
+  urlOf,
+  type ConverterOptions,
+} from './converterInternals.js';
+
+/** A text part of an OpenAI chat message. */
+export interface OpenAIChatTextPart {
+  type: 'text';
+  text: string;
+}
+
+/** An image part: an `https:` or `data:` URL. */
+export interface OpenAIChatImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+
+/** Inline audio, base64 wav or mp3 (audio-capable models only). */
+export interface OpenAIChatAudioPart {
+  type: 'input_audio';
+  input_audio: { data: string; format: 'wav' | 'mp3' };
+}
+
+/** A file (PDF): inline as a `data:` URL with a file name, or an uploaded file's id. */
+export interface OpenAIChatFilePart {
+  type: 'file';
+  file: { filename?: string; file_data?: string; file_id?: string };
+}
+
+/** One part of an OpenAI chat user message. */
+export type OpenAIChatContentPart = OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart;
+
+/** A tool call of an assistant message, as Chat Completions sends and takes it. */
+export interface OpenAIChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One entry of a Chat Completions request's `messages`. */
+export type OpenAIChatMessage =
+  | { role: 'system' | 'developer'; content: string; name?: string }
+  | { role: 'user'; content: string | OpenAIChatContentPart[]; name?: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIChatToolCall[]; name?: string }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** Options of {@link toOpenAIChatMessages}. */
+export type ToOpenAIChatMessagesOptions = ConverterOptions;
+
+/**
+ * Converts an AG-UI conversation into the `messages` of an OpenAI Chat Completions request.
+ *
+ * Every message keeps its place; what Chat Completions has no place for is dropped with a warning.
+ *
+ * Rules:
+ * 1. `system` and `developer` messages stay in the list with their role (use
+ *    `splitSystemMessages` first to send them some other way); `name` is kept on every role that has one.
+ * 2. A `user` message with string content keeps it; a part list becomes parts: text → `text`,
+ *    image → `image_url` (a base64 source as a `data:` URL, a URL as it is), base64 wav/mp3 audio →
+ *    `input_audio`, a PDF document → `file` (base64 as `file_data` with a file name from
+ *    `metadata.filename` or `<messageId>-<index>.pdf`, a provider file as `file_id`).
+ * 3. An `assistant` message becomes `{ role: 'assistant', content, tool_calls }`: `content` is
+ *    `null` when it has tool calls and no text, `tool_calls` is left out when it has none. One
+ *    with neither text nor calls is left out (it tells the model nothing).
+ * 4. A `tool` message becomes `{ role: 'tool', tool_call_id, content }`, its content the text of
+ *    its text parts; its `error`, if any, is appended as `Error: <error>`.
+ * 5. Dropped, each with a warning that names it: `reasoning` messages (Chat Completions takes
+ *    no reasoning back), `activity` messages (UI-only), video parts, audio other than base64
+ *    wav/mp3, documents other than PDF and URL-sourced documents, provider-file images, and
+ *    media parts of tool results (Chat Completions takes text only there). A user message whose
+ *    every part was dropped is left out.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const messages = toOpenAIChatMessages([
+ *   { id: 's1', role: 'system', content: 'Be brief.' },
+ *   { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+ *   { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+ *   { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+ * ]);
+ * console.log(JSON.stringify(messages));
+ * // results: [{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"Sunny"}]
+ * ```
+ *
+ * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
+ * @param options Where warnings about dropped messages and parts go.
+ * @return The Chat Completions messages, oldest first.
+ */
+export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
+  const warn = options.onWarning ?? defaultWarning;
+  const out: OpenAIChatMessage[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        out.push(named({ role: message.role, content: message.content }, message.name));
+        break;
+      case 'user': {
+        const content = typeof message.content === 'string' ? message.content : userParts(message, message.content, warn);
+        // A part list whose every part was dropped (and warned about) leaves nothing to send.
+        if (content.length > 0 || typeof message.content === 'string') out.push(named({ role: 'user', content }, message.name));
+        break;
+      }
+      case 'assistant': {
+        const text = message.content ?? '';
+        const calls = message.toolCalls ?? [];
+        if (text === '' && calls.length === 0) break;
+        const converted: OpenAIChatMessage = { role: 'assistant', content: text === '' ? null : text };
+        if (calls.length > 0) {
+          converted.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }));
+        }
+        out.push(named(converted, message.name));
+        break;
+      }
+      case 'tool': {
+        if (typeof message.content !== 'string') {
+          message.content.forEach((part, index) => {
+            if (part.type !== 'text') {
+              warn(`toOpenAIChatMessages dropped ${namePart(part, index, message)}: Chat Completions tool messages take text only. Describe the ${part.type} in text, or send it in a user message.`);
+            }
+          });
+        }
+        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(textOf(message.content), message.error) });
+        break;
+      }
+      case 'reasoning':
+        warn(`toOpenAIChatMessages dropped reasoning message '${message.id}': Chat Completions takes no reasoning as input. Use the Responses API (toOpenAIResponsesInput) to send encrypted reasoning back.`);
+        break;
+      case 'activity':
+        warn(`toOpenAIChatMessages dropped activity message '${message.id}' (${message.activityType}): activity is shown to the user, not sent to the model.`);
+        break;
+      default: {
+        const unreachable: never = message;
+        warn(`toOpenAIChatMessages dropped a message with unknown role '${(unreachable as { role?: unknown }).role}'.`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The message with `name` when the AG-UI message has one (never an undefined-valued key). */
+function named<T extends OpenAIChatMessage>(converted: T, name: string | undefined): T {
+  if (name !== undefined && converted.role !== 'tool') (converted as { name?: string }).name = name;
+  return converted;
+}
+
+/** A user message's parts as Chat Completions parts, dropping (with a warning) those it cannot take. */
+function userParts(message: Message, parts: readonly ContentPart[], warn: (message: string) => void): OpenAIChatContentPart[] {
+  const out: OpenAIChatContentPart[] = [];
+  parts.forEach((part, index) => {
+    const drop = (why: string) => warn(`toOpenAIChatMessages dropped ${namePart(part, index, message)}: ${why}`);
+    switch (part.type) {
+      case 'text':
+        out.push({ type: 'text', text: part.text });
+        break;
+      case 'image': {
+        const url = urlOf(part.source);
+        if (url === undefined) drop(`Chat Completions takes images as URLs or base64 data, not as a provider file (${part.source.value}). Send the image's bytes or URL instead.`);
+        else out.push({ type: 'image_url', image_url: { url } });
+        break;
+      }
+      case 'audio': {
+        const format = openAIAudioFormat(part.source);
+        if (format === undefined) drop(`Chat Completions takes audio only as base64 wav or mp3, and this is ${nameSource(part.source)}. Convert it to wav or mp3 bytes first.`);
+        else out.push({ type: 'input_audio', input_audio: { data: part.source.value, format } });
+        break;
+      }
+      case 'document': {
+        const source = part.source;
+        if (source.type === 'file') out.push({ type: 'file', file: { file_id: source.value } });
+        else if (source.type === 'data' && mimeOf(source) === 'application/pdf') {
+          out.push({ type: 'file', file: { filename: fileNameOf(part, message.id, index), file_data: urlOf(source)! } });
+        } else drop(`Chat Completions takes documents only as base64 PDF or an uploaded file id, and this is ${nameSource(source)}. Send the PDF's bytes, or its text as a text part.`);
+        break;
+      }
+      case 'video':
+        drop('Chat Completions takes no video. Send frames as images, or a transcript as text.');
+        break;
+      default: {
+        const unreachable: never = part;
+        drop(`'${(unreachable as { type?: unknown }).type}' is not an AG-UI content part type.`);
+      }
+    }
+  });
+  return out;
+}

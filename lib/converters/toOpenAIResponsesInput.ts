@@ -1,0 +1,187 @@
+import type { ContentPart, Message } from '@ag-ui/core';
+import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import { splitSystemMessages } from './splitSystemMessages.js';
+
+/** Text in a Responses input message. */
+export interface ResponsesInputText {
+  type: 'input_text';
+  text: string;
+}
+
+/** An image in a Responses input message: a URL (`https:` or `data:`) or an uploaded file's id. */
+export interface ResponsesInputImage {
+  type: 'input_image';
+  detail: 'auto' | 'low' | 'high';
+  image_url?: string;
+  file_id?: string;
+}
+
+/** A file in a Responses input message: inline as a `data:` URL with a file name, a URL, or an uploaded file's id. */
+export interface ResponsesInputFile {
+  type: 'input_file';
+  filename?: string;
+  file_data?: string;
+  file_url?: string;
+  file_id?: string;
+}
+
+/** Inline audio, base64 wav or mp3. */
+export interface ResponsesInputAudio {
+  type: 'input_audio';
+  input_audio: { data: string; format: 'wav' | 'mp3' };
+}
+
+/** One part of a Responses input message. */
+export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage | ResponsesInputFile | ResponsesInputAudio;
+
+/** One item of a Responses request's `input`. */
+export type ResponsesInputItem =
+  | { type: 'message'; role: 'user'; content: ResponsesInputContent[] }
+  | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[] }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] }
+  | { type: 'reasoning'; id?: string; encrypted_content: string; summary: { type: 'summary_text'; text: string }[] };
+
+/** What {@link toOpenAIResponsesInput} returns: the request's `instructions` and `input`. */
+export interface ResponsesRequestInput {
+  /** The system and developer messages, joined by a blank line; absent when there is none. */
+  instructions?: string;
+  input: ResponsesInputItem[];
+}
+
+/** Options of {@link toOpenAIResponsesInput}. */
+export type ToOpenAIResponsesInputOptions = ConverterOptions;
+
+/**
+ * Converts an AG-UI conversation into the `instructions` and `input` items of an OpenAI
+ * Responses API request.
+ *
+ * Rules:
+ * 1. `system` and `developer` messages are split out into `instructions` (see `splitSystemMessages`).
+ * 2. A `user` message becomes a `message` item whose content is always a part list: text →
+ *    `input_text`, image → `input_image` (`image_url` for base64, as a `data:` URL, and URLs;
+ *    `file_id` for a provider file; `detail: 'auto'`), document → `input_file` (`file_data` with
+ *    a file name for base64, `file_url`, or `file_id`), base64 wav/mp3 audio → `input_audio`.
+ * 3. An `assistant` message becomes a `message` item with one `output_text` part when it has
+ *    text, then one `function_call` item `{ call_id, name, arguments }` per tool call. AG-UI ids
+ *    are not sent as item ids (the API only takes its own `msg_`/`fc_` ids).
+ * 4. A `tool` message becomes `function_call_output` `{ call_id, output }`: the text when it has
+ *    only text (its `error` appended as `Error: <error>`), else a part list as in rule 2.
+ * 5. A `reasoning` message with an `encryptedValue` becomes `{ type: 'reasoning',
+ *    encrypted_content, summary }` (its content as one `summary_text`, none when empty), with
+ *    `id` when the message id is the API's own (`rs_…`). Send the request with
+ *    `include: ['reasoning.encrypted_content']` and `store: false`.
+ * 6. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
+ *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3. A
+ *    user message whose every part was dropped is left out.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const { instructions, input } = toOpenAIResponsesInput([
+ *   { id: 's1', role: 'system', content: 'Be brief.' },
+ *   { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+ *   { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+ *   { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+ * ]);
+ * console.log(JSON.stringify({ instructions, input }));
+ * // results: {"instructions":"Be brief.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Weather in Paris?"}]},{"type":"function_call","call_id":"c1","name":"weather","arguments":"{\"city\":\"Paris\"}"},{"type":"function_call_output","call_id":"c1","output":"Sunny"}]}
+ * ```
+ *
+ * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
+ * @param options Where warnings about dropped messages and parts go.
+ * @return The request's `instructions` (absent when none) and `input` items, oldest first.
+ */
+export function toOpenAIResponsesInput(messages: readonly Message[], options: ToOpenAIResponsesInputOptions = {}): ResponsesRequestInput {
+  const warn = options.onWarning ?? defaultWarning;
+  const { system, messages: conversation } = splitSystemMessages(messages);
+  const input: ResponsesInputItem[] = [];
+  for (const message of conversation) {
+    switch (message.role) {
+      case 'user': {
+        const content: ResponsesInputContent[] = typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : inputParts(message, message.content, warn);
+        // A part list whose every part was dropped (and warned about) leaves nothing to send.
+        if (content.length > 0) input.push({ type: 'message', role: 'user', content });
+        break;
+      }
+      case 'assistant':
+        if (message.content !== undefined && message.content !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] });
+        for (const call of message.toolCalls ?? []) input.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
+        break;
+      case 'tool': {
+        const content = message.content;
+        const textOnly = typeof content === 'string' || content.every((part) => part.type === 'text');
+        if (textOnly) input.push({ type: 'function_call_output', call_id: message.toolCallId, output: toolResultText(textOf(content), message.error) });
+        else {
+          const output = inputParts(message, content, warn);
+          if (message.error !== undefined && message.error !== '') output.push({ type: 'input_text', text: `Error: ${message.error}` });
+          input.push({ type: 'function_call_output', call_id: message.toolCallId, output });
+        }
+        break;
+      }
+      case 'reasoning':
+        if (message.encryptedValue === undefined || message.encryptedValue === '') {
+          warn(`toOpenAIResponsesInput dropped reasoning message '${message.id}': it has no encryptedValue, and the Responses API takes reasoning back only as encrypted_content.`);
+          break;
+        }
+        input.push({
+          type: 'reasoning',
+          ...(message.id.startsWith('rs_') ? { id: message.id } : {}),
+          encrypted_content: message.encryptedValue,
+          summary: message.content === '' ? [] : [{ type: 'summary_text', text: message.content }],
+        });
+        break;
+      case 'activity':
+        warn(`toOpenAIResponsesInput dropped activity message '${message.id}' (${message.activityType}): activity is shown to the user, not sent to the model.`);
+        break;
+      case 'system':
+      case 'developer':
+        // Split out above.
+        break;
+      default: {
+        const unreachable: never = message;
+        warn(`toOpenAIResponsesInput dropped a message with unknown role '${(unreachable as { role?: unknown }).role}'.`);
+      }
+    }
+  }
+  return system === undefined ? { input } : { instructions: system, input };
+}
+
+/** A message's parts as Responses input parts, dropping (with a warning) those it cannot take. */
+function inputParts(message: Message, parts: readonly ContentPart[], warn: (message: string) => void): ResponsesInputContent[] {
+  const out: ResponsesInputContent[] = [];
+  parts.forEach((part, index) => {
+    const drop = (why: string) => warn(`toOpenAIResponsesInput dropped ${namePart(part, index, message)}: ${why}`);
+    switch (part.type) {
+      case 'text':
+        out.push({ type: 'input_text', text: part.text });
+        break;
+      case 'image': {
+        const url = urlOf(part.source);
+        out.push(url === undefined ? { type: 'input_image', detail: 'auto', file_id: part.source.value } : { type: 'input_image', detail: 'auto', image_url: url });
+        break;
+      }
+      case 'document': {
+        const source = part.source;
+        if (source.type === 'data') out.push({ type: 'input_file', filename: fileNameOf(part, message.id, index), file_data: urlOf(source)! });
+        else if (source.type === 'url') out.push({ type: 'input_file', file_url: source.value });
+        else out.push({ type: 'input_file', file_id: source.value });
+        break;
+      }
+      case 'audio': {
+        const format = openAIAudioFormat(part.source);
+        if (format === undefined) drop(`the Responses API takes audio only as base64 wav or mp3, and this is ${nameSource(part.source)}. Convert it to wav or mp3 bytes first.`);
+        else out.push({ type: 'input_audio', input_audio: { data: part.source.value, format } });
+        break;
+      }
+      case 'video':
+        drop('the Responses API takes no video. Send frames as images, or a transcript as text.');
+        break;
+      default: {
+        const unreachable: never = part;
+        drop(`'${(unreachable as { type?: unknown }).type}' is not an AG-UI content part type.`);
+      }
+    }
+  });
+  return out;
+}

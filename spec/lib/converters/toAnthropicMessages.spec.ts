@@ -1,0 +1,240 @@
+import type { Message } from '@ag-ui/core';
+import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
+
+const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+
+function convert(messages: Message[]) {
+  const warnings: string[] = [];
+  const result = toAnthropicMessages(messages, { onWarning: (message) => void warnings.push(message) });
+  return { result, warnings };
+}
+
+describe('toAnthropicMessages', () => {
+  it('should split system and developer messages out into system', () => {
+    expect(
+      convert([
+        { id: 's1', role: 'system', content: 'Be brief.' },
+        { id: 'd1', role: 'developer', content: 'Answer in French.' },
+        { id: 'u1', role: 'user', content: 'Hi' },
+      ]),
+    ).toEqual({ result: { system: 'Be brief.\n\nAnswer in French.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }, warnings: [] });
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }]).result).toEqual({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+  });
+
+  it('should turn assistant text and tool calls into text and tool_use blocks, input parsed from the arguments', () => {
+    expect(
+      convert([{ id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Paris"}'), call('c2', 'now', ''), call('c3', 'noop', '  ')] }]),
+    ).toEqual({
+      result: {
+        messages: [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Checking.' },
+              { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } },
+              { type: 'tool_use', id: 'c2', name: 'now', input: {} },
+              { type: 'tool_use', id: 'c3', name: 'noop', input: {} },
+            ],
+          },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should send invalid or non-object arguments as {} with a warning', () => {
+    expect(convert([{ id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{"city":'), call('c2', 'list', '[1,2]')] }])).toEqual({
+      result: { messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }, { type: 'tool_use', id: 'c2', name: 'list', input: {} }] }] },
+      warnings: [
+        'toAnthropicMessages sent tool call \'c1\' of assistant message \'a1\' with input {}: its arguments "{\\"city\\":" are not a JSON object, and tool_use input must be one.',
+        "toAnthropicMessages sent tool call 'c2' of assistant message 'a1' with input {}: its arguments \"[1,2]\" are not a JSON object, and tool_use input must be one.",
+      ],
+    });
+  });
+
+  it('should turn consecutive tool results into tool_result blocks of one user turn, merged with the next user words', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather and time?' },
+        { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{}'), call('c2', 'now', '{}')] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: '', error: 'clock down' },
+        { id: 'u2', role: 'user', content: 'Thanks' },
+      ]).result.messages,
+    ).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather and time?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }, { type: 'tool_use', id: 'c2', name: 'now', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: 'Sunny' },
+          { type: 'tool_result', tool_use_id: 'c2', content: 'Error: clock down', is_error: true },
+          { type: 'text', text: 'Thanks' },
+        ],
+      },
+    ]);
+  });
+
+  it('should merge consecutive same-role messages and put tool results first in a user turn', () => {
+    expect(
+      convert([
+        { id: 'a1', role: 'assistant', content: 'One.' },
+        { id: 'a2', role: 'assistant', content: 'Two.', toolCalls: [call('c1', 'now', '{}')] },
+        { id: 'u1', role: 'user', content: 'Also this.' },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'noon' },
+      ]).result.messages,
+    ).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.' }, { type: 'tool_use', id: 'c1', name: 'now', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'noon' }, { type: 'text', text: 'Also this.' }] },
+    ]);
+  });
+
+  it('should send tool results with media as text, image and document blocks', () => {
+    expect(
+      convert([{ id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }, { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } }] }]),
+    ).toEqual({
+      result: {
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+          },
+        ],
+      },
+      warnings: ["toAnthropicMessages dropped the audio part at index 2 of tool message 't1': Anthropic takes no audio input. Transcribe it first, or send it to a provider that takes audio."],
+    });
+  });
+
+  it('should turn image and document parts into image and document blocks', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image', source: png },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.jpg' } },
+            { type: 'image', source: { type: 'file', value: 'file_img' } },
+            { type: 'document', source: { type: 'data', value: 'JVBERi0=', mimeType: 'application/pdf' }, metadata: { title: 'Report' } },
+            { type: 'document', source: { type: 'data', value: Buffer.from('héllo').toString('base64'), mimeType: 'text/plain; charset=utf-8' } },
+            { type: 'document', source: { type: 'url', value: 'https://example.com/a.pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file_doc' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look:' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+              { type: 'image', source: { type: 'url', url: 'https://example.com/a.jpg' } },
+              { type: 'image', source: { type: 'file', file_id: 'file_img' } },
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'Report' },
+              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'héllo' } },
+              { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+              { type: 'document', source: { type: 'file', file_id: 'file_doc' } },
+            ],
+          },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should drop audio, video and other documents with warnings that name them, and leave out a turn left empty', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Hi' },
+        { id: 'a1', role: 'assistant', content: 'Hello' },
+        {
+          id: 'u2',
+          role: 'user',
+          content: [
+            { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } },
+            { type: 'video', source: { type: 'url', value: 'https://example.com/v.mp4' } },
+            { type: 'document', source: { type: 'data', value: 'UEsDBA==', mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }] },
+      warnings: [
+        "toAnthropicMessages dropped the audio part at index 0 of user message 'u2': Anthropic takes no audio input. Transcribe it first, or send it to a provider that takes audio.",
+        "toAnthropicMessages dropped the video part at index 1 of user message 'u2': Anthropic takes no video input. Send frames as images, or a transcript as text.",
+        "toAnthropicMessages dropped the document part at index 2 of user message 'u2': Anthropic takes documents only as PDF or plain text, and this is base64 (application/vnd.openxmlformats-officedocument.wordprocessingml.document). Convert it to PDF or send its text.",
+      ],
+    });
+  });
+
+  it('should send reasoning with an encryptedValue back as a signed thinking block before the turn’s text and tool_use', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather?' },
+        { id: 'r1', role: 'reasoning', content: 'Need the tool.', encryptedValue: 'sig-1' },
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('toolu_1', 'weather', '{}')] },
+        { id: 't1', role: 'tool', toolCallId: 'toolu_1', content: 'Sunny' },
+        { id: 'a2', role: 'assistant', content: 'It is sunny.' },
+        { id: 'r2', role: 'reasoning', content: 'Late.', encryptedValue: 'sig-2' },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'Need the tool.', signature: 'sig-1' },
+              { type: 'text', text: 'Checking.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} },
+            ],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Sunny' }] },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 'Late.', signature: 'sig-2' }, { type: 'text', text: 'It is sunny.' }] },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should send reasoning marked as redacted thinking back as a redacted_thinking block', () => {
+    expect(
+      convert([
+        { id: 'r1', role: 'reasoning', content: '', encryptedValue: 'EmwKAhgB', metadata: { anthropic: { type: 'redacted_thinking' } } },
+        { id: 'a1', role: 'assistant', content: 'Done.' },
+      ]).result.messages,
+    ).toEqual([{ role: 'assistant', content: [{ type: 'redacted_thinking', data: 'EmwKAhgB' }, { type: 'text', text: 'Done.' }] }]);
+  });
+
+  it('should drop reasoning without encryptedValue and activity messages with warnings that name them', () => {
+    expect(
+      convert([
+        { id: 'r1', role: 'reasoning', content: 'plain' },
+        { id: 'x1', role: 'activity', activityType: 'plan', content: {} },
+        { id: 'u1', role: 'user', content: '' },
+      ]),
+    ).toEqual({
+      result: { messages: [] },
+      warnings: [
+        "toAnthropicMessages dropped reasoning message 'r1': it has no encryptedValue (signature), and Anthropic refuses thinking blocks without one.",
+        "toAnthropicMessages dropped activity message 'x1' (plan): activity is shown to the user, not sent to the model.",
+      ],
+    });
+  });
+
+  it('should give what its doc example promises', () => {
+    const { system, messages } = toAnthropicMessages([
+      { id: 's1', role: 'system', content: 'Be brief.' },
+      { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+      { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+    ]);
+    expect(JSON.stringify({ system, messages })).toBe(
+      '{"system":"Be brief.","messages":[{"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"Sunny"}]}]}',
+    );
+  });
+});

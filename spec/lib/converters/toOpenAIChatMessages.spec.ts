@@ -1,0 +1,185 @@
+import type { Message } from '@ag-ui/core';
+import { toOpenAIChatMessages } from '../../../lib/converters/toOpenAIChatMessages.js';
+
+const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+
+/** Converts with a warning sink, and returns both. */
+function convert(messages: Message[]) {
+  const warnings: string[] = [];
+  const result = toOpenAIChatMessages(messages, { onWarning: (message) => void warnings.push(message) });
+  return { result, warnings };
+}
+
+describe('toOpenAIChatMessages', () => {
+  it('should keep system and developer messages in the list with their role and name', () => {
+    expect(
+      convert([
+        { id: 's1', role: 'system', content: 'Be brief.' },
+        { id: 'd1', role: 'developer', content: 'Answer in French.', name: 'ops' },
+        { id: 'u1', role: 'user', content: 'Hi', name: 'ann' },
+      ]),
+    ).toEqual({
+      result: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: 'Answer in French.', name: 'ops' },
+        { role: 'user', content: 'Hi', name: 'ann' },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('should turn assistant text and tool calls into content and tool_calls, content null when there is no text', () => {
+    const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+    expect(
+      convert([
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Paris"}')] },
+        { id: 'a2', role: 'assistant', toolCalls: [call('c2', 'now', '')] },
+        { id: 'a3', role: 'assistant', content: 'Done.' },
+      ]).result,
+    ).toEqual([
+      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'now', arguments: '' } }] },
+      { role: 'assistant', content: 'Done.' },
+    ]);
+  });
+
+  it('should leave out an assistant message with neither text nor tool calls, without a warning', () => {
+    expect(convert([{ id: 'a1', role: 'assistant', content: '', toolCalls: [] }, { id: 'a2', role: 'assistant' }])).toEqual({ result: [], warnings: [] });
+  });
+
+  it('should turn tool messages into tool role messages, with the text of their parts and their error', () => {
+    expect(
+      convert([
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+        { id: 't3', role: 'tool', toolCallId: 'c3', content: '', error: 'timeout' },
+        { id: 't4', role: 'tool', toolCallId: 'c4', content: 'partial', error: 'cut' },
+      ]),
+    ).toEqual({
+      result: [
+        { role: 'tool', tool_call_id: 'c1', content: 'Sunny' },
+        { role: 'tool', tool_call_id: 'c2', content: 'a\nb' },
+        { role: 'tool', tool_call_id: 'c3', content: 'Error: timeout' },
+        { role: 'tool', tool_call_id: 'c4', content: 'partial\nError: cut' },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('should drop the media parts of a tool message with a warning that names them', () => {
+    expect(convert([{ id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }] }])).toEqual({
+      result: [{ role: 'tool', tool_call_id: 'c1', content: 'chart:' }],
+      warnings: ["toOpenAIChatMessages dropped the image part at index 1 of tool message 't1': Chat Completions tool messages take text only. Describe the image in text, or send it in a user message."],
+    });
+  });
+
+  it('should turn user parts into text, image_url, input_audio and file parts', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image', source: png },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.jpg' } },
+            { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } },
+            { type: 'audio', source: { type: 'data', value: 'SUQz', mimeType: 'audio/mpeg' } },
+            { type: 'document', source: { type: 'data', value: 'JVBERi0=', mimeType: 'application/pdf' } },
+            { type: 'document', source: { type: 'data', value: 'JVBERi0=', mimeType: 'application/pdf' }, metadata: { filename: 'report.pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file-abc', provider: 'openai' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.jpg' } },
+            { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+            { type: 'input_audio', input_audio: { data: 'SUQz', format: 'mp3' } },
+            { type: 'file', file: { filename: 'u1-5.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+            { type: 'file', file: { filename: 'report.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+            { type: 'file', file: { file_id: 'file-abc' } },
+          ],
+        },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('should drop each media part it cannot send with a warning that names the message, index and type', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'video', source: { type: 'url', value: 'https://example.com/v.mp4' } },
+            { type: 'audio', source: { type: 'data', value: 'T2dn', mimeType: 'audio/ogg' } },
+            { type: 'audio', source: { type: 'url', value: 'https://example.com/a.wav', mimeType: 'audio/wav' } },
+            { type: 'document', source: { type: 'url', value: 'https://example.com/a.pdf' } },
+            { type: 'document', source: { type: 'data', value: 'aGk=', mimeType: 'text/plain' } },
+            { type: 'image', source: { type: 'file', value: 'file-img' } },
+            { type: 'text', text: 'kept' },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: [{ role: 'user', content: [{ type: 'text', text: 'kept' }] }],
+      warnings: [
+        "toOpenAIChatMessages dropped the video part at index 0 of user message 'u1': Chat Completions takes no video. Send frames as images, or a transcript as text.",
+        "toOpenAIChatMessages dropped the audio part at index 1 of user message 'u1': Chat Completions takes audio only as base64 wav or mp3, and this is base64 (audio/ogg). Convert it to wav or mp3 bytes first.",
+        "toOpenAIChatMessages dropped the audio part at index 2 of user message 'u1': Chat Completions takes audio only as base64 wav or mp3, and this is URL (audio/wav). Convert it to wav or mp3 bytes first.",
+        "toOpenAIChatMessages dropped the document part at index 3 of user message 'u1': Chat Completions takes documents only as base64 PDF or an uploaded file id, and this is URL. Send the PDF's bytes, or its text as a text part.",
+        "toOpenAIChatMessages dropped the document part at index 4 of user message 'u1': Chat Completions takes documents only as base64 PDF or an uploaded file id, and this is base64 (text/plain). Send the PDF's bytes, or its text as a text part.",
+        "toOpenAIChatMessages dropped the image part at index 5 of user message 'u1': Chat Completions takes images as URLs or base64 data, not as a provider file (file-img). Send the image's bytes or URL instead.",
+      ],
+    });
+  });
+
+  it('should leave out a user message whose every part was dropped', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: [{ type: 'video', source: { type: 'url', value: 'https://example.com/v.mp4' } }] }]).result).toEqual([]);
+  });
+
+  it('should drop reasoning and activity messages with a warning that names them', () => {
+    expect(
+      convert([
+        { id: 'r1', role: 'reasoning', content: 'thinking…', encryptedValue: 'enc' },
+        { id: 'x1', role: 'activity', activityType: 'plan', content: { steps: [] } },
+        { id: 'u1', role: 'user', content: 'Hi' },
+      ]),
+    ).toEqual({
+      result: [{ role: 'user', content: 'Hi' }],
+      warnings: [
+        "toOpenAIChatMessages dropped reasoning message 'r1': Chat Completions takes no reasoning as input. Use the Responses API (toOpenAIResponsesInput) to send encrypted reasoning back.",
+        "toOpenAIChatMessages dropped activity message 'x1' (plan): activity is shown to the user, not sent to the model.",
+      ],
+    });
+  });
+
+  it('should warn through console.warn with an [agui-rx] prefix by default', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      toOpenAIChatMessages([{ id: 'u1', role: 'user', content: [{ type: 'video', source: { type: 'url', value: 'https://example.com/v.mp4' } }] }]);
+      expect(warn.mock.calls).toEqual([["[agui-rx] toOpenAIChatMessages dropped the video part at index 0 of user message 'u1': Chat Completions takes no video. Send frames as images, or a transcript as text."]]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('should give what its doc example promises', () => {
+    const messages = toOpenAIChatMessages([
+      { id: 's1', role: 'system', content: 'Be brief.' },
+      { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+      { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+    ]);
+    expect(JSON.stringify(messages)).toBe(
+      '[{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"Sunny"}]',
+    );
+  });
+});

@@ -1,0 +1,172 @@
+import type { Message } from '@ag-ui/core';
+import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
+
+const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+
+function convert(messages: Message[]) {
+  const warnings: string[] = [];
+  const result = toOpenAIResponsesInput(messages, { onWarning: (message) => void warnings.push(message) });
+  return { result, warnings };
+}
+
+describe('toOpenAIResponsesInput', () => {
+  it('should split system and developer messages out into instructions', () => {
+    expect(
+      convert([
+        { id: 's1', role: 'system', content: 'Be brief.' },
+        { id: 'u1', role: 'user', content: 'Hi' },
+        { id: 'd1', role: 'developer', content: 'Answer in French.' },
+      ]),
+    ).toEqual({
+      result: { instructions: 'Be brief.\n\nAnswer in French.', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }] },
+      warnings: [],
+    });
+  });
+
+  it('should leave instructions out when there is no system message', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }]).result).toEqual({ input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }] });
+  });
+
+  it('should turn user parts into input_text, input_image, input_file and input_audio', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image', source: png },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.jpg' } },
+            { type: 'image', source: { type: 'file', value: 'file-img' } },
+            { type: 'document', source: { type: 'data', value: 'JVBERi0=', mimeType: 'application/pdf' }, metadata: { filename: 'r.pdf' } },
+            { type: 'document', source: { type: 'url', value: 'https://example.com/a.pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file-doc' } },
+            { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'Look:' },
+              { type: 'input_image', detail: 'auto', image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+              { type: 'input_image', detail: 'auto', image_url: 'https://example.com/a.jpg' },
+              { type: 'input_image', detail: 'auto', file_id: 'file-img' },
+              { type: 'input_file', filename: 'r.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+              { type: 'input_file', file_url: 'https://example.com/a.pdf' },
+              { type: 'input_file', file_id: 'file-doc' },
+              { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+            ],
+          },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should turn assistant text into output_text and each tool call into a function_call item', () => {
+    expect(
+      convert([
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: 'Checking.',
+          toolCalls: [
+            { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+            { id: 'c2', type: 'function', function: { name: 'now', arguments: '{}' } },
+          ],
+        },
+        { id: 'a2', role: 'assistant', content: '' },
+      ]).result.input,
+    ).toEqual([
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call', call_id: 'c2', name: 'now', arguments: '{}' },
+    ]);
+  });
+
+  it('should turn tool messages into function_call_output items: text as a string, media as parts', () => {
+    expect(
+      convert([
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: '', error: 'timeout' },
+        { id: 't3', role: 'tool', toolCallId: 'c3', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }], error: 'partial' },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'function_call_output', call_id: 'c1', output: 'Sunny' },
+          { type: 'function_call_output', call_id: 'c2', output: 'Error: timeout' },
+          {
+            type: 'function_call_output',
+            call_id: 'c3',
+            output: [
+              { type: 'input_text', text: 'chart:' },
+              { type: 'input_image', detail: 'auto', image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+              { type: 'input_text', text: 'Error: partial' },
+            ],
+          },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should send reasoning with an encryptedValue back as a reasoning item, with the API id when it is one', () => {
+    expect(
+      convert([
+        { id: 'rs_123', role: 'reasoning', content: 'Compared the two.', encryptedValue: 'gAAA1' },
+        { id: 'r2', role: 'reasoning', content: '', encryptedValue: 'gAAA2' },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'reasoning', id: 'rs_123', encrypted_content: 'gAAA1', summary: [{ type: 'summary_text', text: 'Compared the two.' }] },
+          { type: 'reasoning', encrypted_content: 'gAAA2', summary: [] },
+        ],
+      },
+      warnings: [],
+    });
+  });
+
+  it('should drop reasoning without encryptedValue, activity, video and unusable audio with warnings that name them, and leave out a message left empty', () => {
+    expect(
+      convert([
+        { id: 'r1', role: 'reasoning', content: 'plain' },
+        { id: 'x1', role: 'activity', activityType: 'plan', content: {} },
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'video', source: { type: 'url', value: 'https://example.com/v.mp4' } },
+            { type: 'audio', source: { type: 'data', value: 'T2dn', mimeType: 'audio/ogg' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: { input: [] },
+      warnings: [
+        "toOpenAIResponsesInput dropped reasoning message 'r1': it has no encryptedValue, and the Responses API takes reasoning back only as encrypted_content.",
+        "toOpenAIResponsesInput dropped activity message 'x1' (plan): activity is shown to the user, not sent to the model.",
+        "toOpenAIResponsesInput dropped the video part at index 0 of user message 'u1': the Responses API takes no video. Send frames as images, or a transcript as text.",
+        "toOpenAIResponsesInput dropped the audio part at index 1 of user message 'u1': the Responses API takes audio only as base64 wav or mp3, and this is base64 (audio/ogg). Convert it to wav or mp3 bytes first.",
+      ],
+    });
+  });
+
+  it('should give what its doc example promises', () => {
+    const { instructions, input } = toOpenAIResponsesInput([
+      { id: 's1', role: 'system', content: 'Be brief.' },
+      { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+      { id: 'a1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+    ]);
+    expect(JSON.stringify({ instructions, input })).toBe(
+      '{"instructions":"Be brief.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Weather in Paris?"}]},{"type":"function_call","call_id":"c1","name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"},{"type":"function_call_output","call_id":"c1","output":"Sunny"}]}',
+    );
+  });
+});
