@@ -1,0 +1,631 @@
+import { EventType } from '@ag-ui/core';
+import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
+import type { AgentEvent } from '../../../lib/agentEvent.js';
+import { AguiRxError } from '../../../lib/errors.js';
+import { collect, createTestScheduler, sequentialIds } from '../../support/helpers.js';
+
+/** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
+type Marbles = Record<string, any>;
+
+// Provider events, as a Responses API stream sends them.
+const response = (fields: Partial<ResponseObject> = {}): ResponseObject => ({ id: 'resp_1', object: 'response', status: 'in_progress', model: 'gpt-test', output: [], ...fields });
+const created = (fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({ type: 'response.created', response: response(fields) });
+const inProgress = (fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({ type: 'response.in_progress', response: response(fields) });
+const completed = (usage?: ResponseUsage, fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({
+  type: 'response.completed',
+  response: response({ status: 'completed', ...(usage === undefined ? {} : { usage }), ...fields }),
+});
+const messageAdded = (output_index: number, id = 'msg_1'): ResponseStreamEvent => ({
+  type: 'response.output_item.added',
+  output_index,
+  item: { type: 'message', id, role: 'assistant', status: 'in_progress', content: [] },
+});
+const messageDone = (output_index: number, textParts: string[], id = 'msg_1'): ResponseStreamEvent => ({
+  type: 'response.output_item.done',
+  output_index,
+  item: { type: 'message', id, role: 'assistant', status: 'completed', content: textParts.map((text) => ({ type: 'output_text' as const, text, annotations: [] })) },
+});
+const textDelta = (output_index: number, delta: string, content_index = 0, item_id = 'msg_1'): ResponseStreamEvent => ({ type: 'response.output_text.delta', item_id, output_index, content_index, delta });
+const textDone = (output_index: number, text: string, content_index = 0): ResponseStreamEvent => ({ type: 'response.output_text.done', item_id: 'msg_1', output_index, content_index, text });
+const callAdded = (output_index: number, call_id: string, name: string, args = '', id = `fc_${output_index}`): ResponseStreamEvent => ({
+  type: 'response.output_item.added',
+  output_index,
+  item: { type: 'function_call', id, call_id, name, arguments: args, status: 'in_progress' },
+});
+const callDone = (output_index: number, call_id: string, name: string, args: string): ResponseStreamEvent => ({
+  type: 'response.output_item.done',
+  output_index,
+  item: { type: 'function_call', id: `fc_${output_index}`, call_id, name, arguments: args, status: 'completed' },
+});
+const argsDelta = (output_index: number, delta: string, item_id = `fc_${output_index}`): ResponseStreamEvent => ({ type: 'response.function_call_arguments.delta', item_id, output_index, delta });
+const argsDone = (output_index: number, args: string): ResponseStreamEvent => ({ type: 'response.function_call_arguments.done', item_id: `fc_${output_index}`, output_index, arguments: args });
+const reasoningAdded = (output_index: number, id = 'rs_1'): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: { type: 'reasoning', id, summary: [] } });
+const summaryDelta = (output_index: number, delta: string, summary_index = 0, item_id = 'rs_1'): ResponseStreamEvent => ({
+  type: 'response.reasoning_summary_text.delta',
+  item_id,
+  output_index,
+  summary_index,
+  delta,
+});
+const bad = (value: unknown) => value as ResponseStreamEvent;
+
+// Agent events out.
+const text = (delta: string, messageId = 'resp_1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
+const reasoning = (delta: string, messageId = 'rs_1'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'resp_1'): AgentEvent => ({
+  type: EventType.TOOL_CALL_CHUNK,
+  toolCallId,
+  toolCallName,
+  parentMessageId,
+  ...(delta === undefined ? {} : { delta }),
+});
+const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
+const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromOpenAIResponses received a malformed Responses API event: ${detail}`);
+
+/** Every event the adapter makes of the given inputs. */
+function adapt(inputs: readonly ResponseStreamEvent[], options?: Parameters<typeof fromOpenAIResponses>[0]): Promise<AgentEvent[]> {
+  return collect(from(inputs).pipe(fromOpenAIResponses(options)));
+}
+
+/** The error the adapter fails with on the given inputs. */
+async function failure(inputs: readonly ResponseStreamEvent[]): Promise<unknown> {
+  return adapt(inputs).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('fromOpenAIResponses', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  describe('as an operator', () => {
+    it('should turn text deltas into text chunks, a function call into tool call chunks, and usage into TOKEN_USAGE', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          c: created(),
+          a: messageAdded(0),
+          t: textDelta(0, 'Hel'),
+          u: textDelta(0, 'lo'),
+          f: callAdded(1, 'call_1', 'search'),
+          d: argsDelta(1, '{"q":1}'),
+          C: completed({ input_tokens: 9, output_tokens: 4, total_tokens: 13 }),
+          T: text('Hel'),
+          V: text('lo'),
+          k: callStart('call_1', 'search'),
+          l: callArgs('call_1', '{"q":1}'),
+          U: tokenUsage({ inputTokens: 9, outputTokens: 4, totalTokens: 13, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--c--a--t--u--f--d--C--|', values);
+        // prettier-ignore
+        const e1subs =   '^----------------------!';
+        // prettier-ignore
+        const expected = '--------T--V--k--l--U--|';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass a source error on, after what came before', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new Error('ECONNRESET');
+        const values: Marbles = { c: created(), t: textDelta(0, 'Hi'), T: text('Hi') };
+        // prettier-ignore
+        const e1 =  cold('--c--t--#', values, error);
+        // prettier-ignore
+        const e1subs =   '^-------!';
+        // prettier-ignore
+        const expected = '-----T--#';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should complete when the source is empty', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<ResponseStreamEvent>('|   ');
+        // prettier-ignore
+        const e1subs =                       '(^!)';
+        // prettier-ignore
+        const expected =                     '|   ';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not complete when the source never completes', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<ResponseStreamEvent>('-');
+        // prettier-ignore
+        const e1subs =                       '^';
+        // prettier-ignore
+        const expected =                     '-';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass an immediate source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<ResponseStreamEvent>('#   ');
+        // prettier-ignore
+        const e1subs =                       '(^!)';
+        // prettier-ignore
+        const expected =                     '#   ';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should allow unsubscribing early and explicitly, sending nothing on teardown', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { f: callAdded(0, 'call_1', 'search'), d: argsDelta(0, '{}'), k: callStart('call_1', 'search') };
+        // prettier-ignore
+        const e1 =   hot('--f----d----|', values);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--k---       ';
+
+        expectObservable(e1.pipe(fromOpenAIResponses({ generateId: () => 'resp_1' })), unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should not break unsubscription chains when unsubscribed explicitly', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { a: textDelta(0, 'Hi'), b: textDelta(0, '!'), t: text('Hi', 'id-1') };
+        // prettier-ignore
+        const e1 =   hot('--a----b----|', values);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--t---       ';
+
+        const result = e1.pipe(
+          mergeMap((input) => of(input)),
+          fromOpenAIResponses({ generateId: sequentialIds() }),
+          map((event) => event),
+          mergeMap((event) => of(event)),
+        );
+
+        expectObservable(result, unsub).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should stop a synchronous source when take has what it needs', () =>
+      testScheduler.run(({ expectObservable }) => {
+        const values: Marbles = { t: text('a'), s: text('b') };
+        // prettier-ignore
+        const expected = '(ts|)';
+
+        let read = 0;
+        const source$ = from([created(), textDelta(0, 'a'), textDelta(0, 'b'), textDelta(0, 'c'), completed()]).pipe(map((input) => (read++, input)));
+
+        expectObservable(source$.pipe(fromOpenAIResponses(), take(2))).toBe(expected, values);
+        testScheduler.flush();
+        expect(read).toBe(3);
+      }));
+
+    it('should keep state per subscription: a late subscriber does not continue a call it did not see begin', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          c: created(),
+          f: callAdded(0, 'call_1', 'search'),
+          d: argsDelta(0, '{}'),
+          C: completed(),
+          k: callStart('call_1', 'search'),
+          l: callArgs('call_1', '{}'),
+        };
+        const error = invalidEvent('response.completed ends a response whose function call at one output_index was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the function_call item.');
+        // prettier-ignore
+        const e1 =   hot('--c--f--d--C--|', values);
+        // prettier-ignore
+        const sub2 =     '------^        ';
+        // prettier-ignore
+        const e1subs = [ '^-------------!',
+                         '------^----!   '];
+        // prettier-ignore
+        const expected1 = '-----k--l-----|';
+        // prettier-ignore
+        const expected2 = '-----------#   ';
+
+        const result = e1.pipe(fromOpenAIResponses());
+
+        expectObservable(result).toBe(expected1, values);
+        expectObservable(result, sub2).toBe(expected2, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should start afresh on retry: the calls of a failed attempt are forgotten', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { f: callAdded(0, 'call_1', 'search', '{"q":'), k: callStart('call_1', 'search', '{"q":') };
+        // prettier-ignore
+        const first =  cold('-f-#      ', values);
+        // prettier-ignore
+        const second = cold('   -f-#   ', values);
+        // prettier-ignore
+        const firstSubs =   '^--!      ';
+        // prettier-ignore
+        const secondSubs =  '---^--!   ';
+        // prettier-ignore
+        const expected =    '-k--k-#   ';
+
+        let attempt = 0;
+        const source$ = defer(() => (attempt++ === 0 ? first : second));
+
+        expectObservable(source$.pipe(fromOpenAIResponses({ generateId: () => 'resp_1' }), retry(1))).toBe(expected, values);
+        expectSubscriptions(first.subscriptions).toBe(firstSubs);
+        expectSubscriptions(second.subscriptions).toBe(secondSubs);
+      }));
+
+    it('should fail with INVALID_EVENT on an event that is not one, after what came before', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = { c: created(), t: textDelta(0, 'Hi'), b: bad({ id: 'chatcmpl-1', choices: [] }), T: text('Hi') };
+        const error = new AguiRxError(
+          'INVALID_EVENT',
+          "fromOpenAIResponses received an object where a Responses API stream event (an object with a string 'type', such as 'response.output_text.delta') was expected. Parse each server-sent event's data first: parseSSE(), map((message) => JSON.parse(message.data)).",
+        );
+        // prettier-ignore
+        const e1 =  cold('--c--t--b--|', values);
+        // prettier-ignore
+        const e1subs =   '^-------!   ';
+        // prettier-ignore
+        const expected = '-----T--#   ';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should fail with PROVIDER_ERROR on an error event, after the text it sent', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          c: created(),
+          t: textDelta(0, 'Hi'),
+          e: { type: 'error', code: 'server_error', message: 'The server had an error.', param: null },
+          T: text('Hi'),
+        };
+        const error = new AguiRxError(
+          'PROVIDER_ERROR',
+          "The model provider failed mid-stream: The server had an error. (server_error). Retry the request; if it keeps failing, check the request and the provider's status.",
+        );
+        // prettier-ignore
+        const e1 =  cold('--c--t--e--|', values);
+        // prettier-ignore
+        const e1subs =   '^-------!   ';
+        // prettier-ignore
+        const expected = '-----T--#   ';
+
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+  });
+
+  describe('raw', () => {
+    it('should send each event as RAW before the events made from it', async () => {
+      const inputs = [created(), textDelta(0, 'Hi'), { type: 'response.web_search_call.searching', output_index: 1 }];
+      const raw = (event: unknown): AgentEvent => ({ type: EventType.RAW, event, source: 'openai-responses' });
+      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), text('Hi'), raw(inputs[2])]);
+    });
+
+    it('should send the failing event as RAW before the error', async () => {
+      const errorEvent: ResponseStreamEvent = { type: 'error', code: 'server_error', message: 'boom' };
+      const events: AgentEvent[] = [];
+      const error = await new Promise((resolve) => from([errorEvent]).pipe(fromOpenAIResponses({ raw: true })).subscribe({ next: (event) => events.push(event), error: resolve }));
+      expect(events).toEqual([{ type: EventType.RAW, event: errorEvent, source: 'openai-responses' }]);
+      expect(error).toMatchObject({ code: 'PROVIDER_ERROR' });
+    });
+  });
+
+  describe('text', () => {
+    it('should name the first message of a response after the response, and send nothing for empty deltas', async () => {
+      expect(await adapt([created(), messageAdded(0), textDelta(0, ''), textDelta(0, 'Hello'), textDelta(0, ', world'), textDone(0, 'Hello, world'), messageDone(0, ['Hello, world']), completed()])).toEqual([
+        text('Hello'),
+        text(', world'),
+      ]);
+    });
+
+    it('should give a second message item of the response a message of its own, named by its item id', async () => {
+      expect(
+        await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'Working on it.', 0, 'msg_a'), messageAdded(1, 'msg_b'), textDelta(1, 'Done.', 0, 'msg_b'), completed()]),
+      ).toEqual([text('Working on it.'), text('Done.', 'msg_b')]);
+    });
+
+    it('should send refusal deltas as the assistant text', async () => {
+      expect(
+        await adapt([created(), messageAdded(0), { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }, { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't" }]),
+      ).toEqual([text("I can't")]);
+    });
+
+    it('should send text that only arrives whole, in output_text.done, content_part.done or output_item.done', async () => {
+      expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole')])).toEqual([text('Whole')]);
+      expect(
+        await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }]),
+      ).toEqual([text('Part')]);
+      expect(await adapt([created(), messageAdded(0), textDelta(0, 'Hel'), messageDone(0, ['Hello', ' there'])])).toEqual([text('Hel'), text('lo'), text(' there')]);
+    });
+
+    it("should fill in from response.completed's output what no event streamed", async () => {
+      expect(
+        await adapt([
+          created(),
+          completed(undefined, {
+            output: [
+              { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Only here' }] },
+              { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '{}' },
+            ],
+          }),
+        ]),
+      ).toEqual([text('Only here'), callStart('call_1', 'search', '{}')]);
+    });
+
+    it('should keep the text of an incomplete response and send its usage', async () => {
+      expect(
+        await adapt([
+          created(),
+          messageAdded(0),
+          textDelta(0, 'The storm hit'),
+          { type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 3 } }) },
+        ]),
+      ).toEqual([text('The storm hit'), tokenUsage({ inputTokens: 5, outputTokens: 3, model: 'gpt-test' })]);
+    });
+
+    it('should keep text cut off by the end of the source', async () => {
+      expect(await adapt([created(), messageAdded(0), textDelta(0, 'The storm')])).toEqual([text('The storm')]);
+    });
+  });
+
+  describe('reasoning', () => {
+    it('should send summary deltas as reasoning named by the reasoning item, its parts a blank line apart', async () => {
+      expect(
+        await adapt([
+          created(),
+          reasoningAdded(0),
+          summaryDelta(0, '**Plan**'),
+          { type: 'response.reasoning_summary_text.done', item_id: 'rs_1', output_index: 0, summary_index: 0, text: '**Plan**' },
+          summaryDelta(0, '**Check**', 1),
+          { type: 'response.reasoning_summary_part.done', item_id: 'rs_1', output_index: 0, summary_index: 1, part: { type: 'summary_text', text: '**Check** twice' } },
+          messageAdded(1),
+          textDelta(1, 'Yes'),
+        ]),
+      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), reasoning(' twice'), text('Yes')]);
+    });
+
+    it('should send reasoning_text deltas as reasoning', async () => {
+      expect(
+        await adapt([
+          created(),
+          reasoningAdded(0),
+          { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
+          { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'thinking' },
+        ]),
+      ).toEqual([reasoning('think'), reasoning('ing')]);
+    });
+
+    it('should fill in reasoning that only arrives in output_item.done', async () => {
+      expect(
+        await adapt([created(), reasoningAdded(0), { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }] } }]),
+      ).toEqual([reasoning('A'), reasoning('\n\nB')]);
+    });
+  });
+
+  describe('tool calls', () => {
+    it('should use call_id as toolCallId and the response as parent, also when the call comes before any text', async () => {
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), messageAdded(1, 'msg_2'), textDelta(1, 'Searching.', 0, 'msg_2')])).toEqual([
+        callStart('call_1', 'search'),
+        callArgs('call_1', '{"q"'),
+        callArgs('call_1', ':1}'),
+        text('Searching.', 'msg_2'),
+      ]);
+    });
+
+    it('should give a call the message its response last wrote as parent', async () => {
+      expect(await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'A'), messageAdded(1, 'msg_b'), textDelta(1, 'B'), callAdded(2, 'call_1', 'search', '{}'), argsDone(2, '{}')])).toEqual([
+        text('A'),
+        text('B', 'msg_b'),
+        callStart('call_1', 'search', '{}', 'msg_b'),
+      ]);
+    });
+
+    it('should keep interleaved argument deltas of two calls apart by output_index', async () => {
+      expect(await adapt([created(), callAdded(0, 'call_a', 'one'), callAdded(1, 'call_b', 'two'), argsDelta(0, '{"x"'), argsDelta(1, '{"y"'), argsDelta(0, ':1}'), argsDelta(1, ':2}'), argsDone(1, '{"y":2}'), argsDone(0, '{"x":1}')])).toEqual([
+        callStart('call_a', 'one'),
+        callStart('call_b', 'two'),
+        callArgs('call_a', '{"x"'),
+        callArgs('call_b', '{"y"'),
+        callArgs('call_a', ':1}'),
+        callArgs('call_b', ':2}'),
+      ]);
+    });
+
+    it('should send arguments that only arrive whole, in arguments.done or output_item.done', async () => {
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDone(0, '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q"'), callArgs('call_1', ':1}')]);
+    });
+
+    it('should hold deltas of a call not yet named until its item names it', async () => {
+      expect(await adapt([created(), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search', '{"q":1}')]);
+      // No output item at all: the call keeps a minted id, and its response one too.
+      expect(
+        await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }], { generateId: sequentialIds() }),
+      ).toEqual([callStart('id-2', 'ping', '{}', 'id-1')]);
+    });
+  });
+
+  describe('id rotation (GitHub Copilot)', () => {
+    it('should key items by output_index, so changing item and response ids split nothing', async () => {
+      expect(
+        await adapt([
+          created({ id: 'rot-1' }),
+          inProgress({ id: 'rot-2' }),
+          { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rot-3', summary: [] } },
+          summaryDelta(0, 'Th', 0, 'rot-4'),
+          summaryDelta(0, 'ink', 0, 'rot-5'),
+          messageAdded(1, 'rot-6'),
+          textDelta(1, 'He', 0, 'rot-7'),
+          textDelta(1, 'y', 0, 'rot-8'),
+          callAdded(2, 'call_1', 'search', '', 'rot-9'),
+          argsDelta(2, '{', 'rot-10'),
+          argsDelta(2, '}', 'rot-11'),
+          completed(undefined, {
+            id: 'rot-12',
+            output: [
+              { type: 'reasoning', id: 'rot-13', summary: [{ type: 'summary_text', text: 'Think' }] },
+              { type: 'message', id: 'rot-14', content: [{ type: 'output_text', text: 'Hey' }] },
+              { type: 'function_call', id: 'rot-15', call_id: 'call_1', name: 'search', arguments: '{}' },
+            ],
+          }),
+        ]),
+      ).toEqual([reasoning('Th', 'rot-3'), reasoning('ink', 'rot-3'), text('He', 'rot-1'), text('y', 'rot-1'), callStart('call_1', 'search', undefined, 'rot-1'), callArgs('call_1', '{'), callArgs('call_1', '}')]);
+    });
+  });
+
+  describe('several responses', () => {
+    it('should give each response its own message and usage', async () => {
+      expect(
+        await adapt([
+          created(),
+          callAdded(0, 'call_1', 'add', '{"a":1}'),
+          completed({ input_tokens: 10, output_tokens: 2, total_tokens: 12 }),
+          created({ id: 'resp_2' }),
+          messageAdded(0, 'msg_2'),
+          textDelta(0, '3'),
+          completed({ input_tokens: 20, output_tokens: 1, total_tokens: 21, input_tokens_details: { cached_tokens: 8 }, output_tokens_details: { reasoning_tokens: 0 } }, { id: 'resp_2' }),
+        ]),
+      ).toEqual([
+        callStart('call_1', 'add', '{"a":1}'),
+        tokenUsage({ inputTokens: 10, outputTokens: 2, totalTokens: 12, model: 'gpt-test' }),
+        text('3', 'resp_2'),
+        tokenUsage({ inputTokens: 20, outputTokens: 1, totalTokens: 21, reasoningTokens: 0, cachedInputTokens: 8, model: 'gpt-test' }),
+      ]);
+    });
+
+    it('should not let a later response continue an earlier one at the same output_index', async () => {
+      expect(await adapt([created(), messageAdded(0), textDelta(0, 'One'), completed(), created({ id: 'resp_2' }), textDelta(0, 'Two')])).toEqual([text('One'), text('Two', 'resp_2')]);
+    });
+
+    it('should mint a response id when the stream has no response.created', async () => {
+      expect(await adapt([textDelta(0, 'Hi'), completed(), textDelta(0, 'Again')], { generateId: sequentialIds() })).toEqual([text('Hi', 'id-1'), text('Again', 'id-2')]);
+    });
+  });
+
+  describe('usage', () => {
+    it('should send every count response.completed reports, and nothing when it reports none', async () => {
+      expect(
+        await adapt([
+          completed(
+            { input_tokens: 19, output_tokens: 105, total_tokens: 124, input_tokens_details: { cached_tokens: 3, cache_write_tokens: 2 }, output_tokens_details: { reasoning_tokens: 44 } },
+            { model: 'gpt-5' },
+          ),
+        ]),
+      ).toEqual([tokenUsage({ inputTokens: 19, outputTokens: 105, totalTokens: 124, reasoningTokens: 44, cachedInputTokens: 3, cacheWriteInputTokens: 2, model: 'gpt-5' })]);
+      expect(await adapt([completed(undefined, { usage: null })])).toEqual([]);
+      expect(await adapt([completed({ input_tokens: 4 }, { model: undefined })])).toEqual([tokenUsage({ inputTokens: 4 })]);
+    });
+  });
+
+  describe('errors', () => {
+    it('should make response.failed a PROVIDER_ERROR, after its usage', async () => {
+      const events: AgentEvent[] = [];
+      const failed: ResponseStreamEvent = {
+        type: 'response.failed',
+        response: response({ status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Rate limit reached.' }, usage: { input_tokens: 5, output_tokens: 0 } }),
+      };
+      const error = await new Promise((resolve) => from([created(), failed]).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve }));
+      expect(events).toEqual([tokenUsage({ inputTokens: 5, outputTokens: 0, model: 'gpt-test' })]);
+      expect(error).toEqual(
+        new AguiRxError('PROVIDER_ERROR', "The response failed: Rate limit reached. (rate_limit_exceeded). Retry the request; if it keeps failing, check the request and the provider's status."),
+      );
+      expect(error).toMatchObject({ code: 'PROVIDER_ERROR' });
+    });
+
+    it('should read an error event whose fields are nested under error, and one with none', async () => {
+      expect(await failure([{ type: 'error', error: { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'Too long.' } }])).toMatchObject({
+        code: 'PROVIDER_ERROR',
+        message: "The model provider failed mid-stream: Too long. (invalid_request_error, context_length_exceeded). Retry the request; if it keeps failing, check the request and the provider's status.",
+      });
+      expect(await failure([{ type: 'error' }])).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('mid-stream: no message given.') });
+    });
+
+    it('should fail with INCOMPLETE_STREAM when the source ends in the middle of a call', async () => {
+      const error = await failure([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"')]);
+      expect(error).toMatchObject({
+        code: 'INCOMPLETE_STREAM',
+        message:
+          "The Responses API stream ended in the middle of function call 'call_1' (search): its arguments never arrived whole (no function_call_arguments.done, output_item.done or response.completed). The call was not run; retry the request, and check that the whole response body is read.",
+      });
+    });
+
+    it('should fail with INCOMPLETE_STREAM, after the usage, when response.incomplete cuts a call off', async () => {
+      const events: AgentEvent[] = [];
+      const incomplete: ResponseStreamEvent = {
+        type: 'response.incomplete',
+        response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 16 } }),
+      };
+      const cutItem: ResponseStreamEvent = { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_0', call_id: 'call_1', name: 'search', arguments: '{"q":', status: 'incomplete' } };
+      const error = await new Promise((resolve) =>
+        from([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":'), cutItem, incomplete]).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve }),
+      );
+      expect(events).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":'), tokenUsage({ inputTokens: 5, outputTokens: 16, model: 'gpt-test' })]);
+      expect(error).toEqual(
+        new AguiRxError(
+          'INCOMPLETE_STREAM',
+          "The response ended incomplete (max_output_tokens) in the middle of function call 'call_1' (search): its arguments were cut off, so the call must not run. Raise max_output_tokens, or retry the request.",
+        ),
+      );
+      expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM' });
+    });
+
+    it('should fail with INVALID_EVENT when whole text disagrees with what the deltas sent', async () => {
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":1'), argsDone(0, '{"q":2}')])).toEqual(
+        invalidEvent(
+          `response.function_call_arguments.done has the whole function call text "{\\"q\\":2}", which does not begin with what its deltas sent ("{\\"q\\":1"). The deltas and the final text disagree; is the stream reordered or are events of two streams mixed?`,
+        ),
+      );
+    });
+
+    it('should fail with INVALID_EVENT on malformed fields', async () => {
+      expect(await failure([bad({ type: 'response.output_text.delta', output_index: -1, delta: 'x' })])).toEqual(
+        invalidEvent("response.output_text.delta.output_index is number -1, but it must be a non-negative integer: the position of the item in the response's output."),
+      );
+      expect(await failure([bad({ type: 'response.output_text.delta', output_index: 0, delta: 7 })])).toEqual(invalidEvent('response.output_text.delta.delta is number 7, but it must be a string.'));
+      expect(await failure([bad({ type: 'response.created', response: 'resp_1' })])).toEqual(invalidEvent('response.created.response is "resp_1", but it must be an object.'));
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a function call, not a message.'));
+      expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
+      expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
+    });
+
+    it('should throw INVALID_OPTIONS at call time for a generateId that is not a function', () => {
+      expect(() => fromOpenAIResponses({ generateId: 'id' as unknown as () => string })).toThrow(
+        new AguiRxError('INVALID_OPTIONS', 'fromOpenAIResponses got generateId: "id", but generateId must be a function that returns a fresh id string.'),
+      );
+    });
+
+    it('should skip events of other types', async () => {
+      expect(
+        await adapt([
+          created(),
+          { type: 'response.output_item.added', output_index: 0, item: { type: 'web_search_call', id: 'ws_1', status: 'in_progress' } },
+          { type: 'response.web_search_call.completed', output_index: 0, item_id: 'ws_1' },
+          { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
+          { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+        ]),
+      ).toEqual([]);
+    });
+  });
+});
