@@ -189,7 +189,7 @@ const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_us
  * 9. An `error` event is a `PROVIDER_ERROR` error; a malformed event (no `type`, a delta for a
  *    block that is not open, a non-string `text` …) is an `INVALID_EVENT` error. A source that
  *    completes inside a tool call's block (no `content_block_stop`, no `message_stop`) is an
- *    `INVALID_EVENT` error too (after the usage it holds), never a half-written call; so is a
+ *    `INCOMPLETE_STREAM` error (after the usage it holds), never a half-written call; so is a
  *    `message_start` that arrives while a tool call's block is open. Under `toAgui` all become RUN_ERROR.
  *
  * ## Example
@@ -262,7 +262,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       for (const [index, block] of blocks) {
         if (block.kind !== 'tool') continue;
         throw new AguiRxError(
-          'INVALID_EVENT',
+          'INCOMPLETE_STREAM',
           `fromAnthropicMessages: the stream ${where} inside ${block.type} block ${index} (tool '${block.name}', call '${block.toolCallId}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
         );
       }

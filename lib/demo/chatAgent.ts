@@ -1,18 +1,16 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '@ag-ui/core';
 import { EMPTY, concat, defer, from, merge, mergeMap, of, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { ChatCompletionChunk } from '../adapters/index.js';
 import { fromOpenAIChatCompletions } from '../adapters/index.js';
 import type { AgentEvent } from '../agentEvent.js';
 import type { AguiAgent } from '../createAguiHandler.js';
-import type { ChatMessage, ChatModel, ChatToolCall } from './chatTypes.js';
+import { generateId, type IdGenerator } from '../generateId.js';
+import type { AgentEventModel, ChatMessage, ChatModel } from './chatTypes.js';
 import { paceDelay, type Pace } from './paced.js';
 import { toChatMessages } from './toChatMessages.js';
 import { demoTools, runDemoTool, type DemoState, type DemoTool } from './tools.js';
 
-/** Options of {@link createChatAgent}. */
-export interface ChatAgentOptions {
-  /** The model: one cold Observable of chat completion chunks per request. */
-  model: ChatModel;
+/** Options of {@link createChatAgent}, whatever the model. */
+interface ChatAgentCommonOptions {
   /** The tools the model may call, run on the server. Default: `get_weather` and `get_time`. */
   tools?: Readonly<Record<string, DemoTool>>;
   /** A system message put before the conversation. Default: none. */
@@ -25,65 +23,114 @@ export interface ChatAgentOptions {
   now?: () => Date;
   /** The timers' scheduler. Default: async. */
   scheduler?: SchedulerLike;
+  /** Ids for the assistant and tool messages the loop adds to the conversation when the model names none. Default: nanoid. */
+  generateId?: IdGenerator;
 }
 
 /**
- * The assistant message of one completion, gathered from its chunks (choice 0), to send back to
- * the model. Tool call pieces are matched as `fromOpenAIChatCompletions` matches them: by index,
- * a new id at a known index starting a new call, a piece without index continuing the latest call.
+ * Options of {@link createChatAgent}: the model is either `model`, an OpenAI-style chat model
+ * (chat completion chunks, read with `fromOpenAIChatCompletions()`), or `eventModel`, one that
+ * delivers agent events itself (e.g. the Anthropic Messages API through `fromAnthropicMessages()`).
+ */
+export type ChatAgentOptions = ChatAgentCommonOptions &
+  (
+    | {
+        /** The model: one cold Observable of chat completion chunks per request. */
+        model: ChatModel;
+        eventModel?: never;
+      }
+    | {
+        /** The model: one cold Observable of agent events per request. */
+        eventModel: AgentEventModel;
+        model?: never;
+      }
+  );
+
+/**
+ * The assistant message of one model turn, gathered from its agent events, to send back to the
+ * model: the text of its TEXT_MESSAGE_CHUNK (or _CONTENT) deltas, and its tool calls from
+ * TOOL_CALL_CHUNK (or _START / _ARGS) pieces, matched by `toolCallId` (a piece without one
+ * continues the latest call). Reasoning is the client's to show, not sent back.
  */
 class ReplyAccumulator {
   private content = '';
+  private messageId: string | undefined;
   // Every call, in order of their first piece.
-  private readonly calls: ChatToolCall[] = [];
-  // The open call at each provider index; cleared by finish_reason.
-  private byIndex = new Map<number, ChatToolCall>();
-  private latest: ChatToolCall | undefined;
+  private readonly calls: ToolCall[] = [];
+  private readonly byId = new Map<string, ToolCall>();
+  private latest: ToolCall | undefined;
 
-  add(chunk: ChatCompletionChunk | '[DONE]'): void {
-    if (typeof chunk !== 'object' || chunk === null || !Array.isArray(chunk.choices)) return;
-    const choice = chunk.choices.find((candidate, position) => (candidate?.index ?? position) === 0);
-    const delta = choice?.delta;
-    if (!delta) return;
-    this.content += (delta.content ?? '') + (delta.refusal ?? '');
-    for (const piece of delta.tool_calls ?? []) {
-      const index = typeof piece.index === 'number' ? piece.index : undefined;
-      const known = index === undefined ? this.latest : this.byIndex.get(index);
-      if (known && (!piece.id || piece.id === known.id)) {
-        known.function.arguments += piece.function?.arguments ?? '';
-        this.latest = known;
-      } else if (piece.id) {
-        const call: ChatToolCall = { id: piece.id, type: 'function', function: { name: piece.function?.name ?? '', arguments: piece.function?.arguments ?? '' } };
-        this.calls.push(call);
-        if (index !== undefined) this.byIndex.set(index, call);
-        this.latest = call;
-      }
-    }
-    if (choice.finish_reason) {
-      this.byIndex = new Map();
-      this.latest = undefined;
+  add(event: AgentEvent): void {
+    switch (event.type) {
+      case EventType.TEXT_MESSAGE_CHUNK:
+      case EventType.TEXT_MESSAGE_CONTENT:
+        this.content += event.delta ?? '';
+        this.messageId ??= event.messageId;
+        break;
+      case EventType.TOOL_CALL_START:
+        this.piece(event.toolCallId, event.toolCallName, undefined, event.parentMessageId);
+        break;
+      case EventType.TOOL_CALL_CHUNK:
+        this.piece(event.toolCallId, event.toolCallName, event.delta, event.parentMessageId);
+        break;
+      case EventType.TOOL_CALL_ARGS:
+        this.piece(event.toolCallId, undefined, event.delta, undefined);
+        break;
+      default:
+        break;
     }
   }
 
-  message(): ChatMessage & { role: 'assistant' } {
-    return this.calls.length > 0
-      ? { role: 'assistant', content: this.content === '' ? null : this.content, tool_calls: [...this.calls] }
-      : { role: 'assistant', content: this.content };
+  private piece(id: string | undefined, name: string | undefined, delta: string | undefined, parentMessageId: string | undefined): void {
+    const known = id === undefined ? this.latest : this.byId.get(id);
+    if (known) {
+      known.function.arguments += delta ?? '';
+      this.latest = known;
+    } else if (id !== undefined) {
+      const call: ToolCall = { id, type: 'function', function: { name: name ?? '', arguments: delta ?? '' } };
+      this.calls.push(call);
+      this.byId.set(id, call);
+      this.latest = call;
+      this.messageId ??= parentMessageId;
+    }
   }
+
+  message(generateId: IdGenerator): AssistantMessage {
+    const message: AssistantMessage = { id: this.messageId ?? generateId(), role: 'assistant' };
+    if (this.content !== '' || this.calls.length === 0) message.content = this.content;
+    if (this.calls.length > 0) message.toolCalls = [...this.calls];
+    return message;
+  }
+}
+
+/**
+ * A {@link ChatModel} as an {@link AgentEventModel}: the conversation becomes OpenAI messages
+ * ({@link toChatMessages}) after the system prompt, and the chunks go through `fromOpenAIChatCompletions()`.
+ */
+function chatModelEvents(model: ChatModel): AgentEventModel {
+  return (request) => {
+    const system: ChatMessage[] = request.system ? [{ role: 'system', content: request.system }] : [];
+    return model({ messages: [...system, ...toChatMessages(request.messages)], tools: request.tools }).pipe(fromOpenAIChatCompletions());
+  };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * An agent loop over an OpenAI-style chat model, as an {@link AguiAgent}: the demo's scripted,
- * OpenAI and any other chat completions model run through it alike.
+ * An agent loop over a chat model, as an {@link AguiAgent}: the demo's scripted, OpenAI,
+ * Anthropic and any other model run through it alike.
  *
- * 1. The run's messages (AG-UI) become OpenAI messages ({@link toChatMessages}), after the system prompt.
- * 2. The model turn streams through `fromOpenAIChatCompletions()`: text, reasoning, tool call chunks, usage.
+ * 1. The conversation is the run's messages (AG-UI). A chat completions `model` gets them as
+ *    OpenAI messages ({@link toChatMessages}) after the system prompt; an `eventModel` gets them
+ *    as they are, with the system prompt beside them, and converts them itself.
+ * 2. The model turn streams as agent events (a `model`'s chunks through
+ *    `fromOpenAIChatCompletions()`): text, reasoning, tool call chunks, usage. The loop gathers
+ *    the assistant's reply from them: its text and its tool calls.
  * 3. When the turn ends with tool calls, they run on the server, in parallel, each after its
  *    `toolLatency`; each result is a TOOL_CALL_RESULT (JSON text) followed by a STATE_SNAPSHOT of
  *    the changed state (the run's `input.state`, extended by the tools).
- * 4. The assistant message and the results are appended and the model is asked again, up to `maxTurns`.
+ * 4. The assistant message and the results (AG-UI `tool` messages) are appended and the model is
+ *    asked again, up to `maxTurns`.
  *
  * Unsubscribing (the client went away) unsubscribes the model turn in flight, which cancels its
  * request, and clears the tool timers.
@@ -94,11 +141,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * model turn 2:                             --t--t--|
  * ```
  *
- * @param options The model, the tools, the system prompt, the turn limit, the tools' latency (ms), the clock and the scheduler.
+ * @param options The model (`model` or `eventModel`), the tools, the system prompt, the turn limit, the tools' latency (ms), the clock, the scheduler and the id generator.
  * @return The agent: `(input) => Observable<AgentEvent>`, cold, one run per subscription.
  */
 export function createChatAgent(options: ChatAgentOptions): AguiAgent {
-  const { model, systemPrompt } = options;
+  const { systemPrompt } = options;
+  const model = options.model ? chatModelEvents(options.model) : options.eventModel;
+  const newId = options.generateId ?? generateId;
   const tools = options.tools ?? demoTools;
   const maxTurns = options.maxTurns ?? 4;
   const now = options.now ?? (() => new Date());
@@ -109,7 +158,7 @@ export function createChatAgent(options: ChatAgentOptions): AguiAgent {
       // The state the tools change, starting from the client's.
       let state: DemoState = isRecord(input.state) ? { ...input.state } : {};
 
-      const runTools = (calls: readonly ChatToolCall[], results: Map<string, string>): Observable<AgentEvent> =>
+      const runTools = (calls: readonly ToolCall[], results: Map<string, string>): Observable<AgentEvent> =>
         merge(
           ...calls.map((call, index) => {
             const delay = paceDelay(options.toolLatency ?? 0, index + 1);
@@ -128,23 +177,20 @@ export function createChatAgent(options: ChatAgentOptions): AguiAgent {
           }),
         );
 
-      const turn = (messages: ChatMessage[], turnNumber: number): Observable<AgentEvent> =>
+      const turn = (messages: Message[], turnNumber: number): Observable<AgentEvent> =>
         defer(() => {
           const reply = new ReplyAccumulator();
-          const modelTurn$ = model({ messages, tools: declarations }).pipe(
-            tap((chunk) => reply.add(chunk)),
-            fromOpenAIChatCompletions(),
-          );
+          const modelTurn$ = model({ system: systemPrompt || undefined, messages, tools: declarations }).pipe(tap((event) => reply.add(event)));
           const next$ = defer(() => {
-            const assistant = reply.message();
-            const calls = assistant.tool_calls ?? [];
+            const assistant = reply.message(newId);
+            const calls = assistant.toolCalls ?? [];
             if (calls.length === 0 || turnNumber >= maxTurns) return EMPTY;
             const results = new Map<string, string>();
             return concat(
               runTools(calls, results),
               defer(() =>
                 turn(
-                  [...messages, assistant, ...calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: results.get(call.id) ?? '' }))],
+                  [...messages, assistant, ...calls.map((call): ToolMessage => ({ id: newId(), role: 'tool', toolCallId: call.id, content: results.get(call.id) ?? '' }))],
                   turnNumber + 1,
                 ),
               ),
@@ -153,7 +199,6 @@ export function createChatAgent(options: ChatAgentOptions): AguiAgent {
           return concat(modelTurn$, next$);
         });
 
-      const system: ChatMessage[] = systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
-      return turn([...system, ...toChatMessages(input.messages)], 1);
+      return turn([...input.messages], 1);
     });
 }

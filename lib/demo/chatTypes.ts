@@ -1,5 +1,7 @@
+import type { Message } from '@ag-ui/core';
 import type { Observable } from 'rxjs';
 import type { ChatCompletionChunk } from '../adapters/index.js';
+import type { AgentEvent } from '../agentEvent.js';
 
 /** A function the model may call, as the OpenAI chat completions API declares it. */
 export interface ChatToolDeclaration {
@@ -37,3 +39,23 @@ export interface ChatModelRequest {
  * Cold: each subscription is one request; unsubscribing cancels it (aborts the HTTP request, stops the timers).
  */
 export type ChatModel = (request: ChatModelRequest) => Observable<ChatCompletionChunk | '[DONE]'>;
+
+/** What the agent loop asks of an {@link AgentEventModel}: the conversation as AG-UI messages, the instructions and the tools. */
+export interface AgentEventModelRequest {
+  /** The agent's instructions (the system prompt), to send beside the conversation; absent when none. */
+  system?: string;
+  /**
+   * The conversation, oldest first: the run's messages, then the assistant and tool messages of
+   * this run's earlier turns. The model converts them to its provider's format.
+   */
+  messages: Message[];
+  tools: ChatToolDeclaration[];
+}
+
+/**
+ * A model turn as an Observable of agent events, for a provider with an adapter of its own
+ * (`fromAnthropicMessages()`, …): TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK (call id on every chunk,
+ * name on the first), reasoning, TOKEN_USAGE. The loop reads the assistant's reply from them.
+ * Cold: each subscription is one request; unsubscribing cancels it.
+ */
+export type AgentEventModel = (request: AgentEventModelRequest) => Observable<AgentEvent>;

@@ -2,36 +2,49 @@ import { existsSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import type { AguiAgent } from '../createAguiHandler.js';
 import { AguiRxError } from '../errors.js';
+import { createAnthropicAgent, DEFAULT_ANTHROPIC_MODEL } from './anthropicAgent.js';
 import { createOpenAIAgent, DEFAULT_OPENAI_MODEL } from './openAIAgent.js';
 import { createReplayAgent, readTranscript } from './replayAgent.js';
 import { createScriptedAgent } from './scriptedAgent.js';
 import { startDemoServer } from './server.js';
 
 /** The demo's command line help. */
-export const DEMO_USAGE = `Usage: agui-rx demo [--replay <file>] [--port <n>]
+export const DEMO_USAGE = `Usage: agui-rx demo [--replay <file>] [--provider <openai|anthropic>] [--port <n>]
 
 Serves a web page on http://localhost:8000/ (PORT or --port changes the port) and the AG-UI
 HTTP binding on POST /agent. The agent is, in order of preference:
-  --replay <file>   a recorded OpenAI chat completions stream (.sse or .jsonl), replayed live
-  OPENAI_API_KEY    the OpenAI chat completions API (model: OPENAI_MODEL, default ${DEFAULT_OPENAI_MODEL};
-                    OPENAI_BASE_URL for a compatible server)
-  otherwise         a scripted agent: no key, no network
+  --replay <file>    a recorded OpenAI chat completions stream (.sse or .jsonl), replayed live
+  OPENAI_API_KEY     the OpenAI chat completions API (model: OPENAI_MODEL, default ${DEFAULT_OPENAI_MODEL};
+                     OPENAI_BASE_URL for a compatible server)
+  ANTHROPIC_API_KEY  the Anthropic Messages API (model: ANTHROPIC_MODEL, default ${DEFAULT_ANTHROPIC_MODEL};
+                     ANTHROPIC_BASE_URL for another endpoint)
+  otherwise          a scripted agent: no key, no network
+With both keys set, OpenAI is used; --provider anthropic (or openai) chooses, and needs its key.
 `;
+
+/** The model providers `--provider` chooses between. */
+export const DEMO_PROVIDERS = ['openai', 'anthropic'] as const;
+
+/** A model provider of the demo. */
+export type DemoProvider = (typeof DEMO_PROVIDERS)[number];
 
 /** What the demo was asked to run, from its arguments and environment. */
 export interface DemoConfig {
   port: number;
   replay?: string;
+  /** The provider `--provider` asked for; absent when the keys decide. */
+  provider?: DemoProvider;
   help: boolean;
 }
 
 /**
- * Reads the demo's arguments (`--replay <file>`, `--port <n>`, `--help`) and `PORT`.
+ * Reads the demo's arguments (`--replay <file>`, `--provider <openai|anthropic>`, `--port <n>`,
+ * `--help`) and `PORT`.
  *
  * @param argv The arguments after `demo`.
  * @param env The environment (`PORT`).
- * @return The port (default 8000), the replay file and whether help was asked for.
- * @throws {AguiRxError} `INVALID_ARGUMENTS` for an unknown argument, a missing value or a bad port.
+ * @return The port (default 8000), the replay file, the provider and whether help was asked for.
+ * @throws {AguiRxError} `INVALID_ARGUMENTS` for an unknown argument, a missing value, an unknown provider or a bad port.
  */
 export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const config: DemoConfig = { port: 8000, help: false };
@@ -47,6 +60,11 @@ export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     if (name === '--help' || name === '-h') config.help = true;
     else if (name === '--replay') config.replay = value();
     else if (name === '--port') port = value();
+    else if (name === '--provider') {
+      const provider = value().toLowerCase();
+      if (!(DEMO_PROVIDERS as readonly string[]).includes(provider)) throw fail(`--provider must be one of ${DEMO_PROVIDERS.join(', ')}, not ${JSON.stringify(provider)}.`);
+      config.provider = provider as DemoProvider;
+    }
     else throw fail(`Unknown argument ${JSON.stringify(argv[i])}.`);
   }
   if (port !== undefined && port !== '') {
@@ -57,6 +75,21 @@ export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
   return config;
 }
 
+/**
+ * The provider whose API the demo talks to: the one `--provider` names (which needs its key), else
+ * OpenAI when `OPENAI_API_KEY` is set, else Anthropic when `ANTHROPIC_API_KEY` is, else none (the scripted agent).
+ */
+function chooseProvider(asked: DemoProvider | undefined, env: NodeJS.ProcessEnv): DemoProvider | undefined {
+  const keys: Record<DemoProvider, string> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
+  if (asked !== undefined) {
+    if (!env[keys[asked]]) throw new AguiRxError('INVALID_ARGUMENTS', `--provider ${asked} needs ${keys[asked]} in the environment.\n\n${DEMO_USAGE}`);
+    return asked;
+  }
+  if (env.OPENAI_API_KEY) return 'openai';
+  if (env.ANTHROPIC_API_KEY) return 'anthropic';
+  return undefined;
+}
+
 /** Where the shared recordings sit beside this clone (run from its root), when they do: for a hint. */
 function sharedRecordings(): string | undefined {
   const dir = resolve(process.cwd(), '../shared/fixtures/openai-chat-completions');
@@ -65,7 +98,7 @@ function sharedRecordings(): string | undefined {
 
 /** Optional hooks of {@link runDemo}, for specs: the environment, the output, and a stop signal. */
 export interface RunDemoOptions {
-  /** The environment (`PORT`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `OPENAI_BASE_URL`). Default: `process.env`. */
+  /** The environment (`PORT`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_MODEL`, `ANTHROPIC_BASE_URL`). Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Where the banner goes. Default: `console.log`. */
   log?: (line: string) => void;
@@ -80,15 +113,18 @@ export interface RunDemoOptions {
  * POST /agent, until Ctrl+C (SIGINT) or SIGTERM.
  *
  * The agent: with `--replay <file>`, a recorded OpenAI chat completions stream replayed live; with
- * `OPENAI_API_KEY`, the OpenAI chat completions API (`OPENAI_MODEL`, default `gpt-4o-mini`); otherwise
- * the scripted agent, which needs no key and no network. Every one of them streams through
- * `fromOpenAIChatCompletions()` and `toAgui()`.
+ * `OPENAI_API_KEY`, the OpenAI chat completions API (`OPENAI_MODEL`, default `gpt-4o-mini`); else
+ * with `ANTHROPIC_API_KEY`, the Anthropic Messages API (`ANTHROPIC_MODEL`, default
+ * `claude-sonnet-4-5`); otherwise the scripted agent, which needs no key and no network. With both
+ * keys, `--provider anthropic|openai` chooses (OpenAI by default). The OpenAI, replayed and
+ * scripted agents stream through `fromOpenAIChatCompletions()`, the Anthropic one through
+ * `fromAnthropicMessages()`, and all through `toAgui()`.
  *
- * @param argv The arguments after `demo`: `[--replay <file>] [--port <n>] [--help]`.
+ * @param argv The arguments after `demo`: `[--replay <file>] [--provider <openai|anthropic>] [--port <n>] [--help]`.
  * @param options The environment, the output and a stop signal (for specs).
  * @return A promise that resolves when the server has stopped (at once for `--help`).
- * @throws {AguiRxError} `INVALID_ARGUMENTS`, `TRANSCRIPT_NOT_FOUND` or `INVALID_TRANSCRIPT` before
- * anything is served; a listen error (port in use) as a rejection.
+ * @throws {AguiRxError} `INVALID_ARGUMENTS` (also for `--provider` without its key),
+ * `TRANSCRIPT_NOT_FOUND` or `INVALID_TRANSCRIPT` before anything is served; a listen error (port in use) as a rejection.
  */
 export async function runDemo(argv: string[], options: RunDemoOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
@@ -102,14 +138,19 @@ export async function runDemo(argv: string[], options: RunDemoOptions = {}): Pro
   if (config.replay !== undefined) {
     agent = createReplayAgent(readTranscript(config.replay));
     label = `replay · ${basename(config.replay)}`;
-  } else if (env.OPENAI_API_KEY) {
+  } else if (chooseProvider(config.provider, env) === 'openai') {
     const model = env.OPENAI_MODEL || DEFAULT_OPENAI_MODEL;
-    agent = createOpenAIAgent({ apiKey: env.OPENAI_API_KEY, model, baseUrl: env.OPENAI_BASE_URL || undefined });
+    agent = createOpenAIAgent({ apiKey: env.OPENAI_API_KEY!, model, baseUrl: env.OPENAI_BASE_URL || undefined });
     label = `OpenAI · ${model}`;
+    if (env.ANTHROPIC_API_KEY && config.provider === undefined) hint = 'ANTHROPIC_API_KEY is set too: --provider anthropic uses Anthropic instead.';
+  } else if (chooseProvider(config.provider, env) === 'anthropic') {
+    const model = env.ANTHROPIC_MODEL || DEFAULT_ANTHROPIC_MODEL;
+    agent = createAnthropicAgent({ apiKey: env.ANTHROPIC_API_KEY!, model, baseUrl: env.ANTHROPIC_BASE_URL || undefined });
+    label = `Anthropic · ${model}`;
   } else {
     agent = createScriptedAgent();
     label = 'scripted agent · no key, no network';
-    hint = 'Set OPENAI_API_KEY to talk to OpenAI instead.';
+    hint = 'Set OPENAI_API_KEY or ANTHROPIC_API_KEY to talk to OpenAI or Anthropic instead.';
     const shared = sharedRecordings();
     if (shared) hint += `\n  Replay a recording: npm run demo -- --replay ${relative(process.cwd(), resolve(shared, 'oaipy-gpt4o-parallel-tool-calls.sse'))}`;
   }

@@ -1,9 +1,10 @@
-import { Observable, map } from 'rxjs';
-import { parseSSE, type ChatCompletionChunk } from '../adapters/index.js';
+import { map } from 'rxjs';
+import type { ChatCompletionChunk } from '../adapters/index.js';
 import type { AguiAgent } from '../createAguiHandler.js';
 import { AguiRxError } from '../errors.js';
 import { createChatAgent } from './chatAgent.js';
 import type { ChatModel } from './chatTypes.js';
+import { excerpt, fetchSSE } from './fetchSSE.js';
 import { demoTools } from './tools.js';
 
 /** Options of {@link createOpenAIChatModel} and {@link createOpenAIAgent}. */
@@ -29,18 +30,12 @@ export const DEMO_SYSTEM_PROMPT =
   '(use the IANA time zone of the place), then answer briefly using the results. When no place is named, ask which one, ' +
   'or use Lisbon if the user just wants to see the tools at work.';
 
-/** The first characters of an error body, for a message. */
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
 /**
  * A {@link ChatModel} that streams from the OpenAI chat completions API with plain `fetch`.
  *
  * Each subscription POSTs `{ model, messages, tools, stream: true, stream_options: { include_usage: true } }`
- * to `<baseUrl>/chat/completions`, reads the body with `parseSSE()`, and emits each `data:` payload
- * parsed as JSON (`'[DONE]'` as it is). Unsubscribing aborts the request (`AbortController.abort()`).
+ * to `<baseUrl>/chat/completions` ({@link fetchSSE}: `fetch`, then `parseSSE()`), and emits each `data:`
+ * payload parsed as JSON (`'[DONE]'` as it is). Unsubscribing aborts the request (`AbortController.abort()`).
  *
  * Errors: a failed connection is `MODEL_UNREACHABLE`, a non-2xx answer `MODEL_HTTP_ERROR` (with the
  * status and the start of the body), a payload that is not JSON `INVALID_EVENT`; an `error` object
@@ -53,59 +48,21 @@ export function createOpenAIChatModel(options: OpenAIAgentOptions): ChatModel {
   const url = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
   const model = options.model ?? DEFAULT_OPENAI_MODEL;
   return (request) =>
-    new Observable<Uint8Array>((subscriber) => {
-      const controller = new AbortController();
-      const fetchImpl = options.fetch ?? fetch;
-      let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-      const body = JSON.stringify({
+    fetchSSE({
+      url,
+      headers: { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({
         model,
         messages: request.messages,
         tools: request.tools,
         parallel_tool_calls: true,
         stream: true,
         stream_options: { include_usage: true },
-      });
-      (async () => {
-        let response: Response;
-        try {
-          response = await fetchImpl(url, {
-            method: 'POST',
-            headers: { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-            body,
-            signal: controller.signal,
-          });
-        } catch (error) {
-          const cause = (error as { cause?: { message?: string } }).cause?.message;
-          throw new AguiRxError(
-            'MODEL_UNREACHABLE',
-            `Could not reach ${url}: ${(error as Error).message}${cause ? ` (${cause})` : ''}. Check the network (or OPENAI_BASE_URL), or unset OPENAI_API_KEY to use the scripted agent.`,
-          );
-        }
-        if (!response.ok) {
-          const text = await response.text().catch(() => '');
-          throw new AguiRxError(
-            'MODEL_HTTP_ERROR',
-            `${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${excerpt(text) || 'no body'}. Check OPENAI_API_KEY and OPENAI_MODEL (now '${model}').`,
-          );
-        }
-        if (response.body === null) throw new AguiRxError('MODEL_HTTP_ERROR', `${url} answered without a body; a streaming request needs one.`);
-        reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done || controller.signal.aborted) break;
-          subscriber.next(value);
-        }
-        subscriber.complete();
-      })().catch((error: unknown) => {
-        // After unsubscription nobody listens: the abort's own error is expected and dropped.
-        if (!controller.signal.aborted) subscriber.error(error);
-      });
-      return () => {
-        controller.abort();
-        reader?.cancel().catch(() => undefined);
-      };
+      }),
+      fetch: options.fetch,
+      unreachableHint: 'Check the network (or OPENAI_BASE_URL), or unset OPENAI_API_KEY to use the scripted agent.',
+      httpErrorHint: () => `Check OPENAI_API_KEY and OPENAI_MODEL (now '${model}').`,
     }).pipe(
-      parseSSE(),
       map((message): ChatCompletionChunk | '[DONE]' => {
         const data = message.data.trim();
         if (data === '[DONE]') return '[DONE]';

@@ -62,7 +62,7 @@ const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOK
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
 const cutCall = (where: string, index: number, name: string, id: string, type = 'tool_use') =>
   new AguiRxError(
-    'INVALID_EVENT',
+    'INCOMPLETE_STREAM',
     `fromAnthropicMessages: the stream ${where} inside ${type} block ${index} (tool '${name}', call '${id}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
   );
 
@@ -466,7 +466,7 @@ describe('fromAnthropicMessages', () => {
       expect(terminals(events)).toEqual([
         {
           type: EventType.RUN_ERROR,
-          code: 'INVALID_EVENT',
+          code: 'INCOMPLETE_STREAM',
           message: cutCall('ended', 0, 'server_tool', 'toolu_a', 'server_tool_use').message,
           usage: [{ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }],
         },
