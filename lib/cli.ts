@@ -10,9 +10,17 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { concat, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
+import { concat, from, lastValueFrom, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
 import { toAgui } from '../operators/toAgui.js';
-import { fromOpenAIChatCompletions, parseSSE, type ChatCompletionChunk } from './adapters/index.js';
+import {
+  fromAiSdkStream,
+  fromAnthropicMessages,
+  fromLangChainStreamEvents,
+  fromLangGraphStream,
+  fromOpenAIChatCompletions,
+  fromOpenAIResponses,
+  parseSSE,
+} from './adapters/index.js';
 import type { AgentEvent } from './agentEvent.js';
 import { pipeFrames } from './frames.js';
 import { generateId } from './generateId.js';
@@ -21,9 +29,11 @@ import { createAguiVerifier, type AguiViolation } from './verifier.js';
 const usage = `Usage: agui-rx <command> [options]
 
 Commands:
-  convert --from openai-chat <file>  Print the AG-UI stream (SSE) for a recorded provider stream:
-                                     an SSE body or JSON lines, '-' for stdin; exit 1 if the
-                                     run ends with RUN_ERROR (the stream is printed all the same).
+  convert --from <provider> <file>   Print the AG-UI stream (SSE) for a recorded provider stream:
+                                     an SSE body, JSON lines or a JSON array, '-' for stdin; exit 1
+                                     if the run ends with RUN_ERROR (the stream is printed all the same).
+                                     <provider>: openai-chat, openai-responses, anthropic, ai-sdk,
+                                     langchain (streamEvents v2), langgraph (graph.stream()).
   verify <capture> [--fix]           Check an AG-UI capture (SSE, JSON array or JSON lines) against
                                      the protocol: one line per violation, exit 1 if any.
                                      --fix prints the repaired stream as SSE instead.
@@ -108,9 +118,16 @@ async function readRecords(path: string): Promise<unknown[]> {
   };
   if (firstLine === '') return [];
   if (firstLine.startsWith('[')) {
-    const records = parse(text, 'the capture');
-    if (!Array.isArray(records)) throw new CliError(`${name}: expected a JSON array of events.`);
-    return records;
+    // A JSON array, or JSON lines whose records are arrays themselves (LangGraph's [mode, payload]).
+    let whole: unknown;
+    try {
+      whole = JSON.parse(text);
+    } catch (error) {
+      // One line only: it was meant as a JSON array, and it is not one.
+      if (!text.trim().includes('\n')) throw new CliError(`${name}: the capture is not JSON (${(error as Error).message}).`);
+    }
+    if (Array.isArray(whole)) return whole;
+    if (whole !== undefined) throw new CliError(`${name}: expected a JSON array of events, or JSON lines.`);
   }
   if (/^(data|event|id|retry)\s*:|^:/.test(firstLine)) {
     // A file may end without the blank line that closes its last event: add one.
@@ -153,21 +170,36 @@ function print(events$: Observable<Event>): Promise<Event | undefined> {
   });
 }
 
-/** `agui-rx convert --from openai-chat <file>` */
+/** The provider formats `convert --from` reads: each one's adapter, and what its records are called. */
+const providers: Record<string, { adapter: () => OperatorFunction<unknown, AgentEvent>; records: string }> = {
+  'openai-chat': { adapter: () => fromOpenAIChatCompletions() as OperatorFunction<unknown, AgentEvent>, records: 'chat.completion.chunk' },
+  'openai-responses': { adapter: () => fromOpenAIResponses() as OperatorFunction<unknown, AgentEvent>, records: 'Responses stream event' },
+  anthropic: { adapter: () => fromAnthropicMessages() as OperatorFunction<unknown, AgentEvent>, records: 'Messages stream event' },
+  'ai-sdk': { adapter: () => fromAiSdkStream() as OperatorFunction<unknown, AgentEvent>, records: 'AI SDK stream part' },
+  langchain: { adapter: () => fromLangChainStreamEvents() as OperatorFunction<unknown, AgentEvent>, records: 'streamEvents v2 event' },
+  langgraph: { adapter: () => fromLangGraphStream() as OperatorFunction<unknown, AgentEvent>, records: 'graph.stream() part' },
+};
+
+/** `agui-rx convert --from <provider> <file>` */
 async function convert(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('convert', () =>
     parseArgs({ args, options: { from: { type: 'string' }, ...runIdOptions, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }),
   );
   if (values.help) return showUsage();
-  if (values.from !== 'openai-chat') {
-    throw new CliError(`convert needs --from openai-chat (the provider format of the recording; the only one this version reads)${values.from === undefined ? '' : `, got '${values.from}'`}.`, true);
+  const provider = values.from === undefined ? undefined : providers[values.from];
+  if (provider === undefined) {
+    throw new CliError(
+      `convert needs --from with the provider format of the recording: one of ${Object.keys(providers).join(', ')}${values.from === undefined ? '' : `; got '${values.from}'`}.`,
+      true,
+    );
   }
   const path = onePath('convert', positionals, 'recording');
-  const records = await readRecords(path);
-  if (records.length === 0) throw new CliError(`${path === '-' ? 'stdin' : path} holds no chat.completion.chunk records: nothing to convert.`);
+  // Only the Chat Completions stream ends with a '[DONE]' frame; elsewhere it would be a stray record.
+  const records = (await readRecords(path)).filter((record) => values.from === 'openai-chat' || record !== '[DONE]');
+  if (records.length === 0) throw new CliError(`${path === '-' ? 'stdin' : path} holds no ${provider.records} records: nothing to convert.`);
   const threadId = values['thread-id'] ?? generateId();
   const runId = values['run-id'] ?? generateId();
-  const last = await print(from(records as (ChatCompletionChunk | '[DONE]')[]).pipe(fromOpenAIChatCompletions(), toAgui({ threadId, runId })));
+  const last = await print(from(records).pipe(provider.adapter(), toAgui({ threadId, runId })));
   // The stream printed is valid AG-UI either way; a script still needs to know the conversion failed.
   if (last?.type === EventType.RUN_ERROR) {
     process.stderr.write(`agui-rx: the conversion ended with RUN_ERROR: ${last.message}\n`);

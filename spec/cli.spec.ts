@@ -213,8 +213,8 @@ describe('agui-rx (the CLI)', () => {
       [['verify'], `agui-rx: verify takes one capture (a path, or - for stdin), got none. Run 'agui-rx --help' for the usage.\n`],
       [['verify', 'a.json', 'b.json'], `agui-rx: verify takes one capture (a path, or - for stdin), got 'a.json' 'b.json'. Run 'agui-rx --help' for the usage.\n`],
       [['verify', '--strict', 'a.json'], `agui-rx: verify: Unknown option '--strict'. Run 'agui-rx --help' for the usage.\n`],
-      [['convert', 'a.sse'], `agui-rx: convert needs --from openai-chat (the provider format of the recording; the only one this version reads). Run 'agui-rx --help' for the usage.\n`],
-      [['convert', '--from', 'anthropic', 'a.sse'], `agui-rx: convert needs --from openai-chat (the provider format of the recording; the only one this version reads), got 'anthropic'. Run 'agui-rx --help' for the usage.\n`],
+      [['convert', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph. Run 'agui-rx --help' for the usage.\n`],
+      [['convert', '--from', 'gemini', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph; got 'gemini'. Run 'agui-rx --help' for the usage.\n`],
     ])('should explain bad arguments %j in one line and exit 2', (args, message) => {
       expect(run(args)).toEqual({ status: 2, stdout: '', stderr: message });
     });
@@ -263,6 +263,26 @@ describe('agui-rx (the CLI)', () => {
             'The CUSTOM event cannot be encoded: Maximum call stack size exceeded. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
         },
       ]);
+    });
+  });
+
+  describe('convert --from every provider format', () => {
+    const cases: [string, string][] = [
+      ['openai-chat', 'openai-chat-completions/parallel-tool-calls-interleaved.sse'],
+      ['openai-responses', 'openai-responses/two-calls-interleaved.sse'],
+      ['anthropic', 'anthropic-messages/two-tool-uses.sse'],
+      ['ai-sdk', 'vercel-ai-sdk/fullstream-steps.json'],
+      ['langchain', 'langgraph/list-content-input-json-delta.events-v2.jsonl'],
+      ['langgraph', 'langgraph/plain-json-subgraph-namespace.values-messages.jsonl'],
+    ];
+    it.each(cases)('should convert a %s recording into a stream the official client accepts', async (provider, fixture) => {
+      const file = resolve(__dirname, 'fixtures', fixture);
+      const { status, stdout, stderr } = run(['convert', '--from', provider, file]);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      const events = sseEvents(stdout);
+      expect(events[0].type).toBe('RUN_STARTED');
+      expect(events[events.length - 1].type).toBe('RUN_FINISHED');
+      await expect(runWithOracle(from(events as never[]))).resolves.toBeDefined();
     });
   });
 });

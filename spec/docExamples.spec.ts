@@ -15,6 +15,15 @@ const documented = [
   'lib/verifier.ts',
   'lib/adapters/parseSSE.ts',
   'lib/adapters/fromOpenAIChatCompletions.ts',
+  'lib/adapters/fromOpenAIResponses.ts',
+  'lib/adapters/fromAnthropicMessages.ts',
+  'lib/adapters/fromAiSdkStream.ts',
+  'lib/adapters/fromLangChainStreamEvents.ts',
+  'lib/adapters/fromLangGraphStream.ts',
+  ...readdirSync(join(root, 'lib', 'converters'))
+    .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
+    .sort()
+    .map((file) => `lib/converters/${file}`),
 ];
 
 /** The `## Example` block of each documented export's doc comment, with the results it promises. */
@@ -37,9 +46,19 @@ function examples(): { name: string; code: string; results: string }[] {
 const header = `import { EventType, type Event } from '@ag-ui/core';
 import { from, map, of } from 'rxjs';
 import { createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, type AgentEvent } from '../../lib/index.js';
-import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../lib/adapters/index.js';
-void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, fromOpenAIChatCompletions];
-export type { AgentEvent, ChatCompletionChunk, Event };
+import {
+  fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses,
+  type AiSdkStreamPart, type AnthropicStreamEvent, type ChatCompletionChunk, type LangChainStreamEvent, type LangGraphStreamPart, type ResponseStreamEvent,
+} from '../../lib/adapters/index.js';
+import * as converters from '../../lib/converters/index.js';
+const {
+  fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools,
+  toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools,
+} = converters;
+void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator];
+void [fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses];
+void [fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools, toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools];
+export type { AgentEvent, AiSdkStreamPart, AnthropicStreamEvent, ChatCompletionChunk, Event, LangChainStreamEvent, LangGraphStreamPart, ResponseStreamEvent };
 `;
 
 describe('doc comment examples', () => {
@@ -64,6 +83,15 @@ describe('doc comment examples', () => {
       'lib-verifier',
       'lib-adapters-parseSSE',
       'lib-adapters-fromOpenAIChatCompletions',
+      'lib-adapters-fromOpenAIResponses',
+      'lib-adapters-fromAnthropicMessages',
+      'lib-adapters-fromAiSdkStream',
+      'lib-adapters-fromLangChainStreamEvents',
+      'lib-adapters-fromLangGraphStream',
+      ...readdirSync(join(root, 'lib', 'converters'))
+        .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
+        .sort()
+        .map((file) => `lib-converters-${file.replace(/\.ts$/, '')}`),
     ]);
   });
 

@@ -86,3 +86,17 @@ export {
   type ResponseTextDoneEvent,
   type ResponseUsage,
 } from './fromOpenAIResponses.js';
+export {
+  fromLangChainStreamEvents,
+  type FromLangChainStreamEventsOptions,
+  type LangChainContentBlock,
+  type LangChainMessageFields,
+  type LangChainMessageLike,
+  type LangChainRunMetadata,
+  type LangChainSerializedMessage,
+  type LangChainStreamEvent,
+  type LangChainStreamEventName,
+  type LangChainToolCallChunk,
+  type LangChainUsageMetadata,
+} from './fromLangChainStreamEvents.js';
+export { fromLangGraphStream, type FromLangGraphStreamOptions, type LangGraphMessageMetadata, type LangGraphStreamPart } from './fromLangGraphStream.js';

@@ -1,0 +1,595 @@
+import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag-ui/core';
+import type { OperatorFunction } from 'rxjs';
+import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
+import { AguiRxError, describeValue } from '../errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
+import { operate } from '../operate.js';
+
+/** The `event` names of LangChain's `streamEvents({ version: 'v2' })`; others (retrievers, prompts, parsers …) are read and ignored. */
+export type LangChainStreamEventName =
+  | 'on_chat_model_start'
+  | 'on_chat_model_stream'
+  | 'on_chat_model_end'
+  | 'on_llm_start'
+  | 'on_llm_stream'
+  | 'on_llm_end'
+  | 'on_tool_start'
+  | 'on_tool_end'
+  | 'on_tool_error'
+  | 'on_chain_start'
+  | 'on_chain_stream'
+  | 'on_chain_end'
+  | 'on_custom_event'
+  | (string & {});
+
+/**
+ * One event of LangChain / LangGraph `streamEvents({ version: 'v2' })` (JavaScript) or
+ * `astream_events(version="v2")` (Python), as an object or parsed from JSON.
+ */
+export interface LangChainStreamEvent {
+  /** What happened, e.g. `on_chat_model_stream`. */
+  event: LangChainStreamEventName;
+  /** The runnable's name: the model class (`ChatOpenAI`), the tool's name, a graph node's name … */
+  name: string;
+  /** The id of the runnable's run: the same on its start, stream and end events. */
+  run_id: string;
+  tags?: string[];
+  /** The run's metadata; LangGraph adds `langgraph_node`, `langgraph_step` …, models `ls_provider`, `ls_model_name`. */
+  metadata?: LangChainRunMetadata;
+  /** The ids of the enclosing runs, outermost first. */
+  parent_ids?: string[];
+  /** `chunk` on `*_stream`, `input` on `*_start` (and `*_end`), `output` on `*_end`, `error` on `on_tool_error`. */
+  data: { chunk?: unknown; input?: unknown; output?: unknown; error?: unknown; [key: string]: unknown };
+}
+
+/** The metadata LangChain and LangGraph put on each run. */
+export interface LangChainRunMetadata {
+  /** LangGraph: the graph node the run belongs to. A chain run whose `name` equals it is the node itself. */
+  langgraph_node?: string;
+  langgraph_step?: number;
+  ls_provider?: string;
+  ls_model_name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A LangChain message (or message chunk) as the stream carries it: the object itself (an
+ * `AIMessageChunk`, a `ToolMessage` …, or their plain JSON from Python), or its `lc`-serialised
+ * form `{ lc: 1, type: 'constructor', id: [..., 'AIMessageChunk'], kwargs: { … } }` (`JSON.stringify` of a JS message).
+ */
+export type LangChainMessageLike = LangChainMessageFields | LangChainSerializedMessage;
+
+/** The `lc`-serialised form of a LangChain JS message. */
+export interface LangChainSerializedMessage {
+  lc: number;
+  type: 'constructor';
+  /** The class path; its last element is the class: `AIMessageChunk`, `ToolMessage` … */
+  id: string[];
+  kwargs: LangChainMessageFields;
+}
+
+/** The fields of a LangChain message that the adapters read. */
+export interface LangChainMessageFields {
+  /** `ai`, `AIMessageChunk`, `tool`, `human` … (plain and Python forms). */
+  type?: string;
+  id?: string | null;
+  /** The text, or a list of content blocks. */
+  content?: string | LangChainContentBlock[];
+  /** Pieces of tool calls (chunks only). */
+  tool_call_chunks?: LangChainToolCallChunk[];
+  /** Whole tool calls (a complete message); read only when the message carries no `tool_call_chunks`. */
+  tool_calls?: { id?: string | null; name: string; args?: Record<string, unknown> }[];
+  /** `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenAI Responses: `{ summary: [{ text, index }] }`). */
+  additional_kwargs?: { reasoning_content?: string; reasoning?: string | { summary?: { text?: string; index?: number }[] }; [key: string]: unknown };
+  response_metadata?: { model_name?: string; [key: string]: unknown };
+  usage_metadata?: LangChainUsageMetadata | null;
+  /** ToolMessage: the call it answers. */
+  tool_call_id?: string;
+  /** ToolMessage: `success` or `error`. */
+  status?: string;
+  name?: string | null;
+  [key: string]: unknown;
+}
+
+/** A block of list content (Anthropic-style, and LangChain's standard blocks). */
+export type LangChainContentBlock =
+  | { type: 'text'; text: string; index?: number }
+  | { type: 'thinking'; thinking: string; signature?: string; index?: number }
+  | { type: 'reasoning'; reasoning: string; index?: number }
+  | { type: 'tool_use'; id?: string; name?: string; input?: unknown; index?: number }
+  | { type: 'input_json_delta'; partial_json: string; index?: number }
+  | { type: string & {}; [key: string]: unknown };
+
+/** A piece of one tool call. */
+export interface LangChainToolCallChunk {
+  /** The call's id, on its first piece. */
+  id?: string | null;
+  /** The tool's name, on its first piece. */
+  name?: string | null;
+  /** A fragment of the arguments' JSON text. */
+  args?: string | null;
+  /** Which call of the model's message the piece belongs to (absent with some providers). */
+  index?: number | null;
+  type?: 'tool_call_chunk';
+}
+
+/** LangChain's token counts. */
+export interface LangChainUsageMetadata {
+  input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+  input_token_details?: { cache_read?: number; cache_creation?: number; [key: string]: unknown };
+  output_token_details?: { reasoning?: number; [key: string]: unknown };
+}
+
+/** Options of {@link fromLangChainStreamEvents}. */
+export interface FromLangChainStreamEventsOptions {
+  /** Also send graph nodes as steps: STEP_STARTED / STEP_FINISHED named after the node. Default: false. */
+  steps?: boolean;
+  /** Also send each event as it came, as `RAW { event, source: 'langchain' }`, before the events made from it. Default: false. */
+  raw?: boolean;
+  /** Mints ids for tool calls whose pieces carry none. Default: nanoid. */
+  generateId?: IdGenerator;
+}
+
+type Fields = Record<string, unknown>;
+
+/**
+ * Turns LangChain / LangGraph `streamEvents` v2 events into agent events: each chat model run's
+ * text, reasoning and tool calls, the tools' results, token usage and, when asked, graph nodes as steps.
+ *
+ * One chat model run is one assistant message: its id is the run's first chunk `id` (else the
+ * `run_id`), and its tool calls name it as their parent.
+ *
+ * ```text
+ * source:  --s--c--c--e--ts--te--|    s = on_chat_model_start, c = on_chat_model_stream, e = on_chat_model_end
+ * output:  -----t--k--U------r---|    ts/te = on_tool_start/on_tool_end
+ *          t = TEXT_MESSAGE_CHUNK, k = TOOL_CALL_CHUNK, U = TOKEN_USAGE, r = TOOL_CALL_RESULT
+ * ```
+ *
+ * Rules:
+ * 1. `on_chat_model_stream` chunks (objects, plain JSON or `lc`-serialised) give, in this order:
+ *    reasoning from `additional_kwargs.reasoning_content`, `additional_kwargs.reasoning` (a string,
+ *    or OpenAI's `summary` parts, a new part starting after a blank line), then the `content`: a
+ *    string is text; in a list, `text` blocks are text and `thinking` / `reasoning` blocks are
+ *    reasoning. Text is TEXT_MESSAGE_CHUNK with the run's `messageId`, reasoning is
+ *    REASONING_MESSAGE_CHUNK with `messageId` = `<messageId>-reasoning`. Empty pieces send nothing.
+ * 2. Tool calls come from `tool_call_chunks`, or, in a chunk without them, from `tool_use` and
+ *    `input_json_delta` content blocks. Pieces are keyed by `index` within the run; a piece without
+ *    `index` continues the run's latest call unless it brings a new `id`. A call's first piece (its
+ *    `id` and `name`) gives TOOL_CALL_CHUNK with `toolCallId`, `toolCallName` and `parentMessageId`;
+ *    later pieces give their `args` fragment. A call without `id` gets a minted one.
+ * 3. `on_chat_model_end` sends the run's usage as TOKEN_USAGE: `output.usage_metadata` (through
+ *    `tokenUsageFromLangChainMetadata`), else the sum of its chunks' `usage_metadata`, with `model` =
+ *    `response_metadata.model_name` (else `metadata.ls_model_name`). A run that streamed no chunk
+ *    is read from its `output` message, whole `tool_calls` included. Runs still going when the
+ *    source ends send their chunks' usage then.
+ * 4. `on_tool_end` becomes TOOL_CALL_RESULT for the call named by the output's `tool_call_id` (a
+ *    ToolMessage, or the ToolMessages of a LangGraph `Command`'s `update.messages`), else by the
+ *    tool run's input (`tool_call_id`, or a `{ type: 'tool_call', id }`), else for the earliest
+ *    unanswered call of that tool's name; a tool run matching no call sends nothing. The content
+ *    is the message's text (text blocks joined), any other value serialised to JSON.
+ *    `on_tool_error` answers its call the same way, with `Error: <message>`.
+ * 5. With `steps: true`, a chain run whose `name` equals its `metadata.langgraph_node` (a graph
+ *    node) gives STEP_STARTED `{ stepName: name }` at `on_chain_start` and STEP_FINISHED at its
+ *    `on_chain_end`; a node named like a step still running (a subgraph's) sends no step.
+ * 6. `on_custom_event` becomes CUSTOM `{ name, value: data }`; other events send nothing.
+ * 7. An input that is not an event object with a string `event`, a chunk that is not a message,
+ *    or a call's first piece without a name, is an `INVALID_EVENT` error (RUN_ERROR under `toAgui`).
+ *
+ * ## Example
+ *
+ * ```ts
+ * of<LangChainStreamEvent[]>(
+ *   { event: 'on_chat_model_stream', name: 'ChatOpenAI', run_id: 'r1', data: { chunk: { id: 'm1', content: 'Hi' } } },
+ *   { event: 'on_chat_model_end', name: 'ChatOpenAI', run_id: 'r1', data: { output: { id: 'm1', content: 'Hi', usage_metadata: { input_tokens: 5, output_tokens: 1, total_tokens: 6 } } } },
+ * ).pipe(fromLangChainStreamEvents()).subscribe((event) => console.log(JSON.stringify(event)));
+ * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":5,"outputTokens":1,"totalTokens":6}}
+ * ```
+ *
+ * @param options `steps` to send graph nodes as steps, `raw` to keep each event, and the id generator.
+ * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
+ * @throws Nothing synchronously; malformed events reach the subscriber as `INVALID_EVENT` errors.
+ */
+export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOptions = {}): OperatorFunction<LangChainStreamEvent, AgentEvent> {
+  const mint = options.generateId ?? defaultGenerateId;
+  const raw = options.raw ?? false;
+  const steps = options.steps ?? false;
+  return operate<LangChainStreamEvent, AgentEvent>((subscriber) => {
+    const emit = (event: AgentEvent) => subscriber.next(event);
+    const reader = createLangChainMessageReader(emit, mint, 'fromLangChainStreamEvents');
+    // Chat model runs still going: run_id -> its message.
+    const turns = new Map<string, ModelTurn>();
+    // Tool runs started: run_id -> the call they answer, when their input names it.
+    const toolRuns = new Map<string, string | undefined>();
+    // Graph nodes open as steps: run_id -> step name.
+    const openSteps = new Map<string, string>();
+
+    const turnOf = (runId: string, chunk?: Fields): ModelTurn => {
+      let turn = turns.get(runId);
+      if (turn === undefined) {
+        turn = reader.turn(nonEmpty(chunk?.id) ?? runId);
+        turns.set(runId, turn);
+      }
+      return turn;
+    };
+
+    const endTurn = (runId: string, event?: LangChainStreamEvent) => {
+      const turn = turns.get(runId) ?? (event === undefined ? undefined : turnOf(runId, messageFields(event.data.output)));
+      turns.delete(runId);
+      if (turn === undefined) return;
+      const output = event === undefined ? undefined : messageFields(event.data.output);
+      if (output !== undefined && !turn.streamed) reader.read(turn, output, 'data.output');
+      const model = modelName(output) ?? turn.model ?? nonEmpty(event?.metadata?.ls_model_name);
+      const usage = usageOf(output?.usage_metadata, model) ?? (turn.usage === undefined ? undefined : labelled(turn.usage, model));
+      if (usage !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage });
+    };
+
+    const toolResult = (event: LangChainStreamEvent, content: unknown, toolCallId: string | undefined, messageId?: string) => {
+      const id = toolCallId ?? reader.unansweredCall(event.name);
+      if (id === undefined || !reader.answer(id)) return;
+      emit({ type: EventType.TOOL_CALL_RESULT, toolCallId: id, content: resultText(content, id), ...(messageId === undefined ? {} : { messageId }) });
+    };
+
+    return {
+      next(input) {
+        if (raw) emit({ type: EventType.RAW, event: input, source: 'langchain' });
+        const event = checkEvent(input);
+        const data = event.data;
+        switch (event.event) {
+          case 'on_chat_model_stream': {
+            const chunk = messageFields(data.chunk);
+            if (chunk === undefined) throw invalid(`data.chunk of '${event.name}' is ${describeValue(data.chunk)}, but it must be a message chunk such as { content: 'Hi' }.`);
+            const turn = turnOf(runIdOf(event), chunk);
+            turn.streamed = true;
+            turn.model ??= nonEmpty(event.metadata?.ls_model_name);
+            reader.read(turn, chunk, 'data.chunk');
+            return;
+          }
+          case 'on_chat_model_end':
+            endTurn(runIdOf(event), event);
+            return;
+          case 'on_tool_start':
+            toolRuns.set(runIdOf(event), callIdOfInput(data.input));
+            return;
+          case 'on_tool_end': {
+            const runId = runIdOf(event);
+            const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
+            toolRuns.delete(runId);
+            const output = messageFields(data.output);
+            const update = output?.update;
+            if (isObject(update) && Array.isArray(update.messages)) {
+              // A LangGraph Command: its ToolMessages answer their calls.
+              for (const message of update.messages) {
+                const fields = messageFields(message);
+                if (fields !== undefined && typeof fields.tool_call_id === 'string') toolResult(event, fields.content, fields.tool_call_id, nonEmpty(fields.id));
+              }
+              return;
+            }
+            if (output !== undefined && typeof output.tool_call_id === 'string') return toolResult(event, output.content, output.tool_call_id, nonEmpty(output.id));
+            return toolResult(event, data.output, fromInput);
+          }
+          case 'on_tool_error': {
+            const runId = runIdOf(event);
+            const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
+            toolRuns.delete(runId);
+            return toolResult(event, `Error: ${errorMessage(data.error)}`, fromInput);
+          }
+          case 'on_chain_start':
+            if (steps && typeof event.name === 'string' && event.name !== '' && event.metadata?.langgraph_node === event.name && ![...openSteps.values()].includes(event.name)) {
+              openSteps.set(runIdOf(event), event.name);
+              emit({ type: EventType.STEP_STARTED, stepName: event.name });
+            }
+            return;
+          case 'on_chain_end': {
+            const stepName = openSteps.get(event.run_id);
+            if (stepName === undefined) return;
+            openSteps.delete(event.run_id);
+            emit({ type: EventType.STEP_FINISHED, stepName });
+            return;
+          }
+          case 'on_custom_event':
+            emit({ type: EventType.CUSTOM, name: String(event.name), value: data });
+            return;
+          default:
+            return;
+        }
+      },
+      flush() {
+        for (const runId of [...turns.keys()]) endTurn(runId);
+      },
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading LangChain messages: shared with fromLangGraphStream. Not part of the public API.
+
+/** One model message being read: its id, its tool calls, its usage so far. @internal */
+export interface ModelTurn {
+  messageId: string;
+  /** Provider index -> toolCallId. */
+  calls: Map<number, string>;
+  latestCall?: string;
+  /** The reasoning summary part last read, to separate parts. */
+  summaryIndex?: number;
+  /** Whether any chunk of it was read (else its end event's output is). */
+  streamed: boolean;
+  model?: string;
+  /** The sum of its chunks' usage. */
+  usage?: TokenUsage;
+}
+
+/** Reads LangChain message chunks into agent events. @internal */
+export interface LangChainMessageReader {
+  turn(messageId: string): ModelTurn;
+  /** Sends what one chunk (or whole message) of the turn says. */
+  read(turn: ModelTurn, message: Fields, where: string): void;
+  /** The earliest call of that tool's name without a result. */
+  unansweredCall(name: unknown): string | undefined;
+  /** Marks a call answered; false when it already was. */
+  answer(toolCallId: string): boolean;
+}
+
+/** @internal */
+export function createLangChainMessageReader(emit: (event: AgentEvent) => void, mint: IdGenerator, adapter: string): LangChainMessageReader {
+  // Every call opened, in order, with its tool's name; answered ones are removed.
+  const unanswered = new Map<string, string>();
+  const answered = new Set<string>();
+  const fail = (detail: string) => new AguiRxError('INVALID_EVENT', `${adapter} received a malformed LangChain message: ${detail}`);
+
+  const text = (turn: ModelTurn, delta: unknown) => {
+    if (typeof delta === 'string' && delta !== '') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: turn.messageId, delta });
+  };
+  const reasoning = (turn: ModelTurn, delta: unknown) => {
+    if (typeof delta !== 'string' || delta === '') return;
+    emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${turn.messageId}-reasoning`, delta });
+  };
+
+  const piece = (turn: ModelTurn, fields: { id?: unknown; name?: unknown; args?: unknown; index?: unknown }, where: string) => {
+    const { index } = fields;
+    if (index !== undefined && index !== null && !Number.isSafeInteger(index)) throw fail(`${where}.index is ${describeValue(index)}, but a tool call's index must be an integer.`);
+    for (const field of ['id', 'name', 'args'] as const) {
+      const value = fields[field];
+      if (value !== undefined && value !== null && typeof value !== 'string') throw fail(`${where}.${field} is ${describeValue(value)}, but it must be a string (or null).`);
+    }
+    const id = nonEmpty(fields.id);
+    const name = nonEmpty(fields.name);
+    const args = nonEmpty(fields.args);
+    let toolCallId: string | undefined;
+    if (typeof index === 'number') {
+      const known = turn.calls.get(index);
+      if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
+    } else if (id === undefined || id === turn.latestCall) toolCallId = turn.latestCall;
+    if (toolCallId !== undefined) {
+      turn.latestCall = toolCallId;
+      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+      return;
+    }
+    if (name === undefined) {
+      throw fail(`${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without a name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?`);
+    }
+    toolCallId = id ?? mint();
+    if (typeof index === 'number') turn.calls.set(index, toolCallId);
+    turn.latestCall = toolCallId;
+    unanswered.set(toolCallId, name);
+    emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: turn.messageId, ...(args === undefined ? {} : { delta: args }) });
+  };
+
+  const read = (turn: ModelTurn, message: Fields, where: string) => {
+    const kwargs = message.additional_kwargs;
+    if (isObject(kwargs)) {
+      reasoning(turn, kwargs.reasoning_content);
+      const summary = kwargs.reasoning;
+      if (typeof summary === 'string') reasoning(turn, summary);
+      else if (isObject(summary) && Array.isArray(summary.summary)) {
+        for (const part of summary.summary) {
+          if (!isObject(part) || typeof part.text !== 'string' || part.text === '') continue;
+          const index = typeof part.index === 'number' ? part.index : turn.summaryIndex;
+          const separator = turn.summaryIndex !== undefined && index !== turn.summaryIndex ? '\n\n' : '';
+          turn.summaryIndex = index;
+          reasoning(turn, separator + part.text);
+        }
+      }
+    }
+    const model = modelName(message);
+    if (model !== undefined) turn.model = model;
+
+    const chunks = message.tool_call_chunks;
+    const hasChunks = Array.isArray(chunks) && chunks.length > 0;
+    const content = message.content;
+    const hasToolBlocks = Array.isArray(content) && content.some((block) => isObject(block) && (block.type === 'tool_use' || block.type === 'input_json_delta'));
+    if (typeof content === 'string') text(turn, content);
+    else if (Array.isArray(content)) {
+      content.forEach((block, i) => {
+        if (typeof block === 'string') return text(turn, block);
+        if (!isObject(block)) throw fail(`${where}.content[${i}] is ${describeValue(block)}, but a content block must be an object such as { type: 'text', text: 'Hi' }.`);
+        switch (block.type) {
+          case 'text':
+          case 'text_delta':
+            return text(turn, block.text);
+          case 'thinking':
+            return reasoning(turn, block.thinking);
+          case 'reasoning':
+            return reasoning(turn, block.reasoning);
+          case 'tool_use':
+            if (hasChunks) return;
+            return piece(turn, { id: block.id, name: block.name, args: wholeInput(block.input), index: block.index }, `${where}.content[${i}]`);
+          case 'input_json_delta':
+            if (hasChunks) return;
+            return piece(turn, { args: block.partial_json, index: block.index }, `${where}.content[${i}]`);
+          default:
+            return;
+        }
+      });
+    } else if (content !== undefined && content !== null) {
+      throw fail(`${where}.content is ${describeValue(content)}, but it must be a string or a list of content blocks.`);
+    }
+
+    if (chunks !== undefined && chunks !== null && !Array.isArray(chunks)) throw fail(`${where}.tool_call_chunks is ${describeValue(chunks)}, but it must be an array.`);
+    if (hasChunks) {
+      chunks.forEach((chunk, i) => {
+        if (!isObject(chunk)) throw fail(`${where}.tool_call_chunks[${i}] is ${describeValue(chunk)}, but each piece must be an object such as { index: 0, args: '…' }.`);
+        piece(turn, chunk, `${where}.tool_call_chunks[${i}]`);
+      });
+    } else if (chunks === undefined && !hasToolBlocks && Array.isArray(message.tool_calls)) {
+      // A whole message (not streamed): its calls, each with its arguments as JSON.
+      message.tool_calls.forEach((call, i) => {
+        if (!isObject(call)) throw fail(`${where}.tool_calls[${i}] is ${describeValue(call)}, but each tool call must be an object such as { id, name, args: {} }.`);
+        const id = nonEmpty(call.id);
+        if (id !== undefined && (unanswered.has(id) || answered.has(id))) return;
+        turn.latestCall = undefined;
+        piece(turn, { id: id ?? mint(), name: call.name, args: call.args === undefined ? undefined : JSON.stringify(call.args) }, `${where}.tool_calls[${i}]`);
+      });
+    }
+
+    const usage = usageOf(message.usage_metadata, undefined);
+    if (usage !== undefined) turn.usage = turn.usage === undefined ? usage : addUsage(turn.usage, usage);
+  };
+
+  return {
+    turn: (messageId) => ({ messageId, calls: new Map(), streamed: false }),
+    read,
+    unansweredCall(name) {
+      for (const [id, callName] of unanswered) if (callName === name) return id;
+      return undefined;
+    },
+    answer(toolCallId) {
+      if (answered.has(toolCallId)) return false;
+      answered.add(toolCallId);
+      unanswered.delete(toolCallId);
+      return true;
+    },
+  };
+}
+
+/**
+ * The fields of a LangChain message: the `kwargs` of its `lc`-serialised form, else the object
+ * itself; `undefined` when it is not an object. @internal
+ */
+export function messageFields(message: unknown): Fields | undefined {
+  if (!isObject(message)) return undefined;
+  if (message.lc !== undefined && message.type === 'constructor' && isObject(message.kwargs)) return message.kwargs;
+  return message;
+}
+
+/** The class of a LangChain message: `ai`, `tool`, `human`, `system` …, or `undefined`. @internal */
+export function messageKind(message: unknown): string | undefined {
+  if (!isObject(message)) return undefined;
+  let name: unknown;
+  if (message.lc !== undefined && message.type === 'constructor' && Array.isArray(message.id)) name = message.id[message.id.length - 1];
+  else if (typeof message._getType === 'function') name = (message._getType as () => unknown)();
+  else name = message.type;
+  if (typeof name !== 'string') return undefined;
+  return name.replace(/MessageChunk$|Message$/, '').toLowerCase();
+}
+
+/** Token usage from LangChain's `usage_metadata`, labelled with the model when known. @internal */
+export function usageOf(metadata: unknown, model: string | undefined): TokenUsage | undefined {
+  if (!isObject(metadata)) return undefined;
+  return tokenUsageFromLangChainMetadata(metadata, model === undefined ? {} : { model });
+}
+
+/** The served model's name from a message's `response_metadata`. @internal */
+export function modelName(message: Fields | undefined): string | undefined {
+  const metadata = message?.response_metadata;
+  return isObject(metadata) ? nonEmpty(metadata.model_name) : undefined;
+}
+
+/** A tool's result as text: strings as they are, text blocks joined, anything else as JSON. @internal */
+export function resultText(content: unknown, toolCallId: string): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content) && content.length > 0 && content.every((block) => typeof block === 'string' || (isObject(block) && block.type === 'text' && typeof block.text === 'string'))) {
+    return content.map((block) => (typeof block === 'string' ? block : (block as { text: string }).text)).join('');
+  }
+  try {
+    const json = JSON.stringify(content);
+    if (json !== undefined) return json;
+  } catch (error) {
+    throw new AguiRxError('INVALID_EVENT', `The result of tool call '${toolCallId}' (${describeValue(content)}) cannot be serialised to JSON: ${(error as Error).message}. Return text, or plain data, from the tool.`);
+  }
+  return String(content);
+}
+
+/** @internal */
+export function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A non-empty string, else `undefined`. @internal */
+export function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function invalid(detail: string): AguiRxError {
+  return new AguiRxError('INVALID_EVENT', `fromLangChainStreamEvents received a malformed streamEvents v2 event: ${detail}`);
+}
+
+function checkEvent(input: unknown): LangChainStreamEvent & { data: Fields } {
+  if (!isObject(input) || typeof input.event !== 'string') {
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `fromLangChainStreamEvents received ${isObject(input) ? `an object without a string 'event' (got ${describeValue(input.event)})` : describeValue(input)} where a streamEvents v2 event such as { event: 'on_chat_model_stream', run_id, data: { chunk } } was expected. Pass the events of streamEvents(input, { version: 'v2' }); graph.stream() output needs fromLangGraphStream.`,
+    );
+  }
+  if (input.data !== undefined && !isObject(input.data)) throw invalid(`'${input.event}' has data: ${describeValue(input.data)}, but data must be an object.`);
+  return { ...(input as unknown as LangChainStreamEvent), data: (input.data ?? {}) as Fields };
+}
+
+function runIdOf(event: LangChainStreamEvent): string {
+  if (typeof event.run_id !== 'string' || event.run_id === '') throw invalid(`'${event.event}' has run_id: ${describeValue(event.run_id)}, but every event names its run with a non-empty string run_id.`);
+  return event.run_id;
+}
+
+/** The call a tool run answers, when its input says so (a ToolCall, or a ToolMessage-like input). */
+function callIdOfInput(input: unknown): string | undefined {
+  if (typeof input === 'string' && input.startsWith('{')) {
+    try {
+      return callIdOfInput(JSON.parse(input));
+    } catch {
+      return undefined;
+    }
+  }
+  if (!isObject(input)) return undefined;
+  if (typeof input.tool_call_id === 'string') return nonEmpty(input.tool_call_id);
+  if (input.type === 'tool_call') return nonEmpty(input.id);
+  if (isObject(input.tool_call)) return nonEmpty(input.tool_call.id);
+  return undefined;
+}
+
+function errorMessage(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (isObject(error) || error instanceof Error) {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '') return message;
+  }
+  if (error === undefined || error === null) return 'the tool failed';
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** A `tool_use` block's `input` as argument text: a non-empty object as JSON, else nothing (its deltas follow). */
+function wholeInput(input: unknown): string | undefined {
+  if (typeof input === 'string') return input;
+  if (isObject(input) && Object.keys(input).length > 0) return JSON.stringify(input);
+  return undefined;
+}
+
+function labelled(usage: TokenUsage, model: string | undefined): TokenUsage {
+  return model === undefined ? usage : { ...usage, model };
+}
+
+const countKeys = ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens', 'cacheWriteInputTokens'] as const;
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const sum: Record<string, unknown> = {};
+  for (const key of countKeys) {
+    const x = a[key as keyof TokenUsage] as number | undefined;
+    const y = b[key as keyof TokenUsage] as number | undefined;
+    if (x !== undefined || y !== undefined) sum[key] = (x ?? 0) + (y ?? 0);
+  }
+  return sum as TokenUsage;
+}

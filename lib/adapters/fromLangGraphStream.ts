@@ -1,0 +1,187 @@
+import { EventType } from '@ag-ui/core';
+import type { OperatorFunction } from 'rxjs';
+import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
+import { AguiRxError, describeValue } from '../errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
+import { operate } from '../operate.js';
+import {
+  createLangChainMessageReader,
+  isObject,
+  messageFields,
+  messageKind,
+  modelName,
+  nonEmpty,
+  resultText,
+  usageOf,
+  type LangChainMessageLike,
+  type ModelTurn,
+} from './fromLangChainStreamEvents.js';
+
+/** The metadata LangGraph sends beside each message in `"messages"` mode. */
+export interface LangGraphMessageMetadata {
+  /** The node that produced the message. */
+  langgraph_node?: string;
+  langgraph_step?: number;
+  ls_provider?: string;
+  ls_model_name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * One item of LangGraph JS `graph.stream(input, { streamMode: ['values', 'messages'] })`:
+ * `['messages', [messageChunk, metadata]]` for each message chunk (and each whole message a node
+ * returns), `['values', state]` after each step. With `subgraphs: true` the namespace comes first:
+ * `[namespace, mode, payload]`. Other modes (`updates`, `custom`, `debug` …) are read and ignored.
+ */
+export type LangGraphStreamPart =
+  | ['messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
+  | ['values', Record<string, unknown>]
+  | [string, unknown]
+  | [string[], 'messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
+  | [string[], 'values', Record<string, unknown>]
+  | [string[], string, unknown];
+
+/** Options of {@link fromLangGraphStream}. */
+export interface FromLangGraphStreamOptions {
+  /** Also send each item as it came, as `RAW { event, source: 'langgraph' }`, before the events made from it. Default: false. */
+  raw?: boolean;
+  /** Mints ids for messages and tool calls that carry none. Default: nanoid. */
+  generateId?: IdGenerator;
+}
+
+/**
+ * Turns LangGraph JS `graph.stream()` output with `streamMode: ["values", "messages"]` into agent
+ * events: the model's text, reasoning and tool calls, the tools' results, token usage, and the
+ * graph's state.
+ *
+ * One AI message (its chunks share an `id`) is one assistant message, and the parent of its tool calls.
+ *
+ * ```text
+ * source:  --m--m--m--v--t--v--|    m = ['messages', [AIMessageChunk, metadata]], v = ['values', state]
+ * output:  --r--t--k--S--R--S--|    t = ['messages', [ToolMessage, metadata]]
+ *          r = REASONING_MESSAGE_CHUNK, t = TEXT_MESSAGE_CHUNK, k = TOOL_CALL_CHUNK,
+ *          S = STATE_SNAPSHOT, R = TOOL_CALL_RESULT
+ * ```
+ *
+ * Rules:
+ * 1. Messages may be message objects, their plain JSON or their `lc`-serialised form
+ *    (`{ lc: 1, type: 'constructor', id: [..., 'AIMessageChunk'], kwargs }`).
+ * 2. An AI message chunk is read as `fromLangChainStreamEvents` reads a chunk: reasoning
+ *    (`additional_kwargs.reasoning_content`, `additional_kwargs.reasoning` summaries, `thinking`
+ *    / `reasoning` blocks) as REASONING_MESSAGE_CHUNK with `messageId` = `<id>-reasoning`, text (a
+ *    string, or `text` blocks) as TEXT_MESSAGE_CHUNK with `messageId` = the chunk's `id`, and
+ *    `tool_call_chunks` (else `tool_use` / `input_json_delta` blocks, else a whole message's
+ *    `tool_calls`) keyed by `index`, as TOOL_CALL_CHUNK with the provider's call id.
+ * 3. A chunk with another `id` starts a new message, unless it carries nothing (OpenAI's
+ *    Responses API sends an empty chunk named after its output item mid-message); a chunk
+ *    without `id` continues the current message (or starts one with a minted id).
+ * 4. A chunk's `usage_metadata` becomes TOKEN_USAGE (chunks' usage adds up, as LangChain merges
+ *    it), with `model` = the message's `response_metadata.model_name`, else `ls_model_name`.
+ * 5. A ToolMessage becomes TOOL_CALL_RESULT for its `tool_call_id`, with its `id` as `messageId`
+ *    and its content as text (text blocks joined, anything else as JSON). Human and system
+ *    messages send nothing: they are the input, not the run's output.
+ * 6. A `values` state becomes STATE_SNAPSHOT **without its `messages` key**: the messages travel
+ *    as messages (point 2 to 5), and `stateDelta` sends only what changed. Other modes send nothing.
+ * 7. An item that is not a `[mode, payload]` tuple, a `messages` payload that is not
+ *    `[message, metadata]`, or a malformed chunk is an `INVALID_EVENT` error.
+ *
+ * ## Example
+ *
+ * ```ts
+ * of<LangGraphStreamPart[]>(
+ *   ['messages', [{ type: 'AIMessageChunk', id: 'm1', content: 'Hi' }, { langgraph_node: 'agent' }]],
+ *   ['values', { messages: [], mood: 'happy' }],
+ * ).pipe(fromLangGraphStream()).subscribe((event) => console.log(JSON.stringify(event)));
+ * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}, {"type":"STATE_SNAPSHOT","snapshot":{"mood":"happy"}}
+ * ```
+ *
+ * @param options `raw` to keep each item, and the id generator.
+ * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
+ * @throws Nothing synchronously; malformed items reach the subscriber as `INVALID_EVENT` errors.
+ */
+export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): OperatorFunction<LangGraphStreamPart, AgentEvent> {
+  const mint = options.generateId ?? defaultGenerateId;
+  const raw = options.raw ?? false;
+  return operate<LangGraphStreamPart, AgentEvent>((subscriber) => {
+    const emit = (event: AgentEvent) => subscriber.next(event);
+    const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream');
+    // The AI message being read, keyed by its id.
+    let current: { key: string | undefined; turn: ModelTurn } | undefined;
+    // The served model of each message id, from whichever of its chunks names it (often an empty first one).
+    const models = new Map<string, string>();
+
+    const onAiMessage = (fields: Record<string, unknown>, metadata: Record<string, unknown>) => {
+      const id = nonEmpty(fields.id);
+      const model = modelName(fields);
+      if (id !== undefined && model !== undefined && !models.has(id)) models.set(id, model);
+      if (current === undefined || (id !== undefined && id !== current.key)) {
+        if (carriesNothing(fields)) return;
+        current = { key: id, turn: reader.turn(id ?? mint()) };
+      }
+      const { turn } = current;
+      turn.model ??= current.key === undefined ? model : models.get(current.key);
+      // The usage of this chunk goes out now; the reader must not add it up again.
+      const { usage_metadata: usage, ...rest } = fields;
+      reader.read(turn, rest, 'message');
+      const report = usageOf(usage, turn.model ?? nonEmpty(metadata.ls_model_name));
+      if (report !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage: report });
+    };
+
+    const onToolMessage = (fields: Record<string, unknown>) => {
+      current = undefined;
+      const toolCallId = nonEmpty(fields.tool_call_id);
+      if (toolCallId === undefined) throw invalid(`a ToolMessage has tool_call_id: ${describeValue(fields.tool_call_id)}, but it must name the call it answers.`);
+      if (!reader.answer(toolCallId)) return;
+      const messageId = nonEmpty(fields.id);
+      emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: resultText(fields.content, toolCallId), ...(messageId === undefined ? {} : { messageId }) });
+    };
+
+    return {
+      next(input) {
+        if (raw) emit({ type: EventType.RAW, event: input, source: 'langgraph' });
+        if (!Array.isArray(input) || input.length < 2 || input.length > 3) {
+          throw new AguiRxError(
+            'INVALID_EVENT',
+            `fromLangGraphStream received ${describeValue(input)} where a [mode, payload] tuple was expected. Stream the graph with graph.stream(input, { streamMode: ['values', 'messages'] }) and pass its items unchanged; streamEvents() output needs fromLangChainStreamEvents.`,
+          );
+        }
+        const [mode, payload] = input.length === 3 ? [input[1], input[2]] : [input[0], input[1]];
+        if (mode === 'values') {
+          if (!isObject(payload)) {
+            emit({ type: EventType.STATE_SNAPSHOT, snapshot: payload });
+            return;
+          }
+          const { messages: _messages, ...state } = payload;
+          emit({ type: EventType.STATE_SNAPSHOT, snapshot: state });
+          return;
+        }
+        if (mode !== 'messages') return;
+        if (!Array.isArray(payload) || payload.length < 1) throw invalid(`a 'messages' payload is ${describeValue(payload)}, but it must be a [message, metadata] pair.`);
+        const [message, metadata] = payload;
+        const fields = messageFields(message);
+        if (fields === undefined) throw invalid(`a 'messages' payload holds ${describeValue(message)} where a LangChain message was expected.`);
+        const kind = messageKind(message);
+        if (kind === 'ai') onAiMessage(fields, isObject(metadata) ? metadata : {});
+        else if (kind === 'tool') onToolMessage(fields);
+      },
+    };
+  });
+}
+
+function invalid(detail: string): AguiRxError {
+  return new AguiRxError('INVALID_EVENT', `fromLangGraphStream received a malformed item: ${detail}`);
+}
+
+/** Whether a chunk says nothing: no text, reasoning, tool call or usage. */
+function carriesNothing(fields: Record<string, unknown>): boolean {
+  const { content, tool_call_chunks: chunks, tool_calls: calls, additional_kwargs: kwargs, usage_metadata: usage } = fields;
+  // Content of any other type is read, to be refused there.
+  if (typeof content === 'string' ? content !== '' : Array.isArray(content) ? content.length > 0 : content !== undefined && content !== null) return false;
+  if ((Array.isArray(chunks) && chunks.length > 0) || (Array.isArray(calls) && calls.length > 0) || isObject(usage)) return false;
+  if (isObject(kwargs)) {
+    if (nonEmpty(kwargs.reasoning_content) !== undefined || nonEmpty(kwargs.reasoning) !== undefined) return false;
+    const reasoning = kwargs.reasoning;
+    if (isObject(reasoning) && Array.isArray(reasoning.summary) && reasoning.summary.some((part) => isObject(part) && nonEmpty(part.text) !== undefined)) return false;
+  }
+  return true;
+}

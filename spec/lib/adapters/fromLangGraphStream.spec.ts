@@ -1,0 +1,342 @@
+import { EventType } from '@ag-ui/core';
+import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { LangChainMessageFields } from '../../../lib/adapters/fromLangChainStreamEvents.js';
+import { fromLangGraphStream, type LangGraphStreamPart } from '../../../lib/adapters/fromLangGraphStream.js';
+import type { AgentEvent } from '../../../lib/agentEvent.js';
+import { AguiRxError } from '../../../lib/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { collect, createTestScheduler, sequentialIds } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+
+/** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
+type Marbles = Record<string, any>;
+
+const metadata = { langgraph_node: 'model_request', langgraph_step: 1, ls_provider: 'openai', ls_model_name: 'gpt-test' };
+// graph.stream() items, as LangGraph JS sends them: lc-serialised messages, as JSON.stringify writes them.
+const lc = (cls: string, kwargs: LangChainMessageFields) => ({ lc: 1, type: 'constructor' as const, id: ['langchain_core', 'messages', cls], kwargs });
+const ai = (kwargs: LangChainMessageFields): LangGraphStreamPart => ['messages', [lc('AIMessageChunk', { id: 'run-1', tool_call_chunks: [], additional_kwargs: {}, ...kwargs }), metadata]];
+const say = (content: LangChainMessageFields['content'], id = 'run-1') => ai({ id, content });
+const piece = (index: number, fields: { id?: string; name?: string; args?: string } = {}) => ai({ content: [], tool_call_chunks: [{ type: 'tool_call_chunk', index, args: '', ...fields }] });
+const tool = (toolCallId: string, content: unknown, id = `tm-${toolCallId}`): LangGraphStreamPart => [
+  'messages',
+  [lc('ToolMessage', { id, tool_call_id: toolCallId, content: content as string, status: 'success' }), { ...metadata, langgraph_node: 'tools' }],
+];
+const values = (state: Record<string, unknown>): LangGraphStreamPart => ['values', state];
+const bad = (value: unknown) => value as LangGraphStreamPart;
+
+const text = (delta: string, messageId = 'run-1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
+const reasoning = (delta: string, messageId = 'run-1-reasoning'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'run-1'): AgentEvent => ({
+  type: EventType.TOOL_CALL_CHUNK,
+  toolCallId,
+  toolCallName,
+  parentMessageId,
+  ...(delta === undefined ? {} : { delta }),
+});
+const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
+const result = (toolCallId: string, content: string, messageId = `tm-${toolCallId}`): AgentEvent => ({ type: EventType.TOOL_CALL_RESULT, toolCallId, content, messageId });
+const snapshot = (state: unknown): AgentEvent => ({ type: EventType.STATE_SNAPSHOT, snapshot: state });
+const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+function adapt(inputs: readonly LangGraphStreamPart[], options?: Parameters<typeof fromLangGraphStream>[0]): Promise<AgentEvent[]> {
+  return collect(from(inputs).pipe(fromLangGraphStream(options)));
+}
+
+async function failure(inputs: readonly LangGraphStreamPart[]): Promise<AguiRxError> {
+  return adapt(inputs).then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: AguiRxError) => error,
+  );
+}
+
+describe('fromLangGraphStream', () => {
+  let testScheduler: TestScheduler;
+
+  beforeEach(() => {
+    testScheduler = createTestScheduler();
+  });
+
+  describe('as an operator', () => {
+    it('should turn messages into text, tool calls and results, and values into state', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values_: Marbles = {
+          a: say('Hi'),
+          b: piece(0, { id: 'call-1', name: 'search', args: '{}' }),
+          v: values({ messages: [], hits: 0 }),
+          r: tool('call-1', 'found'),
+          t: text('Hi'),
+          k: callStart('call-1', 'search', '{}'),
+          S: snapshot({ hits: 0 }),
+          R: result('call-1', 'found'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--v--r--|', values_);
+        // prettier-ignore
+        const e1subs =   '^-------------!';
+        // prettier-ignore
+        const expected = '--t--k--S--R--|';
+
+        expectObservable(e1.pipe(fromLangGraphStream())).toBe(expected, values_);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should pass a source error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new Error('graph failed');
+        const values_: Marbles = { a: say('Hi'), t: text('Hi') };
+        // prettier-ignore
+        const e1 =  cold('--a--#', values_, error);
+        // prettier-ignore
+        const e1subs =   '^----!';
+        // prettier-ignore
+        const expected = '--t--#';
+
+        expectObservable(e1.pipe(fromLangGraphStream())).toBe(expected, values_, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should complete when the source is empty, and pass an immediate error on', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<LangGraphStreamPart>('|   ');
+        // prettier-ignore
+        const e2 = cold<LangGraphStreamPart>('#   ');
+        // prettier-ignore
+        const subs =                         '(^!)';
+
+        expectObservable(e1.pipe(fromLangGraphStream())).toBe('|');
+        expectObservable(e2.pipe(fromLangGraphStream())).toBe('#');
+        expectSubscriptions(e1.subscriptions).toBe(subs);
+        expectSubscriptions(e2.subscriptions).toBe(subs);
+      }));
+
+    it('should not complete when the source never completes', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 = cold<LangGraphStreamPart>('-');
+        // prettier-ignore
+        const e1subs =                       '^';
+
+        expectObservable(e1.pipe(fromLangGraphStream())).toBe('-');
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should allow unsubscribing early, also through other operators', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const values_: Marbles = { a: say('Hi'), b: say('!'), t: text('Hi') };
+        // prettier-ignore
+        const e1 =   hot('--a----b----|', values_);
+        // prettier-ignore
+        const unsub =    '-----!       ';
+        // prettier-ignore
+        const e1subs =   '^----!       ';
+        // prettier-ignore
+        const expected = '--t---       ';
+
+        const result$ = e1.pipe(
+          mergeMap((input) => of(input)),
+          fromLangGraphStream(),
+          mergeMap((event) => of(event)),
+        );
+
+        expectObservable(result$, unsub).toBe(expected, values_);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should stop a synchronous source when take has what it needs', () =>
+      testScheduler.run(({ expectObservable }) => {
+        let read = 0;
+        const source$ = from([say('a'), say('b'), say('c')]).pipe(map((input) => (read++, input)));
+
+        expectObservable(source$.pipe(fromLangGraphStream(), take(2))).toBe('(ts|)', { t: text('a'), s: text('b') });
+        testScheduler.flush();
+        expect(read).toBe(2);
+      }));
+
+    it('should start afresh on retry: the calls of a failed attempt are forgotten', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values_: Marbles = { a: piece(0, { id: 'call-1', name: 'search' }), k: callStart('call-1', 'search') };
+        // prettier-ignore
+        const first =  cold('-a-#   ', values_);
+        // prettier-ignore
+        const second = cold('   -a-|', values_);
+        // prettier-ignore
+        const expected =    '-k--k-|';
+
+        let attempt = 0;
+        expectObservable(defer(() => (attempt++ === 0 ? first : second)).pipe(fromLangGraphStream(), retry(1))).toBe(expected, values_);
+      }));
+  });
+
+  describe('messages (rules 1 to 3)', () => {
+    it('should read reasoning summaries, then text blocks, under the message id', async () => {
+      expect(
+        await adapt([
+          ai({ content: [], response_metadata: { model_name: 'gpt-5' } }),
+          ai({ content: [], additional_kwargs: { reasoning: { summary: [] } } }),
+          ai({ content: [], additional_kwargs: { reasoning: { summary: [{ text: 'Plan', index: 0 }] } } }),
+          ai({ content: [], additional_kwargs: { reasoning: { summary: [{ text: 'More', index: 1 }] } } }),
+          say([{ type: 'text', text: 'Done', index: 0 }]),
+        ]),
+      ).toEqual([reasoning('Plan'), reasoning('\n\nMore'), text('Done')]);
+    });
+
+    it('should key tool_call_chunks by index, from any number, with the provider call id', async () => {
+      expect(
+        await adapt([
+          piece(1, { id: 'call-a', name: 'weather' }),
+          piece(1, { args: '{"city":' }),
+          piece(2, { id: 'call-b', name: 'time', args: '{}' }),
+          piece(1, { args: '"Tokyo"}' }),
+        ]),
+      ).toEqual([callStart('call-a', 'weather'), callArgs('call-a', '{"city":'), callStart('call-b', 'time', '{}'), callArgs('call-a', '"Tokyo"}')]);
+    });
+
+    it("should not split a message at an empty chunk with another id (OpenAI Responses' item id)", async () => {
+      expect(await adapt([say('Hel'), ai({ id: 'msg_item', content: [] }), say('lo')])).toEqual([text('Hel'), text('lo')]);
+    });
+
+    it('should start a new message at a chunk with another id, and continue the current one without id', async () => {
+      expect(await adapt([say('A'), say('B', 'run-2'), ai({ id: undefined, content: 'C' })])).toEqual([text('A'), text('B', 'run-2'), text('C', 'run-2')]);
+    });
+
+    it('should mint a message id when the first chunk has none', async () => {
+      expect(await adapt([ai({ id: undefined, content: 'Hi' })], { generateId: sequentialIds('m-') })).toEqual([text('Hi', 'm-1')]);
+    });
+
+    it('should read plain messages, class-like ones and a whole AIMessage with tool_calls', async () => {
+      const whole = { type: 'ai', id: 'ai-1', content: 'Calling.', tool_calls: [{ id: 'call-1', name: 'search', args: { q: 1 } }] };
+      const classLike = { _getType: () => 'ai', id: 'ai-2', content: 'Hi' };
+      expect(await adapt([['messages', [whole, metadata]], bad(['messages', [classLike, metadata]])])).toEqual([
+        text('Calling.', 'ai-1'),
+        callStart('call-1', 'search', '{"q":1}', 'ai-1'),
+        text('Hi', 'ai-2'),
+      ]);
+    });
+
+    it('should read the [namespace, mode, payload] items of subgraphs', async () => {
+      expect(await adapt([bad([['sub:1'], 'messages', [lc('AIMessageChunk', { id: 'run-1', content: 'Hi' }), metadata]]), bad([['sub:1'], 'values', { messages: [], n: 1 }])])).toEqual([
+        text('Hi'),
+        snapshot({ n: 1 }),
+      ]);
+    });
+  });
+
+  describe('usage (rule 4)', () => {
+    it("should send each chunk's usage, with the model named on an earlier chunk, else ls_model_name", async () => {
+      const usage = { input_tokens: 10, output_tokens: 4, total_tokens: 14, input_token_details: { cache_read: 2 }, output_token_details: { reasoning: 1 } };
+      expect(await adapt([ai({ content: [], response_metadata: { model_name: 'gpt-5-2025' } }), say('Hi'), ai({ content: [], usage_metadata: usage }), ai({ id: 'run-2', content: '', usage_metadata: usage })])).toEqual([
+        text('Hi'),
+        tokenUsage({ model: 'gpt-5-2025', inputTokens: 10, outputTokens: 4, totalTokens: 14, reasoningTokens: 1, cachedInputTokens: 2 }),
+        tokenUsage({ model: 'gpt-test', inputTokens: 10, outputTokens: 4, totalTokens: 14, reasoningTokens: 1, cachedInputTokens: 2 }),
+      ]);
+    });
+  });
+
+  describe('tool messages (rule 5)', () => {
+    it('should answer the call with the text, text blocks joined, other content as JSON, once', async () => {
+      expect(
+        await adapt([
+          piece(0, { id: 'call-1', name: 'a', args: '{}' }),
+          tool('call-1', [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }]),
+          tool('call-2', { ok: true }),
+          tool('call-1', 'again'),
+        ]),
+      ).toEqual([callStart('call-1', 'a', '{}'), result('call-1', 'xy'), result('call-2', '{"ok":true}')]);
+    });
+
+    it('should send nothing for human and system messages', async () => {
+      expect(await adapt([['messages', [lc('HumanMessage', { id: 'h', content: 'Hi' }), {}]], ['messages', [{ type: 'system', content: 'Be brief.' }, {}]]])).toEqual([]);
+    });
+  });
+
+  describe('values (rule 6)', () => {
+    it('should send the state without its messages, and other modes not at all', async () => {
+      expect(await adapt([values({ messages: [lc('HumanMessage', { content: 'Hi' })] }), values({ messages: [], todos: ['a'] }), ['updates', { agent: {} }], ['custom', { x: 1 }]])).toEqual([
+        snapshot({}),
+        snapshot({ todos: ['a'] }),
+      ]);
+    });
+  });
+
+  describe('bad input (rule 7)', () => {
+    it.each([
+      [null, 'null'],
+      [{ event: 'on_chat_model_stream' }, 'an object'],
+      [['values'], 'an array of 1'],
+    ])('should refuse %p and say how to stream the graph', async (input, described) => {
+      const error = await failure([bad(input)]);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'INVALID_EVENT',
+        message: `fromLangGraphStream received ${described} where a [mode, payload] tuple was expected. Stream the graph with graph.stream(input, { streamMode: ['values', 'messages'] }) and pass its items unchanged; streamEvents() output needs fromLangChainStreamEvents.`,
+      });
+    });
+
+    it.each([
+      [bad(['messages', 'x']), `fromLangGraphStream received a malformed item: a 'messages' payload is "x", but it must be a [message, metadata] pair.`],
+      [bad(['messages', ['x', {}]]), `fromLangGraphStream received a malformed item: a 'messages' payload holds "x" where a LangChain message was expected.`],
+      [bad(['messages', [lc('ToolMessage', { content: 'x' }), {}]]), 'fromLangGraphStream received a malformed item: a ToolMessage has tool_call_id: undefined, but it must name the call it answers.'],
+      [say(3 as never), 'fromLangGraphStream received a malformed LangChain message: message.content is number 3, but it must be a string or a list of content blocks.'],
+      [piece(0, { args: '{' }), "fromLangGraphStream received a malformed LangChain message: message.tool_call_chunks[0] starts a tool call without a name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?"],
+    ])('should refuse a malformed item: %#', async (input, message) => {
+      const error = await failure([input]);
+      expect({ code: error.code, message: error.message }).toEqual({ code: 'INVALID_EVENT', message });
+    });
+  });
+
+  describe('through toAgui and the official client', () => {
+    it('should build reasoning, the assistant message with its calls, the results, the state and the usage', async () => {
+      const parts: LangGraphStreamPart[] = [
+        values({ messages: [], todos: [] }),
+        ai({ content: [], additional_kwargs: { reasoning: { summary: [{ text: 'Two calls.', index: 0 }] } } }),
+        piece(1, { id: 'call-a', name: 'a' }),
+        piece(2, { id: 'call-b', name: 'b', args: '{"x":1}' }),
+        ai({ content: [], usage_metadata: { input_tokens: 5, output_tokens: 2, total_tokens: 7 } }),
+        values({ messages: [], todos: [] }),
+        tool('call-a', 'A'),
+        tool('call-b', 'B'),
+        values({ messages: [], todos: ['done'] }),
+        say('All done.', 'run-2'),
+      ];
+      const run = await runWithOracle(from(parts).pipe(fromLangGraphStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([
+        { id: 'run-1-reasoning', role: 'reasoning', content: 'Two calls.' },
+        {
+          id: 'run-1',
+          role: 'assistant',
+          toolCalls: [
+            { id: 'call-a', type: 'function', function: { name: 'a', arguments: '{}' } },
+            { id: 'call-b', type: 'function', function: { name: 'b', arguments: '{"x":1}' } },
+          ],
+        },
+        { id: 'tm-call-a', role: 'tool', toolCallId: 'call-a', content: 'A' },
+        { id: 'tm-call-b', role: 'tool', toolCallId: 'call-b', content: 'B' },
+        { id: 'run-2', role: 'assistant', content: 'All done.' },
+      ]);
+      expect(run.state).toEqual({ todos: ['done'] });
+      expect(run.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', usage: [{ inputTokens: 5, outputTokens: 2, totalTokens: 7, model: 'gpt-test' }] });
+    });
+  });
+
+  it('should give the results its doc example promises', async () => {
+    const lines: string[] = [];
+    await collect(
+      from<LangGraphStreamPart[]>([
+        ['messages', [{ type: 'AIMessageChunk', id: 'm1', content: 'Hi' }, { langgraph_node: 'agent' }]],
+        ['values', { messages: [], mood: 'happy' }],
+      ]).pipe(fromLangGraphStream(), map((event) => void lines.push(JSON.stringify(event)))),
+    );
+    expect(lines.join(', ')).toBe('{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}, {"type":"STATE_SNAPSHOT","snapshot":{"mood":"happy"}}');
+  });
+
+  describe('raw', () => {
+    it('should send each item as RAW before the events made from it, when asked, and none by default', async () => {
+      const a = say('Hi');
+      expect(await adapt([a], { raw: true })).toEqual([{ type: EventType.RAW, event: a, source: 'langgraph' }, text('Hi')]);
+      expect(await adapt([a])).toEqual([text('Hi')]);
+    });
+  });
+});
