@@ -135,18 +135,21 @@ export async function runDemo(argv: string[], options: RunDemoOptions = {}): Pro
   let agent: AguiAgent;
   let label: string;
   let hint: string | undefined;
+  let adapter: string | undefined;
+  const provider = config.replay === undefined ? chooseProvider(config.provider, env) : undefined;
   if (config.replay !== undefined) {
     agent = createReplayAgent(readTranscript(config.replay));
     label = `replay · ${basename(config.replay)}`;
-  } else if (chooseProvider(config.provider, env) === 'openai') {
+  } else if (provider === 'openai') {
     const model = env.OPENAI_MODEL || DEFAULT_OPENAI_MODEL;
     agent = createOpenAIAgent({ apiKey: env.OPENAI_API_KEY!, model, baseUrl: env.OPENAI_BASE_URL || undefined });
     label = `OpenAI · ${model}`;
     if (env.ANTHROPIC_API_KEY && config.provider === undefined) hint = 'ANTHROPIC_API_KEY is set too: --provider anthropic uses Anthropic instead.';
-  } else if (chooseProvider(config.provider, env) === 'anthropic') {
+  } else if (provider === 'anthropic') {
     const model = env.ANTHROPIC_MODEL || DEFAULT_ANTHROPIC_MODEL;
     agent = createAnthropicAgent({ apiKey: env.ANTHROPIC_API_KEY!, model, baseUrl: env.ANTHROPIC_BASE_URL || undefined });
     label = `Anthropic · ${model}`;
+    adapter = 'fromAnthropicMessages()';
   } else {
     agent = createScriptedAgent();
     label = 'scripted agent · no key, no network';
@@ -155,7 +158,7 @@ export async function runDemo(argv: string[], options: RunDemoOptions = {}): Pro
     if (shared) hint += `\n  Replay a recording: npm run demo -- --replay ${relative(process.cwd(), resolve(shared, 'oaipy-gpt4o-parallel-tool-calls.sse'))}`;
   }
 
-  const server = await startDemoServer({ agent, port: config.port, page: { agentLabel: label } });
+  const server = await startDemoServer({ agent, port: config.port, page: { agentLabel: label, adapter } });
   const pageUrl = `http://localhost:${server.port}/`;
   log(`agui-rx demo: open ${pageUrl}`);
   log(`  agent:  ${label}`);

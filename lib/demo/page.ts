@@ -6,7 +6,12 @@ export interface DemoPageOptions {
   endpoint?: string;
   /** Example prompts offered while the conversation is empty. */
   suggestions?: readonly string[];
+  /** The adapter the model's stream goes through, named on the empty page. Default: `fromOpenAIChatCompletions()`. */
+  adapter?: string;
 }
+
+/** Text made safe to put in HTML. */
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const DEFAULT_SUGGESTIONS = ["What's the weather in Tokyo right now?", 'Is it a good evening for a walk in Lisbon?', 'Weather and local time in New York, please.'];
 
@@ -20,7 +25,7 @@ const DEFAULT_SUGGESTIONS = ["What's the weather in Tokyo right now?", 'Is it a 
  * arguments and results, state (applying STATE_DELTA as RFC 6902), run status, usage and errors.
  * The conversation (messages and state) is kept across turns and sent back with each run.
  *
- * @param options The agent label, the endpoint and the example prompts.
+ * @param options The agent label, the endpoint, the example prompts and the adapter's name.
  * @return The HTML document, as a string.
  */
 export function renderDemoPage(options: DemoPageOptions = {}): string {
@@ -51,7 +56,7 @@ export function renderDemoPage(options: DemoPageOptions = {}): string {
     <div class="messages" id="messages" role="log" aria-live="polite">
       <div class="empty" id="empty">
         <h1>Ask the agent something</h1>
-        <p>Each answer streams through <code>fromOpenAIChatCompletions()</code> and <code>toAgui()</code> to this page as AG-UI events:
+        <p>Each answer streams through <code>${escapeHtml(options.adapter ?? 'fromOpenAIChatCompletions()')}</code> and <code>toAgui()</code> to this page as AG-UI events:
         text, reasoning, parallel tool calls with their arguments and results, and state.</p>
         <div class="suggestions" id="suggestions"></div>
       </div>

@@ -31,6 +31,12 @@ describe('parseDemoArgs', () => {
     expect(() => parseDemoArgs(['--replay'], {})).toThrow('--replay needs a value.');
     expect(() => parseDemoArgs([], { PORT: 'http' })).toThrow('The port must be an integer from 0 to 65535, not "http".');
     expect(() => parseDemoArgs(['--port', '70000'], {})).toThrow('The port must be an integer from 0 to 65535, not "70000".');
+    expect(() => parseDemoArgs(['--provider', 'gemini'], {})).toThrow('--provider must be one of openai, anthropic, not "gemini".');
+  });
+
+  it('should read --provider', () => {
+    expect(parseDemoArgs(['--provider', 'anthropic'], {})).toEqual({ port: 8000, provider: 'anthropic', help: false });
+    expect(parseDemoArgs(['--provider=OpenAI'], {})).toEqual({ port: 8000, provider: 'openai', help: false });
   });
 });
 
@@ -47,6 +53,35 @@ describe('runDemo', () => {
     await withDemo([], { OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'gpt-4.1-mini' }, async (_url, lines) => {
       expect(lines[1]).toBe('  agent:  OpenAI · gpt-4.1-mini');
     });
+  });
+
+  it('should use Anthropic when ANTHROPIC_API_KEY is set (and OPENAI_API_KEY is not), with ANTHROPIC_MODEL', async () => {
+    await withDemo([], { ANTHROPIC_API_KEY: 'sk-ant-test' }, async (url, lines) => {
+      expect(lines[1]).toBe('  agent:  Anthropic · claude-sonnet-4-5');
+      expect(await (await fetch(url)).text()).toContain('<code>fromAnthropicMessages()</code>');
+    });
+    await withDemo([], { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_MODEL: 'claude-haiku-4-5' }, async (_url, lines) => {
+      expect(lines[1]).toBe('  agent:  Anthropic · claude-haiku-4-5');
+    });
+  });
+
+  it('should prefer OpenAI when both keys are set, say so, and let --provider choose', async () => {
+    const both = { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' };
+    await withDemo([], both, async (_url, lines) => {
+      expect(lines[1]).toBe('  agent:  OpenAI · gpt-4o-mini');
+      expect(lines).toContain('  ANTHROPIC_API_KEY is set too: --provider anthropic uses Anthropic instead.');
+    });
+    await withDemo(['--provider', 'anthropic'], both, async (_url, lines) => {
+      expect(lines[1]).toBe('  agent:  Anthropic · claude-sonnet-4-5');
+    });
+    await withDemo(['--provider', 'openai'], both, async (_url, lines) => {
+      expect(lines[1]).toBe('  agent:  OpenAI · gpt-4o-mini');
+      expect(lines.join('\n')).not.toContain('is set too');
+    });
+  });
+
+  it('should refuse --provider without its key, before serving', async () => {
+    await expect(runDemo(['--provider', 'anthropic'], { env: { OPENAI_API_KEY: 'sk-test' }, log: () => undefined })).rejects.toThrow(/^--provider anthropic needs ANTHROPIC_API_KEY in the environment\./);
   });
 
   it('should replay a transcript with --replay, even with a key', async () => {
