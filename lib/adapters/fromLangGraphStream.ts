@@ -13,9 +13,9 @@ import {
   nonEmpty,
   resultText,
   usageOf,
-  type LangChainMessageLike,
   type ModelTurn,
-} from './fromLangChainStreamEvents.js';
+} from './langChainMessages.js';
+import type { LangChainMessageLike } from './fromLangChainStreamEvents.js';
 
 /** The metadata LangGraph sends beside each message in `"messages"` mode. */
 export interface LangGraphMessageMetadata {

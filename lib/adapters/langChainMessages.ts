@@ -1,0 +1,251 @@
+import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag-ui/core';
+import type { AgentEvent } from '../agentEvent.js';
+import { AguiRxError, describeValue } from '../errors.js';
+import type { IdGenerator } from '../generateId.js';
+
+/**
+ * Reading LangChain messages (plain, Python-serialised or lc-serialised chunks) into agent events:
+ * what `fromLangChainStreamEvents` and `fromLangGraphStream` share. Not part of the public API.
+ */
+
+/** A record read without trusting its types. */
+export type Fields = Record<string, unknown>;
+
+/** One model message being read: its id, its tool calls, its usage so far. @internal */
+export interface ModelTurn {
+  messageId: string;
+  /** Provider index -> toolCallId. */
+  calls: Map<number, string>;
+  latestCall?: string;
+  /** The reasoning summary part last read, to separate parts. */
+  summaryIndex?: number;
+  /** Whether any chunk of it was read (else its end event's output is). */
+  streamed: boolean;
+  model?: string;
+  /** The sum of its chunks' usage. */
+  usage?: TokenUsage;
+}
+
+/** Reads LangChain message chunks into agent events. @internal */
+export interface LangChainMessageReader {
+  turn(messageId: string): ModelTurn;
+  /** Sends what one chunk (or whole message) of the turn says. */
+  read(turn: ModelTurn, message: Fields, where: string): void;
+  /** The earliest call of that tool's name without a result. */
+  unansweredCall(name: unknown): string | undefined;
+  /** Marks a call answered; false when it already was. */
+  answer(toolCallId: string): boolean;
+}
+
+/** @internal */
+export function createLangChainMessageReader(emit: (event: AgentEvent) => void, mint: IdGenerator, adapter: string): LangChainMessageReader {
+  // Every call opened, in order, with its tool's name; answered ones are removed.
+  const unanswered = new Map<string, string>();
+  const answered = new Set<string>();
+  const fail = (detail: string) => new AguiRxError('INVALID_EVENT', `${adapter} received a malformed LangChain message: ${detail}`);
+
+  const text = (turn: ModelTurn, delta: unknown) => {
+    if (typeof delta === 'string' && delta !== '') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: turn.messageId, delta });
+  };
+  const reasoning = (turn: ModelTurn, delta: unknown) => {
+    if (typeof delta !== 'string' || delta === '') return;
+    emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${turn.messageId}-reasoning`, delta });
+  };
+
+  const piece = (turn: ModelTurn, fields: { id?: unknown; name?: unknown; args?: unknown; index?: unknown }, where: string) => {
+    const { index } = fields;
+    if (index !== undefined && index !== null && !Number.isSafeInteger(index)) throw fail(`${where}.index is ${describeValue(index)}, but a tool call's index must be an integer.`);
+    for (const field of ['id', 'name', 'args'] as const) {
+      const value = fields[field];
+      if (value !== undefined && value !== null && typeof value !== 'string') throw fail(`${where}.${field} is ${describeValue(value)}, but it must be a string (or null).`);
+    }
+    const id = nonEmpty(fields.id);
+    const name = nonEmpty(fields.name);
+    const args = nonEmpty(fields.args);
+    let toolCallId: string | undefined;
+    if (typeof index === 'number') {
+      const known = turn.calls.get(index);
+      if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
+    } else if (id === undefined || id === turn.latestCall) toolCallId = turn.latestCall;
+    if (toolCallId !== undefined) {
+      turn.latestCall = toolCallId;
+      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+      return;
+    }
+    if (name === undefined) {
+      throw fail(`${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without a name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?`);
+    }
+    toolCallId = id ?? mint();
+    if (typeof index === 'number') turn.calls.set(index, toolCallId);
+    turn.latestCall = toolCallId;
+    unanswered.set(toolCallId, name);
+    emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: turn.messageId, ...(args === undefined ? {} : { delta: args }) });
+  };
+
+  const read = (turn: ModelTurn, message: Fields, where: string) => {
+    const kwargs = message.additional_kwargs;
+    if (isObject(kwargs)) {
+      reasoning(turn, kwargs.reasoning_content);
+      const summary = kwargs.reasoning;
+      if (typeof summary === 'string') reasoning(turn, summary);
+      else if (isObject(summary) && Array.isArray(summary.summary)) {
+        for (const part of summary.summary) {
+          if (!isObject(part) || typeof part.text !== 'string' || part.text === '') continue;
+          const index = typeof part.index === 'number' ? part.index : turn.summaryIndex;
+          const separator = turn.summaryIndex !== undefined && index !== turn.summaryIndex ? '\n\n' : '';
+          turn.summaryIndex = index;
+          reasoning(turn, separator + part.text);
+        }
+      }
+    }
+    const model = modelName(message);
+    if (model !== undefined) turn.model = model;
+
+    const chunks = message.tool_call_chunks;
+    const hasChunks = Array.isArray(chunks) && chunks.length > 0;
+    const content = message.content;
+    const hasToolBlocks = Array.isArray(content) && content.some((block) => isObject(block) && (block.type === 'tool_use' || block.type === 'input_json_delta'));
+    if (typeof content === 'string') text(turn, content);
+    else if (Array.isArray(content)) {
+      content.forEach((block, i) => {
+        if (typeof block === 'string') return text(turn, block);
+        if (!isObject(block)) throw fail(`${where}.content[${i}] is ${describeValue(block)}, but a content block must be an object such as { type: 'text', text: 'Hi' }.`);
+        switch (block.type) {
+          case 'text':
+          case 'text_delta':
+            return text(turn, block.text);
+          case 'thinking':
+            return reasoning(turn, block.thinking);
+          case 'reasoning':
+            return reasoning(turn, block.reasoning);
+          case 'tool_use':
+            if (hasChunks) return;
+            return piece(turn, { id: block.id, name: block.name, args: wholeInput(block.input), index: block.index }, `${where}.content[${i}]`);
+          case 'input_json_delta':
+            if (hasChunks) return;
+            return piece(turn, { args: block.partial_json, index: block.index }, `${where}.content[${i}]`);
+          default:
+            return;
+        }
+      });
+    } else if (content !== undefined && content !== null) {
+      throw fail(`${where}.content is ${describeValue(content)}, but it must be a string or a list of content blocks.`);
+    }
+
+    if (chunks !== undefined && chunks !== null && !Array.isArray(chunks)) throw fail(`${where}.tool_call_chunks is ${describeValue(chunks)}, but it must be an array.`);
+    if (hasChunks) {
+      chunks.forEach((chunk, i) => {
+        if (!isObject(chunk)) throw fail(`${where}.tool_call_chunks[${i}] is ${describeValue(chunk)}, but each piece must be an object such as { index: 0, args: '…' }.`);
+        piece(turn, chunk, `${where}.tool_call_chunks[${i}]`);
+      });
+    } else if (chunks === undefined && !hasToolBlocks && Array.isArray(message.tool_calls)) {
+      // A whole message (not streamed): its calls, each with its arguments as JSON.
+      message.tool_calls.forEach((call, i) => {
+        if (!isObject(call)) throw fail(`${where}.tool_calls[${i}] is ${describeValue(call)}, but each tool call must be an object such as { id, name, args: {} }.`);
+        const id = nonEmpty(call.id);
+        if (id !== undefined && (unanswered.has(id) || answered.has(id))) return;
+        turn.latestCall = undefined;
+        piece(turn, { id: id ?? mint(), name: call.name, args: call.args === undefined ? undefined : JSON.stringify(call.args) }, `${where}.tool_calls[${i}]`);
+      });
+    }
+
+    const usage = usageOf(message.usage_metadata, undefined);
+    if (usage !== undefined) turn.usage = turn.usage === undefined ? usage : addUsage(turn.usage, usage);
+  };
+
+  return {
+    turn: (messageId) => ({ messageId, calls: new Map(), streamed: false }),
+    read,
+    unansweredCall(name) {
+      for (const [id, callName] of unanswered) if (callName === name) return id;
+      return undefined;
+    },
+    answer(toolCallId) {
+      if (answered.has(toolCallId)) return false;
+      answered.add(toolCallId);
+      unanswered.delete(toolCallId);
+      return true;
+    },
+  };
+}
+
+/**
+ * The fields of a LangChain message: the `kwargs` of its `lc`-serialised form, else the object
+ * itself; `undefined` when it is not an object. @internal
+ */
+export function messageFields(message: unknown): Fields | undefined {
+  if (!isObject(message)) return undefined;
+  if (message.lc !== undefined && message.type === 'constructor' && isObject(message.kwargs)) return message.kwargs;
+  return message;
+}
+
+/** The class of a LangChain message: `ai`, `tool`, `human`, `system` …, or `undefined`. @internal */
+export function messageKind(message: unknown): string | undefined {
+  if (!isObject(message)) return undefined;
+  let name: unknown;
+  if (message.lc !== undefined && message.type === 'constructor' && Array.isArray(message.id)) name = message.id[message.id.length - 1];
+  else if (typeof message._getType === 'function') name = (message._getType as () => unknown)();
+  else name = message.type;
+  if (typeof name !== 'string') return undefined;
+  return name.replace(/MessageChunk$|Message$/, '').toLowerCase();
+}
+
+/** Token usage from LangChain's `usage_metadata`, labelled with the model when known. @internal */
+export function usageOf(metadata: unknown, model: string | undefined): TokenUsage | undefined {
+  if (!isObject(metadata)) return undefined;
+  return tokenUsageFromLangChainMetadata(metadata, model === undefined ? {} : { model });
+}
+
+/** The served model's name from a message's `response_metadata`. @internal */
+export function modelName(message: Fields | undefined): string | undefined {
+  const metadata = message?.response_metadata;
+  return isObject(metadata) ? nonEmpty(metadata.model_name) : undefined;
+}
+
+/** A tool's result as text: strings as they are, text blocks joined, anything else as JSON. @internal */
+export function resultText(content: unknown, toolCallId: string): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content) && content.length > 0 && content.every((block) => typeof block === 'string' || (isObject(block) && block.type === 'text' && typeof block.text === 'string'))) {
+    return content.map((block) => (typeof block === 'string' ? block : (block as { text: string }).text)).join('');
+  }
+  try {
+    const json = JSON.stringify(content);
+    if (json !== undefined) return json;
+  } catch (error) {
+    throw new AguiRxError('INVALID_EVENT', `The result of tool call '${toolCallId}' (${describeValue(content)}) cannot be serialised to JSON: ${(error as Error).message}. Return text, or plain data, from the tool.`);
+  }
+  return String(content);
+}
+
+/** @internal */
+export function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A non-empty string, else `undefined`. @internal */
+export function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A `tool_use` block's `input` as argument text: a non-empty object as JSON, else nothing (its deltas follow). */
+export function wholeInput(input: unknown): string | undefined {
+  if (typeof input === 'string') return input;
+  if (isObject(input) && Object.keys(input).length > 0) return JSON.stringify(input);
+  return undefined;
+}
+
+export function labelled(usage: TokenUsage, model: string | undefined): TokenUsage {
+  return model === undefined ? usage : { ...usage, model };
+}
+
+export const countKeys = ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens', 'cacheWriteInputTokens'] as const;
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const sum: Record<string, unknown> = {};
+  for (const key of countKeys) {
+    const x = a[key as keyof TokenUsage] as number | undefined;
+    const y = b[key as keyof TokenUsage] as number | undefined;
+    if (x !== undefined || y !== undefined) sum[key] = (x ?? 0) + (y ?? 0);
+  }
+  return sum as TokenUsage;
+}
