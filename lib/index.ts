@@ -20,6 +20,9 @@ export {
 } from './agentEvent.js';
 export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 export { AguiRxError } from './errors.js';
+export { approvalInterrupt, interrupt, matchResume, type ApprovalInterruptOptions, type ResumeAnswer, type ResumeMatch } from './interrupts.js';
+export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResult, type ToolNames } from './clientTools.js';
+export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './a2uiUserAction.js';
 export { createAguiVerifier, type AguiVerifier, type AguiViolation } from './verifier.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './adapters/parseSSE.js';
 export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './createAguiHandler.js';

@@ -1,5 +1,12 @@
+export { a2uiSurfaces, a2uiSurfaceMessageId, A2UI_ACTIVITY_TYPE, type A2uiMessage, type A2uiOperation, type A2uiSurfacesOptions, type A2uiV08Message, type A2uiV1Message } from './a2uiSurfaces.js';
+export { activityDelta, type ActivityDeltaOptions } from './activityDelta.js';
+export { coalesceDeltas, type CoalesceDeltasOptions } from './coalesceDeltas.js';
 export { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
+export { mapStepLifecycle, type MapStepLifecycleOptions } from './mapStepLifecycle.js';
+export { mapSubagentLifecycle, type MapSubagentLifecycleOptions } from './mapSubagentLifecycle.js';
+export { messagesSnapshot, type MessagesSnapshotOptions } from './messagesSnapshot.js';
 export { openMessageStartContentEnd, type OpenMessageStartContentEndOptions } from './openMessageStartContentEnd.js';
 export { stateDelta, type StateDeltaOptions } from './stateDelta.js';
 export { toAgui, type ToAguiOptions } from './toAgui.js';
 export { toolCallCorrelator, type ToolCallCorrelatorOptions } from './toolCallCorrelator.js';
+export { withStep, type WithStepOptions } from './withStep.js';

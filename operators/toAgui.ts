@@ -4,6 +4,8 @@ import type { AgentEvent } from '../lib/agentEvent.js';
 import type { DiagnosticHandler } from '../lib/diagnostics.js';
 import type { IdGenerator } from '../lib/generateId.js';
 import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
+import { activityDelta } from './activityDelta.js';
+import { mapStepLifecycle } from './mapStepLifecycle.js';
 import { openMessageStartContentEnd } from './openMessageStartContentEnd.js';
 import { stateDelta } from './stateDelta.js';
 import { toolCallCorrelator } from './toolCallCorrelator.js';
@@ -19,7 +21,7 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
 }
 
 /**
- * Turns an agent's events into one well-formed AG-UI 1.0 run: the four core operators in the
+ * Turns an agent's events into one well-formed AG-UI 1.0 run: the core operators in the
  * recommended order, with the lifecycle outermost so that every error, including one raised by
  * another operator, becomes RUN_ERROR.
  *
@@ -28,8 +30,8 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * output:  S-(ST)-T-(EcA)-(ER)-s-(F|)   r = TOOL_CALL_RESULT, s = STATE_SNAPSHOT
  * ```
  *
- * Equivalent to
- * `pipe(openMessageStartContentEnd(), toolCallCorrelator(), stateDelta(), mapRunLifecycle())`.
+ * Equivalent to `pipe(openMessageStartContentEnd(), toolCallCorrelator(), mapStepLifecycle(),
+ * stateDelta(), activityDelta(), mapRunLifecycle())`: every operator that needs no options.
  *
  * ## Example
  *
@@ -56,7 +58,9 @@ export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Eve
   return pipe(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
+    mapStepLifecycle({ onDiagnostic }),
     stateDelta({ initialState: initialState ?? options?.input?.state }),
+    activityDelta(),
     mapRunLifecycle(options),
   );
 }

@@ -13,6 +13,8 @@ const documented = [
     .map((file) => `operators/${file}`),
   'lib/encodeSSE.ts',
   'lib/verifier.ts',
+  'lib/interrupts.ts',
+  'lib/clientTools.ts',
   'lib/adapters/parseSSE.ts',
   'lib/adapters/fromOpenAIChatCompletions.ts',
   'lib/adapters/fromOpenAIResponses.ts',
@@ -45,7 +47,11 @@ function examples(): { name: string; code: string; results: string }[] {
 // Each example as a module of its own, as a user would write it: imports, then the example.
 const header = `import { EventType, type Event } from '@ag-ui/core';
 import { from, map, of } from 'rxjs';
-import { createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, type AgentEvent } from '../../lib/index.js';
+import {
+  a2uiSurfaces, activityDelta, coalesceDeltas, createAguiVerifier, encodeSSE, mapRunLifecycle, mapStepLifecycle, mapSubagentLifecycle,
+  openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, withStep, type A2uiMessage, type AgentEvent,
+  messagesSnapshot, interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction,
+} from '../../lib/index.js';
 import {
   fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses,
   type AiSdkStreamPart, type AnthropicStreamEvent, type ChatCompletionChunk, type LangChainStreamEvent, type LangGraphStreamPart, type ResponseStreamEvent,
@@ -56,9 +62,11 @@ const {
   toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools,
 } = converters;
 void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator];
+void [a2uiSurfaces, activityDelta, coalesceDeltas, mapStepLifecycle, mapSubagentLifecycle, withStep, messagesSnapshot];
+void [interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction];
 void [fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses];
 void [fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools, toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools];
-export type { AgentEvent, AiSdkStreamPart, AnthropicStreamEvent, ChatCompletionChunk, Event, LangChainStreamEvent, LangGraphStreamPart, ResponseStreamEvent };
+export type { A2uiMessage, AgentEvent, AiSdkStreamPart, AnthropicStreamEvent, ChatCompletionChunk, Event, LangChainStreamEvent, LangGraphStreamPart, ResponseStreamEvent };
 `;
 
 describe('doc comment examples', () => {
@@ -74,13 +82,22 @@ describe('doc comment examples', () => {
 
   it('should have one for every operator and every documented lib/ export', () => {
     expect(all.map(({ name }) => name)).toEqual([
+      'operators-a2uiSurfaces',
+      'operators-activityDelta',
+      'operators-coalesceDeltas',
       'operators-mapRunLifecycle',
+      'operators-mapStepLifecycle',
+      'operators-mapSubagentLifecycle',
+      'operators-messagesSnapshot',
       'operators-openMessageStartContentEnd',
       'operators-stateDelta',
       'operators-toAgui',
       'operators-toolCallCorrelator',
+      'operators-withStep',
       'lib-encodeSSE',
       'lib-verifier',
+      'lib-interrupts',
+      'lib-clientTools',
       'lib-adapters-parseSSE',
       'lib-adapters-fromOpenAIChatCompletions',
       'lib-adapters-fromOpenAIResponses',

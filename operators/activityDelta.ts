@@ -1,0 +1,174 @@
+import { EventType } from '@ag-ui/core';
+import jsonpatch, { type Operation } from 'fast-json-patch';
+import type { OperatorFunction } from 'rxjs';
+import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/errors.js';
+import { assertSafePatch, isPrototypePointer } from '../lib/jsonPatch.js';
+import { operate } from '../lib/operate.js';
+
+/** Options of {@link activityDelta}. */
+export interface ActivityDeltaOptions {
+  /** Only activities of these types are diffed; others pass as they are. Default: every type. */
+  activityTypes?: readonly string[];
+}
+
+/** What the client holds for one activity message. */
+interface Tracked {
+  activityType: string;
+  subagentRunId: unknown;
+  /** Our own JSON copy of the content; never shared with the producer or the wire. */
+  content: Record<string, unknown>;
+}
+
+/**
+ * Turns repeated ACTIVITY_SNAPSHOTs of one activity message into RFC 6902 ACTIVITY_DELTA patches,
+ * sending only what changed: `stateDelta` for activities.
+ *
+ * An agent (or `a2uiSurfaces`) may send an activity's whole content on every change; the operator
+ * keeps its own copy of what the client holds, per `messageId`, and diffs against it.
+ *
+ * ```text
+ * source:  --s1--s2--s2--s3--|     s = ACTIVITY_SNAPSHOT of one messageId
+ * output:  --S---D-------D---|     S = ACTIVITY_SNAPSHOT, D = ACTIVITY_DELTA (no change: nothing)
+ * ```
+ *
+ * Rules:
+ * 1. The first snapshot of a `messageId` passes, and its content becomes that message's base.
+ * 2. A later snapshot (`replace` absent or `true`) becomes an ACTIVITY_DELTA
+ *    `{ messageId, activityType, patch }` computed with fast-json-patch `compare`, or passes whole
+ *    when that is no larger than the patch (sizes in JSON characters), when no safe patch can say
+ *    it (a content key named `__proto__`), or when its `activityType` or `subagentRunId` changed.
+ * 3. A snapshot whose content equals the base sends nothing.
+ * 4. A snapshot with `replace: false` passes as it is; it sets the base only of a message not yet
+ *    seen (a client keeps an existing message then).
+ * 5. An upstream ACTIVITY_DELTA of a tracked message is applied to its base (RFC 6902, atomic) and
+ *    passed on; one of an unknown message (the client may hold it from an earlier run) passes untracked.
+ * 6. MESSAGES_SNAPSHOT passes and forgets every base: the next snapshot of each message is sent whole.
+ * 7. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
+ *    `prototype`, and content that is not a JSON object are errors (`INVALID_ACTIVITY_DELTA`,
+ *    `INVALID_PATCH`, `INVALID_ACTIVITY`: RUN_ERROR under `mapRunLifecycle`).
+ *
+ * Memory: the last content of every activity message seen in the subscription.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const plan = (steps: string[]): AgentEvent => ({ type: EventType.ACTIVITY_SNAPSHOT, messageId: 'plan', activityType: 'plan', content: { title: 'Release checklist for the next version', steps } });
+ * of(plan(['write the spec']), plan(['write the spec']), plan(['write the spec', 'ship it']))
+ *   .pipe(activityDelta())
+ *   .subscribe((e) => console.log(e.type));
+ * // results: ACTIVITY_SNAPSHOT, ACTIVITY_DELTA
+ * ```
+ *
+ * @param options The activity types to diff.
+ * @return A function that returns an Observable in which activity changes travel as the smaller
+ * of a snapshot and a patch; other events pass through.
+ */
+export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
+  const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
+  return operate<AgentEvent, AgentEvent>((subscriber) => {
+    // What the client holds, per activity messageId.
+    const tracked = new Map<string, Tracked>();
+
+    const onSnapshot = (event: Record<string, unknown>) => {
+      const messageId = event.messageId as string;
+      const json = serialise(event.content, messageId);
+      const next: Record<string, unknown> = JSON.parse(json);
+      const previous = tracked.get(messageId);
+      const wire = () => ({ ...event, content: JSON.parse(json) }) as AgentEvent;
+      if (types !== undefined && !types.has(event.activityType as string)) {
+        tracked.delete(messageId);
+        return subscriber.next(wire());
+      }
+      const own = { activityType: event.activityType as string, subagentRunId: event.subagentRunId, content: next };
+      if (event.replace === false) {
+        if (previous === undefined) tracked.set(messageId, own);
+        return subscriber.next(wire());
+      }
+      tracked.set(messageId, own);
+      if (previous === undefined || previous.activityType !== own.activityType || previous.subagentRunId !== own.subagentRunId) return subscriber.next(wire());
+      const patch = jsonpatch.compare(previous.content, next);
+      if (patch.length === 0) return;
+      if (!patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
+        const delta: Record<string, unknown> = { ...event, type: EventType.ACTIVITY_DELTA, patch };
+        delete delta.content;
+        delete delta.replace;
+        return subscriber.next(delta as AgentEvent);
+      }
+      subscriber.next(wire());
+    };
+
+    const onDelta = (event: Record<string, unknown>) => {
+      assertSafePatch(event.patch, 'ACTIVITY_DELTA');
+      const messageId = event.messageId as string;
+      // The JSON form is what is applied and what is sent, so that the client applies the very same patch.
+      let json: string;
+      try {
+        json = JSON.stringify(event.patch);
+      } catch (error) {
+        throw new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA '${messageId}' patch is not JSON-serialisable: ${firstLine((error as Error).message)}.`);
+      }
+      const patch: Operation[] = JSON.parse(json);
+      const base = tracked.get(messageId);
+      if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
+        let document = jsonpatch.deepClone(base.content);
+        patch.forEach((operation, index) => {
+          try {
+            document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
+          } catch (error) {
+            throw new AguiRxError(
+              'INVALID_ACTIVITY_DELTA',
+              `ACTIVITY_DELTA does not apply to activity '${messageId}': operation ${index} (${operation.op} ${operation.path}) failed with ${
+                (error as { name?: string }).name ?? 'an error'
+              }: ${firstLine((error as Error).message)}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`,
+            );
+          }
+        });
+        if (!isPlainObject(document)) {
+          throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
+        }
+        // The client sets the message's activityType from the delta.
+        tracked.set(messageId, { ...base, activityType: event.activityType as string, content: document });
+      } else tracked.delete(messageId);
+      subscriber.next({ ...event, patch: JSON.parse(json) } as AgentEvent);
+    };
+
+    return {
+      next(event) {
+        switch (eventTypeOf(event)) {
+          case EventType.ACTIVITY_SNAPSHOT:
+            return onSnapshot(event as unknown as Record<string, unknown>);
+          case EventType.ACTIVITY_DELTA:
+            return onDelta(event as unknown as Record<string, unknown>);
+          case EventType.MESSAGES_SNAPSHOT:
+            tracked.clear();
+            return subscriber.next(event);
+          default:
+            return subscriber.next(event);
+        }
+      },
+    };
+  });
+}
+
+/** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */
+function serialise(content: unknown, messageId: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(content);
+  } catch (error) {
+    throw new AguiRxError('INVALID_ACTIVITY', `ACTIVITY_SNAPSHOT '${messageId}' content is not JSON-serialisable: ${firstLine((error as Error).message)}. Content must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
+  }
+  if (json === undefined || !isPlainObject(content)) {
+    throw new AguiRxError('INVALID_ACTIVITY', `ACTIVITY_SNAPSHOT '${messageId}' has 'content: ${describeValue(content)}', but it must be a JSON object.`);
+  }
+  return json;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0];
+}
