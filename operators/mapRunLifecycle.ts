@@ -24,7 +24,7 @@ const omitUndefined = (entry: TokenUsage): TokenUsage =>
   Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as TokenUsage;
 
 /** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
-function readField(value: unknown, field: 'message' | 'code'): unknown {
+function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown {
   try {
     return (value as Record<string, unknown> | null | undefined)?.[field];
   } catch {
@@ -46,6 +46,11 @@ export interface MapRunLifecycleOptions {
   signal?: AbortSignal;
   /** Told about each event dropped to keep the run valid (a late RUN_STARTED, a step finished twice). Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler;
+  /**
+   * Also send the failing error's stack trace, as RUN_ERROR `metadata: { stack }`. Default: false:
+   * stacks name files and lines of the server, which a client should not see in production.
+   */
+  exposeErrorStack?: boolean;
 }
 
 /**
@@ -78,7 +83,7 @@ export interface MapRunLifecycleOptions {
  *    SUBAGENT_STARTED for one running, are dropped and reported; a subagent id used again after
  *    it ended, or a `parentSubagentRunId` never started, is an `INVALID_EVENT` error.
  * 7. An upstream error, or an event that is not valid AG-UI, becomes RUN_ERROR with the error's
- *    `message` and `code` (no stack trace); then the output completes.
+ *    `message` and `code` (no stack trace unless `exposeErrorStack`); then the output completes.
  * 8. Nothing is sent after the terminal event.
  *
  * ## Example
@@ -177,10 +182,12 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       const reported = readField(error, 'message');
       const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
       const code = readField(error, 'code');
+      const stack = options?.exposeErrorStack ? readField(error, 'stack') : undefined;
       end({
         type: EventType.RUN_ERROR,
         message: message === '' ? 'The agent failed without an error message.' : message,
         ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
+        ...(typeof stack === 'string' ? { metadata: { stack } } : {}),
       });
     };
 

@@ -1060,4 +1060,15 @@ describe('mapRunLifecycle', () => {
       expect(lastOf(run.events)).toEqual({ ...F, usage: [{ provider: 'openai', model: 'gpt-4o', inputTokens: 7, outputTokens: 1 }] });
     });
   });
+
+  describe('error details', () => {
+    it('should send the stack trace only when the server opts in', async () => {
+      const failing$ = throwError(() => new Error('database down'));
+      const [, hidden] = await collect(failing$.pipe(mapRunLifecycle(options)));
+      expect(hidden).toEqual({ type: EventType.RUN_ERROR, message: 'database down' });
+      const [, shown] = await collect(failing$.pipe(mapRunLifecycle({ ...options, exposeErrorStack: true })));
+      expect(shown).toMatchObject({ type: EventType.RUN_ERROR, message: 'database down', metadata: { stack: expect.stringMatching(/^Error: database down\n\s+at /) } });
+      await expect(runWithOracle(failing$.pipe(mapRunLifecycle({ ...options, exposeErrorStack: true })))).resolves.toBeDefined();
+    });
+  });
 });
