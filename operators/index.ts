@@ -10,3 +10,4 @@ export { stateDelta, type StateDeltaOptions } from './stateDelta.js';
 export { toAgui, type ToAguiOptions } from './toAgui.js';
 export { toolCallCorrelator, type ToolCallCorrelatorOptions } from './toolCallCorrelator.js';
 export { withStep, type WithStepOptions } from './withStep.js';
+export { formatAguiViolation, verifyAgui, type VerifyAguiOptions } from './verifyAgui.js';

@@ -50,7 +50,7 @@ import { from, map, of } from 'rxjs';
 import {
   a2uiSurfaces, activityDelta, coalesceDeltas, createAguiVerifier, encodeSSE, mapRunLifecycle, mapStepLifecycle, mapSubagentLifecycle,
   openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, withStep, type A2uiMessage, type AgentEvent,
-  messagesSnapshot, interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction,
+  messagesSnapshot, verifyAgui, interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction,
 } from '../../lib/index.js';
 import {
   fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses,
@@ -62,7 +62,7 @@ const {
   toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools,
 } = converters;
 void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator];
-void [a2uiSurfaces, activityDelta, coalesceDeltas, mapStepLifecycle, mapSubagentLifecycle, withStep, messagesSnapshot];
+void [a2uiSurfaces, activityDelta, coalesceDeltas, mapStepLifecycle, mapSubagentLifecycle, withStep, messagesSnapshot, verifyAgui];
 void [interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction];
 void [fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses];
 void [fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools, toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools];
@@ -93,6 +93,7 @@ describe('doc comment examples', () => {
       'operators-stateDelta',
       'operators-toAgui',
       'operators-toolCallCorrelator',
+      'operators-verifyAgui',
       'operators-withStep',
       'lib-encodeSSE',
       'lib-verifier',
