@@ -31,6 +31,18 @@ interface OpenCall {
   lane: Lane;
   /** Whether any TOOL_CALL_ARGS was sent. */
   hasArgs: boolean;
+  /** The arguments sent so far: a call whose arguments are complete JSON cannot be continued by a new named chunk. */
+  args: string;
+}
+
+/** Whether a call's arguments so far are a complete JSON value. */
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -48,6 +60,9 @@ interface OpenCall {
  * 1. A TOOL_CALL_CHUNK with a new `toolCallId` (or none, with a `toolCallName`) opens a call:
  *    TOOL_CALL_START (id minted when absent), then TOOL_CALL_ARGS for its non-empty `delta`.
  *    Opening a call needs a `toolCallName`. A chunk without id continues the lane's latest call.
+ *    A chunk naming the tool for an open id continues that call, unless the call's arguments are
+ *    already complete JSON: then it starts a second call under a fresh id (providers that use the
+ *    function name as the call id of parallel calls).
  * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
  *    of the lane, else the first `parentMessageId` given in the turn, else an id minted for the turn.
  * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at the next text or reasoning in its lane,
@@ -129,7 +144,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     };
 
     const register = (toolCallId: string, lane: Lane) => {
-      const call: OpenCall = { lane, hasArgs: false };
+      const call: OpenCall = { lane, hasArgs: false, args: '' };
       calls.set(toolCallId, call);
       pending.add(toolCallId);
       latest.set(lane, toolCallId);
@@ -157,6 +172,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const args = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Record<string, unknown>) => {
       if (delta === undefined || delta === '') return;
       call.hasArgs = true;
+      call.args += delta;
       emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
     };
 
@@ -168,7 +184,10 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : wireId(producerId);
       if (known !== undefined) {
         const call = calls.get(known);
-        if (call !== undefined) {
+        // A named chunk for an open call whose arguments are already complete JSON is a second,
+        // parallel call under the same id (providers that use the function name as the id).
+        const parallel = call !== undefined && toolCallName !== undefined && call.hasArgs && isCompleteJson(call.args);
+        if (call !== undefined && !parallel) {
           if (call.lane !== lane) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
           return args(known, call, delta, event);
         }
@@ -221,6 +240,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, laneOf(event));
         if (delta === '') return;
         call.hasArgs = true;
+        call.args += delta;
         return emit(toolCallId === producerId ? (event as AgentEvent) : ({ ...event, toolCallId } as AgentEvent));
       }
       if (ended.has(toolCallId)) return lateArgs('TOOL_CALL_ARGS', producerId, delta, event);
