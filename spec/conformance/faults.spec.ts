@@ -26,7 +26,9 @@ function watchEscapes() {
     escaped,
     /** What escaped, by kind, after letting RxJS's deferred reports (setTimeout 0) and pending microtasks run. */
     async settle(): Promise<{ kind: string; error: unknown }[]> {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // RxJS defers each report with setTimeout(fn); a timer set now fires after all of them (same
+      // delay, first in first out), so this waits for exactly the reports already made.
+      await new Promise((resolve) => setTimeout(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       return escaped;
     },

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
-import { NEVER, Observable, ReplaySubject, concat, concatMap, delay, from, map, of, race, take, timer } from 'rxjs';
+import { NEVER, Observable, ReplaySubject, Subject, concat, concatMap, delay, filter, firstValueFrom, from, map, of, race, startWith, take, timeout, timer } from 'rxjs';
 import type { AgentEvent } from '../../lib/agentEvent.js';
 import { createAguiHandler, type AguiAgent } from '../../lib/createAguiHandler.js';
 
@@ -73,6 +73,8 @@ function instrumentedAgent() {
   const counts = { started: 0, completed: 0, cancelled: 0, inFlight: 0, maxInFlight: 0 };
   // The `ctx.signal` of each cancelled agent: the handler unsubscribes first, then aborts it.
   const cancelledSignals: AbortSignal[] = [];
+  // Ticks whenever an agent is torn down: specs wait on it, not on a clock.
+  const tornDown$ = new Subject<void>();
   const agent: AguiAgent = (input, { signal }) =>
     new Observable<AgentEvent>((subscriber) => {
       counts.started++;
@@ -102,9 +104,10 @@ function instrumentedAgent() {
         }
         ended = true;
         subscription.unsubscribe();
+        tornDown$.next();
       };
     });
-  return { agent, counts, cancelledSignals };
+  return { agent, counts, cancelledSignals, tornDown$ };
 }
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
@@ -118,18 +121,14 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** Full GCs with turns of the event loop between them, so that closed sockets and finalizers are released. */
 const settle = async (rounds: number) => {
   for (let i = 0; i < rounds; i++) {
     gc?.();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
   }
 };
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 interface Outcome {
   index: number;
@@ -189,7 +188,7 @@ describe('createAguiHandler under load on loopback', () => {
   it(
     `should serve ${TOTAL} concurrent official-client runs (${IN_FLIGHT} in flight), cancel the aborted ones, and give the memory back`,
     async () => {
-      const { agent, counts, cancelledSignals } = instrumentedAgent();
+      const { agent, counts, cancelledSignals, tornDown$ } = instrumentedAgent();
       let url: string;
       ({ server, url } = await listen(createAguiHandler(agent, { heartbeatMs: 0 })));
       const consoleError = console.error;
@@ -224,7 +223,14 @@ describe('createAguiHandler under load on loopback', () => {
 
         const abortedCount = outcomes.filter((outcome) => outcome.aborted).length;
         // The server notices a client's departure on the socket's close: give it a moment.
-        await waitFor(() => counts.cancelled >= abortedCount && counts.inFlight === 0, 10_000);
+        // Until every aborted agent is cancelled and none runs (bounded: a hang fails the test, it does not wait forever).
+        await firstValueFrom(
+          tornDown$.pipe(
+            startWith(undefined),
+            filter(() => counts.cancelled >= abortedCount && counts.inFlight === 0),
+            timeout({ first: 10_000, with: () => of(undefined) }),
+          ),
+        );
 
         // Every run was accepted by the official client with the expected messages.
         const wrong = outcomes.filter((outcome) => !outcome.aborted && !isExpectedRun(outcome));
