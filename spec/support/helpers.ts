@@ -53,3 +53,11 @@ export function typesOf(events: readonly { type: string }[]): string[] {
 export function terminals(events: readonly Event[]): Event[] {
   return events.filter((event) => event.type === 'RUN_FINISHED' || event.type === 'RUN_ERROR');
 }
+
+/** The error a finite observable fails with, or undefined when it completes. */
+export function errorOf(events: Promise<unknown>): Promise<unknown> {
+  return events.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}

@@ -5,7 +5,7 @@ import { fromAiSdkStream, type AiSdkStreamPart } from '../../../lib/adapters/fro
 import type { AgentEvent } from '../../../lib/agentEvent.js';
 import { AguiRxError } from '../../../lib/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, diagnosticsSink, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -44,10 +44,7 @@ function adapt(parts: readonly AiSdkStreamPart[], options?: Parameters<typeof fr
 }
 
 async function failure(parts: readonly AiSdkStreamPart[]): Promise<unknown> {
-  return adapt(parts).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  return errorOf(adapt(parts));
 }
 
 describe('fromAiSdkStream', () => {

@@ -10,7 +10,7 @@ import {
 import type { AgentEvent } from '../../../lib/agentEvent.js';
 import { AguiRxError } from '../../../lib/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -67,10 +67,7 @@ function adapt(inputs: readonly LangChainStreamEvent[], options?: Parameters<typ
 }
 
 async function failure(inputs: readonly LangChainStreamEvent[]): Promise<unknown> {
-  return adapt(inputs).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  return errorOf(adapt(inputs));
 }
 
 describe('fromLangChainStreamEvents', () => {

@@ -11,7 +11,7 @@ import {
 import type { AgentEvent } from '../../../lib/agentEvent.js';
 import { AguiRxError } from '../../../lib/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, diagnosticsSink, sequentialIds, terminals } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -68,10 +68,7 @@ function adapt(inputs: readonly Input[], options?: Parameters<typeof fromOpenAIC
 
 /** The error the adapter fails with on the given inputs. */
 async function failure(inputs: readonly Input[]): Promise<unknown> {
-  return adapt(inputs).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  return errorOf(adapt(inputs));
 }
 
 describe('fromOpenAIChatCompletions', () => {

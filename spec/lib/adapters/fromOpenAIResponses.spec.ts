@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/agentEvent.js';
 import { AguiRxError } from '../../../lib/errors.js';
-import { collect, createTestScheduler, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -73,10 +73,7 @@ function adapt(inputs: readonly ResponseStreamEvent[], options?: Parameters<type
 
 /** The error the adapter fails with on the given inputs. */
 async function failure(inputs: readonly ResponseStreamEvent[]): Promise<unknown> {
-  return adapt(inputs).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  return errorOf(adapt(inputs));
 }
 
 describe('fromOpenAIResponses', () => {
