@@ -1,4 +1,4 @@
-import { Observable, Subscription, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
+import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
 import { warnDiagnostic } from './diagnostics.js';
 
 /**
@@ -19,6 +19,15 @@ function reportTeardownError(error: unknown): void {
   const causes = (error as { errors?: unknown[] } | null)?.errors ?? [error];
   const message = causes.map((cause) => (cause as Error | null)?.message ?? String(cause)).join('; ');
   warnDiagnostic({ message: `A source's teardown threw while it was unsubscribed: ${message}. Fix the cleanup function your Observable returns.`, event: error });
+}
+
+/** Where an operator sends its output: the subscriber, or the next operator of a fused chain. */
+export interface OperateSink<R> {
+  next(value: R): void;
+  error(error: unknown): void;
+  complete(): void;
+  /** Whether the receiver takes no more notifications. */
+  readonly closed: boolean;
 }
 
 /** What an operator does with each notification of its source, for one subscription. */
@@ -43,6 +52,14 @@ export interface OperateContext {
   unsubscribeSource(): void;
 }
 
+/** Sets up one subscription's state of an operator and returns its handlers. */
+export type OperateInit<T, R> = (subscriber: OperateSink<R>, context: OperateContext) => OperateHandlers<T>;
+
+// Where an operator built by `operate` keeps its `init`, so that `fuse` can chain the handlers directly.
+const initKey = Symbol('agui-rx operate init');
+
+type FusableOperator<T, R> = OperatorFunction<T, R> & { [initKey]?: OperateInit<unknown, unknown> };
+
 /**
  * Builds an operator whose state lives in the closure `init` creates for each subscription,
  * the public recipe from RxJS's guide: two subscribers (or a `retry`) never share state.
@@ -50,109 +67,188 @@ export interface OperateContext {
  * Unlike a bare `new Observable`, a handler that throws does not escape as an unhandled error:
  * it is routed to the error path, where `flush` closes what the operator opened first.
  */
-export function operate<T, R>(
-  init: (subscriber: Subscriber<R>, context: OperateContext) => OperateHandlers<T>,
-): OperatorFunction<T, R> {
-  return (source) =>
-    new Observable<R>((subscriber) => {
-      // A notification that arrives while a handler is still running (a subscriber that feeds the
-      // source synchronously, say a tool executor answering TOOL_CALL_START) waits its turn, so
-      // that each input's outputs stay together and in order.
-      let busy = false;
-      let queued: (() => void)[] | undefined;
-      const drain = () => {
-        while (queued !== undefined && queued.length > 0) queued.shift()!();
-      };
-      const deliver = (task: () => void) => {
-        if (busy) {
-          (queued ??= []).push(task);
-          return;
+export function operate<T, R>(init: OperateInit<T, R>): OperatorFunction<T, R> {
+  const inits = [init as OperateInit<unknown, unknown>];
+  const operator: FusableOperator<T, R> = (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, inits));
+  operator[initKey] = init as OperateInit<unknown, unknown>;
+  return operator;
+}
+
+/**
+ * Composes operators built by `operate` into one that behaves as `pipe(...operators)` but runs
+ * them in one subscription: each operator's output is handed straight to the next one's handlers,
+ * with no Subscriber in between (the per-event cost of a long pipeline is mostly those hops).
+ * Falls back to `pipe` when an operator was not built by `operate`.
+ */
+export function fuse<T, R>(...operators: OperatorFunction<any, any>[]): OperatorFunction<T, R> {
+  const inits = operators.map((operator) => (operator as FusableOperator<unknown, unknown>)[initKey]);
+  if (inits.some((init) => init === undefined)) return (pipe as (...fns: OperatorFunction<any, any>[]) => OperatorFunction<T, R>)(...operators);
+  const operator: FusableOperator<T, R> = (source) =>
+    new Observable<R>((subscriber) => subscribeChain(source, subscriber, inits as OperateInit<unknown, unknown>[]));
+  return operator;
+}
+
+/** One operator of a chain, for one subscription. */
+interface Stage {
+  /** Receives the previous operator's (or the source's) notifications. */
+  input: OperateSink<unknown>;
+  handlers: OperateHandlers<unknown> | undefined;
+  /** Its input takes nothing more. */
+  closed: boolean;
+  tornDown: boolean;
+}
+
+function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, inits: readonly OperateInit<unknown, unknown>[]): void {
+  // stages[0] reads the source; the last one writes to the subscriber.
+  const stages: Stage[] = new Array(inits.length);
+  let first = inits.length;
+
+  const tearDown = (stage: Stage) => {
+    if (stage.tornDown) return;
+    stage.tornDown = true;
+    stage.closed = true;
+    stage.handlers?.teardown?.();
+  };
+  // Stage `index` takes nothing more: the source and every stage before it stop too, as each
+  // operator's own source subscription would in a `pipe`.
+  const closeUpstream = (index: number) => {
+    stages[index].closed = true;
+    safeUnsubscribe(upstream);
+    for (let i = first; i < index; i++) tearDown(stages[i]);
+  };
+
+  const createStage = (index: number, out: OperateSink<unknown>): Stage => {
+    const stage: Stage = {
+      input: undefined as unknown as OperateSink<unknown>,
+      handlers: undefined,
+      closed: false,
+      tornDown: false,
+    };
+    const fail = (error: unknown) => {
+      if (stage.closed) return;
+      closeUpstream(index);
+      const handlers = stage.handlers!;
+      try {
+        if (handlers.error) handlers.error(error);
+        else {
+          handlers.flush?.();
+          out.error(error);
         }
-        busy = true;
+      } catch (secondError) {
+        out.error(secondError);
+      }
+    };
+    stage.input = {
+      next(value) {
+        if (stage.closed) return;
         try {
-          task();
-          drain();
-        } finally {
-          busy = false;
-        }
-      };
-      const handleNext = (value: T) => {
-        if (upstream.closed) return;
-        try {
-          handlers.next(value);
+          stage.handlers!.next(value);
         } catch (error) {
-          handleError(error);
+          fail(error);
         }
-      };
-      const handleComplete = () => {
-        if (upstream.closed) return;
-        safeUnsubscribe(upstream);
+      },
+      error: fail,
+      complete() {
+        if (stage.closed) return;
+        closeUpstream(index);
+        const handlers = stage.handlers!;
         try {
           if (handlers.complete) handlers.complete();
           else {
             handlers.flush?.();
-            subscriber.complete();
+            out.complete();
           }
         } catch (error) {
-          subscriber.error(error);
+          out.error(error);
         }
-      };
-      const handleError = (error: unknown) => {
-        if (upstream.closed) return;
-        safeUnsubscribe(upstream);
+      },
+      get closed() {
+        return stage.closed;
+      },
+    };
+    stages[index] = stage;
+    stage.handlers = inits[index](out, { unsubscribeSource: () => closeUpstream(index) });
+    return stage;
+  };
+
+  // A notification that arrives while a handler is still running (a subscriber that feeds the
+  // source synchronously, say a tool executor answering TOOL_CALL_START) waits its turn, so
+  // that each input's outputs stay together and in order.
+  let busy = false;
+  let queued: (() => void)[] | undefined;
+  const drain = () => {
+    while (queued !== undefined && queued.length > 0) queued.shift()!();
+  };
+  const deliver = (task: () => void) => {
+    if (busy) {
+      (queued ??= []).push(task);
+      return;
+    }
+    busy = true;
+    try {
+      task();
+      drain();
+    } finally {
+      busy = false;
+    }
+  };
+  let head: OperateSink<unknown>;
+  // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
+  // subscriber itself: closing it stops even a synchronous source that is still emitting
+  // (`of`, a loop checking `closed`), as a `take` downstream expects.
+  const upstream = Object.assign(new Subscription(), {
+    next(value: unknown) {
+      if (!busy) {
+        // The common case, without a closure per value.
+        busy = true;
         try {
-          if (handlers.error) handlers.error(error);
-          else {
-            handlers.flush?.();
-            subscriber.error(error);
-          }
-        } catch (secondError) {
-          subscriber.error(secondError);
+          head.next(value);
+          drain();
+        } finally {
+          busy = false;
         }
-      };
-      // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
-      // subscriber itself: closing it stops even a synchronous source that is still emitting
-      // (`of`, a loop checking `closed`), as a `take` downstream expects.
-      const upstream = Object.assign(new Subscription(), {
-        next(value: T) {
-          if (!busy) {
-            // The common case, without a closure per value.
-            busy = true;
-            try {
-              handleNext(value);
-              drain();
-            } finally {
-              busy = false;
-            }
-          } else (queued ??= []).push(() => handleNext(value));
-        },
-        error: (error: unknown) => deliver(() => handleError(error)),
-        complete: () => deliver(handleComplete),
-      }) as Subscription & Observer<T>;
-      const fail = (error: unknown) => deliver(() => handleError(error));
-      const handlers = init(subscriber, { unsubscribeSource: () => safeUnsubscribe(upstream) });
-      // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once.
-      subscriber.add(() => {
-        safeUnsubscribe(upstream);
-        handlers.teardown?.();
-      });
-      // `init` may end the output at once (an already aborted signal): then never subscribe.
-      if (!upstream.closed) {
-        try {
-          source.subscribe(upstream);
-        } catch (error) {
-          // A source that already ended runs its teardown at once, inside subscribe: a throw there
-          // is a failed cleanup, not a failed run.
-          if (upstream.closed) reportTeardownError(error);
-          else fail(error);
-        }
-      }
-      if (!upstream.closed && handlers.subscribed) {
-        try {
-          handlers.subscribed();
-        } catch (error) {
-          fail(error);
-        }
-      }
-    });
+      } else (queued ??= []).push(() => head.next(value));
+    },
+    error: (error: unknown) => deliver(() => head.error(error)),
+    complete: () => deliver(() => head.complete()),
+  }) as Subscription & Observer<unknown>;
+
+  // Set up from the subscriber's end, as nested subscriptions would: an operator whose `init`
+  // ends the output at once (an already aborted signal) leaves the ones before it unsubscribed.
+  let out: OperateSink<unknown> = subscriber;
+  let endedEarly = false;
+  for (let index = inits.length - 1; index >= 0; index--) {
+    const stage = createStage(index, out);
+    first = index;
+    if (stage.closed) {
+      endedEarly = true;
+      break;
+    }
+    out = stage.input;
+  }
+  // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once
+  // (and run at once when the subscriber has already ended).
+  subscriber.add(() => {
+    safeUnsubscribe(upstream);
+    for (let i = first; i < stages.length; i++) tearDown(stages[i]);
+  });
+  if (endedEarly) return;
+  head = out;
+  try {
+    source.subscribe(upstream);
+  } catch (error) {
+    // A source that already ended runs its teardown at once, inside subscribe: a throw there
+    // is a failed cleanup, not a failed run.
+    if (upstream.closed) reportTeardownError(error);
+    else deliver(() => head.error(error));
+  }
+  for (let i = first; i < stages.length; i++) {
+    const stage = stages[i];
+    if (stage.closed || stage.handlers!.subscribed === undefined) continue;
+    try {
+      stage.handlers!.subscribed();
+    } catch (error) {
+      deliver(() => stage.input.error(error));
+    }
+  }
 }

@@ -1,8 +1,9 @@
 import type { Event } from '@ag-ui/core';
-import { pipe, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../lib/agentEvent.js';
 import type { DiagnosticHandler } from '../lib/diagnostics.js';
 import type { IdGenerator } from '../lib/generateId.js';
+import { fuse } from '../lib/operate.js';
 import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
 import { activityDelta } from './activityDelta.js';
 import { mapStepLifecycle } from './mapStepLifecycle.js';
@@ -55,7 +56,8 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
 export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
   // Checked by mapRunLifecycle; read defensively so that a missing options object gets its message, not a TypeError.
   const { generateId, onDiagnostic, initialState } = options ?? ({} as ToAguiOptions);
-  return pipe(
+  // One subscription for the six: each event goes straight from one operator's handlers to the next.
+  return fuse(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
     mapStepLifecycle({ onDiagnostic }),
