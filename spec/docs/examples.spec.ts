@@ -1,0 +1,98 @@
+import { HttpAgent } from '@ag-ui/client';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import bunDeno from '../../docs/examples/bun-deno';
+import { start as startExpress } from '../../docs/examples/express';
+import { start as startFastify } from '../../docs/examples/fastify';
+import { start as startHono } from '../../docs/examples/hono';
+import { main as runInProcess, RxAgent } from '../../docs/examples/in-process-agent';
+import { weatherAgent } from '../../docs/examples/agent';
+import { POST, postWithoutHandler } from '../../docs/examples/nextjs-route';
+import { start as startNodeHttp } from '../../docs/examples/node-http';
+import { serveFetch, type FetchHandler } from '../../docs/examples/serveFetch';
+
+/** What the official client holds after one run of the weather agent, asked about Paris. */
+const expectedMessages = [
+  { id: 'u1', role: 'user', content: 'Weather in Paris?' },
+  {
+    id: expect.any(String),
+    role: 'assistant',
+    content: 'Checking the weather.',
+    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+  },
+  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"city":"Paris","celsius":-3}' },
+  { id: expect.any(String), role: 'assistant', content: 'It is -3°C in Paris.' },
+];
+const expectedState = { units: 'metric', lastCity: 'Paris' };
+
+function listenFetch(handler: FetchHandler): Promise<Server> {
+  const server = serveFetch(handler);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** Runs the official HttpAgent against `server` + `path` and returns the messages and state it built. */
+async function runOfficialClient(server: Server, path: string) {
+  const { port } = server.address() as AddressInfo;
+  const agent = new HttpAgent({
+    url: `http://127.0.0.1:${port}${path}`,
+    threadId: 'thread-1',
+    initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }],
+    initialState: { units: 'metric' },
+  });
+  await agent.runAgent({ runId: 'run-1' });
+  return { messages: agent.messages, state: agent.state };
+}
+
+describe('docs/examples', () => {
+  const servers: Record<string, () => Promise<Server>> = {
+    'node-http.ts': () => startNodeHttp(0),
+    'express.ts': () => startExpress(0),
+    'fastify.ts': () => startFastify(0),
+    'hono.ts': () => startHono(0),
+    'nextjs-route.ts (POST)': () => listenFetch(POST),
+    'nextjs-route.ts (postWithoutHandler)': () => listenFetch(postWithoutHandler),
+    'bun-deno.ts': () => listenFetch((request) => bunDeno.fetch(request)),
+  };
+  const paths: Record<string, string> = { 'express.ts': '/agent', 'fastify.ts': '/agent', 'hono.ts': '/agent' };
+
+  for (const [name, startServer] of Object.entries(servers)) {
+    it(`should serve one run of ${name} that the official HttpAgent turns into the expected messages and state`, async () => {
+      const server = await startServer();
+      try {
+        const result = await runOfficialClient(server, paths[name] ?? '/');
+        expect(result).toEqual({ messages: expectedMessages, state: expectedState });
+      } finally {
+        await close(server);
+      }
+    });
+  }
+
+  it('should refuse a body that is not a RunAgentInput with 400 in the Express example', async () => {
+    const server = await startExpress(0);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"threadId":1}' });
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toMatch(/not a valid RunAgentInput/);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('should run the in-process AbstractAgent with runAgent() and build the expected messages and state', async () => {
+    await expect(runInProcess()).resolves.toEqual({ messages: expectedMessages, state: expectedState });
+  });
+
+  it('should keep the agent function in a clone of the in-process agent', async () => {
+    const agent = new RxAgent(weatherAgent, { threadId: 'thread-1', initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }], initialState: { units: 'metric' } });
+    const copy = agent.clone();
+    await copy.runAgent({ runId: 'run-2' });
+    expect({ messages: copy.messages, state: copy.state }).toEqual({ messages: expectedMessages, state: expectedState });
+    expect(agent.messages).toHaveLength(1);
+  });
+});
