@@ -32,6 +32,7 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
     if (metadata !== undefined && (typeof metadata !== 'object' || Array.isArray(metadata))) throw invalidField(type, 'metadata', metadata, 'an object');
     return event as unknown as Event;
   }
+  if (isPlainValid(type, event)) return event as unknown as Event;
   const result = EventSchema.safeParse(event);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -43,6 +44,67 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
     );
   }
   return event as unknown as Event;
+}
+
+// Frequent events that are accepted after a few typeof tests. Each shape is a subset of what the
+// @ag-ui/core schema accepts; anything these tests do not accept goes to the schema, which either
+// accepts it after all or gives the error message.
+const requiredStrings: Partial<Record<string, readonly string[]>> = {
+  [EventType.TEXT_MESSAGE_START]: ['messageId'],
+  [EventType.TEXT_MESSAGE_END]: ['messageId'],
+  [EventType.REASONING_START]: ['messageId'],
+  [EventType.REASONING_MESSAGE_START]: ['messageId'],
+  [EventType.REASONING_MESSAGE_END]: ['messageId'],
+  [EventType.REASONING_END]: ['messageId'],
+  [EventType.TOOL_CALL_START]: ['toolCallId', 'toolCallName'],
+  [EventType.TOOL_CALL_END]: ['toolCallId'],
+  [EventType.TOOL_CALL_RESULT]: ['messageId', 'toolCallId', 'content'],
+  [EventType.STATE_SNAPSHOT]: [],
+  [EventType.STATE_DELTA]: [],
+};
+const textRoles: ReadonlySet<unknown> = new Set(['developer', 'system', 'assistant', 'user']);
+const patchOps: ReadonlySet<unknown> = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+// RFC 6901: '' or '/'-prefixed tokens in which '~' is only ever '~0' or '~1' (the schema's own pattern).
+const jsonPointer = /^(\/([^/~]|~[01])*)*$/;
+
+/** Whether `event` of a frequent `type` is valid by the schema's rules, tested by hand (false: ask the schema). */
+function isPlainValid(type: string, event: Record<string, unknown>): boolean {
+  const required = requiredStrings[type];
+  if (required === undefined) return false;
+  for (const field of required) if (typeof event[field] !== 'string') return false;
+  const { timestamp, rawEvent, metadata, subagentRunId } = event;
+  if (timestamp !== undefined && !Number.isSafeInteger(timestamp)) return false;
+  if (rawEvent === null) return false;
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) return false;
+  if (subagentRunId !== undefined && typeof subagentRunId !== 'string') return false;
+  switch (type) {
+    case EventType.TEXT_MESSAGE_START:
+      return (event.role === undefined || textRoles.has(event.role)) && (event.name === undefined || typeof event.name === 'string');
+    case EventType.REASONING_MESSAGE_START:
+      return event.role === 'reasoning';
+    case EventType.TOOL_CALL_START:
+      return event.parentMessageId === undefined || typeof event.parentMessageId === 'string';
+    case EventType.TOOL_CALL_RESULT:
+      return event.role === undefined || event.role === 'tool';
+    case EventType.STATE_SNAPSHOT:
+      return event.snapshot !== undefined;
+    case EventType.STATE_DELTA:
+      return isPlainPatch(event.delta);
+    default:
+      return true;
+  }
+}
+
+function isPlainPatch(patch: unknown): boolean {
+  if (!Array.isArray(patch)) return false;
+  for (const operation of patch) {
+    if (typeof operation !== 'object' || operation === null) return false;
+    const { op, path, from, value } = operation as Record<string, unknown>;
+    if (!patchOps.has(op) || typeof path !== 'string' || !jsonPointer.test(path)) return false;
+    if ((op === 'move' || op === 'copy') && (typeof from !== 'string' || !jsonPointer.test(from))) return false;
+    if ((op === 'add' || op === 'replace' || op === 'test') && value === undefined) return false;
+  }
+  return true;
 }
 
 function invalidField(type: string, field: string, value: unknown, expected: string): AguiRxError {

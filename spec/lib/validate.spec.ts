@@ -163,3 +163,72 @@ describe('assertWireEvent', () => {
     });
   });
 });
+
+describe('assertWireEvent on frequent events (accepted by hand, else by the schema)', () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+  const types = [
+    EventType.TEXT_MESSAGE_START,
+    EventType.TEXT_MESSAGE_END,
+    EventType.REASONING_START,
+    EventType.REASONING_MESSAGE_START,
+    EventType.REASONING_MESSAGE_END,
+    EventType.REASONING_END,
+    EventType.TOOL_CALL_START,
+    EventType.TOOL_CALL_END,
+    EventType.TOOL_CALL_RESULT,
+    EventType.STATE_SNAPSHOT,
+    EventType.STATE_DELTA,
+  ];
+  // Field values chosen to sit on both sides of each rule: wrong types, null, undefined, edge numbers.
+  const anyValue = fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 4 },
+    fc.constant(null),
+    { arbitrary: fc.constantFrom('m1', '', 'assistant', 'user', 'reasoning', 'tool', 'robot', '/a', 'a', '/a~2', '/a~1b'), weight: 3 },
+    fc.constantFrom(1, 1.5, -1, Number.MAX_SAFE_INTEGER + 1, NaN),
+    fc.constant({}),
+    fc.constant([]),
+  );
+  const operation = fc.record(
+    { op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'merge', 1), path: anyValue, from: anyValue, value: anyValue },
+    { requiredKeys: [] },
+  );
+  const event = fc.record(
+    {
+      type: fc.constantFrom(...types),
+      messageId: anyValue,
+      toolCallId: anyValue,
+      toolCallName: anyValue,
+      parentMessageId: anyValue,
+      role: anyValue,
+      name: anyValue,
+      content: fc.oneof(anyValue, fc.constant([{ type: 'text', text: 'hi' }])),
+      snapshot: anyValue,
+      delta: fc.oneof(anyValue, fc.array(operation, { maxLength: 3 })),
+      timestamp: anyValue,
+      rawEvent: anyValue,
+      metadata: anyValue,
+      subagentRunId: anyValue,
+    },
+    { requiredKeys: ['type'] },
+  );
+
+  it('should accept exactly what the @ag-ui/core EventSchema accepts', () => {
+    let acceptedCount = 0;
+    fc.assert(
+      fc.property(event, (candidate) => {
+        let accepted = true;
+        try {
+          assertWireEvent(candidate as Record<string, unknown>);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AguiRxError);
+          accepted = false;
+        }
+        expect(accepted).toBe(EventSchema.safeParse(candidate).success);
+        if (accepted) acceptedCount++;
+      }),
+      { numRuns: 20000, seed: 7 },
+    );
+    // The generator must reach both sides of the rules, or the property says nothing.
+    expect(acceptedCount).toBeGreaterThan(200);
+  });
+});
