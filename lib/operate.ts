@@ -88,14 +88,18 @@ export function fuse<T, R>(...operators: OperatorFunction<any, any>[]): Operator
   return operator;
 }
 
-/** One operator of a chain, for one subscription. */
-interface Stage {
-  /** Receives the previous operator's (or the source's) notifications. */
-  input: OperateSink<unknown>;
-  handlers: OperateHandlers<unknown> | undefined;
+/**
+ * One operator of a chain, for one subscription: the sink the operator before it writes to.
+ * Every stage has this one shape (`closed` is a data property, not a getter), so that the
+ * operators' `subscriber.next(…)` calls stay monomorphic.
+ */
+interface Stage extends OperateSink<unknown> {
   /** Its input takes nothing more. */
   closed: boolean;
-  tornDown: boolean;
+  /** Closes it and releases its resources, once. */
+  tearDown(): void;
+  /** Tells the operator its source subscription is set up. */
+  subscribed(): void;
 }
 
 function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, inits: readonly OperateInit<unknown, unknown>[]): void {
@@ -103,46 +107,38 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
   const stages: Stage[] = new Array(inits.length);
   let first = inits.length;
 
-  const tearDown = (stage: Stage) => {
-    if (stage.tornDown) return;
-    stage.tornDown = true;
-    stage.closed = true;
-    stage.handlers?.teardown?.();
-  };
   // Stage `index` takes nothing more: the source and every stage before it stop too, as each
   // operator's own source subscription would in a `pipe`.
   const closeUpstream = (index: number) => {
     stages[index].closed = true;
     safeUnsubscribe(upstream);
-    for (let i = first; i < index; i++) tearDown(stages[i]);
+    for (let i = first; i < index; i++) stages[i].tearDown();
   };
 
   const createStage = (index: number, out: OperateSink<unknown>): Stage => {
-    const stage: Stage = {
-      input: undefined as unknown as OperateSink<unknown>,
-      handlers: undefined,
-      closed: false,
-      tornDown: false,
-    };
+    // Handlers live in this closure, not on the stage: the stages share one body, and a property
+    // read there would see every operator's handler shape.
+    let handlers: OperateHandlers<unknown> | undefined;
+    let handleNext: (value: unknown) => void = () => {};
+    let tornDown = false;
     const fail = (error: unknown) => {
       if (stage.closed) return;
       closeUpstream(index);
-      const handlers = stage.handlers!;
       try {
-        if (handlers.error) handlers.error(error);
+        if (handlers!.error) handlers!.error(error);
         else {
-          handlers.flush?.();
+          handlers!.flush?.();
           out.error(error);
         }
       } catch (secondError) {
         out.error(secondError);
       }
     };
-    stage.input = {
+    const stage: Stage = {
       next(value) {
         if (stage.closed) return;
         try {
-          stage.handlers!.next(value);
+          handleNext(value);
         } catch (error) {
           fail(error);
         }
@@ -151,23 +147,35 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
       complete() {
         if (stage.closed) return;
         closeUpstream(index);
-        const handlers = stage.handlers!;
         try {
-          if (handlers.complete) handlers.complete();
+          if (handlers!.complete) handlers!.complete();
           else {
-            handlers.flush?.();
+            handlers!.flush?.();
             out.complete();
           }
         } catch (error) {
           out.error(error);
         }
       },
-      get closed() {
-        return stage.closed;
+      closed: false,
+      tearDown() {
+        if (tornDown) return;
+        tornDown = true;
+        stage.closed = true;
+        handlers?.teardown?.();
+      },
+      subscribed() {
+        if (stage.closed || handlers!.subscribed === undefined) return;
+        try {
+          handlers!.subscribed();
+        } catch (error) {
+          deliver(() => fail(error));
+        }
       },
     };
     stages[index] = stage;
-    stage.handlers = inits[index](out, { unsubscribeSource: () => closeUpstream(index) });
+    handlers = inits[index](out, { unsubscribeSource: () => closeUpstream(index) });
+    handleNext = handlers.next;
     return stage;
   };
 
@@ -224,13 +232,13 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
       endedEarly = true;
       break;
     }
-    out = stage.input;
+    out = stage;
   }
   // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once
   // (and run at once when the subscriber has already ended).
   subscriber.add(() => {
     safeUnsubscribe(upstream);
-    for (let i = first; i < stages.length; i++) tearDown(stages[i]);
+    for (let i = first; i < stages.length; i++) stages[i].tearDown();
   });
   if (endedEarly) return;
   head = out;
@@ -243,12 +251,6 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     else deliver(() => head.error(error));
   }
   for (let i = first; i < stages.length; i++) {
-    const stage = stages[i];
-    if (stage.closed || stage.handlers!.subscribed === undefined) continue;
-    try {
-      stage.handlers!.subscribed();
-    } catch (error) {
-      deliver(() => stage.input.error(error));
-    }
+    stages[i].subscribed();
   }
 }

@@ -22,14 +22,15 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
   if (idField !== undefined) {
     if (typeof event[idField] !== 'string') throw invalidField(type, idField, event[idField], 'a string');
     if (typeof event.delta !== 'string') throw invalidField(type, 'delta', event.delta, 'a string');
-    for (const key in event) {
-      if (event[key] === null) throw invalidField(type, key, null, 'absent or set');
-    }
     // The base fields, as the schema has them: the hot path must not pass what the client rejects.
-    const { subagentRunId, timestamp, metadata } = event;
+    const { subagentRunId, timestamp, metadata, rawEvent } = event;
+    if (rawEvent === null) throw invalidField(type, 'rawEvent', null, 'absent or set');
+    if (metadata === null) throw invalidField(type, 'metadata', null, 'absent or set');
+    if (timestamp === null) throw invalidField(type, 'timestamp', null, 'absent or set');
+    if (subagentRunId === null) throw invalidField(type, 'subagentRunId', null, 'absent or set');
     if (subagentRunId !== undefined && typeof subagentRunId !== 'string') throw invalidField(type, 'subagentRunId', subagentRunId, 'a string');
     if (timestamp !== undefined && !Number.isSafeInteger(timestamp)) throw invalidField(type, 'timestamp', timestamp, 'an integer');
-    if (metadata !== undefined && (typeof metadata !== 'object' || Array.isArray(metadata))) throw invalidField(type, 'metadata', metadata, 'an object');
+    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) throw invalidField(type, 'metadata', metadata, 'an object');
     return event as unknown as Event;
   }
   if (isPlainValid(type, event)) return event as unknown as Event;

@@ -207,6 +207,10 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
           if (type === EventType.RUN_STARTED) return start(fields);
           start();
         }
+        if (type === EventType.TEXT_MESSAGE_CONTENT || type === EventType.TOOL_CALL_ARGS || type === EventType.REASONING_MESSAGE_CONTENT) {
+          // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
+          return subscriber.next(assertWireEvent(fields));
+        }
         switch (type) {
           case EventType.RUN_STARTED:
             // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.

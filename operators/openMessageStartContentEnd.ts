@@ -8,6 +8,7 @@ import {
   laneOf,
   optionalString,
   requiredString,
+  stringField,
   type AgentEvent,
   type Lane,
 } from '../lib/agentEvent.js';
@@ -201,8 +202,9 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
 
     // TEXT_MESSAGE_CHUNK / REASONING_MESSAGE_CHUNK, and explicit CONTENT (which is a chunk with an id).
     const onChunk = (event: Record<string, unknown>, kind: MessageKind, type: string, explicit: boolean) => {
-      const producerId = explicit ? requiredString(event, 'messageId') : optionalString(event, 'messageId');
-      const delta = explicit ? requiredString(event, 'delta') : optionalString(event, 'delta');
+      // Read by name: this runs once per token.
+      const producerId = explicit ? requiredString(event, 'messageId') : stringField(event, 'messageId', event.messageId);
+      const delta = explicit ? requiredString(event, 'delta') : stringField(event, 'delta', event.delta);
       if (delta === undefined || delta === '') return;
       const lane = laneOf(event);
       const state = laneState(lane);

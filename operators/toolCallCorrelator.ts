@@ -324,7 +324,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
           case EventType.REASONING_MESSAGE_START:
           case EventType.REASONING_START:
             // Only content ends the calls: an empty chunk says nothing.
-            if ((typeof fields.delta === 'string' && fields.delta !== '') || type.endsWith('START')) closeLane(laneOf(fields));
+            if (calls.size > 0 && ((typeof fields.delta === 'string' && fields.delta !== '') || type.endsWith('START'))) closeLane(laneOf(fields));
             return emit(event);
           case EventType.STEP_STARTED:
           case EventType.STEP_FINISHED:
