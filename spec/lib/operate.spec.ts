@@ -1,5 +1,5 @@
-import { Observable, Subject, lastValueFrom, of, take, toArray } from 'rxjs';
-import { operate } from '../../lib/operate.js';
+import { Observable, Subject, lastValueFrom, map, of, pipe, take, toArray, type OperatorFunction } from 'rxjs';
+import { fuse, operate } from '../../lib/operate.js';
 import { collect, createTestScheduler } from '../support/helpers.js';
 
 /** A pass-through operator built with `operate`, counting what it handled. */
@@ -154,5 +154,121 @@ describe('operate', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+/**
+ * A recording operator for the fuse specs: `tag` is appended to each value; `throwOn` makes `next`
+ * throw; `endOn` ends the output (and stops the source) on that value; `open` is flushed as
+ * `tag + '-flush'`; its teardown is logged in `log`.
+ */
+function recording(tag: string, log: string[], behaviour: { throwOn?: string; endOn?: string; endAtInit?: boolean } = {}) {
+  return operate<string, string>((subscriber, context) => {
+    log.push(`${tag}:init`);
+    if (behaviour.endAtInit) {
+      subscriber.next(`${tag}-at-init`);
+      context.unsubscribeSource();
+      subscriber.complete();
+    }
+    return {
+      next: (value) => {
+        if (value.startsWith(behaviour.throwOn ?? '\u0000')) throw new Error(`${tag} refused ${value}`);
+        subscriber.next(`${value}${tag}`);
+        if (value.startsWith(behaviour.endOn ?? '\u0000')) {
+          context.unsubscribeSource();
+          subscriber.complete();
+        }
+      },
+      flush: () => subscriber.next(`${tag}-flush`),
+      subscribed: () => void log.push(`${tag}:subscribed`),
+      teardown: () => void log.push(`${tag}:teardown`),
+    };
+  });
+}
+
+describe('fuse', () => {
+  it('should emit what pipe() emits, in the same frames', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 =  cold('-a-b--|');
+      const e1subs =   '^-----!';
+      const expected = '-x-y--(fg|)';
+      const log: string[] = [];
+      expectObservable(e1.pipe(fuse(recording('1', log), recording('2', log)))).toBe(expected, { x: 'a12', y: 'b12', f: '1-flush2', g: '2-flush' });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('should route a throw to the operator that threw: it flushes and errors, the ones before it are torn down unflushed', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 =  cold('-a-b-c|');
+      const e1subs =   '^--!';
+      const expected = '-x-(fg#)';
+      const log: string[] = [];
+      const fused = fuse<string, string>(recording('1', log), recording('2', log, { throwOn: 'b' }), recording('3', log));
+      expectObservable(e1.pipe(fused)).toBe(expected, { x: 'a123', f: '2-flush3', g: '3-flush' }, new Error('2 refused b1'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      testScheduler.flush();
+      expect(log.filter((entry) => entry.endsWith('teardown'))).toEqual(['1:teardown', '2:teardown', '3:teardown']);
+    });
+  });
+
+  it('should stop the source and tear down the operators before one that ends early', () => {
+    const testScheduler = createTestScheduler();
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // prettier-ignore
+      const e1 =  cold('-a-b-c|');
+      const e1subs =   '^--!';
+      const expected = '-x-(y|)';
+      const log: string[] = [];
+      const fused = fuse<string, string>(recording('1', log), recording('2', log, { endOn: 'b' }));
+      expectObservable(e1.pipe(fused)).toBe(expected, { x: 'a12', y: 'b12' });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      testScheduler.flush();
+      // Operator 1 goes when 2 stops its source; 2 when the subscriber is done.
+      expect(log.filter((entry) => entry.endsWith('teardown'))).toEqual(['1:teardown', '2:teardown']);
+    });
+  });
+
+  it('should set operators up from the subscriber end, and never subscribe the source when one ends at init', () => {
+    const log: string[] = [];
+    let subscribed = 0;
+    const source$ = new Observable<string>(() => void subscribed++);
+    const seen: string[] = [];
+    source$.pipe(fuse(recording('1', log), recording('2', log, { endAtInit: true }), recording('3', log))).subscribe({
+      next: (value) => seen.push(value),
+      complete: () => seen.push('|'),
+    });
+    expect(seen).toEqual(['2-at-init3', '3-flush', '|']);
+    expect(subscribed).toBe(0);
+    expect(log).toEqual(['3:init', '2:init', '2:teardown', '3:teardown']);
+  });
+
+  it('should tell each operator, first to last, once its source is subscribed', () => {
+    const log: string[] = [];
+    new Observable<string>((subscriber) => subscriber.next('a')).pipe(fuse(recording('1', log), recording('2', log))).subscribe();
+    expect(log.filter((entry) => !entry.endsWith('teardown'))).toEqual(['2:init', '1:init', '1:subscribed', '2:subscribed']);
+  });
+
+  it('should hold a value fed back synchronously until the current one has gone through every operator', () => {
+    const log: string[] = [];
+    const source$ = new Subject<string>();
+    const seen: string[] = [];
+    source$.pipe(fuse(recording('1', log), recording('2', log))).subscribe((value) => {
+      seen.push(value);
+      if (value === 'a12') source$.next('b');
+    });
+    source$.next('a');
+    expect(seen).toEqual(['a12', 'b12']);
+  });
+
+  it('should fall back to pipe() when an operator was not built by operate', async () => {
+    const log: string[] = [];
+    const mixed: OperatorFunction<string, string> = fuse(recording('1', log), map((value: string) => value.toUpperCase()));
+    expect(await collect(of('a').pipe(mixed))).toEqual(['A1', '1-FLUSH']);
+    expect(await collect(of('a').pipe(pipe(recording('1', log), map((value: string) => value.toUpperCase()))))).toEqual(['A1', '1-FLUSH']);
   });
 });
