@@ -5,22 +5,30 @@ import type { RunAgentInput } from '@ag-ui/core';
  * where known the `sourceComponentId`, an ISO 8601 `timestamp` and the resolved `context` values.
  */
 export interface A2uiUserActionPayload {
+  /** The action's name, as the surface's component declared it. */
   name: string;
+  /** The surface the action happened on. */
   surfaceId: string;
+  /** The id of the component that raised the action (a button, say). */
   sourceComponentId?: string;
+  /** When the user acted: an ISO 8601 date-time string, as A2UI sends it. */
   timestamp?: string;
+  /** The values the action carries, resolved from the surface's data model. */
   context?: Record<string, unknown>;
   [field: string]: unknown;
 }
 
 /** A2UI v1.0 (as v0.9) client-to-server action message: a `version` and the `action`. */
 export interface A2uiV1ActionMessage {
+  /** The A2UI protocol version of the message: `"v1.0"`. */
   version: 'v1.0';
+  /** The user's action (A2UI v1.0 client-to-server `action`). */
   action: A2uiUserActionPayload;
 }
 
 /** A2UI v0.8 client-to-server action message. */
 export interface A2uiV08ActionMessage {
+  /** The user's action (A2UI v0.8 client-to-server `userAction`). */
   userAction: A2uiUserActionPayload;
 }
 

@@ -44,7 +44,9 @@ export function isClientTool(input: Pick<RunAgentInput, 'tools'>, serverTools: T
 
 /** A tool result a run's input carries, for a call a previous run left pending. */
 export interface InputToolResult {
+  /** The tool call this result answers. */
   toolCallId: string;
+  /** The result the client sent, as the tool message's content (text or content parts). */
   content: ToolMessage['content'];
   /** The tool's name, from the assistant message that made the call, when it is in the input. */
   toolName?: string;

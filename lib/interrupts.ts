@@ -72,7 +72,9 @@ export function approvalInterrupt(options: ApprovalInterruptOptions): Interrupt 
 
 /** A resume entry with the interrupt it answers. */
 export interface ResumeAnswer {
+  /** The client's `RunAgentInput.resume` entry for it (`status`, `payload`). */
   entry: ResumeEntry;
+  /** The pending interrupt this entry answers. */
   interrupt: Interrupt;
 }
 

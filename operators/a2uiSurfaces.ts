@@ -7,23 +7,56 @@ import { operate } from '../lib/operate.js';
 
 /** The value of an A2UI operation: it names its surface; the rest is the operation's own payload. */
 export interface A2uiOperation {
+  /** The surface the operation applies to. */
   surfaceId: string;
   [field: string]: unknown;
 }
 
 /** A2UI v1.0 (and v0.9) server-to-client messages: one operation key each, plus an optional `version`. */
 export type A2uiV1Message =
-  | { version?: string; createSurface: A2uiOperation }
-  | { version?: string; updateComponents: A2uiOperation }
-  | { version?: string; updateDataModel: A2uiOperation }
-  | { version?: string; deleteSurface: A2uiOperation };
+  | {
+      /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
+      version?: string;
+      /** Creates a surface (v1.0). */
+      createSurface: A2uiOperation;
+    }
+  | {
+      /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
+      version?: string;
+      /** Adds or replaces components of a surface (v1.0). */
+      updateComponents: A2uiOperation;
+    }
+  | {
+      /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
+      version?: string;
+      /** Changes a surface's data model (v1.0). */
+      updateDataModel: A2uiOperation;
+    }
+  | {
+      /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
+      version?: string;
+      /** Removes a surface (v1.0); `a2uiSurfaces` then forgets it. */
+      deleteSurface: A2uiOperation;
+    };
 
 /** A2UI v0.8 server-to-client messages: one operation key each. */
 export type A2uiV08Message =
-  | { surfaceUpdate: A2uiOperation }
-  | { dataModelUpdate: A2uiOperation }
-  | { beginRendering: A2uiOperation }
-  | { deleteSurface: A2uiOperation };
+  | {
+      /** Adds or replaces components of a surface (v0.8). */
+      surfaceUpdate: A2uiOperation;
+    }
+  | {
+      /** Changes a surface's data model (v0.8). */
+      dataModelUpdate: A2uiOperation;
+    }
+  | {
+      /** Tells the client to render a surface from its root (v0.8). */
+      beginRendering: A2uiOperation;
+    }
+  | {
+      /** Removes a surface (v0.8); `a2uiSurfaces` then forgets it. */
+      deleteSurface: A2uiOperation;
+    };
 
 /** An A2UI server-to-client message of either version. */
 export type A2uiMessage = A2uiV1Message | A2uiV08Message;

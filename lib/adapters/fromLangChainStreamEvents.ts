@@ -45,21 +45,35 @@ export interface LangChainStreamEvent {
   name: string;
   /** The id of the runnable's run: the same on its start, stream and end events. */
   run_id: string;
+  /** The run's tags; not read. */
   tags?: string[];
   /** The run's metadata; LangGraph adds `langgraph_node`, `langgraph_step` …, models `ls_provider`, `ls_model_name`. */
   metadata?: LangChainRunMetadata;
   /** The ids of the enclosing runs, outermost first. */
   parent_ids?: string[];
   /** `chunk` on `*_stream`, `input` on `*_start` (and `*_end`), `output` on `*_end`, `error` on `on_tool_error`. */
-  data: { chunk?: unknown; input?: unknown; output?: unknown; error?: unknown; [key: string]: unknown };
+  data: {
+    /** A streamed piece (`on_chat_model_stream`: a message chunk). */
+    chunk?: unknown;
+    /** The run's input (`on_tool_start`/`on_tool_end`: the tool call). */
+    input?: unknown;
+    /** The run's output (`on_chat_model_end`: the message; `on_tool_end`: the ToolMessage or `Command`). */
+    output?: unknown;
+    /** The error of an `on_tool_error` event. */
+    error?: unknown;
+    [key: string]: unknown;
+  };
 }
 
 /** The metadata LangChain and LangGraph put on each run. */
 export interface LangChainRunMetadata {
   /** LangGraph: the graph node the run belongs to. A chain run whose `name` equals it is the node itself. */
   langgraph_node?: string;
+  /** The graph step (superstep) number; not read. */
   langgraph_step?: number;
+  /** The provider LangSmith recorded; not read. */
   ls_provider?: string;
+  /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
   ls_model_name?: string;
   [key: string]: unknown;
 }
@@ -73,10 +87,13 @@ export type LangChainMessageLike = LangChainMessageFields | LangChainSerializedM
 
 /** The `lc`-serialised form of a LangChain JS message. */
 export interface LangChainSerializedMessage {
+  /** The serialisation format version, `1`. */
   lc: number;
+  /** Discriminant: `'constructor'`. */
   type: 'constructor';
   /** The class path; its last element is the class: `AIMessageChunk`, `ToolMessage` … */
   id: string[];
+  /** The message's fields. */
   kwargs: LangChainMessageFields;
 }
 
@@ -84,33 +101,107 @@ export interface LangChainSerializedMessage {
 export interface LangChainMessageFields {
   /** `ai`, `AIMessageChunk`, `tool`, `human` … (plain and Python forms). */
   type?: string;
+  /** The message id: names the assistant message (a chunk's, or a ToolMessage's own). */
   id?: string | null;
   /** The text, or a list of content blocks. */
   content?: string | LangChainContentBlock[];
   /** Pieces of tool calls (chunks only). */
   tool_call_chunks?: LangChainToolCallChunk[];
   /** Whole tool calls (a complete message); read only when the message carries no `tool_call_chunks`. */
-  tool_calls?: { id?: string | null; name: string; args?: Record<string, unknown> }[];
+  tool_calls?: {
+    /** The call's id. */
+    id?: string | null;
+    /** The tool's name. */
+    name: string;
+    /** The call's parsed arguments (sent as JSON text). */
+    args?: Record<string, unknown>;
+  }[];
   /** `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenAI Responses: `{ summary: [{ text, index }] }`). */
-  additional_kwargs?: { reasoning_content?: string; reasoning?: string | { summary?: { text?: string; index?: number }[] }; [key: string]: unknown };
-  response_metadata?: { model_name?: string; [key: string]: unknown };
+  additional_kwargs?: {
+    /** Reasoning text (DeepSeek and compatible providers). */
+    reasoning_content?: string;
+    /** OpenAI reasoning: a string, or a reasoning item with `summary` parts. */
+    reasoning?: string | {
+      /** The reasoning summary's parts. */
+      summary?: {
+        /** The part's text. */
+        text?: string;
+        /** The part's position; a new index starts a new paragraph. */
+        index?: number;
+      }[];
+    };
+    [key: string]: unknown;
+  };
+  /** Provider response metadata. */
+  response_metadata?: {
+    /** The model that answered: TOKEN_USAGE `model`. */
+    model_name?: string;
+    [key: string]: unknown;
+  };
+  /** Token usage of the message or chunk: TOKEN_USAGE. */
   usage_metadata?: LangChainUsageMetadata | null;
   /** ToolMessage: the call it answers. */
   tool_call_id?: string;
   /** ToolMessage: `success` or `error`. */
   status?: string;
+  /** The message's (or tool's) name. */
   name?: string | null;
   [key: string]: unknown;
 }
 
 /** A block of list content (Anthropic-style, and LangChain's standard blocks). */
 export type LangChainContentBlock =
-  | { type: 'text'; text: string; index?: number }
-  | { type: 'thinking'; thinking: string; signature?: string; index?: number }
-  | { type: 'reasoning'; reasoning: string; index?: number }
-  | { type: 'tool_use'; id?: string; name?: string; input?: unknown; index?: number }
-  | { type: 'input_json_delta'; partial_json: string; index?: number }
-  | { type: string & {}; [key: string]: unknown };
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: 'text';
+      /** The text. */
+      text: string;
+      /** The block's position in the message: keys the events of one block. */
+      index?: number;
+    }
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: 'thinking';
+      /** The reasoning text. */
+      thinking: string;
+      /** The signature that certifies the reasoning. */
+      signature?: string;
+      /** The block's position in the message: keys the events of one block. */
+      index?: number;
+    }
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: 'reasoning';
+      /** The reasoning text of a `reasoning` block. */
+      reasoning: string;
+      /** The block's position in the message: keys the events of one block. */
+      index?: number;
+    }
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: 'tool_use';
+      /** The id. */
+      id?: string;
+      /** The tool's name. */
+      name?: string;
+      /** The tool call's arguments. */
+      input?: unknown;
+      /** The block's position in the message: keys the events of one block. */
+      index?: number;
+    }
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: 'input_json_delta';
+      /** A fragment of a tool call's JSON arguments. */
+      partial_json: string;
+      /** The block's position in the message: keys the events of one block. */
+      index?: number;
+    }
+  | {
+      /** The block's type; blocks of other types are skipped. */
+      type: string & {};
+      [key: string]: unknown;
+    };
 
 /** A piece of one tool call. */
 export interface LangChainToolCallChunk {
@@ -122,16 +213,32 @@ export interface LangChainToolCallChunk {
   args?: string | null;
   /** Which call of the model's message the piece belongs to (absent with some providers). */
   index?: number | null;
+  /** Discriminant: `'tool_call_chunk'`. */
   type?: 'tool_call_chunk';
 }
 
 /** LangChain's token counts. */
 export interface LangChainUsageMetadata {
+  /** Prompt tokens. */
   input_tokens?: number;
+  /** Completion tokens. */
   output_tokens?: number;
+  /** Prompt plus completion tokens. */
   total_tokens?: number;
-  input_token_details?: { cache_read?: number; cache_creation?: number; [key: string]: unknown };
-  output_token_details?: { reasoning?: number; [key: string]: unknown };
+  /** Prompt token breakdown. */
+  input_token_details?: {
+    /** Prompt tokens read from the cache: `cachedInputTokens`. */
+    cache_read?: number;
+    /** Prompt tokens written to the cache: `cacheWriteInputTokens`. */
+    cache_creation?: number;
+    [key: string]: unknown;
+  };
+  /** Completion token breakdown. */
+  output_token_details?: {
+    /** Reasoning tokens: `reasoningTokens`. */
+    reasoning?: number;
+    [key: string]: unknown;
+  };
 }
 
 /** Options of {@link fromLangChainStreamEvents}. */

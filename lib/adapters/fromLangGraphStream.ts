@@ -21,8 +21,11 @@ import type { LangChainMessageLike } from './fromLangChainStreamEvents.js';
 export interface LangGraphMessageMetadata {
   /** The node that produced the message. */
   langgraph_node?: string;
+  /** The graph step (superstep) number; not read. */
   langgraph_step?: number;
+  /** The provider LangSmith recorded; not read. */
   ls_provider?: string;
+  /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
   ls_model_name?: string;
   [key: string]: unknown;
 }

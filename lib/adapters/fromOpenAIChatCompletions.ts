@@ -19,7 +19,9 @@ export interface ChatCompletionChunk {
   created?: number;
   /** The model that served the request, e.g. `gpt-4o-2024-08-06`. */
   model?: string;
+  /** The backend configuration's fingerprint; not read. */
   system_fingerprint?: string | null;
+  /** The service tier that ran the request; not read. */
   service_tier?: string | null;
   /** One entry per streamed choice; empty on the usage-only final chunk and on Azure's filter-only chunk. */
   choices: ChatCompletionChunkChoice[];
@@ -37,6 +39,7 @@ export interface ChatCompletionChunkChoice {
   delta: ChatCompletionChunkDelta;
   /** Why the choice ended, on its last chunk; `null` before. */
   finish_reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | (string & {}) | null;
+  /** Log probabilities, when requested; not read. */
   logprobs?: unknown;
   /** Azure OpenAI: the content filter verdicts of this piece of output. */
   content_filter_results?: unknown;
@@ -44,6 +47,7 @@ export interface ChatCompletionChunkChoice {
 
 /** The part of an assistant message one chunk adds. Every field is optional; `null` means absent. */
 export interface ChatCompletionChunkDelta {
+  /** The role, on the first chunk (`assistant`). */
   role?: 'assistant' | (string & {}) | null;
   /** A piece of the assistant's text. */
   content?: string | null;
@@ -56,7 +60,12 @@ export interface ChatCompletionChunkDelta {
   /** Pieces of tool calls, each keyed by the call's `index`. */
   tool_calls?: ChatCompletionChunkToolCall[] | null;
   /** The legacy `functions` API's single call (deprecated by OpenAI). */
-  function_call?: { name?: string; arguments?: string } | null;
+  function_call?: {
+    /** The deprecated single function call's name; not read. */
+    name?: string;
+    /** The deprecated single function call's arguments; not read. */
+    arguments?: string;
+  } | null;
 }
 
 /** A piece of one tool call. */
@@ -65,7 +74,9 @@ export interface ChatCompletionChunkToolCall {
   index: number;
   /** The call's id, on its first piece only. */
   id?: string | null;
+  /** `function`, on a call's first piece. */
   type?: 'function' | (string & {});
+  /** The function: its `name` on the first piece, `arguments` fragments after. */
   function?: {
     /** The tool's name, on the call's first piece only. */
     name?: string | null;
@@ -80,9 +91,26 @@ export interface ChatCompletionUsage {
   prompt_tokens?: number;
   /** Every output token, reasoning included. */
   completion_tokens?: number;
+  /** Prompt plus completion tokens: `totalTokens`. */
   total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number; accepted_prediction_tokens?: number; rejected_prediction_tokens?: number } | null;
+  /** Prompt token breakdown. */
+  prompt_tokens_details?: {
+    /** Prompt tokens read from the cache: `cachedInputTokens`. */
+    cached_tokens?: number;
+    /** Prompt tokens of audio; not read. */
+    audio_tokens?: number;
+  } | null;
+  /** Completion token breakdown. */
+  completion_tokens_details?: {
+    /** Reasoning tokens: `reasoningTokens`. */
+    reasoning_tokens?: number;
+    /** Completion tokens of audio; not read. */
+    audio_tokens?: number;
+    /** Predicted-output tokens that appeared in the completion; not read. */
+    accepted_prediction_tokens?: number;
+    /** Predicted-output tokens that did not; not read. */
+    rejected_prediction_tokens?: number;
+  } | null;
 }
 
 /** Options of {@link fromOpenAIChatCompletions}. */

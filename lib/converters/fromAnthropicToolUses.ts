@@ -1,7 +1,20 @@
 import type { ToolCall } from '@ag-ui/core';
 
 /** An Anthropic content block as the API returns it: only `tool_use` (and `server_tool_use`, `mcp_tool_use`) blocks are read. */
-export type AnthropicResponseBlock = { type: 'tool_use' | 'server_tool_use' | 'mcp_tool_use'; id: string; name: string; input?: unknown } | { type: string; [field: string]: unknown };
+export type AnthropicResponseBlock = {
+  /** The block's type: `tool_use`, `server_tool_use` and `mcp_tool_use` blocks are read, others skipped. */
+  type: 'tool_use' | 'server_tool_use' | 'mcp_tool_use';
+  /** The tool call's id (`toolu_…`): the AG-UI tool call id. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The tool call's arguments, an object: sent as JSON text. */
+  input?: unknown;
+} | {
+  /** The block's type: `tool_use`, `server_tool_use` and `mcp_tool_use` blocks are read, others skipped. */
+  type: string;
+  [field: string]: unknown;
+};
 
 /**
  * Converts the tool calls in an Anthropic message's content (its `tool_use` blocks, and the

@@ -2,8 +2,31 @@ import type { ToolCall } from '@ag-ui/core';
 
 /** A tool call as OpenAI returns it: a Chat Completions `tool_calls` entry, or a Responses `function_call` output item. */
 export type OpenAIToolCallLike =
-  | { id: string; type?: 'function' | (string & {}); function: { name: string; arguments?: string | null } }
-  | { type: 'function_call'; call_id: string; name: string; arguments?: string | null; id?: string };
+  | {
+      /** Chat Completions: the call id. Responses: the item id (`fc_…`), not used. */
+      id: string;
+      /** `function` (Chat Completions) or `function_call` (Responses). */
+      type?: 'function' | (string & {});
+      /** The function called (Chat Completions). */
+      function: {
+        /** The function's name. */
+        name: string;
+        /** The arguments as JSON text, as the model wrote them. */
+        arguments?: string | null;
+      };
+    }
+  | {
+      /** `function` (Chat Completions) or `function_call` (Responses). */
+      type: 'function_call';
+      /** The call id (Responses): the AG-UI tool call id. */
+      call_id: string;
+      /** The function's name (Responses). */
+      name: string;
+      /** The arguments as JSON text (Responses). */
+      arguments?: string | null;
+      /** Chat Completions: the call id. Responses: the item id (`fc_…`), not used. */
+      id?: string;
+    };
 
 /**
  * Converts OpenAI tool calls (a Chat Completions message's `tool_calls`, or Responses

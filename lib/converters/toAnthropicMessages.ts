@@ -4,56 +4,100 @@ import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Where an Anthropic image or document comes from. */
 export type AnthropicSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string }
-  | { type: 'file'; file_id: string }
-  | { type: 'text'; media_type: 'text/plain'; data: string };
+  | {
+      /** Discriminant: `'base64'`. */
+      type: 'base64';
+      /** The MIME type, e.g. `image/png`, `application/pdf`, `text/plain`. */
+      media_type: string;
+      /** The content: base64 bytes, or the text itself for a `text` source. */
+      data: string;
+    }
+  | {
+      /** Discriminant: `'url'`. */
+      type: 'url';
+      /** The URL to fetch it from. */
+      url: string;
+    }
+  | {
+      /** Discriminant: `'file'`. */
+      type: 'file';
+      /** A file uploaded to Anthropic's Files API. */
+      file_id: string;
+    }
+  | {
+      /** Discriminant: `'text'`. */
+      type: 'text';
+      /** The MIME type, e.g. `image/png`, `application/pdf`, `text/plain`. */
+      media_type: 'text/plain';
+      /** The content: base64 bytes, or the text itself for a `text` source. */
+      data: string;
+    };
 
 /** A text block. */
 export interface AnthropicTextBlock {
+  /** Discriminant: `'text'`. */
   type: 'text';
+  /** The text; never empty. */
   text: string;
 }
 
 /** An image block. */
 export interface AnthropicImageBlock {
+  /** Discriminant: `'image'`. */
   type: 'image';
+  /** Where the image comes from: base64 data, a URL or a provider file. */
   source: AnthropicSource;
 }
 
 /** A document block (PDF or plain text). */
 export interface AnthropicDocumentBlock {
+  /** Discriminant: `'document'`. */
   type: 'document';
+  /** Where the document comes from: base64 data, a URL, a provider file, or text. */
   source: AnthropicSource;
+  /** The document's title (its file name), when known. */
   title?: string;
 }
 
 /** A tool call the assistant made. */
 export interface AnthropicToolUseBlock {
+  /** Discriminant: `'tool_use'`. */
   type: 'tool_use';
+  /** The tool call's id. */
   id: string;
+  /** The tool's name. */
   name: string;
+  /** The arguments, parsed from the call's JSON (`{}` when empty or not an object). */
   input: Record<string, unknown>;
 }
 
 /** What a tool returned, in a user turn. */
 export interface AnthropicToolResultBlockParam {
+  /** Discriminant: `'tool_result'`. */
   type: 'tool_result';
+  /** The call this result answers. */
   tool_use_id: string;
+  /** The result: text, or text, image and document blocks. */
   content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
+  /** Set when the tool failed (the tool message has an `error`). */
   is_error?: true;
 }
 
 /** The assistant's extended thinking, sent back with its signature. */
 export interface AnthropicThinkingBlock {
+  /** Discriminant: `'thinking'`. */
   type: 'thinking';
+  /** The reasoning text (the reasoning message's content). */
   thinking: string;
+  /** Anthropic's signature (the reasoning message's `encryptedValue`). */
   signature: string;
 }
 
 /** Thinking the safety systems redacted, sent back as the encrypted data it came as. */
 export interface AnthropicRedactedThinkingBlock {
+  /** Discriminant: `'redacted_thinking'`. */
   type: 'redacted_thinking';
+  /** The encrypted thinking, as Anthropic sent it (the message's `encryptedValue`). */
   data: string;
 }
 
@@ -69,7 +113,9 @@ export type AnthropicContentBlockParam =
 
 /** One entry of an Anthropic Messages request's `messages`. */
 export interface AnthropicMessageParam {
+  /** `user` or `assistant`; turns alternate. */
   role: 'user' | 'assistant';
+  /** The turn's blocks. */
   content: AnthropicContentBlockParam[];
 }
 
@@ -77,6 +123,7 @@ export interface AnthropicMessageParam {
 export interface AnthropicRequestMessages {
   /** The system and developer messages, joined by a blank line; absent when there is none. */
   system?: string;
+  /** The conversation's turns, roles alternating. */
   messages: AnthropicMessageParam[];
 }
 

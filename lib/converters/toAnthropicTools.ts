@@ -3,8 +3,11 @@ import { parametersOf } from './converterInternals.js';
 
 /** A client tool of an Anthropic Messages request. */
 export interface AnthropicTool {
+  /** The tool's name. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** The arguments' JSON Schema (`{ type: "object", properties: {} }` when the AG-UI tool has none). */
   input_schema: Record<string, unknown>;
 }
 

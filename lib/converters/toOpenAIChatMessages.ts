@@ -14,26 +14,51 @@ import {
 
 /** A text part of an OpenAI chat message. */
 export interface OpenAIChatTextPart {
+  /** Discriminant: `'text'`. */
   type: 'text';
+  /** The text. */
   text: string;
 }
 
 /** An image part: an `https:` or `data:` URL. */
 export interface OpenAIChatImagePart {
+  /** Discriminant: `'image_url'`. */
   type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+  /** The image. */
+  image_url: {
+    /** A URL, or base64 data as a `data:` URL. */
+    url: string;
+    /** The resolution the model sees the image at; optional. */
+    detail?: 'auto' | 'low' | 'high';
+  };
 }
 
 /** Inline audio, base64 wav or mp3 (audio-capable models only). */
 export interface OpenAIChatAudioPart {
+  /** Discriminant: `'input_audio'`. */
   type: 'input_audio';
-  input_audio: { data: string; format: 'wav' | 'mp3' };
+  /** The audio. */
+  input_audio: {
+    /** Base64 audio bytes. */
+    data: string;
+    /** `wav` or `mp3`. */
+    format: 'wav' | 'mp3';
+  };
 }
 
 /** A file (PDF): inline as a `data:` URL with a file name, or an uploaded file's id. */
 export interface OpenAIChatFilePart {
+  /** Discriminant: `'file'`. */
   type: 'file';
-  file: { filename?: string; file_data?: string; file_id?: string };
+  /** The file (a PDF). */
+  file: {
+    /** The file name, for inline data. */
+    filename?: string;
+    /** Inline data, as a `data:` URL. */
+    file_data?: string;
+    /** A file uploaded to OpenAI's Files API. */
+    file_id?: string;
+  };
 }
 
 /** One part of an OpenAI chat user message. */
@@ -41,17 +66,55 @@ export type OpenAIChatContentPart = OpenAIChatTextPart | OpenAIChatImagePart | O
 
 /** A tool call of an assistant message, as Chat Completions sends and takes it. */
 export interface OpenAIChatToolCall {
+  /** The call's id (the AG-UI tool call id). */
   id: string;
+  /** Discriminant: `'function'`. */
   type: 'function';
-  function: { name: string; arguments: string };
+  /** The function called. */
+  function: {
+    /** The function's name. */
+    name: string;
+    /** The arguments as JSON text. */
+    arguments: string;
+  };
 }
 
 /** One entry of a Chat Completions request's `messages`. */
 export type OpenAIChatMessage =
-  | { role: 'system' | 'developer'; content: string; name?: string }
-  | { role: 'user'; content: string | OpenAIChatContentPart[]; name?: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIChatToolCall[]; name?: string }
-  | { role: 'tool'; tool_call_id: string; content: string };
+  | {
+      /** The message's role. */
+      role: 'system' | 'developer';
+      /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
+      content: string;
+      /** The author's name, when the AG-UI message has one. */
+      name?: string;
+    }
+  | {
+      /** The message's role. */
+      role: 'user';
+      /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
+      content: string | OpenAIChatContentPart[];
+      /** The author's name, when the AG-UI message has one. */
+      name?: string;
+    }
+  | {
+      /** The message's role. */
+      role: 'assistant';
+      /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
+      content: string | null;
+      /** The assistant's tool calls; absent when it made none. */
+      tool_calls?: OpenAIChatToolCall[];
+      /** The author's name, when the AG-UI message has one. */
+      name?: string;
+    }
+  | {
+      /** The message's role. */
+      role: 'tool';
+      /** The call this tool message answers. */
+      tool_call_id: string;
+      /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
+      content: string;
+    };
 
 /** Options of {@link toOpenAIChatMessages}. */
 export type ToOpenAIChatMessagesOptions = ConverterOptions;

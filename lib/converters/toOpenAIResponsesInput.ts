@@ -4,31 +4,49 @@ import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Text in a Responses input message. */
 export interface ResponsesInputText {
+  /** Discriminant: `'input_text'`. */
   type: 'input_text';
+  /** The text. */
   text: string;
 }
 
 /** An image in a Responses input message: a URL (`https:` or `data:`) or an uploaded file's id. */
 export interface ResponsesInputImage {
+  /** Discriminant: `'input_image'`. */
   type: 'input_image';
+  /** The resolution the model sees the image at: `auto`. */
   detail: 'auto' | 'low' | 'high';
+  /** A URL, or base64 data as a `data:` URL. */
   image_url?: string;
+  /** A file uploaded to OpenAI's Files API. */
   file_id?: string;
 }
 
 /** A file in a Responses input message: inline as a `data:` URL with a file name, a URL, or an uploaded file's id. */
 export interface ResponsesInputFile {
+  /** Discriminant: `'input_file'`. */
   type: 'input_file';
+  /** The file name, for inline data. */
   filename?: string;
+  /** Inline data, as a `data:` URL. */
   file_data?: string;
+  /** A URL to fetch the file from. */
   file_url?: string;
+  /** A file uploaded to OpenAI's Files API. */
   file_id?: string;
 }
 
 /** Inline audio, base64 wav or mp3. */
 export interface ResponsesInputAudio {
+  /** Discriminant: `'input_audio'`. */
   type: 'input_audio';
-  input_audio: { data: string; format: 'wav' | 'mp3' };
+  /** The audio. */
+  input_audio: {
+    /** Base64 audio bytes. */
+    data: string;
+    /** `wav` or `mp3`. */
+    format: 'wav' | 'mp3';
+  };
 }
 
 /** One part of a Responses input message. */
@@ -36,16 +54,66 @@ export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage | R
 
 /** One item of a Responses request's `input`. */
 export type ResponsesInputItem =
-  | { type: 'message'; role: 'user'; content: ResponsesInputContent[] }
-  | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[] }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string }
-  | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] }
-  | { type: 'reasoning'; id?: string; encrypted_content: string; summary: { type: 'summary_text'; text: string }[] };
+  | {
+      /** Discriminant: `'message'`. */
+      type: 'message';
+      /** The message's role. */
+      role: 'user';
+      /** The message's parts. */
+      content: ResponsesInputContent[];
+    }
+  | {
+      /** Discriminant: `'message'`. */
+      type: 'message';
+      /** The message's role. */
+      role: 'assistant';
+      /** The message's parts. */
+      content: {
+        /** Discriminant: `'output_text'`. */
+        type: 'output_text';
+        /** The assistant's text. */
+        text: string;
+      }[];
+    }
+  | {
+      /** Discriminant: `'function_call'`. */
+      type: 'function_call';
+      /** The tool call's id (the AG-UI tool call id). */
+      call_id: string;
+      /** The function's name. */
+      name: string;
+      /** The arguments as JSON text. */
+      arguments: string;
+    }
+  | {
+      /** Discriminant: `'function_call_output'`. */
+      type: 'function_call_output';
+      /** The tool call's id (the AG-UI tool call id). */
+      call_id: string;
+      /** The tool's result: text, or input parts. */
+      output: string | ResponsesInputContent[];
+    }
+  | {
+      /** Discriminant: `'reasoning'`. */
+      type: 'reasoning';
+      /** The reasoning item's id, when it is the API's own (`rs_…`). */
+      id?: string;
+      /** The encrypted reasoning (the reasoning message's `encryptedValue`). */
+      encrypted_content: string;
+      /** The reasoning summary (the reasoning message's content; empty when it has none). */
+      summary: {
+        /** Discriminant: `'summary_text'`. */
+        type: 'summary_text';
+        /** The summary's text. */
+        text: string;
+      }[];
+    };
 
 /** What {@link toOpenAIResponsesInput} returns: the request's `instructions` and `input`. */
 export interface ResponsesRequestInput {
   /** The system and developer messages, joined by a blank line; absent when there is none. */
   instructions?: string;
+  /** The conversation as Responses input items. */
   input: ResponsesInputItem[];
 }
 

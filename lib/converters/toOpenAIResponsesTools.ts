@@ -3,9 +3,13 @@ import { parametersOf } from './converterInternals.js';
 
 /** A function tool of a Responses request. */
 export interface ResponsesFunctionTool {
+  /** Discriminant: `'function'`. */
   type: 'function';
+  /** The tool's name. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** The arguments' JSON Schema (`{ type: "object", properties: {} }` when the AG-UI tool has none). */
   parameters: Record<string, unknown>;
   /** Always `false`: AG-UI schemas are not written for strict mode (every property required, no additional properties). */
   strict: false;

@@ -3,8 +3,17 @@ import { parametersOf } from './converterInternals.js';
 
 /** A function tool of a Chat Completions request. */
 export interface OpenAIChatTool {
+  /** Discriminant: `'function'`. */
   type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
+  /** The function. */
+  function: {
+    /** The tool's name. */
+    name: string;
+    /** What the tool does, for the model. */
+    description: string;
+    /** The arguments' JSON Schema (`{ type: "object", properties: {} }` when the AG-UI tool has none). */
+    parameters: Record<string, unknown>;
+  };
 }
 
 /**

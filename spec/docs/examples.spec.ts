@@ -11,6 +11,10 @@ import { POST, postWithoutHandler } from '../../docs/examples/nextjs-route';
 import { start as startNodeHttp } from '../../docs/examples/node-http';
 import { serveFetch, type FetchHandler } from '../../docs/examples/serveFetch';
 
+// The examples import 'agui-rx' by package name, as a user's code does; here it is this repository's
+// source (as in every other spec), not the build in dist/, which may be stale or being rebuilt.
+jest.mock('agui-rx', () => jest.requireActual('../../lib/index'), { virtual: true });
+
 /** What the official client holds after one run of the weather agent, asked about Paris. */
 const expectedMessages = [
   { id: 'u1', role: 'user', content: 'Weather in Paris?' },
