@@ -3,7 +3,7 @@
  * agent events for `toAgui` (`import … from 'agui-rx/adapters'`).
  *
  * ```ts
- * from(response.body!).pipe(
+ * from(response.body as unknown as AsyncIterable<Uint8Array>).pipe(
  *   parseSSE(),
  *   map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))),
  *   fromOpenAIChatCompletions(),
