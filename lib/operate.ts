@@ -55,10 +55,25 @@ export interface OperateContext {
 /** Sets up one subscription's state of an operator and returns its handlers. */
 export type OperateInit<T, R> = (subscriber: OperateSink<R>, context: OperateContext) => OperateHandlers<T>;
 
-// Where an operator built by `operate` keeps its `init`, so that `fuse` can chain the handlers directly.
-const initKey = Symbol('agui-rx operate init');
+/** How an operator built by `operate` treats events, for `fuse`. */
+export interface OperateOptions {
+  /**
+   * The operator sends every per-token event (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS,
+   * REASONING_MESSAGE_CONTENT) on unchanged, and neither reads nor counts them: in a fused chain
+   * they go past it. Default: false.
+   */
+  passesTokenEvents?: boolean;
+}
 
-type FusableOperator<T, R> = OperatorFunction<T, R> & { [initKey]?: OperateInit<unknown, unknown> };
+// Where an operator built by `operate` keeps its recipe, so that `fuse` can chain the handlers directly.
+const recipeKey = Symbol('agui-rx operate recipe');
+
+interface Recipe {
+  init: OperateInit<unknown, unknown>;
+  passesTokenEvents: boolean;
+}
+
+type FusableOperator<T, R> = OperatorFunction<T, R> & { [recipeKey]?: Recipe };
 
 /**
  * Builds an operator whose state lives in the closure `init` creates for each subscription,
@@ -67,25 +82,49 @@ type FusableOperator<T, R> = OperatorFunction<T, R> & { [initKey]?: OperateInit<
  * Unlike a bare `new Observable`, a handler that throws does not escape as an unhandled error:
  * it is routed to the error path, where `flush` closes what the operator opened first.
  */
-export function operate<T, R>(init: OperateInit<T, R>): OperatorFunction<T, R> {
-  const inits = [init as OperateInit<unknown, unknown>];
-  const operator: FusableOperator<T, R> = (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, inits));
-  operator[initKey] = init as OperateInit<unknown, unknown>;
+export function operate<T, R>(init: OperateInit<T, R>, options: OperateOptions = {}): OperatorFunction<T, R> {
+  const recipes: Recipe[] = [{ init: init as OperateInit<unknown, unknown>, passesTokenEvents: options.passesTokenEvents === true }];
+  const operator: FusableOperator<T, R> = (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, recipes));
+  operator[recipeKey] = recipes[0];
   return operator;
 }
 
 /**
  * Composes operators built by `operate` into one that behaves as `pipe(...operators)` but runs
  * them in one subscription: each operator's output is handed straight to the next one's handlers,
- * with no Subscriber in between (the per-event cost of a long pipeline is mostly those hops).
- * Falls back to `pipe` when an operator was not built by `operate`.
+ * with no Subscriber in between, and per-token events skip the operators that only pass them on
+ * (the per-event cost of a long pipeline is mostly those hops). Falls back to `pipe` when an
+ * operator was not built by `operate`.
  */
 export function fuse<T, R>(...operators: OperatorFunction<any, any>[]): OperatorFunction<T, R> {
-  const inits = operators.map((operator) => (operator as FusableOperator<unknown, unknown>)[initKey]);
-  if (inits.some((init) => init === undefined)) return (pipe as (...fns: OperatorFunction<any, any>[]) => OperatorFunction<T, R>)(...operators);
-  const operator: FusableOperator<T, R> = (source) =>
-    new Observable<R>((subscriber) => subscribeChain(source, subscriber, inits as OperateInit<unknown, unknown>[]));
-  return operator;
+  const recipes = operators.map((operator) => (operator as FusableOperator<unknown, unknown>)[recipeKey]);
+  if (recipes.some((recipe) => recipe === undefined)) return (pipe as (...fns: OperatorFunction<any, any>[]) => OperatorFunction<T, R>)(...operators);
+  return (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, recipes as Recipe[]));
+}
+
+/** Whether `value` is a per-token event: TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS or REASONING_MESSAGE_CONTENT. */
+function isTokenEvent(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const type = (value as { type?: unknown }).type;
+  return type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT';
+}
+
+/**
+ * The sink in front of `stage`, an operator that passes per-token events on unchanged: those go
+ * straight to `target`, where the stage would have sent them (unless the stage has closed).
+ */
+function skippingTokenEvents(stage: Stage, target: OperateSink<unknown>): OperateSink<unknown> {
+  return {
+    next(value) {
+      if (!isTokenEvent(value)) stage.next(value);
+      else if (!stage.closed) target.next(value);
+    },
+    error: (error) => stage.error(error),
+    complete: () => stage.complete(),
+    get closed() {
+      return stage.closed;
+    },
+  };
 }
 
 /**
@@ -102,10 +141,10 @@ interface Stage extends OperateSink<unknown> {
   subscribed(): void;
 }
 
-function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, inits: readonly OperateInit<unknown, unknown>[]): void {
+function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, recipes: readonly Recipe[]): void {
   // stages[0] reads the source; the last one writes to the subscriber.
-  const stages: Stage[] = new Array(inits.length);
-  let first = inits.length;
+  const stages: Stage[] = new Array(recipes.length);
+  let first = recipes.length;
 
   // Stage `index` takes nothing more: the source and every stage before it stop too, as each
   // operator's own source subscription would in a `pipe`.
@@ -174,7 +213,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
       },
     };
     stages[index] = stage;
-    handlers = inits[index](out, { unsubscribeSource: () => closeUpstream(index) });
+    handlers = recipes[index].init(out, { unsubscribeSource: () => closeUpstream(index) });
     handleNext = handlers.next;
     return stage;
   };
@@ -224,15 +263,18 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
   // Set up from the subscriber's end, as nested subscriptions would: an operator whose `init`
   // ends the output at once (an already aborted signal) leaves the ones before it unsubscribed.
   let out: OperateSink<unknown> = subscriber;
+  // Where a per-token event sent to `out` ends up: the first operator on the way that handles them.
+  let tokenTarget: OperateSink<unknown> = subscriber;
   let endedEarly = false;
-  for (let index = inits.length - 1; index >= 0; index--) {
+  for (let index = recipes.length - 1; index >= 0; index--) {
     const stage = createStage(index, out);
     first = index;
     if (stage.closed) {
       endedEarly = true;
       break;
     }
-    out = stage;
+    if (recipes[index].passesTokenEvents && index > 0) out = skippingTokenEvents(stage, tokenTarget);
+    else out = tokenTarget = stage;
   }
   // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once
   // (and run at once when the subscriber has already ended).

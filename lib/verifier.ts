@@ -17,8 +17,11 @@ export interface AguiViolation {
 
 /** The checker {@link createAguiVerifier} returns: feed it every event in order, then call `end()` once. */
 export interface AguiVerifier {
-  /** Checks the event at `index` (the caller's count, from 0); returns what it breaks, `[]` when nothing. */
-  verify(event: unknown, index: number): AguiViolation[];
+  /**
+   * Checks the event at `index` (the caller's count, from 0); returns what it breaks, an empty
+   * array when nothing (one shared, frozen array: copy it before adding to it).
+   */
+  verify(event: unknown, index: number): readonly AguiViolation[];
   /** What the end of the stream leaves wrong: a run still going, entities still open, or no run at all. */
   end(): AguiViolation[];
 }
@@ -107,6 +110,9 @@ function newRunState() {
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+// What verify() returns for a valid event: one array, not a new one per event.
+const none: readonly AguiViolation[] = Object.freeze([]);
 const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : describeValue(value));
 
 /**
@@ -182,13 +188,44 @@ export function createAguiVerifier(): AguiVerifier {
   // What the current run has open, and who owns which id.
   let run = newRunState();
 
-  // The violations of the event being checked, and its index and type.
-  let out: AguiViolation[] = [];
+  // The violations of the event being checked (`none` until one is found), and its index and type.
+  let out: readonly AguiViolation[] = none;
   let at = 0;
   let type = '';
 
   const report = (rule: string, message: string) => {
-    out.push({ index: at, type, rule, message });
+    if (out === none) out = [];
+    (out as AguiViolation[]).push({ index: at, type, rule, message });
+  };
+
+  /**
+   * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
+   * string id and delta, no optional fields, for an entity the run has open, and no chunk stream
+   * pending. Anything else returns false and takes the general path.
+   */
+  const isPlainToken = (fields: Record<string, unknown>): boolean => {
+    if (phase !== 'running' || run.lanes.size > 0) return false;
+    let open: Map<string, number>;
+    let id: unknown;
+    if (type === EventType.TEXT_MESSAGE_CONTENT) {
+      open = run.open.text;
+      id = fields.messageId;
+    } else if (type === EventType.TOOL_CALL_ARGS) {
+      open = run.open.tool;
+      id = fields.toolCallId;
+    } else if (type === EventType.REASONING_MESSAGE_CONTENT) {
+      open = run.open.reasoning;
+      id = fields.messageId;
+    } else return false;
+    return (
+      typeof id === 'string' &&
+      typeof fields.delta === 'string' &&
+      fields.subagentRunId === undefined &&
+      fields.timestamp === undefined &&
+      fields.metadata === undefined &&
+      fields.rawEvent === undefined &&
+      open.has(id)
+    );
   };
 
   const ownerMismatch = (space: OwnerSpace, id: string, tag: Lane, noun: string): boolean => {
@@ -513,20 +550,19 @@ export function createAguiVerifier(): AguiVerifier {
 
   return {
     verify(event, index) {
-      out = [];
+      out = none;
       at = index;
       if (index >= nextIndex) nextIndex = index + 1;
       if (typeof event !== 'object' || event === null || Array.isArray(event)) {
         type = '';
-        out.push({ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` });
-        return out;
+        return [{ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` }];
       }
       const fields = event as Record<string, unknown>;
       if (typeof fields.type !== 'string') {
-        out.push({ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` });
-        return out;
+        return [{ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
       }
       type = fields.type;
+      if (isPlainToken(fields)) return none;
       if (!knownTypes.has(type)) {
         report('unknown-type', `'${type}' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
         return out;

@@ -148,7 +148,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
         }
       },
     };
-  });
+  }, { passesTokenEvents: true });
 }
 
 /** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */

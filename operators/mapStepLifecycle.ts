@@ -121,5 +121,5 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
         finishWhere(() => true);
       },
     };
-  });
+  }, { passesTokenEvents: true });
 }

@@ -85,7 +85,7 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
     let index = 0;
 
     /** Handles what was found; throws (routed to the error path by operate) in 'error' mode. */
-    const handle = (violations: AguiViolation[], atEnd: boolean) => {
+    const handle = (violations: readonly AguiViolation[], atEnd: boolean) => {
       if (violations.length === 0) return;
       if (mode === 'error') throw new AguiRxError('AGUI_VIOLATION', formatAguiViolation(violations[0], atEnd));
       for (const violation of violations) {

@@ -70,7 +70,7 @@ export function checkAguiStream(events$: AguiEventsInput): Promise<AguiStreamChe
     const events: unknown[] = [];
     const violations: AguiViolation[] = [];
     const lines: string[] = [];
-    const add = (found: AguiViolation[], atEnd: boolean) => {
+    const add = (found: readonly AguiViolation[], atEnd: boolean) => {
       for (const violation of found) {
         violations.push(violation);
         lines.push(formatAguiViolation(violation, atEnd));

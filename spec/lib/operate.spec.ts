@@ -238,7 +238,7 @@ describe('fuse', () => {
     let subscribed = 0;
     const source$ = new Observable<string>(() => void subscribed++);
     const seen: string[] = [];
-    source$.pipe(fuse(recording('1', log), recording('2', log, { endAtInit: true }), recording('3', log))).subscribe({
+    source$.pipe(fuse<string, string>(recording('1', log), recording('2', log, { endAtInit: true }), recording('3', log))).subscribe({
       next: (value) => seen.push(value),
       complete: () => seen.push('|'),
     });
@@ -249,7 +249,7 @@ describe('fuse', () => {
 
   it('should tell each operator, first to last, once its source is subscribed', () => {
     const log: string[] = [];
-    new Observable<string>((subscriber) => subscriber.next('a')).pipe(fuse(recording('1', log), recording('2', log))).subscribe();
+    new Observable<string>((subscriber) => subscriber.next('a')).pipe(fuse<string, string>(recording('1', log), recording('2', log))).subscribe();
     expect(log.filter((entry) => !entry.endsWith('teardown'))).toEqual(['2:init', '1:init', '1:subscribed', '2:subscribed']);
   });
 
@@ -257,7 +257,7 @@ describe('fuse', () => {
     const log: string[] = [];
     const source$ = new Subject<string>();
     const seen: string[] = [];
-    source$.pipe(fuse(recording('1', log), recording('2', log))).subscribe((value) => {
+    source$.pipe(fuse<string, string>(recording('1', log), recording('2', log))).subscribe((value) => {
       seen.push(value);
       if (value === 'a12') source$.next('b');
     });
@@ -270,5 +270,58 @@ describe('fuse', () => {
     const mixed: OperatorFunction<string, string> = fuse(recording('1', log), map((value: string) => value.toUpperCase()));
     expect(await collect(of('a').pipe(mixed))).toEqual(['A1', '1-FLUSH']);
     expect(await collect(of('a').pipe(pipe(recording('1', log), map((value: string) => value.toUpperCase()))))).toEqual(['A1', '1-FLUSH']);
+  });
+});
+
+describe('fuse with operators that pass per-token events on', () => {
+  type Tagged = { type: string; seen?: string[] };
+  /** Appends `tag` to `seen` of every event it handles; declares it passes per-token events on unchanged. */
+  const marking = (tag: string, handled: string[]) =>
+    operate<Tagged, Tagged>(
+      (subscriber) => ({
+        next: (event) => {
+          handled.push(`${tag}:${event.type}`);
+          subscriber.next(event);
+        },
+      }),
+      { passesTokenEvents: true },
+    );
+
+  it('should send per-token events past them, and every other event through them', async () => {
+    const handled: string[] = [];
+    const events: Tagged[] = [{ type: 'TEXT_MESSAGE_START' }, { type: 'TEXT_MESSAGE_CONTENT' }, { type: 'TOOL_CALL_ARGS' }, { type: 'REASONING_MESSAGE_CONTENT' }, { type: 'STATE_SNAPSHOT' }];
+    const output = await collect(of(...events).pipe(fuse<Tagged, Tagged>(passThrough<Tagged>(), marking('m', handled), passThrough<Tagged>())));
+    expect(output.map((event) => event.type)).toEqual(events.map((event) => event.type));
+    expect(handled).toEqual(['m:TEXT_MESSAGE_START', 'm:STATE_SNAPSHOT']);
+  });
+
+  it('should drop per-token events once the operator they skip has closed', () => {
+    const handled: string[] = [];
+    const source$ = new Subject<Tagged>();
+    const seen: string[] = [];
+    // The first operator sends two events for each input; the skipped one ends the stream on 'END'.
+    const twice = operate<Tagged, Tagged>((subscriber) => ({
+      next: (event) => {
+        subscriber.next(event);
+        subscriber.next({ type: 'TEXT_MESSAGE_CONTENT' });
+      },
+    }));
+    const ending = operate<Tagged, Tagged>(
+      (subscriber, context) => ({
+        next: (event) => {
+          subscriber.next(event);
+          if (event.type === 'END') {
+            context.unsubscribeSource();
+            subscriber.complete();
+          }
+        },
+      }),
+      { passesTokenEvents: true },
+    );
+    source$.pipe(fuse<Tagged, Tagged>(twice, ending, marking('m', handled))).subscribe({ next: (event) => seen.push(event.type), complete: () => seen.push('|') });
+    source$.next({ type: 'A' });
+    source$.next({ type: 'END' });
+    source$.next({ type: 'B' });
+    expect(seen).toEqual(['A', 'TEXT_MESSAGE_CONTENT', 'END', '|']);
   });
 });
