@@ -45,7 +45,7 @@ export class RxAgent extends AbstractAgent {
     });
   }
 
-  /** CopilotKit clones agents per thread: the clone keeps the agent function and options. */
+  /** A copy for another run or thread (hosts such as CopilotKit call `clone()`): it keeps the agent function and options, which `AbstractAgent.clone()` does not copy. */
   override clone(): RxAgent {
     const copy = super.clone() as RxAgent;
     Object.assign(copy, { agent: this.agent, config: this.config });
