@@ -1,0 +1,129 @@
+// The bench harness: warm-up, interleaved runs, medians, ratios, the table and the JSON file.
+// Every figure the suite reports is a ratio of two medians measured side by side in one process.
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+// A full GC between runs, so that one contender does not pay for the garbage of the other.
+v8.setFlagsFromString('--expose-gc');
+/** Runs a full garbage collection (exposed at run time, so `node spec/bench/index.mjs` needs no flag). */
+export const gc = globalThis.gc ?? vm.runInNewContext('gc');
+
+/** The command line: `--quick`, `--json <file>`, `--only <name[,name]>`. */
+export function parseArgs(argv = process.argv.slice(2)) {
+  const args = { quick: false, json: undefined, only: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') args.quick = true;
+    else if (arg === '--json') args.json = argv[++i];
+    else if (arg.startsWith('--json=')) args.json = arg.slice('--json='.length);
+    else if (arg === '--only') args.only = argv[++i].split(',');
+    else if (arg.startsWith('--only=')) args.only = arg.slice('--only='.length).split(',');
+    else throw new Error(`Unknown argument '${arg}'. Use --quick, --json <file>, --only <name[,name]>.`);
+  }
+  return args;
+}
+
+/** The machine the figures come from. */
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${os.release()} ${process.arch}`,
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    loadavg: os.loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+/** The median of some numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The p-th percentile (0..100, nearest rank) of some numbers. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Times one call of `fn` (sync or async) in ms, after a full GC. */
+async function timeOnce(fn) {
+  gc();
+  const start = performance.now();
+  const result = fn();
+  if (result && typeof result.then === 'function') await result;
+  return performance.now() - start;
+}
+
+/**
+ * Measures contenders side by side: `warmup` untimed rounds, then `runs` timed rounds, each round
+ * running every contender once in turn (A, B, A, B…; the order rotates each round so that neither
+ * always goes first). Returns `{ [name]: { median, samples } }` in ms.
+ */
+export async function measure(contenders, { runs = 5, warmup = 1 } = {}) {
+  const samples = Object.fromEntries(contenders.map((c) => [c.name, []]));
+  for (let round = 0; round < warmup + runs; round++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const contender = contenders[(k + round) % contenders.length];
+      const ms = await timeOnce(contender.fn);
+      if (round >= warmup) samples[contender.name].push(ms);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, { median: median(values), samples: values }]));
+}
+
+/**
+ * One row of the table. `ratio` is `baseline ÷ ours` for times (above 1: ours is faster) unless
+ * the row says otherwise in `ratioMeans`; `target` is `{ op: '>=' | '<=', value }` or undefined.
+ */
+export function row({ item, name, ours, baseline, ratio, target, unit = 'ms', ratioMeans = 'baseline ÷ ours', note }) {
+  const pass = target === undefined || !Number.isFinite(ratio) ? undefined : target.op === '>=' ? ratio >= target.value : ratio <= target.value;
+  return { item, name, contenders: [ours, baseline], unit, ratio, ratioMeans, target, pass, note };
+}
+
+/** A comparison row of two measured contenders: ratio = baseline median ÷ ours median. */
+export function speedRow({ item, name, results, ours, baseline, target, note }) {
+  const a = results[ours].median;
+  const b = results[baseline].median;
+  return row({ item, name, ours: { name: ours, value: a }, baseline: { name: baseline, value: b }, ratio: b / a, target, note });
+}
+
+const fmt = (value, unit) => {
+  if (!Number.isFinite(value)) return String(value);
+  const digits = unit === 'MB' ? 2 : value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
+  return `${value.toFixed(digits)} ${unit}`;
+};
+const fmtRatio = (r) => (!Number.isFinite(r) ? String(r) : r >= 100 ? `${r.toFixed(0)}x` : r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
+const fmtTarget = (t) => (t === undefined ? '—' : `${t.op === '>=' ? '≥' : '≤'} ${t.value}x`);
+
+/** The results as one plain-text table (also valid Markdown). */
+export function table(rows, info) {
+  const header = ['#', 'item', 'ours', 'median', 'baseline', 'median', 'ratio', 'target', ''];
+  const lines = rows.map((r) => [
+    String(r.item),
+    r.name,
+    r.contenders[0].name,
+    fmt(r.contenders[0].value, r.unit),
+    r.contenders[1].name,
+    fmt(r.contenders[1].value, r.unit),
+    fmtRatio(r.ratio) + (r.ratioMeans === 'baseline ÷ ours' ? '' : ` (${r.ratioMeans})`),
+    fmtTarget(r.target),
+    r.pass === undefined ? '' : r.pass ? '✓' : '✗',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const render = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  const m = info.machine;
+  return [
+    `agui-rx bench${info.quick ? ' (--quick)' : ''}: ${m.cores} cores × ${m.cpu}, Node ${m.node}, ${m.platform}, ${m.memoryGB} GB, load ${m.loadavg.join(' ')}`,
+    `Ratio = baseline median ÷ ours median (above 1: agui-rx is faster) unless the row says otherwise; ${info.runs} runs after ${info.warmup} warm-up, contenders interleaved.`,
+    '',
+    render(header),
+    render(widths.map((w) => '-'.repeat(w))),
+    ...lines.map(render),
+  ].join('\n');
+}

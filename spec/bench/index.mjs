@@ -1,0 +1,45 @@
+// `npm run bench`: runs every bench item and prints one table of side-by-side ratios.
+// Options: --quick (small sizes, for CI), --json <file> (write the results), --only <name[,name]>.
+// Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8).
+import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { machine, parseArgs, table } from './harness.mjs';
+import * as throughput from './throughput.mjs';
+import * as operators from './operators.mjs';
+import * as encode from './encode.mjs';
+import * as stateDelta from './stateDelta.mjs';
+import * as memory from './memory.mjs';
+import * as latency from './latency.mjs';
+import * as verify from './verify.mjs';
+
+const modules = [throughput, operators, encode, stateDelta, memory, latency, verify];
+const args = parseArgs();
+const unknown = (args.only ?? []).filter((name) => !modules.some((m) => m.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown item(s) ${unknown.join(', ')}. Items: ${modules.map((m) => m.name).join(', ')}.`);
+  process.exit(2);
+}
+
+const info = { machine: machine(), quick: args.quick, runs: 5, warmup: args.quick ? 1 : 2, date: new Date().toISOString() };
+const ctx = { quick: args.quick, runs: info.runs, warmup: info.warmup, log: (message) => process.stderr.write(`  ${message}\n`) };
+const started = performance.now();
+const rows = [];
+const errors = [];
+for (const module of modules) {
+  if (args.only && !args.only.includes(module.name)) continue;
+  const t = performance.now();
+  try {
+    for (const r of await module.run(ctx)) rows.push({ ...r, module: module.name });
+  } catch (error) {
+    // One broken item must not cost the others' results: it is reported as failed.
+    process.exitCode = 1;
+    errors.push({ module: module.name, error: String(error?.stack ?? error) });
+    ctx.log(`${module.name} FAILED: ${error?.stack ?? error}`);
+  }
+  ctx.log(`${module.name}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+info.seconds = Math.round((performance.now() - started) / 100) / 10;
+
+console.log(table(rows, info));
+for (const { module, error } of errors) console.log(`\n${module} FAILED:\n${error}`);
+if (args.json) writeFileSync(args.json, JSON.stringify({ ...info, rows, errors }, null, 2) + '\n');

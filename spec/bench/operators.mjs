@@ -1,0 +1,57 @@
+// Item 3: each operator alone against a bare map, on the workload it is made for.
+import {
+  activityDelta,
+  coalesceDeltas,
+  mapRunLifecycle,
+  mapStepLifecycle,
+  messagesSnapshot,
+  openMessageStartContentEnd,
+  stateDelta,
+  toolCallCorrelator,
+} from 'agui-rx';
+import { from, map } from 'rxjs';
+import { measure, speedRow } from './harness.mjs';
+import { aguiRun, drain, mixedEvents, onDiagnostic, runOptions } from './workloads.mjs';
+
+export const name = 'operators';
+
+export async function run({ quick, runs, warmup, log }) {
+  const size = quick ? 10_000 : 1_000_000;
+  const label = quick ? '10k' : '1M';
+  const mixed = mixedEvents(size / 200);
+  // toAgui's output, collected once: well-formed AG-UI for the operators that expect it.
+  const agui = aguiRun(mixed);
+  // The same run without its RUN_STARTED / RUN_FINISHED: what mapRunLifecycle is given by toAgui.
+  const inner = agui.filter((e) => e.type !== 'RUN_STARTED' && e.type !== 'RUN_FINISHED');
+  const aguiLabel = `toAgui output of mixed ${label} (${(agui.length / 1e6).toFixed(2)}M)`;
+  // messagesSnapshot looks each event's message up by a linear scan of the conversation, so its
+  // cost grows with events × messages: 5000 messages (1M) take about a minute per run today. It
+  // gets a conversation of 500 messages (100k events) in the full run, and the same 50 as the rest
+  // with --quick; docs/performance.md gives the 1M figure.
+  const snapshotInput = quick ? agui : aguiRun(mixedEvents(500));
+  const snapshotLabel = quick ? aguiLabel : `toAgui output of mixed 100k (${(snapshotInput.length / 1e6).toFixed(2)}M)`;
+
+  const cases = [
+    { op: 'openMessageStartContentEnd', input: mixed, workload: `mixed ${label}`, make: () => openMessageStartContentEnd({ onDiagnostic }) },
+    { op: 'toolCallCorrelator', input: mixed, workload: `mixed ${label}`, make: () => toolCallCorrelator({ onDiagnostic }) },
+    { op: 'mapStepLifecycle', input: mixed, workload: `mixed ${label}`, make: () => mapStepLifecycle({ onDiagnostic }) },
+    { op: 'stateDelta', input: mixed, workload: `mixed ${label}`, make: () => stateDelta() },
+    { op: 'activityDelta', input: mixed, workload: `mixed ${label}`, make: () => activityDelta() },
+    { op: 'mapRunLifecycle', input: inner, workload: aguiLabel, make: () => mapRunLifecycle(runOptions()) },
+    { op: 'coalesceDeltas', input: agui, workload: aguiLabel, make: () => coalesceDeltas({ intervalMs: 50, maxChars: 256 }) },
+    { op: 'messagesSnapshot', input: snapshotInput, workload: snapshotLabel, make: () => messagesSnapshot() },
+  ];
+  const rows = [];
+  for (const { op, input, workload, make } of cases) {
+    log(`operators: ${op} vs map, ${workload}`);
+    const results = await measure(
+      [
+        { name: op, fn: () => drain(from(input).pipe(make())) },
+        { name: 'map', fn: () => drain(from(input).pipe(map((e) => ({ ...e })))) },
+      ],
+      { runs, warmup },
+    );
+    rows.push(speedRow({ item: 3, name: `${op} alone vs bare map, ${workload}`, results, ours: op, baseline: 'map' }));
+  }
+  return rows;
+}

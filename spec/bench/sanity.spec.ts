@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/** One row of `node spec/bench/index.mjs --json` (see spec/bench/harness.mjs `row`). */
+interface BenchRow {
+  item: number | string;
+  name: string;
+  module: string;
+  contenders: { name: string; value: number }[];
+  unit: string;
+  ratio: number;
+  correct?: boolean;
+  target?: { op: '>=' | '<='; value: number };
+}
+
+const root = resolve(__dirname, '../..');
+const built = resolve(root, 'dist/esm/lib/index.js');
+
+/** The row of `item` whose name contains `text`. */
+function find(rows: BenchRow[], item: number | string, text: string): BenchRow {
+  const found = rows.find((r) => r.item === item && r.name.includes(text));
+  if (found === undefined) throw new Error(`No bench row for item ${item} '${text}' in: ${rows.map((r) => `${r.item} ${r.name}`).join('; ')}`);
+  return found;
+}
+
+// The bench's ratios only, with generous margins: CI machines are shared and noisy, so this never
+// checks an absolute time and never a target; `npm run bench` reports those.
+describe('bench (npm run bench --quick)', () => {
+  let rows: BenchRow[];
+  let dir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(built)) throw new Error(`${built} is missing: run 'npm run build' first ('npm test' does).`);
+    dir = mkdtempSync(join(tmpdir(), 'agui-rx-bench-'));
+    const json = join(dir, 'bench.json');
+    await promisify(execFile)(process.execPath, ['spec/bench/index.mjs', '--quick', '--json', json], { cwd: root, timeout: 55_000, maxBuffer: 1 << 22 });
+    rows = (JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[] }).rows;
+  }, 60_000);
+
+  afterAll(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should report every item of issue 7', () => {
+    const items = new Set(rows.map((r) => String(r.item)));
+    for (const item of ['1', '2', '3', '4', '5a', '5b', '5c', '6', '7', '8']) expect(items).toContain(item);
+    for (const op of ['openMessageStartContentEnd', 'toolCallCorrelator', 'mapStepLifecycle', 'stateDelta', 'activityDelta', 'mapRunLifecycle', 'coalesceDeltas', 'messagesSnapshot']) {
+      find(rows, 3, `${op} alone`);
+    }
+  });
+
+  it('should give every row a finite positive ratio and finite positive figures', () => {
+    for (const r of rows) {
+      expect({ name: r.name, ratio: r.ratio, finite: Number.isFinite(r.ratio) && r.ratio > 0 }).toEqual({ name: r.name, ratio: r.ratio, finite: true });
+      expect(r.ratio).toBeGreaterThan(1e-4);
+      expect(r.ratio).toBeLessThan(1e4);
+      for (const c of r.contenders) expect(Number.isFinite(c.value) && c.value > 0).toBe(true);
+    }
+  });
+
+  it('should keep toAgui within 50x of a bare map', () => {
+    expect(find(rows, 2, 'mixed').ratio).toBeGreaterThan(1 / 50);
+    expect(find(rows, 2, 'text-only').ratio).toBeGreaterThan(1 / 50);
+  });
+
+  it('should keep stateDelta on immutable states no slower than compare', () => {
+    expect(find(rows, '5a', 'immutable: true').ratio).toBeGreaterThan(1);
+  });
+
+  it('should rebuild the final state from what stateDelta emitted, in every state case', () => {
+    const checked = rows.filter((r) => r.correct !== undefined);
+    expect(checked.length).toBeGreaterThanOrEqual(5);
+    for (const r of checked) expect({ name: r.name, correct: r.correct }).toEqual({ name: r.name, correct: true });
+  });
+
+  it('should keep the heap of a long message below 3x that of a short one', () => {
+    expect(find(rows, 6, 'toAgui + encodeSSE').ratio).toBeLessThan(3);
+  });
+});

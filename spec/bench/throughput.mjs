@@ -1,0 +1,39 @@
+// Items 1 and 2: the whole toAgui pipeline against the official transformChunks and against a bare map.
+import { transformChunks } from '@ag-ui/client';
+import { toAgui } from 'agui-rx';
+import { from, map } from 'rxjs';
+import { measure, speedRow } from './harness.mjs';
+import { drain, mixedEvents, runOptions, textEvents } from './workloads.mjs';
+
+export const name = 'throughput';
+
+export async function run({ quick, runs, warmup, log }) {
+  const size = quick ? 10_000 : 1_000_000;
+  const label = quick ? '10k' : '1M';
+  const mixed = mixedEvents(size / 200);
+  const text = textEvents(size);
+  const rows = [];
+
+  log(`throughput: toAgui vs transformChunks vs map, mixed ${label}`);
+  const mixedResults = await measure(
+    [
+      { name: 'toAgui', fn: () => drain(from(mixed).pipe(toAgui(runOptions()))) },
+      { name: 'transformChunks', fn: () => drain(from(mixed).pipe(transformChunks())) },
+      { name: 'map', fn: () => drain(from(mixed).pipe(map((e) => ({ ...e })))) },
+    ],
+    { runs, warmup },
+  );
+  rows.push(speedRow({ item: 1, name: `toAgui vs official transformChunks, mixed ${label}`, results: mixedResults, ours: 'toAgui', baseline: 'transformChunks', target: { op: '>=', value: 20 } }));
+  rows.push(speedRow({ item: 2, name: `toAgui vs bare map, mixed ${label}`, results: mixedResults, ours: 'toAgui', baseline: 'map', target: { op: '>=', value: 0.5 }, note: '≥ 0.5x = at most 2x slower' }));
+
+  log(`throughput: toAgui vs map, text-only ${label}`);
+  const textResults = await measure(
+    [
+      { name: 'toAgui', fn: () => drain(from(text).pipe(toAgui(runOptions()))) },
+      { name: 'map', fn: () => drain(from(text).pipe(map((e) => ({ ...e })))) },
+    ],
+    { runs, warmup },
+  );
+  rows.push(speedRow({ item: 2, name: `toAgui vs bare map, text-only ${label}`, results: textResults, ours: 'toAgui', baseline: 'map', target: { op: '>=', value: 0.5 }, note: '≥ 0.5x = at most 2x slower' }));
+  return rows;
+}
