@@ -41,9 +41,31 @@ export function encodeSSE(options: EncodeSSEOptions = {}): OperatorFunction<Even
     let sequence = 0;
     return {
       next(event) {
-        const frame = encoder.encodeSSE(event);
+        const frame = isFlatWithoutNulls(event) ? `data: ${JSON.stringify(event)}\n\n` : encoder.encodeSSE(event);
         subscriber.next(ids ? `id: ${++sequence}\n${frame}` : frame);
       },
     };
   });
+}
+
+// Events whose only optional fields (as @ag-ui/core's `omitOptionalNulls` knows them) are the base
+// ones, with no nested shapes: the per-token events and the END events.
+const flatTypes: ReadonlySet<unknown> = new Set([
+  'TEXT_MESSAGE_CONTENT',
+  'TOOL_CALL_ARGS',
+  'REASONING_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'TOOL_CALL_END',
+  'REASONING_MESSAGE_END',
+]);
+
+/**
+ * Whether `EventEncoder.encodeSSE` would send `event` as plain `JSON.stringify`: a flat event with
+ * no optional field set to `null` (the encoder drops those). Most events are, and skipping the
+ * encoder's walk over the event's shape makes framing cost little more than the stringify.
+ */
+function isFlatWithoutNulls(event: Event): boolean {
+  if (!flatTypes.has(event.type)) return false;
+  const { timestamp, rawEvent, metadata, subagentRunId } = event as { timestamp?: unknown; rawEvent?: unknown; metadata?: unknown; subagentRunId?: unknown };
+  return timestamp !== null && rawEvent !== null && metadata !== null && subagentRunId !== null;
 }

@@ -112,9 +112,13 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
     const remap = new Map<string, string>();
     const emit = (event: AgentEvent) => subscriber.next(event);
 
+    // The parent agent's lane, kept at hand: nearly every event is its.
+    let parentLane: LaneState | undefined;
     const laneState = (lane: Lane): LaneState => {
+      if (lane === undefined && parentLane !== undefined) return parentLane;
       let state = lanes.get(lane);
       if (state === undefined) lanes.set(lane, (state = { text: undefined, reasoning: undefined, span: undefined }));
+      if (lane === undefined) parentLane = state;
       return state;
     };
 
@@ -150,7 +154,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
       else if (state.text !== undefined) closeMessage(lane, state, text);
     };
 
-    const wireId = (producerId: string) => remap.get(producerId) ?? producerId;
+    const wireId = (producerId: string) => (remap.size === 0 ? producerId : (remap.get(producerId) ?? producerId));
 
     const assertNotOpenElsewhere = (type: string, producerId: string, messageId: string, lane: Lane) => {
       const opener = openLane.get(messageId);

@@ -124,7 +124,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const pending = new Set<string>();
     // Producer id -> the fresh id of a new call that reused an ended call's id.
     const remap = new Map<string, string>();
-    const wireId = (producerId: string) => remap.get(producerId) ?? producerId;
+    const wireId = (producerId: string) => (remap.size === 0 ? producerId : (remap.get(producerId) ?? producerId));
     // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
     const latest = new Map<Lane, string>();
     // The assistant message of the lane's current turn, parent of its tool calls.
@@ -298,6 +298,16 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         const type = eventTypeOf(event);
         const fields = event as unknown as Record<string, unknown>;
         switch (type) {
+          // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
+          case EventType.TEXT_MESSAGE_CHUNK:
+          case EventType.TEXT_MESSAGE_CONTENT:
+          case EventType.REASONING_MESSAGE_CHUNK:
+          case EventType.REASONING_MESSAGE_CONTENT:
+          case EventType.REASONING_MESSAGE_START:
+          case EventType.REASONING_START:
+            // Only content ends the calls: an empty chunk says nothing.
+            if (calls.size > 0 && ((typeof fields.delta === 'string' && fields.delta !== '') || type.endsWith('START'))) closeLane(laneOf(fields));
+            return emit(event);
           case EventType.TOOL_CALL_CHUNK:
             return onChunk(fields);
           case EventType.TOOL_CALL_START:
@@ -317,15 +327,6 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
             if (role === undefined || role === 'assistant') turnMessage.set(lane, messageId);
             return emit(event);
           }
-          case EventType.TEXT_MESSAGE_CHUNK:
-          case EventType.TEXT_MESSAGE_CONTENT:
-          case EventType.REASONING_MESSAGE_CHUNK:
-          case EventType.REASONING_MESSAGE_CONTENT:
-          case EventType.REASONING_MESSAGE_START:
-          case EventType.REASONING_START:
-            // Only content ends the calls: an empty chunk says nothing.
-            if (calls.size > 0 && ((typeof fields.delta === 'string' && fields.delta !== '') || type.endsWith('START'))) closeLane(laneOf(fields));
-            return emit(event);
           case EventType.STEP_STARTED:
           case EventType.STEP_FINISHED:
             endTurn(laneOf(fields));

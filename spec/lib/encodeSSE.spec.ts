@@ -322,3 +322,34 @@ describe('encodeSSE', () => {
     await expect(collect(concat(of(S, big), throwError(() => new Error('not reached'))).pipe(encodeSSE()))).rejects.toThrow('Do not know how to serialize a BigInt');
   });
 });
+
+describe('encodeSSE framing, against @ag-ui/encoder', () => {
+  it('should give exactly the frame EventEncoder gives, for any event, nulls included', async () => {
+    const fc = (await import('fast-check')).default;
+    const { EventEncoder } = await import('@ag-ui/encoder');
+    const encoder = new EventEncoder();
+    const field = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string(), fc.integer(), fc.constant({ nested: null }));
+    const event = fc.record(
+      {
+        type: fc.constantFrom('TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS', 'REASONING_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_END', 'REASONING_MESSAGE_END', 'TEXT_MESSAGE_START', 'RUN_FINISHED', 'STATE_DELTA'),
+        messageId: fc.string(),
+        toolCallId: fc.string(),
+        delta: fc.oneof(fc.string(), fc.constant(null)),
+        timestamp: field,
+        rawEvent: field,
+        metadata: field,
+        subagentRunId: field,
+        role: fc.oneof(fc.constant(null), fc.constant('assistant')),
+        outcome: fc.oneof(fc.constant(null), fc.constant({ type: 'success' })),
+      },
+      { requiredKeys: ['type'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(event, async (candidate) => {
+        const [frame] = await collect(of(candidate as unknown as Event).pipe(encodeSSE()));
+        expect(frame).toBe(encoder.encodeSSE(candidate as unknown as Event));
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+});
