@@ -164,9 +164,12 @@ describe('assertWireEvent', () => {
   });
 });
 
-describe('assertWireEvent on frequent events (accepted by hand, else by the schema)', () => {
+describe('assertWireEvent on frequent events (checked by hand, else by the schema)', () => {
   const fc = require('fast-check') as typeof import('fast-check');
   const types = [
+    EventType.TEXT_MESSAGE_CONTENT,
+    EventType.TOOL_CALL_ARGS,
+    EventType.REASONING_MESSAGE_CONTENT,
     EventType.TEXT_MESSAGE_START,
     EventType.TEXT_MESSAGE_END,
     EventType.REASONING_START,
