@@ -51,9 +51,16 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-/** Times one call of `fn` (sync or async) in ms, after a full GC. */
-async function timeOnce(fn) {
-  gc();
+/**
+ * Suite-wide settings, set by index.mjs. `gcBetweenRuns`: a full GC before every timed run (tens
+ * of ms each on a loaded 2-core machine; --quick skips it and measures more loosely).
+ */
+export const settings = { gcBetweenRuns: true };
+
+/** Times one run of a contender (sync or async) in ms, after its untimed setup and a full GC. */
+async function timeOnce(contender) {
+  const fn = contender.setup ? contender.setup() : contender.fn;
+  if (settings.gcBetweenRuns) gc();
   const start = performance.now();
   const result = fn();
   if (result && typeof result.then === 'function') await result;
@@ -63,14 +70,15 @@ async function timeOnce(fn) {
 /**
  * Measures contenders side by side: `warmup` untimed rounds, then `runs` timed rounds, each round
  * running every contender once in turn (A, B, A, B…; the order rotates each round so that neither
- * always goes first). Returns `{ [name]: { median, samples } }` in ms.
+ * always goes first). A contender is `{ name, fn }` (`fn` is timed) or `{ name, setup }` (`setup()`
+ * runs untimed and returns the function that is timed). Returns `{ [name]: { median, samples } }` in ms.
  */
 export async function measure(contenders, { runs = 5, warmup = 1 } = {}) {
   const samples = Object.fromEntries(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < warmup + runs; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const contender = contenders[(k + round) % contenders.length];
-      const ms = await timeOnce(contender.fn);
+      const ms = await timeOnce(contender);
       if (round >= warmup) samples[contender.name].push(ms);
     }
   }

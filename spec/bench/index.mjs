@@ -3,7 +3,7 @@
 // Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { machine, parseArgs, table } from './harness.mjs';
+import { machine, parseArgs, settings, table } from './harness.mjs';
 import * as throughput from './throughput.mjs';
 import * as operators from './operators.mjs';
 import * as encode from './encode.mjs';
@@ -20,7 +20,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const info = { machine: machine(), quick: args.quick, runs: 5, warmup: args.quick ? 1 : 2, date: new Date().toISOString() };
+const info = { machine: machine(), quick: args.quick, runs: 5, warmup: 2, date: new Date().toISOString() };
+settings.gcBetweenRuns = !args.quick;
 const ctx = { quick: args.quick, runs: info.runs, warmup: info.warmup, log: (message) => process.stderr.write(`  ${message}\n`) };
 const started = performance.now();
 const rows = [];

@@ -4,7 +4,7 @@ import { sendSSE, toAgui } from 'agui-rx';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Subject } from 'rxjs';
-import { gc, median, percentile, row } from './harness.mjs';
+import { gc, median, percentile, row, settings } from './harness.mjs';
 import { runOptions } from './workloads.mjs';
 
 export const name = 'latency';
@@ -98,7 +98,7 @@ export async function run({ quick, runs, warmup, log }) {
   try {
     for (let round = 0; round < warmup + runs; round++) {
       for (const who of round % 2 ? ['hand', 'ours'] : ['ours', 'hand']) {
-        gc();
+        if (settings.gcBetweenRuns) gc();
         const values = await oneRun(server, `/${who}`, count);
         if (round < warmup) continue;
         stats[who].p50.push(percentile(values, 50));

@@ -1,11 +1,13 @@
 // Item 6, in a child process started with --expose-gc: the heap while one long message streams.
-// Usage: node --expose-gc spec/bench/memory-child.mjs <deltas> [snapshot]
-// Prints JSON { before, during } in bytes: heapUsed after a full GC before the run, and after a
-// full GC taken when the last delta's SSE frame has come out (the message still open).
+// Usage: node --expose-gc spec/bench/memory-child.mjs <checkpoint,checkpoint,…> [snapshot]
+// One message of as many deltas as the last checkpoint goes through toAgui and encodeSSE (the
+// frames are discarded). When the frame of the n-th delta comes out, for each checkpoint n, the
+// message still open: two full GCs, then heapUsed. Prints JSON { heapUsed: { n: bytes }, … }.
 import { encodeSSE, messagesSnapshot, toAgui } from 'agui-rx';
 import { lazy, runOptions } from './workloads.mjs';
 
-const deltas = Number(process.argv[2]);
+const checkpoints = process.argv[2].split(',').map(Number);
+const deltas = Math.max(...checkpoints);
 const withSnapshot = process.argv[3] === 'snapshot';
 if (typeof globalThis.gc !== 'function') throw new Error('Run with --expose-gc.');
 
@@ -20,18 +22,19 @@ const source$ = lazy(deltas, (i) => ({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm
 const operators = withSnapshot ? [toAgui(runOptions()), messagesSnapshot(), encodeSSE()] : [toAgui(runOptions()), encodeSSE()];
 
 const before = heap();
-let during;
+const heapUsed = {};
 let contents = 0;
 let bytes = 0;
 source$.pipe(...operators).subscribe({
   next: (frame) => {
     // The frame is discarded; only its length is kept.
     bytes += frame.length;
-    if (frame.includes('"TEXT_MESSAGE_CONTENT"') && ++contents === deltas) during = heap();
+    if (frame.startsWith('data: {"type":"TEXT_MESSAGE_CONTENT"') && checkpoints.includes(++contents)) heapUsed[contents] = heap();
   },
   error: (error) => {
     console.error(error);
     process.exit(1);
   },
 });
-process.stdout.write(JSON.stringify({ deltas, withSnapshot, before, during, bytes }) + '\n');
+if (contents !== deltas) throw new Error(`Expected ${deltas} TEXT_MESSAGE_CONTENT frames, got ${contents}.`);
+process.stdout.write(JSON.stringify({ withSnapshot, before, heapUsed, bytes }) + '\n');
