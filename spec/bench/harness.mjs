@@ -128,10 +128,11 @@ export function table(rows, info) {
   const m = info.machine;
   return [
     `agui-rx bench${info.quick ? ' (--quick)' : ''}: ${m.cores} cores × ${m.cpu}, Node ${m.node}, ${m.platform}, ${m.memoryGB} GB, load ${m.loadavg.join(' ')}`,
-    `Ratio = baseline median ÷ ours median (above 1: agui-rx is faster) unless the row says otherwise; ${info.runs} runs after ${info.warmup} warm-up, contenders interleaved.`,
+    `Ratio = baseline median ÷ ours median (above 1: agui-rx is faster) unless the row says otherwise; ${info.runs} timed runs after ${info.warmup} warm-up rounds, contenders interleaved${info.quick ? '' : ', a full GC before each run'}.`,
     '',
     render(header),
     render(widths.map((w) => '-'.repeat(w))),
     ...lines.map(render),
+    ...(info.seconds === undefined ? [] : ['', `${rows.length} rows in ${info.seconds} s.`]),
   ].join('\n');
 }
