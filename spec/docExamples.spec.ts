@@ -22,6 +22,7 @@ const documented = [
   'lib/adapters/fromAiSdkStream.ts',
   'lib/adapters/fromLangChainStreamEvents.ts',
   'lib/adapters/fromLangGraphStream.ts',
+  'lib/testing/aguiMarbles.ts',
   ...readdirSync(join(root, 'lib', 'converters'))
     .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
     .sort()
@@ -57,6 +58,9 @@ import {
   type AiSdkStreamPart, type AnthropicStreamEvent, type ChatCompletionChunk, type LangChainStreamEvent, type LangGraphStreamPart, type ResponseStreamEvent,
 } from '../../lib/adapters/index.js';
 import * as converters from '../../lib/converters/index.js';
+import { TestScheduler } from 'rxjs/testing';
+import { aguiMarbles } from '../../lib/testing/index.js';
+void [TestScheduler, aguiMarbles];
 const {
   fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools,
   toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools,
@@ -106,6 +110,7 @@ describe('doc comment examples', () => {
       'lib-adapters-fromAiSdkStream',
       'lib-adapters-fromLangChainStreamEvents',
       'lib-adapters-fromLangGraphStream',
+      'lib-testing-aguiMarbles',
       ...readdirSync(join(root, 'lib', 'converters'))
         .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
         .sort()
