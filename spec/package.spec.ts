@@ -56,6 +56,15 @@ describe('the built package', () => {
         'RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED',
         'RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED',
       ]);
+      // @ag-ui/client is an optional peer dependency: not installed, so the testing kit loads and
+      // runWithOfficialClient says what to install.
+      expect(existsSync(join(app, 'node_modules', '@ag-ui', 'client'))).toBe(false);
+      const missing = execFileSync(
+        process.execPath,
+        ['-e', `const { runWithOfficialClient } = require('agui-rx/testing'); runWithOfficialClient([]).then(() => console.log('resolved'), (error) => console.log(error.code, /npm install -D @ag-ui\\/client/.test(error.message)));`],
+        { cwd: app, encoding: 'utf8' },
+      );
+      expect(missing.trim()).toBe('MISSING_PEER_DEPENDENCY true');
     } finally {
       rmSync(app, { recursive: true, force: true });
     }
