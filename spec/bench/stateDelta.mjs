@@ -119,7 +119,7 @@ function checked(r, correct) {
 
 export async function run({ quick, runs, warmup, log }) {
   // In place, every step costs a whole-state walk on both sides: fewer steps with --quick.
-  const steps = quick ? 10 : 30;
+  const steps = quick ? 10 : 100;
   const inPlaceSteps = quick ? 3 : 30;
   const rows = [];
   const records = Array.from({ length: RECORDS }, (_, i) => record(i, 0));
