@@ -127,7 +127,7 @@ export function table(rows, info) {
   const render = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   const m = info.machine;
   return [
-    `agui-rx bench${info.quick ? ' (--quick)' : ''}: ${m.cores} cores × ${m.cpu}, Node ${m.node}, ${m.platform}, ${m.memoryGB} GB, load ${m.loadavg.join(' ')}`,
+    `agui-rx bench${info.quick ? ' (--quick)' : ''}, ${info.date.slice(0, 16).replace('T', ' ')} UTC: ${m.cores} cores × ${m.cpu}, Node ${m.node}, ${m.platform}, ${m.memoryGB} GB, load ${m.loadavg.join(' ')}`,
     `Ratio = baseline median ÷ ours median (above 1: agui-rx is faster) unless the row says otherwise; ${info.runs} timed runs after ${info.warmup} warm-up rounds, contenders interleaved${info.quick ? '' : ', a full GC before each run'}.`,
     '',
     render(header),
