@@ -19,6 +19,9 @@ export async function run({ quick, runs, warmup, log }) {
   const size = quick ? 10_000 : 1_000_000;
   const label = quick ? '10k' : '1M';
   const mixed = mixedEvents(size / 200);
+  // The same turns with steps around them, and with activity snapshots instead of state ones.
+  const withSteps = mixedEvents(size / 200, { steps: true });
+  const withActivity = mixedEvents(size / 200, { activity: true });
   // toAgui's output, collected once: well-formed AG-UI for the operators that expect it.
   const agui = aguiRun(mixed);
   // The same run without its RUN_STARTED / RUN_FINISHED: what mapRunLifecycle is given by toAgui.
@@ -34,9 +37,9 @@ export async function run({ quick, runs, warmup, log }) {
   const cases = [
     { op: 'openMessageStartContentEnd', input: mixed, workload: `mixed ${label}`, make: () => openMessageStartContentEnd({ onDiagnostic }) },
     { op: 'toolCallCorrelator', input: mixed, workload: `mixed ${label}`, make: () => toolCallCorrelator({ onDiagnostic }) },
-    { op: 'mapStepLifecycle', input: mixed, workload: `mixed ${label}`, make: () => mapStepLifecycle({ onDiagnostic }) },
+    { op: 'mapStepLifecycle', input: withSteps, workload: `mixed ${label} + a step per turn`, make: () => mapStepLifecycle({ onDiagnostic }) },
     { op: 'stateDelta', input: mixed, workload: `mixed ${label}`, make: () => stateDelta() },
-    { op: 'activityDelta', input: mixed, workload: `mixed ${label}`, make: () => activityDelta() },
+    { op: 'activityDelta', input: withActivity, workload: `mixed ${label}, ACTIVITY_SNAPSHOT for STATE_SNAPSHOT`, make: () => activityDelta() },
     { op: 'mapRunLifecycle', input: inner, workload: aguiLabel, make: () => mapRunLifecycle(runOptions()) },
     { op: 'coalesceDeltas', input: agui, workload: aguiLabel, make: () => coalesceDeltas({ intervalMs: 50, maxChars: 256 }) },
     { op: 'messagesSnapshot', input: snapshotInput, workload: snapshotLabel, make: () => messagesSnapshot() },

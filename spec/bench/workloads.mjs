@@ -19,8 +19,10 @@ export const runOptions = () => ({ threadId: 'bench-thread', runId: 'bench-run',
  * that keeps a few unchanged subtrees), then 30 TOOL_CALL_CHUNKs alternating between two parallel
  * calls c<turn>a / c<turn>b (toolCallName on every chunk, parentMessageId m<turn>, a JSON fragment
  * each; each call's 15 fragments make `{"query":"…"}`). 80% text, 15% tool, 5% state.
+ * Variants for single operators: `activity` sends each state as an ACTIVITY_SNAPSHOT of activity
+ * `a<turn>` instead; `steps` adds STEP_STARTED / STEP_FINISHED `turn<turn>` around each turn.
  */
-export function mixedEvents(turns) {
+export function mixedEvents(turns, { activity = false, steps = false } = {}) {
   const events = [];
   let state = {
     progress: 0,
@@ -31,11 +33,12 @@ export function mixedEvents(turns) {
   let progress = 0;
   for (let turn = 0; turn < turns; turn++) {
     const messageId = `m${turn}`;
+    if (steps) events.push({ type: 'STEP_STARTED', stepName: `turn${turn}` });
     for (let i = 0; i < 160; i++) {
       events.push({ type: 'TEXT_MESSAGE_CHUNK', messageId, delta: WORDS[(turn + i) % WORDS.length] });
       if (i % 16 === 15) {
         state = { ...state, progress: ++progress };
-        events.push({ type: 'STATE_SNAPSHOT', snapshot: state });
+        events.push(activity ? { type: 'ACTIVITY_SNAPSHOT', messageId: `a${turn}`, activityType: 'progress', content: state } : { type: 'STATE_SNAPSHOT', snapshot: state });
       }
     }
     for (let i = 0; i < 30; i++) {
@@ -43,6 +46,7 @@ export function mixedEvents(turns) {
       const delta = k === 0 ? '{"query":"' : k === 14 ? '"}' : WORDS[(turn + k) % WORDS.length];
       events.push({ type: 'TOOL_CALL_CHUNK', toolCallId: `c${turn}${i % 2 ? 'b' : 'a'}`, toolCallName: 'search', parentMessageId: messageId, delta });
     }
+    if (steps) events.push({ type: 'STEP_FINISHED', stepName: `turn${turn}` });
   }
   return events;
 }
