@@ -3,20 +3,32 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
-import { assertSafePatch, isPrototypePointer } from '../lib/jsonPatch.js';
+import { assertSafePatch } from '../lib/jsonPatch.js';
 import { operate } from '../lib/operate.js';
+import { StateMirror } from '../lib/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
   /** The state the client starts from (RunAgentInput `state`); the first snapshot is diffed against it. */
   initialState?: State;
+  /**
+   * The producer promises never to mutate a state, or any object in it, once emitted (immutable
+   * updates: spreads, `Array.prototype.with`, Immer): a subtree or array element that is the same
+   * object as in the last snapshot is unchanged and skipped without looking inside, and plain-JSON
+   * values go on the wire by reference instead of as copies. Default `false`.
+   */
+  immutable?: boolean;
 }
 
 /**
  * Turns whole-state STATE_SNAPSHOTs into RFC 6902 STATE_DELTA patches, sending only what changed.
  *
  * The agent may emit its whole state on every change, even the same object mutated in place:
- * the operator keeps its own copy of the last state sent and diffs against it.
+ * the operator keeps its own copy of the last state sent, updates it while diffing, and diffs
+ * against it. Deep-frozen subtrees (Object.freeze all the way down, as Immer makes them) cannot
+ * change: once found so they are held and skipped by reference, option or not. With `immutable`,
+ * every subtree that is the same object as last time is skipped, so a step costs about the parts
+ * that changed plus one pass over each changed array's elements.
  *
  * ```text
  * source:  --s1--s2--s2--s3--|     s = STATE_SNAPSHOT
@@ -25,14 +37,35 @@ export interface StateDeltaOptions {
  *
  * Rules:
  * 1. The first snapshot, with no `initialState`, is sent as a STATE_SNAPSHOT and becomes the base.
- * 2. Each later snapshot becomes a STATE_DELTA computed with fast-json-patch `compare`, or a
- *    STATE_SNAPSHOT when that is no larger than the patch (sizes in JSON characters) or no safe
- *    patch can say it (the state changes between object, array and primitive; a key named `__proto__`).
+ * 2. Each later snapshot becomes a STATE_DELTA: `add`, `remove` and `replace` operations (RFC 6902,
+ *    section 4) at JSON Pointers (RFC 6901, `~` written `~0` and `/` written `~1`), in the same
+ *    operations and order as fast-json-patch `compare` (arrays compared index by index). It is a
+ *    STATE_SNAPSHOT instead when that is no longer than the patch, or when no safe patch can say
+ *    it (the state changes between object, array and primitive; a path through a key named
+ *    `__proto__`, `constructor` or `prototype`). Lengths are JSON characters (UTF-16 code units
+ *    of the JSON text, exact, escapes included), counted without writing the JSON out and, for
+ *    the state, only as far as needed to know it is longer than the patch.
  * 3. A snapshot equal to the base sends nothing.
- * 4. An upstream STATE_DELTA is applied to the base (RFC 6902, section 4) and passed on.
+ * 4. An upstream STATE_DELTA is applied to the base (RFC 6902, section 4; with fast-json-patch) and
+ *    passed on.
  * 5. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
- *    `prototype`, and a snapshot that is not JSON-serialisable (BigInt, cycles) are errors
- *    (`INVALID_STATE_DELTA`, `INVALID_PATCH`, `INVALID_STATE`: RUN_ERROR under `mapRunLifecycle`).
+ *    `prototype`, and a snapshot that is not JSON-serialisable (BigInt, cycles, a `toJSON` that
+ *    throws) are errors (`INVALID_STATE_DELTA`, `INVALID_PATCH`, `INVALID_STATE`: RUN_ERROR under
+ *    `mapRunLifecycle`). With `immutable`, only the first snapshot and the changed parts of later
+ *    ones are checked.
+ *
+ * States are read as JSON.stringify reads them (ECMA-262 `SerializeJSONProperty`), so the client
+ * gets what the wire would carry: own enumerable keys; `toJSON` is called (a Date is its ISO
+ * string); Number, String and Boolean objects are unwrapped; NaN and ±Infinity are `null`; keys
+ * whose value is `undefined`, a function or a symbol are absent, and such array elements `null`.
+ * Values in the events are JSON values the producer will not change: copies; or, for deep-frozen
+ * values and with `immutable`, the producer's own objects when already plain JSON. A frozen
+ * object's getters are taken to answer the same every time.
+ *
+ * A producer that breaks the `immutable` promise, changing in place an object it already emitted,
+ * loses that change: the object is skipped as unchanged, and the operator's view of it is the
+ * changed object itself, so the client keeps the old value until that value changes again or the
+ * state is sent whole; events already emitted may share the changed object.
  *
  * ## Example
  *
@@ -46,36 +79,26 @@ export interface StateDeltaOptions {
  * // results: STATE_SNAPSHOT, STATE_DELTA
  * ```
  *
- * @param options The client's starting state.
+ * @param options The client's starting state, and whether the producer updates its state immutably.
  * @return A function that returns an Observable in which state changes travel as the smaller of a
  * snapshot and a patch; other events pass through.
  * @throws {AguiRxError} `INVALID_STATE` at call time when `initialState` is not JSON-serialisable.
  */
 export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const initialJson = options.initialState === undefined ? undefined : serialise(options.initialState, 'stateDelta initialState');
+  const immutable = options.immutable === true;
   return operate<AgentEvent, AgentEvent>((subscriber) => {
-    // Our own copy of the state the client holds; never shared with the producer or the wire.
-    let base: State | undefined = initialJson === undefined ? undefined : JSON.parse(initialJson);
+    // The state the client holds; our own copy unless the producer's objects can be trusted not to change.
+    const mirror = new StateMirror({ immutable });
+    if (initialJson !== undefined) mirror.reset(JSON.parse(initialJson));
 
     const onSnapshot = (event: Record<string, unknown>) => {
-      const json = serialise(event.snapshot, 'STATE_SNAPSHOT');
-      const next = JSON.parse(json);
-      if (base === undefined) {
-        base = next;
-        return subscriber.next({ ...event, snapshot: JSON.parse(json) } as AgentEvent);
-      }
-      const previous = base;
-      base = next;
-      // compare() only diffs two objects or two arrays: [] -> {} gives no ops, {} -> null throws.
-      const patch = isDiffable(previous, next) ? jsonpatch.compare(previous, next) : undefined;
-      if (patch === undefined ? JSON.stringify(previous) === json : patch.length === 0) return;
-      // A state key named __proto__ (own, from JSON.parse) gives ops that clients refuse to apply.
-      if (patch !== undefined && !patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
-        const delta: Record<string, unknown> = { ...event, type: EventType.STATE_DELTA, delta: patch };
-        delete delta.snapshot;
-        return subscriber.next(delta as AgentEvent);
-      }
-      subscriber.next({ ...event, snapshot: JSON.parse(json) } as AgentEvent);
+      const change = mirror.update(event.snapshot, 'STATE_SNAPSHOT');
+      if (change.type === 'none') return;
+      if (change.type === 'snapshot') return subscriber.next({ ...event, snapshot: change.snapshot } as AgentEvent);
+      const delta: Record<string, unknown> = { ...event, type: EventType.STATE_DELTA, delta: change.delta };
+      delete delta.snapshot;
+      subscriber.next(delta as AgentEvent);
     };
 
     const onDelta = (event: Record<string, unknown>) => {
@@ -85,7 +108,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
       const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
       // One operation at a time: fast-json-patch reports index 0 for every validation failure.
       // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
-      let document = jsonpatch.deepClone(base ?? {});
+      let document = jsonpatch.deepClone(mirror.state ?? {});
       patch.forEach((operation, index) => {
         try {
           document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
@@ -98,7 +121,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
           );
         }
       });
-      base = document;
+      mirror.reset(document);
       // Applying may have moved values of `patch` into the base: send a copy of its own.
       subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
     };
@@ -112,7 +135,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
             return onDelta(event as unknown as Record<string, unknown>);
           case EventType.RUN_STARTED: {
             const inputState = (event as { input?: { state?: State } }).input?.state;
-            if (base === undefined && inputState !== undefined) base = JSON.parse(serialise(inputState, 'RUN_STARTED input.state'));
+            if (mirror.state === undefined && inputState !== undefined) mirror.reset(JSON.parse(serialise(inputState, 'RUN_STARTED input.state')));
             return subscriber.next(event);
           }
           default:
@@ -135,11 +158,6 @@ function serialise(state: unknown, what: string): string {
     throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
   }
   return json;
-}
-
-/** Whether fast-json-patch `compare` can diff `from` into `to`: both objects, or both arrays. */
-function isDiffable(from: unknown, to: unknown): boolean {
-  return typeof from === 'object' && from !== null && typeof to === 'object' && to !== null && Array.isArray(from) === Array.isArray(to);
 }
 
 function firstLine(message: string): string {

@@ -1,6 +1,6 @@
 import { EventType, type Event, type JsonPatchOperation, type RunAgentInput } from '@ag-ui/core';
 import jsonpatch, { type Operation } from 'fast-json-patch';
-import { Observable, map, mergeMap, of, retry, take } from 'rxjs';
+import { Observable, Subject, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { AgentEvent } from '../../lib/agentEvent.js';
 import { AguiRxError } from '../../lib/errors.js';
@@ -26,6 +26,9 @@ function replay(events: readonly AgentEvent[], initial: unknown = {}): unknown {
     return state;
   }, initial);
 }
+
+/** What the client sees: the JSON of a value. */
+const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 /** The message of the error JSON.stringify raises for `value` (engine wording differs between Node versions). */
 function stringifyError(value: unknown): string {
@@ -907,6 +910,226 @@ describe('stateDelta', () => {
       // The state the client kept is the last one that applied.
       expect(run.state).toEqual({ title, count: 0 });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+  });
+  describe('the immutable option', () => {
+    const records = Array.from({ length: 20 }, (_, id) => ({ id, label: `record ${id}`, done: false }));
+    const s0 = { title, records };
+    const s1 = { ...s0, records: s0.records.map((record, i) => (i === 3 ? { ...record, done: true } : record)) };
+    const s2 = { ...s1, records: [...s1.records, { id: 20, label: 'record 20', done: false }] };
+    const immutableValues = {
+      a: snapshot(s0),
+      b: snapshot(s1),
+      c: snapshot(s2),
+      A: snapshot(s0),
+      B: delta([{ op: 'replace', path: '/records/3/done', value: true }]),
+      C: delta([{ op: 'add', path: '/records/20', value: { id: 20, label: 'record 20', done: false } }]),
+    };
+
+    it('should send the same events as without the option when the producer keeps its promise', () =>
+      testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        // prettier-ignore
+        const e1 =  hot('--a--b--b--c--|', immutableValues);
+        // prettier-ignore
+        const e1subs =  '^-------------!';
+        // prettier-ignore
+        const expected ='--A--B-----C--|';
+
+        expectObservable(e1.pipe(stateDelta({ immutable: true }))).toBe(expected, immutableValues);
+        expectObservable(e1.pipe(stateDelta())).toBe(expected, immutableValues);
+        expectSubscriptions(e1.subscriptions).toBe([e1subs, e1subs]);
+      }));
+
+    it('should not look into a subtree that is the same object as in the last snapshot', () => {
+      // Elements that count their reads: the unchanged records array is skipped by reference.
+      let reads = 0;
+      const watched = [...records];
+      records.forEach((record, i) => Object.defineProperty(watched, i, { enumerable: true, get: () => (reads++, record) }));
+      const state = { title, records: watched, count: 0 };
+      const source = new Subject<AgentEvent>();
+      const events: unknown[] = [];
+      source.pipe(stateDelta({ immutable: true }), map(json)).subscribe((event) => events.push(event));
+
+      source.next(snapshot(state));
+      const firstReads = reads;
+      source.next(snapshot({ ...state, count: 1 }));
+
+      expect(firstReads).toBeGreaterThan(0);
+      expect(reads).toBe(firstReads);
+      expect(events).toEqual([snapshot(json(state)), delta([{ op: 'replace', path: '/count', value: 1 }])]);
+    });
+
+    it('should miss a change made in place to an object already sent, until that value changes again (the documented cost of breaking the promise)', async () => {
+      const state = { title, items: [{ id: 1, label: 'one' }], count: 0 };
+      const events$ = new Observable<AgentEvent>((subscriber) => {
+        subscriber.next(snapshot(state));
+        // The promise broken: the item is changed in place, and a new top-level object sent.
+        state.items[0].label = 'uno';
+        subscriber.next(snapshot({ ...state, count: 1 }));
+        // The item replaced by a new object: its label is the same as in the (changed) old one.
+        subscriber.next(snapshot({ ...state, count: 1, items: [{ ...state.items[0], done: true }] }));
+        // The label changes again: now it is sent.
+        subscriber.next(snapshot({ ...state, count: 1, items: [{ id: 1, label: 'eins', done: true }] }));
+        subscriber.complete();
+      });
+
+      // As sent: the events share the producer's objects, which it goes on changing.
+      const events = await collect(events$.pipe(stateDelta({ immutable: true }), map(json)));
+
+      expect(events).toEqual([
+        snapshot({ title, items: [{ id: 1, label: 'one' }], count: 0 }),
+        delta([{ op: 'replace', path: '/count', value: 1 }]),
+        delta([{ op: 'add', path: '/items/0/done', value: true }]),
+        delta([{ op: 'replace', path: '/items/0/label', value: 'eins' }]),
+      ]);
+      // Without the option, every change is seen.
+      expect(replay(await collect(events$.pipe(stateDelta())))).toEqual({ title, count: 1, items: [{ id: 1, label: 'eins', done: true }] });
+    });
+
+    it('should send nothing for the very same state object, even when the producer changed it in place', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const state = { title, count: 0 };
+        const e1 = cold<AgentEvent>('--a--a--|', { a: snapshot(state) });
+        // prettier-ignore
+        const expected =             '--A-----|';
+
+        expectObservable(
+          e1.pipe(
+            map((event) => {
+              state.count++;
+              return event;
+            }),
+            stateDelta({ immutable: true }),
+            // As sent: the event shares the producer's object, which it goes on changing.
+            map(json),
+          ),
+        ).toBe(expected, { A: snapshot({ title, count: 1 }) });
+      }));
+
+    it('should share plain-JSON values with the producer and copy others', async () => {
+      const added = { id: 9, tags: ['x'] };
+      const dated = { id: 10, at: new Date(0) };
+      const events = await collect(of(snapshot({ title, list: [] as unknown[] }), snapshot({ title, list: [added, dated] })).pipe(stateDelta({ immutable: true })));
+
+      const [first, second] = (events[1] as { delta: { value: unknown }[] }).delta;
+      expect(first.value).toBe(added);
+      expect(second.value).toEqual({ id: 10, at: '1970-01-01T00:00:00.000Z' });
+    });
+
+    it('should fail with INVALID_STATE for a BigInt in the first snapshot', () =>
+      testScheduler.run(({ hot, expectObservable }) => {
+        const s = { n: snapshot({ title, count: 1n }) };
+        // prettier-ignore
+        const e1 =  hot('--n--|', s);
+        // prettier-ignore
+        const expected ='--#   ';
+
+        expectObservable(e1.pipe(stateDelta({ immutable: true }))).toBe(
+          expected,
+          s,
+          stateError(`STATE_SNAPSHOT is not JSON-serialisable: ${stringifyError(1n)}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`),
+        );
+      }));
+
+    it('should fail with INVALID_STATE for a cycle in a changed subtree', () =>
+      testScheduler.run(({ hot, expectObservable }) => {
+        const circular: Record<string, unknown> = { title };
+        circular.self = circular;
+        const s = { a: snapshot({ title, child: {} }), n: snapshot({ title, child: circular }) };
+        // prettier-ignore
+        const e1 =  hot('--a--n--|', s);
+        // prettier-ignore
+        const expected ='--a--#   ';
+
+        expectObservable(e1.pipe(stateDelta({ immutable: true }))).toBe(
+          expected,
+          s,
+          stateError(`STATE_SNAPSHOT is not JSON-serialisable: ${stringifyError(circular)}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`),
+        );
+      }));
+
+    it('should reach the last state through the official client', async () => {
+      const run = await runWithOracle(of(s0, s1, s1, s2).pipe(map(snapshot), stateDelta({ immutable: true }), mapRunLifecycle({ threadId: 'thread-1', runId: 'run-1' })));
+
+      expect(run.state).toEqual(s2);
+      expect(typesOf(run.events)).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA, EventType.STATE_DELTA, EventType.RUN_FINISHED]);
+    });
+  });
+
+  describe('deep-frozen states', () => {
+    const freeze = <T>(value: T): T => {
+      if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+        Object.freeze(value);
+        Object.values(value).forEach(freeze);
+      }
+      return value;
+    };
+    const records = freeze(Array.from({ length: 20 }, (_, id) => ({ id, label: `record ${id}`, tags: ['a'] })));
+    const f0 = freeze({ title, records });
+    const f1 = freeze({ ...f0, records: f0.records.map((record, i) => (i === 5 ? { ...record, tags: ['a', 'b'] } : record)) });
+    const frozenValues = {
+      a: snapshot(f0),
+      b: snapshot(f1),
+      A: snapshot(f0),
+      B: delta([{ op: 'add', path: '/records/5/tags/1', value: 'b' }]),
+    };
+
+    it('should diff deep-frozen states without the option, skipping what is the same object', () =>
+      testScheduler.run(({ hot, expectObservable }) => {
+        // prettier-ignore
+        const e1 =  hot('--a--b--b--|', frozenValues);
+        // prettier-ignore
+        const expected ='--A--B-----|';
+
+        expectObservable(e1.pipe(stateDelta())).toBe(expected, frozenValues);
+      }));
+
+    it('should still see a change inside an unfrozen object held by a frozen one', async () => {
+      const inner = { label: 'one' };
+      const events$ = new Observable<AgentEvent>((subscriber) => {
+        subscriber.next(snapshot(Object.freeze({ title, inner })));
+        inner.label = 'uno';
+        subscriber.next(snapshot(Object.freeze({ title, inner })));
+        subscriber.complete();
+      });
+
+      const events = await collect(events$.pipe(stateDelta()));
+
+      expect(events).toEqual([snapshot({ title, inner: { label: 'one' } }), delta([{ op: 'replace', path: '/inner/label', value: 'uno' }])]);
+    });
+
+    it('should see a frozen subtree that replaces a mutable one, and a mutable one that replaces a frozen one', async () => {
+      const state: Record<string, unknown> = { title, part: { n: 1 } };
+      const events$ = new Observable<AgentEvent>((subscriber) => {
+        subscriber.next(snapshot(state));
+        state.part = freeze({ n: 2, list: [1] });
+        subscriber.next(snapshot(state));
+        subscriber.next(snapshot(state));
+        state.part = { n: 3, list: [1] };
+        subscriber.next(snapshot(state));
+        (state.part as { list: number[] }).list.push(2);
+        subscriber.next(snapshot(state));
+        subscriber.complete();
+      });
+
+      const events = await collect(events$.pipe(stateDelta()));
+
+      expect(events).toEqual([
+        snapshot({ title, part: { n: 1 } }),
+        delta([
+          { op: 'replace', path: '/part/n', value: 2 },
+          { op: 'add', path: '/part/list', value: [1] },
+        ]),
+        delta([{ op: 'replace', path: '/part/n', value: 3 }]),
+        delta([{ op: 'add', path: '/part/list/1', value: 2 }]),
+      ]);
+    });
+
+    it('should reach the last state through the official client', async () => {
+      const run = await runWithOracle(of(f0, f1, f1).pipe(map(snapshot), stateDelta(), mapRunLifecycle({ threadId: 'thread-1', runId: 'run-1' })));
+
+      expect(run.state).toEqual(json(f1));
+      expect(typesOf(run.events)).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA, EventType.RUN_FINISHED]);
     });
   });
 });

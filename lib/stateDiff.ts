@@ -1,0 +1,715 @@
+import type { Operation } from 'fast-json-patch';
+import { AguiRxError, describeValue } from './errors.js';
+
+/** Options of {@link StateMirror}. */
+export interface StateMirrorOptions {
+  /**
+   * The producer never mutates a state it has emitted: a subtree or array element that is the same
+   * object as last time is unchanged, and is skipped without looking inside. Default `false`.
+   */
+  immutable?: boolean;
+}
+
+/** What a whole-state snapshot becomes on the wire (see {@link StateMirror.update}). */
+export type StateChange =
+  | { readonly type: 'none' }
+  | { readonly type: 'delta'; readonly delta: Operation[] }
+  | { readonly type: 'snapshot'; readonly snapshot: unknown };
+
+const none: StateChange = { type: 'none' };
+
+/**
+ * Subtrees found deep-frozen (every object in them frozen, plain and without `toJSON`): they can
+ * never change. Shared by every mirror, since freezing is for ever. A mirror's base holds the
+ * producer's object only where it was found deep-frozen, so the diff's `previous === next` is the
+ * skip; this set spares walking a deep-frozen subtree again where it turns up in a new place.
+ */
+const deepFrozen = new WeakSet<object>();
+/** The subtrees of {@link deepFrozen} that are plain JSON as they stand (can go on the wire by reference). */
+const deepFrozenJson = new WeakSet<object>();
+
+/** {@link Diff.inspect} flags. */
+const frozenFlag = 1;
+const jsonFlag = 2;
+
+/** Beyond this depth a walk checks the whole state for reference cycles (once per update). */
+const maxDepth = 1000;
+
+/** Keys a client refuses in a patch path (`fast-json-patch` bans them; see lib/jsonPatch.ts). */
+const prototypeKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Characters that JSON.stringify escapes, and lone surrogates (escaped by well-formed JSON.stringify). */
+const escaped = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+type Json = Record<string, unknown>;
+
+/**
+ * The state a client holds, kept in step with a producer's whole-state snapshots: each
+ * {@link update} says what to send (nothing, an RFC 6902 patch, or the snapshot) and moves the
+ * mirror to the new state.
+ *
+ * Values are read with JSON.stringify's semantics (ECMA-262 `SerializeJSONProperty`): own
+ * enumerable string keys in `Object.keys` order; `toJSON` is called (Dates become strings);
+ * Number, String and Boolean objects are unwrapped; NaN and ±Infinity are `null`; keys whose value
+ * is `undefined`, a function or a symbol are absent, and such array elements are `null`. A BigInt
+ * or a reference cycle is an `INVALID_STATE` error.
+ *
+ * Default mode keeps its own copy of the state and updates it in place while diffing, so a
+ * producer that mutates one object and re-emits it gets correct deltas; deep-frozen subtrees are
+ * held and skipped by reference. With `immutable`, the mirror holds the producer's own objects and
+ * skips every subtree that is the same object as last time.
+ */
+export class StateMirror {
+  private readonly immutable: boolean;
+  /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
+  private base: unknown;
+
+  constructor(options: StateMirrorOptions = {}) {
+    this.immutable = options.immutable === true;
+  }
+
+  /** The state the client holds, `undefined` before the first snapshot. Read it, never change it. */
+  get state(): unknown {
+    return this.base;
+  }
+
+  /**
+   * Takes `state` as what the client now holds (a parsed `initialState`, a state an upstream patch
+   * was applied to). It must be plain JSON that the caller hands over and will not touch again.
+   */
+  reset(state: unknown): void {
+    this.base = state;
+  }
+
+  /**
+   * Moves the mirror to `snapshot` and says what the client needs (rules 1–3 of `stateDelta`):
+   * the first snapshot whole; then nothing when the JSON is unchanged; else the RFC 6902 patch,
+   * or the snapshot when the patch is not shorter in JSON characters, would go through a key
+   * `__proto__`, `constructor` or `prototype`, or would replace the whole document. Values in the
+   * result are JSON values the producer cannot change later: copies, or in immutable mode (and for
+   * deep-frozen values) the producer's own objects when they are already plain JSON.
+   *
+   * @param what Names the snapshot in error messages, e.g. `STATE_SNAPSHOT`.
+   * @throws {AguiRxError} `INVALID_STATE` when `snapshot` has no JSON value or is not
+   * JSON-serialisable (a BigInt, a cycle, a throwing `toJSON`); the mirror is then unusable.
+   */
+  update(snapshot: unknown, what = 'STATE_SNAPSHOT'): StateChange {
+    const diff = Diff.start(this.immutable, snapshot);
+    try {
+      const next = toJsonValue(snapshot, '');
+      if (next === undefined) {
+        throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(snapshot)}). Send the whole state object as 'snapshot'.`);
+      }
+      if (this.base === undefined) {
+        if (this.immutable) {
+          this.base = snapshot;
+          return { type: 'snapshot', snapshot: diff.emit(next) };
+        }
+        this.base = diff.adopt(next, snapshot);
+        return { type: 'snapshot', snapshot: diff.emit(this.base, diff.shareable) };
+      }
+      const previous = this.base;
+      // The same object again: unchanged if the producer promised so, or if it is deep-frozen
+      // (in default mode the base is otherwise our own copy, never the producer's object).
+      if (previous === snapshot) return none;
+      const base = diff.value(toJsonValue(previous, ''), snapshot, next);
+      this.base = this.immutable ? snapshot : base;
+      const ops = diff.ops;
+      if (ops.length === 0) return none;
+      // The whole document replaced (object, array and primitive swapped): a snapshot says it.
+      if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
+      if (!diff.unsafe) {
+        const patchSize = patchLength(ops);
+        // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
+        // often enough to decide without walking it.
+        if (patchSize < diff.rootSize || jsonLength(this.immutable ? next : base, patchSize) > patchSize) return { type: 'delta', delta: ops };
+      }
+      return { type: 'snapshot', snapshot: this.immutable || diff.trusted ? diff.emit(this.immutable ? next : base) : diff.emit(base, false) };
+    } catch (error) {
+      if (error instanceof AguiRxError) throw error;
+      throw new AguiRxError(
+        'INVALID_STATE',
+        `${what} is not JSON-serialisable: ${firstLine((error as Error)?.message ?? String(error))}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
+      );
+    } finally {
+      diff.finish();
+    }
+  }
+}
+
+/**
+ * The RFC 6902 patch that turns JSON value `from` into `to` (both read with JSON.stringify's
+ * semantics), in the same operations, order and pointers as fast-json-patch `compare`: removals
+ * and replacements walking each object's keys (and each array's indexes) from the last, then
+ * additions in the new order. Treats both values as immutable: a subtree that is the same object
+ * on both sides is not looked into. Values in the patch are `to`'s own objects where already plain
+ * JSON, else copies.
+ *
+ * @throws {TypeError} from JSON semantics: a BigInt, a cycle, a throwing `toJSON`.
+ */
+export function diffJson(from: unknown, to: unknown): Operation[] {
+  if (from === to) return [];
+  const next = toJsonValue(to, '');
+  const previous = toJsonValue(from, '');
+  if (next === undefined || previous === undefined) throw new TypeError('diffJson needs two values that have a JSON text');
+  const diff = Diff.start(true, to);
+  try {
+    diff.value(previous, to, next);
+    return diff.ops;
+  } finally {
+    diff.finish();
+  }
+}
+
+/**
+ * The length of `JSON.stringify(value)` in UTF-16 code units, exact (escapes and lone surrogates
+ * included), without building the text; or, once the count passes `limit`, some number above
+ * `limit` (the walk stops there). `undefined` for a value with no JSON text.
+ */
+export function jsonLength(value: unknown, limit = Infinity): number {
+  const json = toJsonValue(value, '');
+  if (json === undefined) return undefined as unknown as number;
+  const counter = { size: 0, limit, depth: 0 };
+  addLength(json, counter);
+  return counter.size;
+}
+
+/** Adds the JSON length of `value` (a JSON value whose containers may hold raw values) to the counter; true once past the limit. */
+function addLength(value: unknown, counter: { size: number; limit: number; depth: number }): boolean {
+  if (typeof value !== 'object' || value === null) {
+    counter.size += primitiveLength(value);
+    return counter.size > counter.limit;
+  }
+  // A cycle (only a producer that broke the immutable promise can sneak one past the diff): too long.
+  if (++counter.depth > maxDepth) {
+    counter.size = Infinity;
+    return true;
+  }
+  if (Array.isArray(value)) {
+    // '[', then each element followed by ',' or ']'.
+    counter.size += value.length === 0 ? 2 : 1 + value.length;
+    for (let i = 0; i < value.length && counter.size <= counter.limit; i++) addLength(toJsonValue(value[i], i) ?? null, counter);
+  } else {
+    // '{', then each '"key":value' followed by ',' or '}'.
+    counter.size += 1;
+    let entries = 0;
+    for (const key of Object.keys(value)) {
+      const item = toJsonValue((value as Json)[key], key);
+      if (item === undefined) continue;
+      entries++;
+      counter.size += stringLength(key) + 2;
+      if (addLength(item, counter)) break;
+    }
+    if (entries === 0) counter.size += 1;
+  }
+  counter.depth--;
+  return counter.size > counter.limit;
+}
+
+/** JSON length of a patch: `[`, the operations separated by `,`, `]`. */
+function patchLength(ops: readonly Operation[]): number {
+  let size = 1 + ops.length;
+  for (const op of ops) {
+    // {"op":"<op>","path":<path>} with ,"value":<value> before the closing brace.
+    size += 17 + op.op.length + stringLength(op.path);
+    if ('value' in op) size += 9 + jsonLength(op.value);
+  }
+  return size;
+}
+
+function primitiveLength(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return stringLength(value);
+    case 'number':
+      return String(value).length;
+    case 'boolean':
+      return value ? 4 : 5;
+    default:
+      return 4; // null
+  }
+}
+
+/** JSON length of a string: its length and quotes, or the escaped length when something needs escaping. */
+function stringLength(value: string): number {
+  return escaped.test(value) ? JSON.stringify(value).length : value.length + 2;
+}
+
+/**
+ * What JSON.stringify writes for `value` held under `key`: a primitive, or an object or array to
+ * walk (returned as is); `undefined` when it writes nothing (the key is left out, an element is
+ * `null`). Throws what JSON.stringify throws for a BigInt.
+ */
+function toJsonValue(value: unknown, key: string | number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      // NaN and ±Infinity are null; -0 is written 0.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+    case 'object': {
+      if (value === null) return null;
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return unwrap(toJSON.call(value, String(key)));
+      const prototype = Object.getPrototypeOf(value);
+      return prototype === Object.prototype || prototype === Array.prototype || prototype === null ? value : unwrap(value);
+    }
+    case 'bigint':
+    case 'function': {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return unwrap(toJSON.call(value, String(key)));
+      return unwrap(value);
+    }
+    default:
+      return undefined; // undefined, symbol
+  }
+}
+
+/** The rest of `SerializeJSONProperty` once `toJSON` was called: wrapper objects, then the type. */
+function unwrap(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null) {
+    if (value instanceof Number) value = Number(value);
+    else if (value instanceof String) value = String(value);
+    else if (value instanceof Boolean || value instanceof BigInt) value = value.valueOf();
+    else return value;
+  }
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+    case 'object':
+      return value; // null
+    case 'bigint':
+      // The engine's own message ("Do not know how to serialize a BigInt").
+      return JSON.stringify(value);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The last index at or before `from` where the arrays hold different values, or -1: the scan that
+ * skips unchanged elements by reference. Long arrays get a copy of the function of their own: V8
+ * specialises an element read for the kinds of array it has seen there, and a read that has seen
+ * small arrays of strings or numbers as well runs a long scan of objects about three times slower.
+ */
+function lastDifference(previous: readonly unknown[], next: readonly unknown[], from: number): number {
+  return from < 64 ? lastShortDifference(previous, next, from) : lastLongDifference(previous, next, from);
+}
+
+function lastShortDifference(previous: readonly unknown[], next: readonly unknown[], from: number): number {
+  let i = from;
+  while (i >= 0 && previous[i] === next[i]) i--;
+  return i;
+}
+
+function lastLongDifference(previous: readonly unknown[], next: readonly unknown[], from: number): number {
+  let i = from;
+  while (i >= 0 && previous[i] === next[i]) i--;
+  return i;
+}
+
+/** Whether JSON writes `value` under `key` (the common cases without a call to {@link toJsonValue}). */
+function isPresent(value: unknown, key: string): boolean {
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean' || value === null) return true;
+  return toJsonValue(value, key) !== undefined;
+}
+
+/** Whether `value` (an object) has a plain prototype: an object literal, an array, `Object.create(null)`. */
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
+}
+
+/** Sets an own key, `__proto__` included (plain assignment would change the prototype instead). */
+function setKey(target: Json, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** RFC 6901 section 4 escaping of one reference token: `~` as `~0`, `/` as `~1`. */
+function escapeToken(token: string | number): string {
+  if (typeof token === 'number') return String(token);
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0];
+}
+
+/**
+ * One diff: walks the base (what the client holds) against the producer's new state, collecting
+ * RFC 6902 operations and, in default mode, updating the base's own nodes in place.
+ */
+class Diff {
+  /**
+   * The instance between diffs. One instance serves every diff (a new one only when a `toJSON`
+   * starts a diff inside a diff): V8's optimised code for these walks holds on to the instance it
+   * was compiled with, and throws itself away at the next garbage collection once that instance is
+   * gone, which would leave every short run of stateDelta cold.
+   */
+  private static idle: Diff | undefined;
+
+  /** A diff of the producer's state `root`; give it back with {@link finish}. */
+  static start(immutable: boolean, root: unknown): Diff {
+    const diff = Diff.idle ?? new Diff();
+    Diff.idle = undefined;
+    diff.immutable = immutable;
+    diff.root = root;
+    return diff;
+  }
+
+  /** The patch, in fast-json-patch `compare` order. */
+  ops: Operation[] = [];
+  /** Some operation's path goes through `__proto__`, `constructor` or `prototype`. */
+  unsafe = false;
+  /** A lower bound of the JSON length of the new state, from its top level. */
+  rootSize = 0;
+  /** Whether the value the last `value`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
+  trusted = false;
+  /** Whether the value the last `adopt` call returned may also go on the wire by reference (deep-frozen and plain JSON). */
+  shareable = false;
+  /** The path of the value being diffed, as unescaped reference tokens. */
+  private readonly path: (string | number)[] = [];
+  private depth = 0;
+  private cyclesChecked = false;
+
+  /** Whether the producer promised never to mutate what it emitted. */
+  private immutable = false;
+  /** The producer's whole state, for the cycle check (an object field from the start, for V8). */
+  private root: unknown = null;
+
+  /** Ends the diff: lets go of the state and its patch, and makes the instance available again. */
+  finish(): void {
+    this.ops = [];
+    this.path.length = 0;
+    this.root = null;
+    this.unsafe = this.trusted = this.shareable = this.cyclesChecked = false;
+    this.depth = this.rootSize = 0;
+    Diff.idle = this;
+  }
+
+  /**
+   * Diffs `previous` (the base's value here) with `next` (the producer's value `raw`, as JSON
+   * writes it); both present. Returns what the base holds here now (default mode).
+   */
+  value(previous: unknown, raw: unknown, next: unknown): unknown {
+    if (typeof next === 'object' && next !== null) {
+      if (typeof previous === 'object' && previous !== null) {
+        const isArray = Array.isArray(next);
+        if (isArray === Array.isArray(previous)) return isArray ? this.array(previous as unknown[], next as unknown[], raw) : this.object(previous as Json, next as Json, raw);
+      }
+    } else if (previous === next) {
+      this.trusted = true;
+      return next;
+    }
+    return this.put('replace', next, raw);
+  }
+
+  /**
+   * The base's value for a new object or array `next` (default mode): `next` itself when
+   * deep-frozen, else our own copy that keeps deep-frozen parts by reference. Sets `trusted`.
+   */
+  adopt(next: unknown, raw: unknown): unknown {
+    if (typeof next !== 'object' || next === null) {
+      this.trusted = true;
+      this.shareable = true;
+      return next;
+    }
+    if (next === raw && Object.isFrozen(next)) {
+      const flags = this.inspect(next, true);
+      if ((flags & frozenFlag) !== 0) {
+        deepFrozen.add(next);
+        if ((flags & jsonFlag) !== 0) deepFrozenJson.add(next);
+        this.trusted = true;
+        this.shareable = (flags & jsonFlag) !== 0;
+        return next;
+      }
+    }
+    this.enter();
+    let copy: unknown;
+    if (Array.isArray(next)) {
+      const array: unknown[] = [];
+      for (let i = 0; i < next.length; i++) {
+        const item = next[i];
+        array.push(this.adopt(toJsonValue(item, i) ?? null, item));
+      }
+      copy = array;
+    } else {
+      const object: Json = {};
+      for (const key of Object.keys(next)) {
+        const item = (next as Json)[key];
+        const json = toJsonValue(item, key);
+        if (json !== undefined) setKey(object, key, this.adopt(json, item));
+      }
+      copy = object;
+    }
+    this.depth--;
+    // Ours, and updated in place later: never on the wire.
+    this.trusted = false;
+    this.shareable = false;
+    return copy;
+  }
+
+  /**
+   * A value to put on the wire for `value` (a JSON value whose containers may hold raw values),
+   * one the producer will not change: `value` itself when it may be shared (immutable mode, a
+   * deep-frozen value; `shareable` when already known) and is plain JSON as it stands, else a
+   * JSON copy.
+   */
+  emit(value: unknown, shareable?: boolean): unknown {
+    if (typeof value !== 'object' || value === null) return value;
+    return (shareable ?? (this.inspect(value, false) & jsonFlag) !== 0) ? value : this.copy(value);
+  }
+
+  private object(previous: Json, next: Json, raw: unknown): unknown {
+    // Where the base's copy is updated in place (default mode): `previous` when it is ours (ours are
+    // never frozen; a frozen base node is a deep-frozen producer object).
+    let target: Json | undefined;
+    let trusted = false;
+    const plain = isPlain(next);
+    if (!this.immutable) {
+      trusted = next === raw && plain && Object.isFrozen(next);
+      if (!Object.isFrozen(previous)) target = previous;
+      else if (!trusted) target = previous = this.ownCopy(previous) as Json;
+    }
+    // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
+    const clean = target !== undefined;
+    this.enter();
+    const keys = Object.keys(previous);
+    // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
+    let matched = 0;
+    // Keys of `next` that JSON writes.
+    let present = 0;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const before = previous[key];
+      // A plain object inherits nothing JSON writes (Object.prototype's members are functions, and
+      // `__proto__` gives an object that is never in a state), so same value means same own key.
+      const after = plain || isEnumerable.call(next, key) ? next[key] : undefined;
+      if (before === after) {
+        if (clean || isPresent(before, key)) {
+          matched++;
+          present++;
+        }
+        continue;
+      }
+      const p = clean ? before : toJsonValue(before, key);
+      if (p === undefined) continue;
+      const own = plain ? hasOwn.call(next, key) : after !== undefined;
+      if (own) matched++;
+      const n = own ? toJsonValue(after, key) : undefined;
+      this.path.push(key);
+      if (n === undefined) {
+        this.remove();
+        if (target !== undefined) delete target[key];
+      } else {
+        present++;
+        const value = this.value(p, after, n);
+        if (target !== undefined && value !== before) setKey(target, key, value);
+        if (!this.trusted) trusted = false;
+      }
+      this.path.pop();
+    }
+    const nextKeys = Object.keys(next);
+    if (matched !== nextKeys.length) {
+      for (const key of nextKeys) {
+        if (hasOwn.call(previous, key) && (clean || toJsonValue(previous[key], key) !== undefined)) continue;
+        const after = next[key];
+        const n = toJsonValue(after, key);
+        if (n === undefined) continue;
+        present++;
+        this.path.push(key);
+        const value = this.put('add', n, after);
+        if (target !== undefined) setKey(target, key, value);
+        if (!this.trusted) trusted = false;
+        this.path.pop();
+      }
+    }
+    if (this.depth === 1) this.rootSize = 5 * present + 1;
+    this.depth--;
+    return this.settle(next, target, trusted);
+  }
+
+  private array(previous: unknown[], next: unknown[], raw: unknown): unknown {
+    let target: unknown[] | undefined;
+    let trusted = false;
+    if (!this.immutable) {
+      trusted = next === raw && isPlain(next) && Object.isFrozen(next);
+      if (!Object.isFrozen(previous)) target = previous;
+      else if (!trusted) target = previous = this.ownCopy(previous) as unknown[];
+    }
+    const clean = target !== undefined;
+    this.enter();
+    const length = previous.length;
+    const nextLength = next.length;
+    if (this.depth === 1) this.rootSize = 2 * nextLength + 1;
+    for (let i = length - 1; i >= nextLength; i--) {
+      this.path.push(i);
+      this.remove();
+      this.path.pop();
+    }
+    // V8 reads the elements of a frozen array several times slower than a plain one's (and a scan
+    // that has seen both kinds gets slower for plain ones too), but copies them fast: the scan
+    // runs on plain arrays only.
+    const scanned = Object.isExtensible(previous) ? previous : [...previous];
+    const scanning = Object.isExtensible(next) ? next : [...next];
+    for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
+      const before = previous[i];
+      const after = next[i];
+      this.path.push(i);
+      const value = this.value(clean ? before : (toJsonValue(before, i) ?? null), after, toJsonValue(after, i) ?? null);
+      if (target !== undefined && value !== before) target[i] = value;
+      if (!this.trusted) trusted = false;
+      this.path.pop();
+    }
+    if (target !== undefined && nextLength < length) target.length = nextLength;
+    for (let i = length; i < nextLength; i++) {
+      const after = next[i];
+      this.path.push(i);
+      const value = this.put('add', toJsonValue(after, i) ?? null, after);
+      if (target !== undefined) target.push(value);
+      if (!this.trusted) trusted = false;
+      this.path.pop();
+    }
+    this.depth--;
+    return this.settle(next, target, trusted);
+  }
+
+  /** The base's value once `next` was walked: `next` if it can be kept by reference, else our updated copy. */
+  private settle(next: object, target: object | undefined, trusted: boolean): unknown {
+    if (this.immutable) return next;
+    this.trusted = trusted;
+    if (trusted) {
+      deepFrozen.add(next);
+      return next;
+    }
+    // A deep-frozen base node gave way to a frozen one with something unfrozen inside (rare).
+    return target ?? this.adopt(next, next);
+  }
+
+  /** Adds an `add` or `replace` of `next` (the producer's `raw`, as JSON) at the current path; returns the base's new value. */
+  private put(op: 'add' | 'replace', next: unknown, raw: unknown): unknown {
+    let base: unknown = raw;
+    let value: unknown;
+    if (typeof next !== 'object' || next === null) {
+      this.trusted = true;
+      base = value = next;
+    } else if (this.immutable) {
+      value = this.emit(next);
+    } else {
+      base = this.adopt(next, raw);
+      value = this.emit(base, this.shareable);
+    }
+    this.ops.push({ op, path: this.pointer(), value } as Operation);
+    return base;
+  }
+
+  private remove(): void {
+    this.ops.push({ op: 'remove', path: this.pointer() });
+  }
+
+  /** The RFC 6901 pointer of the current path; notes a path through a prototype key. */
+  private pointer(): string {
+    let pointer = '';
+    for (const token of this.path) {
+      if (typeof token === 'string' && prototypeKeys.has(token)) this.unsafe = true;
+      pointer += '/' + escapeToken(token);
+    }
+    return pointer;
+  }
+
+  /**
+   * Walks `value` (an object) and says what it is: `frozenFlag` when it and everything in it is
+   * frozen, plain and without `toJSON` (asked only with `frozen`), `jsonFlag` when it is plain JSON
+   * as it stands (no `toJSON`, wrapper, class instance, non-finite number, -0, or key JSON leaves
+   * out). Stops once neither can hold. Accessors are read like data: a frozen object's getter is
+   * taken to answer the same each time.
+   */
+  private inspect(value: object, frozen: boolean): number {
+    if (!isPlain(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return 0;
+    let flags = jsonFlag;
+    if (frozen && Object.isFrozen(value)) {
+      if (deepFrozenJson.has(value)) return frozenFlag | jsonFlag;
+      flags |= frozenFlag;
+    }
+    this.enter();
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length && flags !== 0; i++) flags = this.inspectItem(value[i], flags);
+    } else {
+      // for...in rather than Object.keys: no array per object (a plain object inherits no enumerable key).
+      for (const key in value) {
+        flags = this.inspectItem((value as Json)[key], flags);
+        if (flags === 0) break;
+      }
+    }
+    this.depth--;
+    return flags;
+  }
+
+  private inspectItem(item: unknown, flags: number): number {
+    switch (typeof item) {
+      case 'string':
+      case 'boolean':
+        return flags;
+      case 'number':
+        return Number.isFinite(item) && !(item === 0 && 1 / item < 0) ? flags : flags & ~jsonFlag;
+      case 'object':
+        return item === null ? flags : flags & this.inspect(item, (flags & frozenFlag) !== 0);
+      case 'bigint':
+        toJsonValue(item, ''); // throws, unless BigInt.prototype.toJSON exists
+        return flags & ~jsonFlag;
+      default:
+        return flags & ~jsonFlag; // undefined, a function, a symbol: left out or null
+    }
+  }
+
+  /** A JSON copy of `value` (a JSON object or array whose contents may be raw values). */
+  private copy(value: object): unknown {
+    this.enter();
+    let copy: unknown;
+    if (Array.isArray(value)) {
+      const array: unknown[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const item = toJsonValue(value[i], i);
+        array.push(item === undefined ? null : typeof item === 'object' && item !== null ? this.copy(item) : item);
+      }
+      copy = array;
+    } else {
+      const object: Json = {};
+      for (const key of Object.keys(value)) {
+        const item = toJsonValue((value as Json)[key], key);
+        if (item !== undefined) setKey(object, key, typeof item === 'object' && item !== null ? this.copy(item) : item);
+      }
+      copy = object;
+    }
+    this.depth--;
+    return copy;
+  }
+
+  /** Our own shallow copy of a deep-frozen base node, its JSON values only, so that it can be updated in place. */
+  private ownCopy(value: object): object {
+    if (Array.isArray(value)) return value.map((item, i) => toJsonValue(item, i) ?? null);
+    const object: Json = {};
+    for (const key of Object.keys(value)) {
+      const item = toJsonValue((value as Json)[key], key);
+      if (item !== undefined) setKey(object, key, item);
+    }
+    return object;
+  }
+
+  /** One level deeper; past `maxDepth`, a state with a cycle fails here as JSON.stringify fails on it. */
+  private enter(): void {
+    if (++this.depth > maxDepth && !this.cyclesChecked) {
+      JSON.stringify(this.root);
+      this.cyclesChecked = true;
+    }
+  }
+}
