@@ -315,6 +315,27 @@ function lastLongDifference(previous: readonly unknown[], next: readonly unknown
   return i;
 }
 
+/**
+ * Plain copies of long frozen arrays, kept while the array lives and only for the last one copied:
+ * the next diff scans it again as the previous state.
+ */
+const plainCopies = new WeakMap<readonly unknown[], unknown[]>();
+let lastCopied: WeakRef<readonly unknown[]> | undefined;
+
+/** A plain copy of a frozen (or sealed) array, to scan. */
+function plainCopy(array: readonly unknown[]): readonly unknown[] {
+  const cached = plainCopies.get(array);
+  if (cached !== undefined) return cached;
+  const copy = [...array];
+  if (array.length >= 64) {
+    const last = lastCopied?.deref();
+    if (last !== undefined) plainCopies.delete(last);
+    plainCopies.set(array, copy);
+    lastCopied = new WeakRef(array);
+  }
+  return copy;
+}
+
 /** Whether JSON writes `value` under `key` (the common cases without a call to {@link toJsonValue}). */
 function isPresent(value: unknown, key: string): boolean {
   const type = typeof value;
@@ -559,8 +580,8 @@ class Diff {
     // V8 reads the elements of a frozen array several times slower than a plain one's (and a scan
     // that has seen both kinds gets slower for plain ones too), but copies them fast: the scan
     // runs on plain arrays only.
-    const scanned = Object.isExtensible(previous) ? previous : [...previous];
-    const scanning = Object.isExtensible(next) ? next : [...next];
+    const scanned = Object.isExtensible(previous) ? previous : plainCopy(previous);
+    const scanning = Object.isExtensible(next) ? next : plainCopy(next);
     for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
       const before = previous[i];
       const after = next[i];
