@@ -125,7 +125,7 @@ export class StateMirror {
         const patchSize = patchLength(ops);
         // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
         // often enough to decide without walking it.
-        if (patchSize < diff.rootSize || jsonLength(this.immutable ? next : base, patchSize) > patchSize) return { type: 'delta', delta: ops };
+        if (patchSize < diff.rootSize || jsonLength(this.immutable ? next : base, patchSize)! > patchSize) return { type: 'delta', delta: ops };
       }
       return { type: 'snapshot', snapshot: this.immutable || diff.trusted ? diff.emit(this.immutable ? next : base) : diff.emit(base, false) };
     } catch (error) {
@@ -169,9 +169,9 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
  * included), without building the text; or, once the count passes `limit`, some number above
  * `limit` (the walk stops there). `undefined` for a value with no JSON text.
  */
-export function jsonLength(value: unknown, limit = Infinity): number {
+export function jsonLength(value: unknown, limit = Infinity): number | undefined {
   const json = toJsonValue(value, '');
-  if (json === undefined) return undefined as unknown as number;
+  if (json === undefined) return undefined;
   const counter = { size: 0, limit, depth: 0 };
   addLength(json, counter);
   return counter.size;
@@ -215,7 +215,7 @@ function patchLength(ops: readonly Operation[]): number {
   for (const op of ops) {
     // {"op":"<op>","path":<path>} with ,"value":<value> before the closing brace.
     size += 17 + op.op.length + stringLength(op.path);
-    if ('value' in op) size += 9 + jsonLength(op.value);
+    if ('value' in op) size += 9 + jsonLength(op.value)!;
   }
   return size;
 }
