@@ -96,9 +96,9 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
       const change = mirror.update(event.snapshot, 'STATE_SNAPSHOT');
       if (change.type === 'none') return;
       if (change.type === 'snapshot') return subscriber.next({ ...event, snapshot: change.snapshot } as AgentEvent);
-      const delta: Record<string, unknown> = { ...event, type: EventType.STATE_DELTA, delta: change.delta };
-      delete delta.snapshot;
-      subscriber.next(delta as AgentEvent);
+      // Built without `snapshot` rather than deleting it: a `delete` would slow every later read of the event.
+      const { snapshot: _snapshot, ...fields } = event;
+      subscriber.next({ ...fields, type: EventType.STATE_DELTA, delta: change.delta } as AgentEvent);
     };
 
     const onDelta = (event: Record<string, unknown>) => {
@@ -143,7 +143,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
         }
       },
     };
-  });
+  }, { passesTokenEvents: true });
 }
 
 /** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */

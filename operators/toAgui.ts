@@ -19,6 +19,11 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
   onDiagnostic?: DiagnosticHandler;
   /** The client's starting state. Default: `input.state` when `input` is given. */
   initialState?: unknown;
+  /**
+   * The agent never mutates a state it has emitted (it updates immutably, as Immer or Redux do):
+   * `stateDelta` skips unchanged subtrees by reference. Default: false. See `stateDelta`'s `immutable`.
+   */
+  immutableState?: boolean;
 }
 
 /**
@@ -49,19 +54,19 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * ```
  *
  * @param options The run's ids (`threadId`, `runId`), `parentRunId`, `input`, `signal`,
- * `generateId`, `onDiagnostic` and `initialState`.
+ * `generateId`, `onDiagnostic`, `initialState` and `immutableState`.
  * @return A function that returns an Observable of AG-UI events forming exactly one run.
  * @throws {AguiRxError} `INVALID_OPTIONS` / `INVALID_STATE` at call time for bad options.
  */
 export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
   // Checked by mapRunLifecycle; read defensively so that a missing options object gets its message, not a TypeError.
-  const { generateId, onDiagnostic, initialState } = options ?? ({} as ToAguiOptions);
+  const { generateId, onDiagnostic, initialState, immutableState } = options ?? ({} as ToAguiOptions);
   // One subscription for the six: each event goes straight from one operator's handlers to the next.
   return fuse(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
     mapStepLifecycle({ onDiagnostic }),
-    stateDelta({ initialState: initialState ?? options?.input?.state }),
+    stateDelta({ initialState: initialState ?? options?.input?.state, immutable: immutableState }),
     activityDelta(),
     mapRunLifecycle(options),
   );

@@ -279,4 +279,40 @@ describe('toAgui', () => {
       EventType.RUN_FINISHED,
     ]);
   });
+
+  describe('immutableState', () => {
+    // A producer that breaks the promise: the shared `todos` array is changed in place between emissions.
+    const breakingPromise$ = () =>
+      defer(() => {
+        const todos = ['write'];
+        // Long enough that a patch is smaller than the whole state (stateDelta rule 2).
+        const notes = 'n'.repeat(500);
+        const first = { todos, count: 1, notes };
+        return concat(
+          of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: first }),
+          defer(() => {
+            todos.push('ship');
+            return of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: { todos, count: 2, notes } });
+          }),
+        );
+      });
+
+    it('should give the client every immutable update, sending the changed field only', async () => {
+      const base = { records: Array.from({ length: 50 }, (_, id) => ({ id, done: false })) };
+      const second = { ...base, records: base.records.map((record, index) => (index === 7 ? { ...record, done: true } : record)) };
+      const result = await runWithOracle(
+        of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: base }, { type: EventType.STATE_SNAPSHOT, snapshot: second }).pipe(toAgui({ ...run, immutableState: true })),
+      );
+      expect(result.state).toEqual(second);
+      const delta = (result.events as Event[]).find((event) => event.type === EventType.STATE_DELTA);
+      expect(delta).toMatchObject({ delta: [{ op: 'replace', path: '/records/7/done', value: true }] });
+    });
+
+    it('should pass the promise on to stateDelta: a change made in place to a shared subtree goes unseen, as documented', async () => {
+      const deltaOf = async (options: Parameters<typeof toAgui>[0]) =>
+        (await collect(breakingPromise$().pipe(toAgui(options)))).find((event) => event.type === EventType.STATE_DELTA);
+      expect(await deltaOf(run)).toMatchObject({ delta: [{ op: 'replace', path: '/count', value: 2 }, { op: 'add', path: '/todos/1', value: 'ship' }] });
+      expect(await deltaOf({ ...run, immutableState: true })).toMatchObject({ delta: [{ op: 'replace', path: '/count', value: 2 }] });
+    });
+  });
 });
