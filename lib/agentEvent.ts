@@ -23,8 +23,11 @@ export const ToolkitEventType = {
  * from @ag-ui/core and puts the result on the terminal event's `usage`. Counts are tokens.
  */
 export interface TokenUsageEvent {
+  /** Always `TOKEN_USAGE`. */
   type: typeof ToolkitEventType.TOKEN_USAGE;
+  /** Token counts of one model call, or a list of them (AG-UI `TokenUsage`: non-negative integers). */
   usage: TokenUsage | TokenUsage[];
+  /** When the usage was reported, in ms since the epoch. */
   timestamp?: number;
 }
 
@@ -33,15 +36,27 @@ export type ToolkitEvent = TokenUsageEvent;
 
 /** TOOL_CALL_RESULT as a producer may send it: `messageId` is minted when absent; object content is serialised to JSON text. */
 export type AgentToolCallResultEvent = Omit<ToolCallResultEvent, 'messageId' | 'content'> & {
+  /** The tool message's id. Default: minted by `toolCallCorrelator`. */
   messageId?: string;
+  /** The result: text, AG-UI content parts, or any JSON value (sent as JSON text). */
   content: string | ToolCallResultEvent['content'] | Record<string, unknown> | unknown[] | number | boolean;
 };
 
 /** RUN_STARTED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
-export type AgentRunStartedEvent = Omit<RunStartedEvent, 'threadId' | 'runId'> & { threadId?: string; runId?: string };
+export type AgentRunStartedEvent = Omit<RunStartedEvent, 'threadId' | 'runId'> & {
+  /** Default (and overridden by): `mapRunLifecycle`'s `threadId` option. */
+  threadId?: string;
+  /** Default (and overridden by): `mapRunLifecycle`'s `runId` option. */
+  runId?: string;
+};
 
 /** RUN_FINISHED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
-export type AgentRunFinishedEvent = Omit<RunFinishedEvent, 'threadId' | 'runId'> & { threadId?: string; runId?: string };
+export type AgentRunFinishedEvent = Omit<RunFinishedEvent, 'threadId' | 'runId'> & {
+  /** Default (and overridden by): `mapRunLifecycle`'s `threadId` option. */
+  threadId?: string;
+  /** Default (and overridden by): `mapRunLifecycle`'s `runId` option. */
+  runId?: string;
+};
 
 /**
  * What the operators accept: every AG-UI 1.0 event, with what the toolkit can supply itself
@@ -88,8 +103,14 @@ export function isToolkitEvent(value: unknown): value is ToolkitEvent {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === ToolkitEventType.TOKEN_USAGE;
 }
 
+/** An event that ends a run, as {@link isTerminalEvent} narrows it. */
+export interface TerminalEventType {
+  /** RUN_FINISHED or RUN_ERROR. */
+  type: EventType.RUN_FINISHED | EventType.RUN_ERROR;
+}
+
 /** Whether `event` ends a run: RUN_FINISHED or RUN_ERROR. */
-export function isTerminalEvent(event: { type: string }): event is { type: EventType.RUN_FINISHED | EventType.RUN_ERROR } {
+export function isTerminalEvent(event: { type: string }): event is TerminalEventType {
   return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
 

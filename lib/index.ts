@@ -15,8 +15,10 @@ export {
   type AgentRunFinishedEvent,
   type AgentRunStartedEvent,
   type AgentToolCallResultEvent,
+  type TerminalEventType,
   type TokenUsageEvent,
   type ToolkitEvent,
+  type WithTypeString,
 } from './agentEvent.js';
 export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 export { AguiRxError } from './errors.js';
@@ -31,4 +33,4 @@ export { HEARTBEAT, type FrameOptions } from './frames.js';
 export { sendSSE, type SendSSEOptions } from './sendSSE.js';
 export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './toSSEStream.js';
 export { generateId, type IdGenerator } from './generateId.js';
-export { trackOpenEntities, type CloseReason, type OpenEntities } from './openEntities.js';
+export { trackOpenEntities, type CloseReason, type OpenEntities, type SequenceProblem } from './openEntities.js';

@@ -12,7 +12,25 @@ interface EntityKind {
 }
 
 /** Why what is open gets closed: a successful end of run, or an error (which closes subagents with SUBAGENT_ERROR). */
-export type CloseReason = { type: 'finished' } | { type: 'error'; message: string };
+export type CloseReason =
+  | {
+      /** The run finished: subagents close with SUBAGENT_FINISHED. */
+      type: 'finished';
+    }
+  | {
+      /** The run failed: subagents close with SUBAGENT_ERROR. */
+      type: 'error';
+      /** The run's error message, carried by each SUBAGENT_ERROR. */
+      message: string;
+    };
+
+/** Why an event cannot be sent as it is (see {@link OpenEntities.sequenceProblem}). */
+export interface SequenceProblem {
+  /** `true`: an `INVALID_EVENT` error ends the run; `false`: the event is dropped with a diagnostic. */
+  fatal: boolean;
+  /** What is wrong and how to fix it, for a person. */
+  message: string;
+}
 
 // Order matters: closers are sent in this order, innermost entities first (a tool call inside a
 // text turn, a message inside a reasoning span, everything inside a step, steps inside a subagent).
@@ -77,7 +95,7 @@ export interface OpenEntities {
    * for nothing open or a second opener (`fatal: false`, the event can be dropped), a subagent id
    * used again or a parent subagent never started (`fatal: true`).
    */
-  sequenceProblem(event: Event): { fatal: boolean; message: string } | undefined;
+  sequenceProblem(event: Event): SequenceProblem | undefined;
 }
 
 /**

@@ -289,10 +289,10 @@ describe('toAgui', () => {
         const notes = 'n'.repeat(500);
         const first = { todos, count: 1, notes };
         return concat(
-          of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: first }),
+          of<AgentEvent[]>({ type: EventType.STATE_SNAPSHOT, snapshot: first }),
           defer(() => {
             todos.push('ship');
-            return of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: { todos, count: 2, notes } });
+            return of<AgentEvent[]>({ type: EventType.STATE_SNAPSHOT, snapshot: { todos, count: 2, notes } });
           }),
         );
       });
@@ -301,7 +301,7 @@ describe('toAgui', () => {
       const base = { records: Array.from({ length: 50 }, (_, id) => ({ id, done: false })) };
       const second = { ...base, records: base.records.map((record, index) => (index === 7 ? { ...record, done: true } : record)) };
       const result = await runWithOracle(
-        of<AgentEvent>({ type: EventType.STATE_SNAPSHOT, snapshot: base }, { type: EventType.STATE_SNAPSHOT, snapshot: second }).pipe(toAgui({ ...run, immutableState: true })),
+        of<AgentEvent[]>({ type: EventType.STATE_SNAPSHOT, snapshot: base }, { type: EventType.STATE_SNAPSHOT, snapshot: second }).pipe(toAgui({ ...run, immutableState: true })),
       );
       expect(result.state).toEqual(second);
       const delta = (result.events as Event[]).find((event) => event.type === EventType.STATE_DELTA);
