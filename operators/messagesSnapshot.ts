@@ -79,10 +79,41 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
     // Whether the snapshot was sent, or the run failed: either way nothing more is sent.
     let done = false;
 
-    const byId = (id: string) => messages.find((message) => message.id === id);
-    const ownerOf = (toolCallId: string) =>
-      messages.find((message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.id === toolCallId)) as AssistantMessage | undefined;
+    // Indexes of `messages`, so that each event finds its message without a scan: the first message
+    // with an id, and the first assistant message holding a tool call. Rebuilt after any change
+    // other than an append (undefined: stale).
+    let idIndex: Map<string, Message> | undefined;
+    let callIndex: Map<string, AssistantMessage> | undefined;
+    const invalidate = () => {
+      idIndex = undefined;
+      callIndex = undefined;
+    };
+    const byId = (id: string): Message | undefined => {
+      if (idIndex === undefined) {
+        idIndex = new Map();
+        for (const message of messages) if (!idIndex.has(message.id)) idIndex.set(message.id, message);
+      }
+      return idIndex.get(id);
+    };
+    const ownerOf = (toolCallId: string): AssistantMessage | undefined => {
+      if (callIndex === undefined) {
+        callIndex = new Map();
+        for (const message of messages) {
+          if (message.role !== 'assistant') continue;
+          for (const call of message.toolCalls ?? []) if (!callIndex.has(call.id)) callIndex.set(call.id, message);
+        }
+      }
+      return callIndex.get(toolCallId);
+    };
     const toolCall = (toolCallId: string): ToolCall | undefined => ownerOf(toolCallId)?.toolCalls?.find((call) => call.id === toolCallId);
+    /** Appends a message, keeping the indexes. */
+    const append = (message: Message) => {
+      messages.push(message);
+      if (idIndex !== undefined && !idIndex.has(message.id)) idIndex.set(message.id, message);
+      if (callIndex !== undefined && message.role === 'assistant') {
+        for (const call of message.toolCalls ?? []) if (!callIndex.has(call.id)) callIndex.set(call.id, message);
+      }
+    };
 
     const onStart = (event: Fields, role: string) => {
       const existing = byId(event.messageId);
@@ -92,7 +123,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
         target = { id: event.messageId, role, content: '' } as Message;
         if (role !== 'reasoning' && event.name !== undefined) (target as { name?: string }).name = event.name;
         if (event.subagentRunId != null) target.subagentRunId = event.subagentRunId;
-        messages.push(target);
+        append(target);
       }
       mergeInto(target, event);
     };
@@ -116,10 +147,12 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
         // As the client: a parent id taken by another role falls back to the tool call's id.
         owner = { id: parent === undefined ? (event.parentMessageId ?? event.toolCallId) : event.toolCallId, role: 'assistant', toolCalls: [] };
         if (event.subagentRunId != null) owner.subagentRunId = event.subagentRunId;
-        messages.push(owner);
+        append(owner);
       }
       const call: ToolCall = { id: event.toolCallId, type: 'function', function: { name: event.toolCallName, arguments: '' } };
       (owner.toolCalls ??= []).push(call);
+      // No message held this call (toolCall() found none): the owner is its first holder.
+      callIndex?.set(call.id, owner);
       mergeInto(call, event);
     };
 
@@ -128,11 +161,15 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
       if (event.subagentRunId != null) message.subagentRunId = event.subagentRunId;
       mergeInto(message, event);
       // Right after the call's assistant message and its earlier results: the order providers require.
-      const ownerIndex = messages.findIndex((m) => m.role === 'assistant' && m.toolCalls?.some((call) => call.id === event.toolCallId));
-      if (ownerIndex === -1) return void messages.push(message);
+      const owner = ownerOf(event.toolCallId);
+      const ownerIndex = owner === undefined ? -1 : messages.indexOf(owner);
+      if (ownerIndex === -1) return void append(message);
       let at = ownerIndex + 1;
       while (at < messages.length && messages[at].role === 'tool') at++;
       messages.splice(at, 0, message);
+      // Inserted, not appended: only an id seen before can change which message is first.
+      if (idIndex?.has(message.id)) invalidate();
+      else idIndex?.set(message.id, message);
     };
 
     const onActivitySnapshot = (event: Fields) => {
@@ -141,11 +178,15 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
       const activity: ActivityMessage = { id: event.messageId, role: 'activity', activityType: event.activityType, content: structuredClone(event.content) };
       if (event.subagentRunId != null) activity.subagentRunId = event.subagentRunId;
       const replace = event.replace ?? true;
-      if (index === -1) messages.push(activity);
+      if (index === -1) append(activity);
       else if (existing.role === 'activity' && replace) {
+        invalidate();
         // A replacing snapshot keeps the metadata gathered so far, but brings its own owner.
         messages[index] = { ...activity, ...(existing.metadata !== undefined && { metadata: existing.metadata }) };
-      } else if (replace) messages[index] = activity;
+      } else if (replace) {
+        invalidate();
+        messages[index] = activity;
+      }
       else if (existing.role !== 'activity') return;
       mergeInto(messages[index === -1 ? messages.length - 1 : index], event);
     };
@@ -165,6 +206,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
           `ACTIVITY_DELTA for activity '${event.messageId}' does not apply to its content: ${(error as Error).message.split('\n')[0]}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`,
         );
       }
+      invalidate();
       messages[index] = { ...existing, activityType: event.activityType, content: structuredClone(content) as ActivityMessage['content'] };
     };
 
@@ -182,6 +224,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
       const kept = messages.filter((message) => ids.has(message.id) || keep(message)).map((message) => incoming.find((m) => m.id === message.id) ?? message);
       const keptIds = new Set(kept.map((message) => message.id));
       messages = [...kept, ...incoming.filter((message) => !keptIds.has(message.id))];
+      invalidate();
     };
 
     const sendSnapshot = () => {
@@ -196,7 +239,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
         switch (eventTypeOf(event)) {
           case EventType.RUN_STARTED:
             for (const message of (fields.input?.messages ?? []) as Message[]) {
-              if (byId(message.id) === undefined) messages.push(structuredClone(message));
+              if (byId(message.id) === undefined) append(structuredClone(message));
             }
             break;
           case EventType.TEXT_MESSAGE_START:
@@ -259,6 +302,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
       },
       teardown() {
         messages = [];
+        invalidate();
       },
     };
   });
