@@ -8,6 +8,7 @@ import {
   laneOf,
   optionalString,
   requiredString,
+  stringField,
   type AgentEvent,
   type Lane,
 } from '../lib/agentEvent.js';
@@ -198,9 +199,10 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     };
 
     const onChunk = (event: Record<string, unknown>) => {
-      const producerId = optionalString(event, 'toolCallId');
-      const toolCallName = optionalString(event, 'toolCallName');
-      const delta = optionalString(event, 'delta');
+      // Read by name: this runs once per token of the arguments.
+      const producerId = stringField(event, 'toolCallId', event.toolCallId);
+      const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
+      const delta = stringField(event, 'delta', event.delta);
       const lane = laneOf(event);
       const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : wireId(producerId);
       if (known !== undefined) {
