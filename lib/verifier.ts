@@ -288,7 +288,13 @@ export function createAguiVerifier(): AguiVerifier {
     const pending = run.lanes.get(lane);
     if (pending === undefined) return;
     run.lanes.delete(lane);
-    run.open[pending.kind].delete(pending.id);
+    if (run.open[pending.kind].delete(pending.id)) return;
+    // An explicit END from another lane closed the entity: the client's synthesized END now finds nothing open.
+    const info = streamed[pending.kind];
+    report(
+      'end-without-start',
+      `${type} ends the chunk stream of ${describeLane(lane)}, so the client sends ${info.end} for ${info.noun} '${pending.id}', which an explicit ${info.end} without that subagentRunId already closed. Let the chunk stream end by itself, or tag the END with the chunks' subagentRunId.`,
+    );
   };
 
   const closeAllLanes = () => {

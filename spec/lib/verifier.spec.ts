@@ -635,6 +635,16 @@ describe('createAguiVerifier', () => {
       ['a bad role', [RS, start('m1', { role: 'wizard' }), end('m1'), RF], ['invalid-event']],
       ['an id-less first chunk', [RS, { type: 'TEXT_MESSAGE_CHUNK', delta: 'x' }, RF], ['chunk-without-id']],
       ['a nameless first tool chunk', [RS, { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', delta: '{}' }, RF], ['chunk-without-name']],
+      [
+        "a subagent's chunk stream ended by an untagged END",
+        [RS, { type: 'TEXT_MESSAGE_CHUNK', messageId: 'a', delta: 'c', subagentRunId: 's2' }, end('a'), RF],
+        ['end-without-start'],
+      ],
+      [
+        "a subagent's tool chunks ended by an untagged END, then another lane's event",
+        [RS, { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: 'f', delta: '{}', subagentRunId: 's2' }, toolEnd('c1'), { type: 'STEP_STARTED', stepName: 'x', subagentRunId: 's2' }, RF],
+        ['end-without-start', 'open-at-run-finished'],
+      ],
     ];
 
     it.each(broken)('should reject, as the client does, %s', async (_name, events, rules) => {
