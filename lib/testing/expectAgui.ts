@@ -42,11 +42,16 @@ export function isAguiEventsInput(value: unknown): value is AguiEventsInput {
   return typeof (value as Iterable<unknown>)[Symbol.iterator] === 'function' || typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 }
 
-/** The message of a failed check: a header line, then one indented line per violation. */
+/** How many violations a failure message lists; the error's `violations` holds them all. */
+const listedViolations = 50;
+
+/** The message of a failed check: a header line, then one indented line per violation (the first 50). */
 export function describeCheck(check: AguiStreamCheck): string {
   const count = check.violations.length;
   const events = `${check.events.length} event${check.events.length === 1 ? '' : 's'}`;
-  return `Expected a well-formed AG-UI stream, but found ${count} violation${count === 1 ? '' : 's'} in ${events}:\n${check.lines.map((line) => `  ${line}`).join('\n')}`;
+  const listed = check.lines.slice(0, listedViolations).map((line) => `  ${line}`);
+  if (check.lines.length > listedViolations) listed.push(`  … and ${check.lines.length - listedViolations} more (all of them are on the error's \`violations\`)`);
+  return `Expected a well-formed AG-UI stream, but found ${count} violation${count === 1 ? '' : 's'} in ${events}:\n${listed.join('\n')}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { BaseEvent, Context, Message, RunAgentInput, State, Tool } from '@ag-ui/core';
-import { throwError, type Observable } from 'rxjs';
-import { AguiRxError } from '../errors.js';
+import { from, throwError, type Observable, type ObservableInput } from 'rxjs';
+import { AguiRxError, describeValue } from '../errors.js';
 
 /** Options of {@link runWithOfficialClient}: the agent's starting point and the run's input. */
 export interface RunWithOfficialClientOptions {
@@ -71,14 +71,16 @@ function loadOfficialClient(): Promise<OfficialClient> {
  * (`transformChunks`), sequence verification (`verifyEvents`) and event application.
  *
  * Rules:
- * 1. `events$` is subscribed once, when the client starts the run; a function gets the client's
- *    `RunAgentInput` (with `threadId`, `runId`, `initialMessages`, `initialState` from `options`).
+ * 1. `events$` (an Observable, or an array, promise or async iterable of events) is subscribed
+ *    once, when the client starts the run; a function gets the client's `RunAgentInput` (with
+ *    `threadId`, `runId`, `initialMessages`, `initialState` from `options`) and returns one.
  * 2. Resolves with `{ messages, state, newMessages, result?, events }` when the run completes.
  * 3. Rejects with the client's own error (an `AGUIError` from `@ag-ui/core`, message as the client
  *    words it) when the stream breaks the protocol, and with the stream's error when it errors;
  *    the client's `console.error` for a failed run is not printed.
  * 4. `@ag-ui/client` is an optional peer dependency, loaded on first call: without it the promise
  *    rejects with `AguiRxError` `MISSING_PEER_DEPENDENCY` saying `npm install -D @ag-ui/client`.
+ * 5. Anything else as `events$` (or returned by the function) rejects with `AguiRxError` `INVALID_ARGUMENT`.
  *
  * ## Example
  *
@@ -95,11 +97,23 @@ function loadOfficialClient(): Promise<OfficialClient> {
  * @throws {AguiRxError} `MISSING_PEER_DEPENDENCY` (as a rejection) when `@ag-ui/client` is not installed.
  */
 export async function runWithOfficialClient(
-  events$: Observable<object> | ((input: RunAgentInput) => Observable<object>),
+  events$: ObservableInput<object> | ((input: RunAgentInput) => ObservableInput<object>),
   options: RunWithOfficialClientOptions = {},
 ): Promise<OfficialClientRun> {
   const { AbstractAgent } = await loadOfficialClient();
-  const stream = typeof events$ === 'function' ? events$ : () => events$;
+  const stream = (input: RunAgentInput): Observable<object> => {
+    const events = typeof events$ === 'function' ? events$(input) : events$;
+    try {
+      return from(events);
+    } catch {
+      throw new AguiRxError(
+        'INVALID_ARGUMENT',
+        `runWithOfficialClient needs an Observable of AG-UI events (or an array, promise or async iterable of them), or a function of RunAgentInput that returns one; got ${describeValue(events)}.`,
+      );
+    }
+  };
+  // Checked now, so that a bad argument rejects with its own message rather than inside the client.
+  if (typeof events$ !== 'function') stream({} as RunAgentInput);
 
   /** An official-client agent whose `run()` returns the stream under test. */
   class StreamAgent extends AbstractAgent {

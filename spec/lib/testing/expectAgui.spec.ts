@@ -15,6 +15,15 @@ const contentWithoutStart =
   "#1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message 'm1', which is not open. Send TEXT_MESSAGE_START first, and nothing for the text message after its TEXT_MESSAGE_END. [content-without-start]";
 
 describe('expectAgui', () => {
+  it('should list the first 50 violations in the message, and keep them all on the error', async () => {
+    const stray = Array.from({ length: 60 }, (_, index) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: `m${index}`, delta: 'x' }));
+    const error = (await errorOf(expectAgui([{ type: EventType.RUN_STARTED, threadId: 't', runId: 'r' }, ...stray, { type: EventType.RUN_FINISHED, threadId: 't', runId: 'r' }]).toBeWellFormed())) as AguiStreamError;
+    expect(error.violations).toHaveLength(60);
+    const lines = error.message.split('\n');
+    expect(lines).toHaveLength(1 + 50 + 1);
+    expect(lines[51]).toBe("  … and 10 more (all of them are on the error's `violations`)");
+  });
+
   describe('toBeWellFormed', () => {
     it('should resolve with the events of a well-formed stream', async () => {
       const agent$ = of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }).pipe(toAgui({ ...run, generateId: sequentialIds() }));

@@ -110,4 +110,22 @@ describe('runWithOfficialClient', () => {
     });
     jest.dontMock('@ag-ui/client');
   });
+
+  it('should take an array of events as well as an Observable', async () => {
+    const events: Event[] = [
+      { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' },
+      { type: EventType.STATE_SNAPSHOT, snapshot: { n: 1 } },
+      { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' },
+    ];
+    expect((await runWithOfficialClient(events)).state).toEqual({ n: 1 });
+  });
+
+  it('should reject what is no stream of events with INVALID_ARGUMENT, naming what it got', async () => {
+    const direct = await errorOf(runWithOfficialClient(null as never));
+    expect(direct).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((direct as Error).message).toBe(
+      'runWithOfficialClient needs an Observable of AG-UI events (or an array, promise or async iterable of them), or a function of RunAgentInput that returns one; got null.',
+    );
+    expect(await errorOf(runWithOfficialClient((() => 42) as never))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
 });
