@@ -554,34 +554,43 @@ export function createAguiVerifier(): AguiVerifier {
     }
   };
 
+  const verifyEvent = (event: unknown, index: number): readonly AguiViolation[] => {
+    out = none;
+    at = index;
+    if (index >= nextIndex) nextIndex = index + 1;
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      type = '';
+      return [{ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` }];
+    }
+    const fields = event as Record<string, unknown>;
+    if (typeof fields.type !== 'string') {
+      return [{ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
+    }
+    type = fields.type;
+    if (isPlainToken(fields)) return none;
+    if (!knownTypes.has(type)) {
+      report('unknown-type', `'${type}' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
+      return out;
+    }
+    try {
+      assertWireEvent(fields);
+    } catch (error) {
+      if (!(error instanceof AguiRxError)) throw error;
+      report('invalid-event', error.message);
+    }
+    // Checked even when the schema failed, as far as its ids allow: a bad role must not make every CONTENT after it an error too.
+    check(fields);
+    return out;
+  };
+
   return {
     verify(event, index) {
-      out = none;
-      at = index;
-      if (index >= nextIndex) nextIndex = index + 1;
-      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-        type = '';
-        return [{ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` }];
-      }
-      const fields = event as Record<string, unknown>;
-      if (typeof fields.type !== 'string') {
-        return [{ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
-      }
-      type = fields.type;
-      if (isPlainToken(fields)) return none;
-      if (!knownTypes.has(type)) {
-        report('unknown-type', `'${type}' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
-        return out;
-      }
       try {
-        assertWireEvent(fields);
+        return verifyEvent(event, index);
       } catch (error) {
-        if (!(error instanceof AguiRxError)) throw error;
-        report('invalid-event', error.message);
+        // A getter that throws, a revoked Proxy: the event cannot be read, which is a violation, not a crash.
+        return [{ index, rule: 'invalid-event', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
       }
-      // Checked even when the schema failed, as far as its ids allow: a bad role must not make every CONTENT after it an error too.
-      check(fields);
-      return out;
     },
 
     end() {

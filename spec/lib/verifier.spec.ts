@@ -715,3 +715,17 @@ describe('createAguiVerifier', () => {
     });
   });
 });
+
+describe('createAguiVerifier on events it cannot read', () => {
+  it('should report an event whose getter throws as invalid-event, and go on', () => {
+    const hostile = Object.defineProperty({ type: 'TEXT_MESSAGE_START', messageId: 'm1' }, 'role', {
+      enumerable: true,
+      get() {
+        throw new Error('role is not available');
+      },
+    });
+    const violations = violationsOf([RS, hostile, RF]);
+    expect(violations.map(({ index, rule }) => `${index} ${rule}`)).toEqual(['1 invalid-event']);
+    expect(violations[0].message).toBe('The event could not be read: role is not available. Send plain data objects.');
+  });
+});
