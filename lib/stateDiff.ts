@@ -1,7 +1,7 @@
 import type { Operation } from 'fast-json-patch';
 import { AguiRxError, describeValue } from './errors.js';
 
-/** Options of {@link StateMirror}. */
+/** Options of {@link createStateMirror}. */
 export interface StateMirrorOptions {
   /**
    * The producer never mutates a state it has emitted: a subtree or array element that is the same
@@ -28,7 +28,7 @@ const deepFrozen = new WeakSet<object>();
 /** The subtrees of {@link deepFrozen} that are plain JSON as they stand (can go on the wire by reference). */
 const deepFrozenJson = new WeakSet<object>();
 
-/** {@link Diff.inspect} flags. */
+/** Flags of a diff's `inspect` (see {@link createDiff}). */
 const frozenFlag = 1;
 const jsonFlag = 2;
 
@@ -49,7 +49,7 @@ type Json = Record<string, unknown>;
 /**
  * The state a client holds, kept in step with a producer's whole-state snapshots: each
  * {@link update} says what to send (nothing, an RFC 6902 patch, or the snapshot) and moves the
- * mirror to the new state.
+ * mirror to the new state. Made by {@link createStateMirror}.
  *
  * Values are read with JSON.stringify's semantics (ECMA-262 `SerializeJSONProperty`): own
  * enumerable string keys in `Object.keys` order; `toJSON` is called (Dates become strings);
@@ -62,27 +62,15 @@ type Json = Record<string, unknown>;
  * held and skipped by reference. With `immutable`, the mirror holds the producer's own objects and
  * skips every subtree that is the same object as last time.
  */
-export class StateMirror {
-  private readonly immutable: boolean;
-  /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
-  private base: unknown;
-
-  constructor(options: StateMirrorOptions = {}) {
-    this.immutable = options.immutable === true;
-  }
-
+export interface StateMirror {
   /** The state the client holds, `undefined` before the first snapshot. Read it, never change it. */
-  get state(): unknown {
-    return this.base;
-  }
+  readonly state: unknown;
 
   /**
    * Takes `state` as what the client now holds (a parsed `initialState`, a state an upstream patch
    * was applied to). It must be plain JSON that the caller hands over and will not touch again.
    */
-  reset(state: unknown): void {
-    this.base = state;
-  }
+  reset(state: unknown): void;
 
   /**
    * Moves the mirror to `snapshot` and says what the client needs (rules 1–3 of `stateDelta`):
@@ -92,52 +80,69 @@ export class StateMirror {
    * result are JSON values the producer cannot change later: copies, or in immutable mode (and for
    * deep-frozen values) the producer's own objects when they are already plain JSON.
    *
-   * @param what Names the snapshot in error messages, e.g. `STATE_SNAPSHOT`.
+   * @param what Names the snapshot in error messages, e.g. `STATE_SNAPSHOT` (the default).
    * @throws {AguiRxError} `INVALID_STATE` when `snapshot` has no JSON value or is not
    * JSON-serialisable (a BigInt, a cycle, a throwing `toJSON`); the mirror is then unusable.
    */
-  update(snapshot: unknown, what = 'STATE_SNAPSHOT'): StateChange {
-    const diff = Diff.start(this.immutable, snapshot);
-    try {
-      const next = toJsonValue(snapshot, '');
-      if (next === undefined) {
-        throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(snapshot)}). Send the whole state object as 'snapshot'.`);
-      }
-      if (this.base === undefined) {
-        if (this.immutable) {
-          this.base = snapshot;
-          return { type: 'snapshot', snapshot: diff.emit(next) };
+  update(snapshot: unknown, what?: string): StateChange;
+}
+
+/** A new {@link StateMirror}, holding nothing yet: its first update sends the snapshot whole. */
+export function createStateMirror(options: StateMirrorOptions = {}): StateMirror {
+  const immutable = options.immutable === true;
+  /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
+  let base: unknown;
+  const mirror: { state: unknown } & Omit<StateMirror, 'state'> = {
+    // `base` for reading, set with it: a data property, as a getter would leave the object in
+    // dictionary mode and every call on it slower.
+    state: undefined,
+    reset(state) {
+      base = mirror.state = state;
+    },
+    update(snapshot, what = 'STATE_SNAPSHOT') {
+      const diff = startDiff(immutable, snapshot);
+      try {
+        const next = toJsonValue(snapshot, '');
+        if (next === undefined) {
+          throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(snapshot)}). Send the whole state object as 'snapshot'.`);
         }
-        this.base = diff.adopt(next, snapshot);
-        return { type: 'snapshot', snapshot: diff.emit(this.base, diff.shareable) };
+        if (base === undefined) {
+          if (immutable) {
+            base = mirror.state = snapshot;
+            return { type: 'snapshot', snapshot: diff.emit(next) };
+          }
+          base = mirror.state = diff.adopt(next, snapshot);
+          return { type: 'snapshot', snapshot: diff.emit(base, diff.shareable()) };
+        }
+        const previous = base;
+        // The same object again: unchanged if the producer promised so, or if it is deep-frozen
+        // (in default mode the base is otherwise our own copy, never the producer's object).
+        if (previous === snapshot) return none;
+        const updated = diff.value(toJsonValue(previous, ''), snapshot, next);
+        base = mirror.state = immutable ? snapshot : updated;
+        const ops = diff.ops();
+        if (ops.length === 0) return none;
+        // The whole document replaced (object, array and primitive swapped): a snapshot says it.
+        if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
+        if (!diff.unsafe()) {
+          const patchSize = patchLength(ops);
+          // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
+          // often enough to decide without walking it.
+          if (patchSize < diff.rootSize() || jsonLength(immutable ? next : updated, patchSize)! > patchSize) return { type: 'delta', delta: ops };
+        }
+        return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
+      } catch (error) {
+        if (error instanceof AguiRxError) throw error;
+        throw new AguiRxError(
+          'INVALID_STATE',
+          `${what} is not JSON-serialisable: ${firstLine((error as Error)?.message ?? String(error))}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
+        );
+      } finally {
+        diff.finish();
       }
-      const previous = this.base;
-      // The same object again: unchanged if the producer promised so, or if it is deep-frozen
-      // (in default mode the base is otherwise our own copy, never the producer's object).
-      if (previous === snapshot) return none;
-      const base = diff.value(toJsonValue(previous, ''), snapshot, next);
-      this.base = this.immutable ? snapshot : base;
-      const ops = diff.ops;
-      if (ops.length === 0) return none;
-      // The whole document replaced (object, array and primitive swapped): a snapshot says it.
-      if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
-      if (!diff.unsafe) {
-        const patchSize = patchLength(ops);
-        // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
-        // often enough to decide without walking it.
-        if (patchSize < diff.rootSize || jsonLength(this.immutable ? next : base, patchSize)! > patchSize) return { type: 'delta', delta: ops };
-      }
-      return { type: 'snapshot', snapshot: this.immutable || diff.trusted ? diff.emit(this.immutable ? next : base) : diff.emit(base, false) };
-    } catch (error) {
-      if (error instanceof AguiRxError) throw error;
-      throw new AguiRxError(
-        'INVALID_STATE',
-        `${what} is not JSON-serialisable: ${firstLine((error as Error)?.message ?? String(error))}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
-      );
-    } finally {
-      diff.finish();
-    }
-  }
+    },
+  };
+  return mirror;
 }
 
 /**
@@ -155,10 +160,10 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
   const next = toJsonValue(to, '');
   const previous = toJsonValue(from, '');
   if (next === undefined || previous === undefined) throw new TypeError('diffJson needs two values that have a JSON text');
-  const diff = Diff.start(true, to);
+  const diff = startDiff(true, to);
   try {
     diff.value(previous, to, next);
-    return diff.ops;
+    return diff.ops();
   } finally {
     diff.finish();
   }
@@ -367,100 +372,142 @@ function firstLine(message: string): string {
 
 /**
  * One diff: walks the base (what the client holds) against the producer's new state, collecting
- * RFC 6902 operations and, in default mode, updating the base's own nodes in place.
+ * RFC 6902 operations and, in default mode, updating the base's own nodes in place. Made by
+ * {@link createDiff}, taken with {@link startDiff} and given back with {@link Diff.finish}. Its
+ * results are read through functions: getters would leave the object in dictionary mode, and
+ * every call on it slower.
  */
-class Diff {
-  /**
-   * The instance between diffs. One instance serves every diff (a new one only when a `toJSON`
-   * starts a diff inside a diff): V8's optimised code for these walks holds on to the instance it
-   * was compiled with, and throws itself away at the next garbage collection once that instance is
-   * gone, which would leave every short run of stateDelta cold.
-   */
-  private static idle: Diff | undefined;
-
-  /** A diff of the producer's state `root`; give it back with {@link finish}. */
-  static start(immutable: boolean, root: unknown): Diff {
-    const diff = Diff.idle ?? new Diff();
-    Diff.idle = undefined;
-    diff.immutable = immutable;
-    diff.root = root;
-    return diff;
-  }
-
+interface Diff {
   /** The patch, in fast-json-patch `compare` order. */
-  ops: Operation[] = [];
-  /** Some operation's path goes through `__proto__`, `constructor` or `prototype`. */
-  unsafe = false;
+  ops(): Operation[];
+  /** Whether some operation's path goes through `__proto__`, `constructor` or `prototype`. */
+  unsafe(): boolean;
   /** A lower bound of the JSON length of the new state, from its top level. */
-  rootSize = 0;
+  rootSize(): number;
   /** Whether the value the last `value`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
-  trusted = false;
+  trusted(): boolean;
   /** Whether the value the last `adopt` call returned may also go on the wire by reference (deep-frozen and plain JSON). */
-  shareable = false;
-  /** The path of the value being diffed, as unescaped reference tokens. */
-  private readonly path: (string | number)[] = [];
-  private depth = 0;
-  private cyclesChecked = false;
+  shareable(): boolean;
 
-  /** Whether the producer promised never to mutate what it emitted. */
-  private immutable = false;
-  /** The producer's whole state, for the cycle check (an object field from the start, for V8). */
-  private root: unknown = null;
+  /** Begins a diff of the producer's state `root`. */
+  start(immutable: boolean, root: unknown): void;
 
-  /** Ends the diff: lets go of the state and its patch, and makes the instance available again. */
-  finish(): void {
-    this.ops = [];
-    this.path.length = 0;
-    this.root = null;
-    this.unsafe = this.trusted = this.shareable = this.cyclesChecked = false;
-    this.depth = this.rootSize = 0;
-    Diff.idle = this;
-  }
+  /** Ends the diff: lets go of the state and its patch, and makes the diff available again. */
+  finish(): void;
 
   /**
    * Diffs `previous` (the base's value here) with `next` (the producer's value `raw`, as JSON
    * writes it); both present. Returns what the base holds here now (default mode).
    */
-  value(previous: unknown, raw: unknown, next: unknown): unknown {
-    if (typeof next === 'object' && next !== null) {
-      if (typeof previous === 'object' && previous !== null) {
-        const isArray = Array.isArray(next);
-        if (isArray === Array.isArray(previous)) return isArray ? this.array(previous as unknown[], next as unknown[], raw) : this.object(previous as Json, next as Json, raw);
-      }
-    } else if (previous === next) {
-      this.trusted = true;
-      return next;
-    }
-    return this.put('replace', next, raw);
-  }
+  value(previous: unknown, raw: unknown, next: unknown): unknown;
 
   /**
    * The base's value for a new object or array `next` (default mode): `next` itself when
    * deep-frozen, else our own copy that keeps deep-frozen parts by reference. Sets `trusted`.
    */
-  adopt(next: unknown, raw: unknown): unknown {
+  adopt(next: unknown, raw: unknown): unknown;
+
+  /**
+   * A value to put on the wire for `value` (a JSON value whose containers may hold raw values),
+   * one the producer will not change: `value` itself when it may be shared (immutable mode, a
+   * deep-frozen value; `canShare` when already known) and is plain JSON as it stands, else a
+   * JSON copy.
+   */
+  emit(value: unknown, canShare?: boolean): unknown;
+}
+
+/**
+ * The diff between diffs. One diff serves every diff (a new one only when a `toJSON` starts a diff
+ * inside a diff): a new diff is a new set of closures, and V8's feedback and optimised code for
+ * these walks would not reliably carry over to them, which would leave every short run of
+ * stateDelta cold.
+ */
+let idleDiff: Diff | undefined;
+
+/** A diff of the producer's state `root`; give it back with {@link Diff.finish}. */
+function startDiff(immutable: boolean, root: unknown): Diff {
+  const diff = idleDiff ?? createDiff();
+  idleDiff = undefined;
+  diff.start(immutable, root);
+  return diff;
+}
+
+/** A new {@link Diff}, its state held in the closures (plain variables, so the walks stay monomorphic). */
+function createDiff(): Diff {
+  let ops: Operation[] = [];
+  let unsafe = false;
+  let rootSize = 0;
+  let trusted = false;
+  let shareable = false;
+  /** The path of the value being diffed, as unescaped reference tokens. */
+  const path: (string | number)[] = [];
+  let depth = 0;
+  let cyclesChecked = false;
+  /** Whether the producer promised never to mutate what it emitted. */
+  let immutable = false;
+  /** The producer's whole state, for the cycle check. */
+  let root: unknown = null;
+
+  const diff: Diff = {
+    ops: () => ops,
+    unsafe: () => unsafe,
+    rootSize: () => rootSize,
+    trusted: () => trusted,
+    shareable: () => shareable,
+    start(immutableState, state) {
+      immutable = immutableState;
+      root = state;
+    },
+    finish() {
+      ops = [];
+      path.length = 0;
+      root = null;
+      unsafe = trusted = shareable = cyclesChecked = false;
+      depth = rootSize = 0;
+      idleDiff = diff;
+    },
+    value: diffValue,
+    adopt,
+    emit,
+  };
+  return diff;
+
+  function diffValue(previous: unknown, raw: unknown, next: unknown): unknown {
+    if (typeof next === 'object' && next !== null) {
+      if (typeof previous === 'object' && previous !== null) {
+        const isArray = Array.isArray(next);
+        if (isArray === Array.isArray(previous)) return isArray ? diffArray(previous as unknown[], next as unknown[], raw) : diffObject(previous as Json, next as Json, raw);
+      }
+    } else if (previous === next) {
+      trusted = true;
+      return next;
+    }
+    return put('replace', next, raw);
+  }
+
+  function adopt(next: unknown, raw: unknown): unknown {
     if (typeof next !== 'object' || next === null) {
-      this.trusted = true;
-      this.shareable = true;
+      trusted = true;
+      shareable = true;
       return next;
     }
     if (next === raw && Object.isFrozen(next)) {
-      const flags = this.inspect(next, true);
+      const flags = inspect(next, true);
       if ((flags & frozenFlag) !== 0) {
         deepFrozen.add(next);
         if ((flags & jsonFlag) !== 0) deepFrozenJson.add(next);
-        this.trusted = true;
-        this.shareable = (flags & jsonFlag) !== 0;
+        trusted = true;
+        shareable = (flags & jsonFlag) !== 0;
         return next;
       }
     }
-    this.enter();
+    enter();
     let copy: unknown;
     if (Array.isArray(next)) {
       const array: unknown[] = [];
       for (let i = 0; i < next.length; i++) {
         const item = next[i];
-        array.push(this.adopt(toJsonValue(item, i) ?? null, item));
+        array.push(adopt(toJsonValue(item, i) ?? null, item));
       }
       copy = array;
     } else {
@@ -468,42 +515,36 @@ class Diff {
       for (const key of Object.keys(next)) {
         const item = (next as Json)[key];
         const json = toJsonValue(item, key);
-        if (json !== undefined) setKey(object, key, this.adopt(json, item));
+        if (json !== undefined) setKey(object, key, adopt(json, item));
       }
       copy = object;
     }
-    this.depth--;
+    depth--;
     // Ours, and updated in place later: never on the wire.
-    this.trusted = false;
-    this.shareable = false;
+    trusted = false;
+    shareable = false;
     return copy;
   }
 
-  /**
-   * A value to put on the wire for `value` (a JSON value whose containers may hold raw values),
-   * one the producer will not change: `value` itself when it may be shared (immutable mode, a
-   * deep-frozen value; `shareable` when already known) and is plain JSON as it stands, else a
-   * JSON copy.
-   */
-  emit(value: unknown, shareable?: boolean): unknown {
+  function emit(value: unknown, canShare?: boolean): unknown {
     if (typeof value !== 'object' || value === null) return value;
-    return (shareable ?? (this.inspect(value, false) & jsonFlag) !== 0) ? value : this.copy(value);
+    return (canShare ?? (inspect(value, false) & jsonFlag) !== 0) ? value : copyJson(value);
   }
 
-  private object(previous: Json, next: Json, raw: unknown): unknown {
+  function diffObject(previous: Json, next: Json, raw: unknown): unknown {
     // Where the base's copy is updated in place (default mode): `previous` when it is ours (ours are
     // never frozen; a frozen base node is a deep-frozen producer object).
     let target: Json | undefined;
-    let trusted = false;
+    let keep = false;
     const plain = isPlain(next);
-    if (!this.immutable) {
-      trusted = next === raw && plain && Object.isFrozen(next);
+    if (!immutable) {
+      keep = next === raw && plain && Object.isFrozen(next);
       if (!Object.isFrozen(previous)) target = previous;
-      else if (!trusted) target = previous = this.ownCopy(previous) as Json;
+      else if (!keep) target = previous = ownCopy(previous) as Json;
     }
     // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
     const clean = target !== undefined;
-    this.enter();
+    enter();
     const keys = Object.keys(previous);
     // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
     let matched = 0;
@@ -527,17 +568,17 @@ class Diff {
       const own = plain ? hasOwn.call(next, key) : after !== undefined;
       if (own) matched++;
       const n = own ? toJsonValue(after, key) : undefined;
-      this.path.push(key);
+      path.push(key);
       if (n === undefined) {
-        this.remove();
+        remove();
         if (target !== undefined) delete target[key];
       } else {
         present++;
-        const value = this.value(p, after, n);
-        if (target !== undefined && value !== before) setKey(target, key, value);
-        if (!this.trusted) trusted = false;
+        const updated = diffValue(p, after, n);
+        if (target !== undefined && updated !== before) setKey(target, key, updated);
+        if (!trusted) keep = false;
       }
-      this.path.pop();
+      path.pop();
     }
     const nextKeys = Object.keys(next);
     if (matched !== nextKeys.length) {
@@ -547,35 +588,35 @@ class Diff {
         const n = toJsonValue(after, key);
         if (n === undefined) continue;
         present++;
-        this.path.push(key);
-        const value = this.put('add', n, after);
-        if (target !== undefined) setKey(target, key, value);
-        if (!this.trusted) trusted = false;
-        this.path.pop();
+        path.push(key);
+        const added = put('add', n, after);
+        if (target !== undefined) setKey(target, key, added);
+        if (!trusted) keep = false;
+        path.pop();
       }
     }
-    if (this.depth === 1) this.rootSize = 5 * present + 1;
-    this.depth--;
-    return this.settle(next, target, trusted);
+    if (depth === 1) rootSize = 5 * present + 1;
+    depth--;
+    return settle(next, target, keep);
   }
 
-  private array(previous: unknown[], next: unknown[], raw: unknown): unknown {
+  function diffArray(previous: unknown[], next: unknown[], raw: unknown): unknown {
     let target: unknown[] | undefined;
-    let trusted = false;
-    if (!this.immutable) {
-      trusted = next === raw && isPlain(next) && Object.isFrozen(next);
+    let keep = false;
+    if (!immutable) {
+      keep = next === raw && isPlain(next) && Object.isFrozen(next);
       if (!Object.isFrozen(previous)) target = previous;
-      else if (!trusted) target = previous = this.ownCopy(previous) as unknown[];
+      else if (!keep) target = previous = ownCopy(previous) as unknown[];
     }
     const clean = target !== undefined;
-    this.enter();
+    enter();
     const length = previous.length;
     const nextLength = next.length;
-    if (this.depth === 1) this.rootSize = 2 * nextLength + 1;
+    if (depth === 1) rootSize = 2 * nextLength + 1;
     for (let i = length - 1; i >= nextLength; i--) {
-      this.path.push(i);
-      this.remove();
-      this.path.pop();
+      path.push(i);
+      remove();
+      path.pop();
     }
     // V8 reads the elements of a frozen array several times slower than a plain one's (and a scan
     // that has seen both kinds gets slower for plain ones too), but copies them fast: the scan
@@ -585,63 +626,63 @@ class Diff {
     for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
       const before = previous[i];
       const after = next[i];
-      this.path.push(i);
-      const value = this.value(clean ? before : (toJsonValue(before, i) ?? null), after, toJsonValue(after, i) ?? null);
-      if (target !== undefined && value !== before) target[i] = value;
-      if (!this.trusted) trusted = false;
-      this.path.pop();
+      path.push(i);
+      const updated = diffValue(clean ? before : (toJsonValue(before, i) ?? null), after, toJsonValue(after, i) ?? null);
+      if (target !== undefined && updated !== before) target[i] = updated;
+      if (!trusted) keep = false;
+      path.pop();
     }
     if (target !== undefined && nextLength < length) target.length = nextLength;
     for (let i = length; i < nextLength; i++) {
       const after = next[i];
-      this.path.push(i);
-      const value = this.put('add', toJsonValue(after, i) ?? null, after);
-      if (target !== undefined) target.push(value);
-      if (!this.trusted) trusted = false;
-      this.path.pop();
+      path.push(i);
+      const added = put('add', toJsonValue(after, i) ?? null, after);
+      if (target !== undefined) target.push(added);
+      if (!trusted) keep = false;
+      path.pop();
     }
-    this.depth--;
-    return this.settle(next, target, trusted);
+    depth--;
+    return settle(next, target, keep);
   }
 
-  /** The base's value once `next` was walked: `next` if it can be kept by reference, else our updated copy. */
-  private settle(next: object, target: object | undefined, trusted: boolean): unknown {
-    if (this.immutable) return next;
-    this.trusted = trusted;
-    if (trusted) {
+  /** The base's value once `next` was walked: `next` if it can be kept by reference (`keep`), else our updated copy. */
+  function settle(next: object, target: object | undefined, keep: boolean): unknown {
+    if (immutable) return next;
+    trusted = keep;
+    if (keep) {
       deepFrozen.add(next);
       return next;
     }
     // A deep-frozen base node gave way to a frozen one with something unfrozen inside (rare).
-    return target ?? this.adopt(next, next);
+    return target ?? adopt(next, next);
   }
 
   /** Adds an `add` or `replace` of `next` (the producer's `raw`, as JSON) at the current path; returns the base's new value. */
-  private put(op: 'add' | 'replace', next: unknown, raw: unknown): unknown {
+  function put(op: 'add' | 'replace', next: unknown, raw: unknown): unknown {
     let base: unknown = raw;
-    let value: unknown;
+    let wire: unknown;
     if (typeof next !== 'object' || next === null) {
-      this.trusted = true;
-      base = value = next;
-    } else if (this.immutable) {
-      value = this.emit(next);
+      trusted = true;
+      base = wire = next;
+    } else if (immutable) {
+      wire = emit(next);
     } else {
-      base = this.adopt(next, raw);
-      value = this.emit(base, this.shareable);
+      base = adopt(next, raw);
+      wire = emit(base, shareable);
     }
-    this.ops.push({ op, path: this.pointer(), value } as Operation);
+    ops.push({ op, path: pointer(), value: wire } as Operation);
     return base;
   }
 
-  private remove(): void {
-    this.ops.push({ op: 'remove', path: this.pointer() });
+  function remove(): void {
+    ops.push({ op: 'remove', path: pointer() });
   }
 
   /** The RFC 6901 pointer of the current path; notes a path through a prototype key. */
-  private pointer(): string {
+  function pointer(): string {
     let pointer = '';
-    for (const token of this.path) {
-      if (typeof token === 'string' && prototypeKeys.has(token)) this.unsafe = true;
+    for (const token of path) {
+      if (typeof token === 'string' && prototypeKeys.has(token)) unsafe = true;
       pointer += '/' + escapeToken(token);
     }
     return pointer;
@@ -654,28 +695,28 @@ class Diff {
    * out). Stops once neither can hold. Accessors are read like data: a frozen object's getter is
    * taken to answer the same each time.
    */
-  private inspect(value: object, frozen: boolean): number {
+  function inspect(value: object, frozen: boolean): number {
     if (!isPlain(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return 0;
     let flags = jsonFlag;
     if (frozen && Object.isFrozen(value)) {
       if (deepFrozenJson.has(value)) return frozenFlag | jsonFlag;
       flags |= frozenFlag;
     }
-    this.enter();
+    enter();
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length && flags !== 0; i++) flags = this.inspectItem(value[i], flags);
+      for (let i = 0; i < value.length && flags !== 0; i++) flags = inspectItem(value[i], flags);
     } else {
       // for...in rather than Object.keys: no array per object (a plain object inherits no enumerable key).
       for (const key in value) {
-        flags = this.inspectItem((value as Json)[key], flags);
+        flags = inspectItem((value as Json)[key], flags);
         if (flags === 0) break;
       }
     }
-    this.depth--;
+    depth--;
     return flags;
   }
 
-  private inspectItem(item: unknown, flags: number): number {
+  function inspectItem(item: unknown, flags: number): number {
     switch (typeof item) {
       case 'string':
       case 'boolean':
@@ -683,7 +724,7 @@ class Diff {
       case 'number':
         return Number.isFinite(item) && !(item === 0 && 1 / item < 0) ? flags : flags & ~jsonFlag;
       case 'object':
-        return item === null ? flags : flags & this.inspect(item, (flags & frozenFlag) !== 0);
+        return item === null ? flags : flags & inspect(item, (flags & frozenFlag) !== 0);
       case 'bigint':
         toJsonValue(item, ''); // throws, unless BigInt.prototype.toJSON exists
         return flags & ~jsonFlag;
@@ -693,30 +734,30 @@ class Diff {
   }
 
   /** A JSON copy of `value` (a JSON object or array whose contents may be raw values). */
-  private copy(value: object): unknown {
-    this.enter();
+  function copyJson(value: object): unknown {
+    enter();
     let copy: unknown;
     if (Array.isArray(value)) {
       const array: unknown[] = [];
       for (let i = 0; i < value.length; i++) {
         const item = toJsonValue(value[i], i);
-        array.push(item === undefined ? null : typeof item === 'object' && item !== null ? this.copy(item) : item);
+        array.push(item === undefined ? null : typeof item === 'object' && item !== null ? copyJson(item) : item);
       }
       copy = array;
     } else {
       const object: Json = {};
       for (const key of Object.keys(value)) {
         const item = toJsonValue((value as Json)[key], key);
-        if (item !== undefined) setKey(object, key, typeof item === 'object' && item !== null ? this.copy(item) : item);
+        if (item !== undefined) setKey(object, key, typeof item === 'object' && item !== null ? copyJson(item) : item);
       }
       copy = object;
     }
-    this.depth--;
+    depth--;
     return copy;
   }
 
   /** Our own shallow copy of a deep-frozen base node, its JSON values only, so that it can be updated in place. */
-  private ownCopy(value: object): object {
+  function ownCopy(value: object): object {
     if (Array.isArray(value)) return value.map((item, i) => toJsonValue(item, i) ?? null);
     const object: Json = {};
     for (const key of Object.keys(value)) {
@@ -727,10 +768,10 @@ class Diff {
   }
 
   /** One level deeper; past `maxDepth`, a state with a cycle fails here as JSON.stringify fails on it. */
-  private enter(): void {
-    if (++this.depth > maxDepth && !this.cyclesChecked) {
-      JSON.stringify(this.root);
-      this.cyclesChecked = true;
+  function enter(): void {
+    if (++depth > maxDepth && !cyclesChecked) {
+      JSON.stringify(root);
+      cyclesChecked = true;
     }
   }
 }

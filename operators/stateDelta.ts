@@ -5,7 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/errors.js';
 import { assertSafePatch } from '../lib/jsonPatch.js';
 import { operate } from '../lib/operate.js';
-import { StateMirror } from '../lib/stateDiff.js';
+import { createStateMirror } from '../lib/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
@@ -89,7 +89,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
   const immutable = options.immutable === true;
   return operate<AgentEvent, AgentEvent>((subscriber) => {
     // The state the client holds; our own copy unless the producer's objects can be trusted not to change.
-    const mirror = new StateMirror({ immutable });
+    const mirror = createStateMirror({ immutable });
     if (initialJson !== undefined) mirror.reset(JSON.parse(initialJson));
 
     const onSnapshot = (event: Record<string, unknown>) => {

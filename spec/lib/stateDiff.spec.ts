@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { Observable } from 'rxjs';
 import type { AgentEvent } from '../../lib/agentEvent.js';
-import { diffJson, jsonLength, StateMirror, type StateChange } from '../../lib/stateDiff.js';
+import { createStateMirror, diffJson, jsonLength, type StateChange } from '../../lib/stateDiff.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { stateDelta } from '../../operators/stateDelta.js';
 import { runWithOracle } from '../support/oracle.js';
@@ -135,7 +135,7 @@ function define(target: Container, key: string, value: unknown): void {
 
 /** Runs the mirror over the states, applying each change as a client would; checks every step. */
 function checkMirror(initial: Container, edits: Edit[][], style: 'immutable' | 'in place' | 'frozen', immutable: boolean): void {
-  const mirror = new StateMirror({ immutable });
+  const mirror = createStateMirror({ immutable });
   let client: unknown;
   const sent: { change: StateChange; json: string }[] = [];
   let current = style === 'frozen' ? deepFreeze(initial) : initial;
@@ -292,7 +292,7 @@ describe('stateDiff', () => {
   describe('JSON semantics', () => {
     /** The first snapshot and the change to `next`, as a mirror sends them. */
     const changes = (previous: unknown, next: unknown, immutable = false) => {
-      const mirror = new StateMirror({ immutable });
+      const mirror = createStateMirror({ immutable });
       return [mirror.update(previous), mirror.update(next)] as StateChange[];
     };
     const padding = 'x'.repeat(200);
@@ -329,7 +329,7 @@ describe('stateDiff', () => {
 
     it('should fail with INVALID_STATE for a BigInt in a changed subtree, in either mode', () => {
       for (const immutable of [false, true]) {
-        const mirror = new StateMirror({ immutable });
+        const mirror = createStateMirror({ immutable });
         mirror.update({ padding, a: { n: 1 } });
         expect(() => mirror.update({ padding, a: { n: 1n } })).toThrow(expect.objectContaining({ code: 'INVALID_STATE', message: expect.stringMatching(/^STATE_SNAPSHOT is not JSON-serialisable: .*BigInt.*\. State must be plain JSON/) }));
       }
@@ -337,7 +337,7 @@ describe('stateDiff', () => {
 
     it('should fail with INVALID_STATE for a cycle in a changed subtree, in either mode', () => {
       for (const immutable of [false, true]) {
-        const mirror = new StateMirror({ immutable });
+        const mirror = createStateMirror({ immutable });
         mirror.update({ padding, a: {} });
         const cyclic: Record<string, unknown> = {};
         cyclic.self = { again: cyclic };
@@ -346,7 +346,7 @@ describe('stateDiff', () => {
     });
 
     it('should fail with INVALID_STATE when a toJSON throws, naming its error', () => {
-      const mirror = new StateMirror();
+      const mirror = createStateMirror();
       expect(() => mirror.update({ a: { toJSON: () => { throw new Error('no JSON today'); } } })).toThrow(
         expect.objectContaining({ code: 'INVALID_STATE', message: 'STATE_SNAPSHOT is not JSON-serialisable: no JSON today. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.' }),
       );
