@@ -90,6 +90,8 @@ export interface StateMirror {
 /** A new {@link StateMirror}, holding nothing yet: its first update sends the snapshot whole. */
 export function createStateMirror(options: StateMirrorOptions = {}): StateMirror {
   const immutable = options.immutable === true;
+  // One diff per mirror, reused by each update: a subscription's updates never overlap.
+  const diff = createDiff();
   /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
   let base: unknown;
   const mirror: { state: unknown } & Omit<StateMirror, 'state'> = {
@@ -100,7 +102,7 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
       base = mirror.state = state;
     },
     update(snapshot, what = 'STATE_SNAPSHOT') {
-      const diff = startDiff(immutable, snapshot);
+      diff.start(immutable, snapshot);
       try {
         const next = toJsonValue(snapshot, '');
         if (next === undefined) {
@@ -133,16 +135,38 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
         return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
       } catch (error) {
         if (error instanceof AguiRxError) throw error;
-        throw new AguiRxError(
-          'INVALID_STATE',
-          `${what} is not JSON-serialisable: ${firstLine((error as Error)?.message ?? String(error))}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
-        );
+        // Nested deeper than the walk's stack allows (JSON.stringify goes deeper): the whole
+        // state goes as a snapshot, and the mirror starts again from its JSON.
+        if (error instanceof RangeError && /call stack/i.test(error.message)) return resetFromJson(snapshot, what);
+        throw notSerialisable(what, error);
       } finally {
         diff.finish();
       }
     },
   };
+  /** Sends `snapshot` whole and takes its JSON as the base (a state too deep to walk). */
+  const resetFromJson = (snapshot: unknown, what: string): StateChange => {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(snapshot);
+    } catch (error) {
+      if (error instanceof RangeError && /call stack/i.test(error.message)) {
+        throw new AguiRxError('INVALID_STATE', `${what} is nested too deeply to serialise (JSON.stringify ran out of stack). Flatten deeply nested structures in your state.`);
+      }
+      throw notSerialisable(what, error);
+    }
+    if (json === undefined) throw notSerialisable(what, new TypeError('no JSON value'));
+    base = mirror.state = immutable ? snapshot : JSON.parse(json);
+    return { type: 'snapshot', snapshot: JSON.parse(json) };
+  };
   return mirror;
+}
+
+function notSerialisable(what: string, error: unknown): AguiRxError {
+  return new AguiRxError(
+    'INVALID_STATE',
+    `${what} is not JSON-serialisable: ${firstLine((error as Error)?.message ?? String(error))}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`,
+  );
 }
 
 /**
@@ -160,7 +184,8 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
   const next = toJsonValue(to, '');
   const previous = toJsonValue(from, '');
   if (next === undefined || previous === undefined) throw new TypeError('diffJson needs two values that have a JSON text');
-  const diff = startDiff(true, to);
+  const diff = createDiff();
+  diff.start(true, to);
   try {
     diff.value(previous, to, next);
     return diff.ops();
@@ -332,7 +357,8 @@ function plainCopy(array: readonly unknown[]): readonly unknown[] {
   const cached = plainCopies.get(array);
   if (cached !== undefined) return cached;
   const copy = [...array];
-  if (array.length >= 64) {
+  // Only a frozen array's copy stays right: a sealed one's elements can still change.
+  if (array.length >= 64 && Object.isFrozen(array)) {
     const last = lastCopied?.deref();
     if (last !== undefined) plainCopies.delete(last);
     plainCopies.set(array, copy);
@@ -373,7 +399,7 @@ function firstLine(message: string): string {
 /**
  * One diff: walks the base (what the client holds) against the producer's new state, collecting
  * RFC 6902 operations and, in default mode, updating the base's own nodes in place. Made by
- * {@link createDiff}, taken with {@link startDiff} and given back with {@link Diff.finish}. Its
+ * {@link createDiff} (one per mirror), started with {@link Diff.start} and reset with {@link Diff.finish}. Its
  * results are read through functions: getters would leave the object in dictionary mode, and
  * every call on it slower.
  */
@@ -416,22 +442,6 @@ interface Diff {
   emit(value: unknown, canShare?: boolean): unknown;
 }
 
-/**
- * The diff between diffs. One diff serves every diff (a new one only when a `toJSON` starts a diff
- * inside a diff): a new diff is a new set of closures, and V8's feedback and optimised code for
- * these walks would not reliably carry over to them, which would leave every short run of
- * stateDelta cold.
- */
-let idleDiff: Diff | undefined;
-
-/** A diff of the producer's state `root`; give it back with {@link Diff.finish}. */
-function startDiff(immutable: boolean, root: unknown): Diff {
-  const diff = idleDiff ?? createDiff();
-  idleDiff = undefined;
-  diff.start(immutable, root);
-  return diff;
-}
-
 /** A new {@link Diff}, its state held in the closures (plain variables, so the walks stay monomorphic). */
 function createDiff(): Diff {
   let ops: Operation[] = [];
@@ -464,7 +474,6 @@ function createDiff(): Diff {
       root = null;
       unsafe = trusted = shareable = cyclesChecked = false;
       depth = rootSize = 0;
-      idleDiff = diff;
     },
     value: diffValue,
     adopt,
@@ -553,9 +562,9 @@ function createDiff(): Diff {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const before = previous[key];
-      // A plain object inherits nothing JSON writes (Object.prototype's members are functions, and
-      // `__proto__` gives an object that is never in a state), so same value means same own key.
-      const after = plain || isEnumerable.call(next, key) ? next[key] : undefined;
+      // JSON writes own enumerable keys only: a key made non-enumerable is gone for the client.
+      const enumerable = isEnumerable.call(next, key);
+      const after = enumerable ? next[key] : undefined;
       if (before === after) {
         if (clean || isPresent(before, key)) {
           matched++;
@@ -565,7 +574,7 @@ function createDiff(): Diff {
       }
       const p = clean ? before : toJsonValue(before, key);
       if (p === undefined) continue;
-      const own = plain ? hasOwn.call(next, key) : after !== undefined;
+      const own = enumerable;
       if (own) matched++;
       const n = own ? toJsonValue(after, key) : undefined;
       path.push(key);
@@ -576,7 +585,8 @@ function createDiff(): Diff {
         present++;
         const updated = diffValue(p, after, n);
         if (target !== undefined && updated !== before) setKey(target, key, updated);
-        if (!trusted) keep = false;
+        // A value JSON reads through toJSON (a Date) can change inside a frozen parent.
+        if (!trusted || n !== after) keep = false;
       }
       path.pop();
     }
@@ -591,7 +601,7 @@ function createDiff(): Diff {
         path.push(key);
         const added = put('add', n, after);
         if (target !== undefined) setKey(target, key, added);
-        if (!trusted) keep = false;
+        if (!trusted || n !== after) keep = false;
         path.pop();
       }
     }
@@ -627,18 +637,20 @@ function createDiff(): Diff {
       const before = previous[i];
       const after = next[i];
       path.push(i);
-      const updated = diffValue(clean ? before : (toJsonValue(before, i) ?? null), after, toJsonValue(after, i) ?? null);
+      const n = toJsonValue(after, i) ?? null;
+      const updated = diffValue(clean ? before : (toJsonValue(before, i) ?? null), after, n);
       if (target !== undefined && updated !== before) target[i] = updated;
-      if (!trusted) keep = false;
+      if (!trusted || n !== after) keep = false;
       path.pop();
     }
     if (target !== undefined && nextLength < length) target.length = nextLength;
     for (let i = length; i < nextLength; i++) {
       const after = next[i];
       path.push(i);
-      const added = put('add', toJsonValue(after, i) ?? null, after);
+      const n = toJsonValue(after, i) ?? null;
+      const added = put('add', n, after);
       if (target !== undefined) target.push(added);
-      if (!trusted) keep = false;
+      if (!trusted || n !== after) keep = false;
       path.pop();
     }
     depth--;

@@ -1,11 +1,12 @@
 import { EventType } from '@ag-ui/core';
 import fc from 'fast-check';
 import jsonpatch, { type Operation } from 'fast-json-patch';
-import { Observable } from 'rxjs';
+import { Observable, of } from 'rxjs';
 import type { AgentEvent } from '../../lib/agentEvent.js';
 import { createStateMirror, diffJson, jsonLength, type StateChange } from '../../lib/stateDiff.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { stateDelta } from '../../operators/stateDelta.js';
+import { collect, errorOf } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';
 
 /**
@@ -351,5 +352,68 @@ describe('stateDiff', () => {
         expect.objectContaining({ code: 'INVALID_STATE', message: 'STATE_SNAPSHOT is not JSON-serialisable: no JSON today. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.' }),
       );
     });
+  });
+});
+
+describe('stateDelta on producers that change what looks unchangeable (adversarial cases)', () => {
+  /** The client's state after each snapshot `emits` gives, in default mode, through the official client. */
+  async function clientState(emits: (next: (snapshot: unknown) => void) => void): Promise<unknown> {
+    const source$ = new Observable<AgentEvent>((subscriber) => {
+      emits((snapshot) => subscriber.next({ type: EventType.STATE_SNAPSHOT, snapshot }));
+      subscriber.complete();
+    });
+    return (await runWithOracle(source$.pipe(stateDelta(), mapRunLifecycle({ threadId: 't', runId: 'r' })))).state;
+  }
+
+  it('should see every in-place change to a long sealed array (sealed is not frozen)', async () => {
+    const todos = Object.seal(Array.from({ length: 64 }, () => 'open'));
+    const state = { todos };
+    const final = await clientState((next) => {
+      next(state);
+      todos[0] = 'done';
+      next(state);
+      todos[1] = 'done';
+      next(state);
+    });
+    expect(final).toEqual(json(state));
+  });
+
+  it('should not hold a frozen object by reference when it holds a Date, which can still change', async () => {
+    const due = new Date(0);
+    const frozen = Object.freeze({ title: 'x', due });
+    const final = await clientState((next) => {
+      next({ title: 'x', due: new Date(0) });
+      next(frozen);
+      due.setTime(86_400_000);
+      next(frozen);
+    });
+    expect(final).toEqual({ title: 'x', due: '1970-01-02T00:00:00.000Z' });
+  });
+
+  it('should drop a key that became non-enumerable, as JSON.stringify does', async () => {
+    const final = await clientState((next) => {
+      next({ a: 1, b: 2 });
+      next(Object.defineProperty({ c: 3 }, 'a', { value: 1, enumerable: false }));
+    });
+    expect(final).toEqual({ c: 3 });
+  });
+
+  it('should send a state nested deeper than the walk goes as a whole snapshot, not fail', async () => {
+    const deep = (levels: number, leaf: unknown) => {
+      let value: unknown = leaf;
+      for (let i = 0; i < levels; i++) value = { child: value };
+      return value;
+    };
+    // Deeper than the official client can apply as well (its clone overflows), so checked on the output.
+    const events = await collect(of<AgentEvent[]>({ type: EventType.STATE_SNAPSHOT, snapshot: deep(2500, 1) }, { type: EventType.STATE_SNAPSHOT, snapshot: deep(2500, 2) }).pipe(stateDelta()));
+    expect(events.map((event) => event.type)).toEqual([EventType.STATE_SNAPSHOT, EventType.STATE_SNAPSHOT]);
+    expect(JSON.stringify((events[1] as { snapshot: unknown }).snapshot)).toBe(JSON.stringify(deep(2500, 2)));
+  });
+
+  it('should say a state is nested too deeply when not even JSON.stringify can write it', async () => {
+    let value: unknown = 1;
+    for (let i = 0; i < 200_000; i++) value = { child: value };
+    const error = await errorOf(collect(of<AgentEvent[]>({ type: EventType.STATE_SNAPSHOT, snapshot: value }).pipe(stateDelta())));
+    expect(error).toMatchObject({ code: 'INVALID_STATE', message: 'STATE_SNAPSHOT is nested too deeply to serialise (JSON.stringify ran out of stack). Flatten deeply nested structures in your state.' });
   });
 });
