@@ -112,6 +112,10 @@ function instrumentedAgent() {
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
+  // Longer than the client pool keeps a socket idle: with Node's 5 s default, a busy CI machine can
+  // see the server close a kept-alive socket just as a client reuses it ("other side closed"), a
+  // race of HTTP keep-alive, not of the handler.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 1024, resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent` };
 }
@@ -136,6 +140,8 @@ interface Outcome {
   aborted: boolean;
   messages: Message[];
   types: string[];
+  /** What the run failed with, if it did: recorded, so that one failure cannot leave other clients running unwatched. */
+  error?: string;
 }
 
 const userMessageOf = (index: number): Message => ({ id: `u-${index}`, role: 'user', content: `Question ${index}` });
@@ -166,15 +172,19 @@ async function clientRun(url: string, index: number, warmUp = false): Promise<Ou
   const userMessage = userMessageOf(index);
   const agent = new HttpAgent({ url, threadId: `thread-${index}`, initialMessages: [userMessage], initialState: {} });
   const types: string[] = [];
-  await agent.runAgent(
-    { runId },
-    {
-      onEvent: ({ event }) => {
-        types.push(event.type);
-        if (aborted && event.type === EventType.TEXT_MESSAGE_CONTENT) agent.abortRun();
+  try {
+    await agent.runAgent(
+      { runId },
+      {
+        onEvent: ({ event }) => {
+          types.push(event.type);
+          if (aborted && event.type === EventType.TEXT_MESSAGE_CONTENT) agent.abortRun();
+        },
       },
-    },
-  );
+    );
+  } catch (error) {
+    return { index, runId, aborted, messages: agent.messages, types, error: String((error as Error)?.cause ?? error) };
+  }
   return { index, runId, aborted, messages: agent.messages, types };
 }
 
@@ -232,6 +242,8 @@ describe('createAguiHandler under load on loopback', () => {
           ),
         );
 
+        // No run failed on the way (the aborted ones end quietly: the client ignores its own abort).
+        expect(outcomes.filter((outcome) => outcome.error !== undefined).map((outcome) => `${outcome.runId}: ${outcome.error}`)).toEqual([]);
         // Every run was accepted by the official client with the expected messages.
         const wrong = outcomes.filter((outcome) => !outcome.aborted && !isExpectedRun(outcome));
         expect(wrong.map((outcome) => outcome.runId)).toEqual([]);
