@@ -81,7 +81,12 @@ export type AgentEvent = WithTypeString<
  * Each event with its `type` also accepted as the plain string (`'TEXT_MESSAGE_CHUNK'` as well as
  * `EventType.TEXT_MESSAGE_CHUNK`): the wire value is the same, and JSON or JavaScript producers have only the string.
  */
-export type WithTypeString<E> = E extends { type: infer T extends string } ? Omit<E, 'type'> & { type: T | `${T}` } : never;
+export type WithTypeString<E> = E extends { type: infer T extends string }
+  ? Omit<E, 'type'> & {
+      /** The event type: the `EventType` member or its string value. */
+      type: T | `${T}`;
+    }
+  : never;
 
 const agentEventTypes: ReadonlySet<string> = new Set<string>([
   ...Object.values(EventType),

@@ -19,11 +19,11 @@ export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => 
 /** Options of {@link createAguiHandler} and {@link createAguiFetchHandler}. */
 export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'runId' | 'input' | 'signal' | 'parentRunId'> {
   /** The largest request body accepted, in bytes; a larger one is answered 413 before it is parsed. Default: 1 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /** Node only: bytes that may wait unsent for a slow client before the run is stopped. Default: 4 MiB. */
-  maxBufferedBytes?: number;
+  maxBufferedBytes?: number | undefined;
 }
 
 /** A request the handler refuses: its HTTP status and the reason, sent as `{ "error": reason }`. */

@@ -6,7 +6,7 @@ import { operate } from './operate.js';
 /** Options of {@link encodeSSE}. */
 export interface EncodeSSEOptions {
   /** Put an `id:` line on each frame: the event's sequence number in the run, from 1. Default: false. */
-  ids?: boolean;
+  ids?: boolean | undefined;
 }
 
 /**

@@ -50,9 +50,9 @@ export interface FrameSink {
 /** Options shared by the transports. */
 export interface FrameOptions {
   /** Idle time after which an SSE comment line is sent, in ms (0 turns it off; protobuf has none). Default: 15000. */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /** The request's `Accept` header: `application/vnd.ag-ui.event+proto` selects protobuf frames. */
-  accept?: string;
+  accept?: string | undefined;
 }
 
 /** The message of a thrown value, if it has one; reading it never throws (a hostile error, a revoked Proxy), or the stream would never end. */

@@ -10,7 +10,7 @@ export interface SendSSEOptions extends FrameOptions {
    * How many bytes may wait unsent while the client does not read, in bytes. Default: 4 MiB.
    * Past it the run is stopped (see {@link sendSSE}).
    */
-  maxBufferedBytes?: number;
+  maxBufferedBytes?: number | undefined;
 }
 
 const frameBytes = (frame: string | Uint8Array) => (typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength);

@@ -3,6 +3,7 @@ import {
   mergeMetadata,
   type ActivityMessage,
   type AssistantMessage,
+  type Event,
   type Message,
   type Metadata,
   type RunAgentInput,
@@ -72,8 +73,9 @@ type Fields = Record<string, any>;
  * @return A function that returns an Observable of the source's events with a MESSAGES_SNAPSHOT of
  * the whole conversation before RUN_FINISHED.
  */
-export function messagesSnapshot(options: MessagesSnapshotOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+export function messagesSnapshot<T extends AgentEvent | Event = AgentEvent>(options: MessagesSnapshotOptions = {}): OperatorFunction<T, T> {
+  // The events keep their type: after toAgui they are wire events (`Event`), and so is the snapshot.
+  return operate<T, T>((subscriber) => {
     // The conversation so far: our own copies, never shared with the producer or the wire.
     let messages: Message[] = structuredClone(options.input?.messages ?? []);
     // Whether the snapshot was sent, or the run failed: either way nothing more is sent.
@@ -229,7 +231,7 @@ export function messagesSnapshot(options: MessagesSnapshotOptions = {}): Operato
 
     const sendSnapshot = () => {
       done = true;
-      subscriber.next({ type: EventType.MESSAGES_SNAPSHOT, messages: structuredClone(messages) });
+      subscriber.next({ type: EventType.MESSAGES_SNAPSHOT, messages: structuredClone(messages) } as T);
     };
 
     return {

@@ -390,4 +390,15 @@ describe('messagesSnapshot', () => {
       expect(run.messages).toEqual(snapshotMessages(run.events));
     });
   });
+
+  it('should keep the wire type after toAgui, so that the stream can be served as it is', async () => {
+    // Type-checked by npm test: an Observable<Event>, what sendSSE and toSSEResponse take.
+    const served: Observable<Event> = of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }).pipe(
+      toAgui({ threadId: 't1', runId: 'r1', generateId: sequentialIds() }),
+      messagesSnapshot(),
+    );
+    const run = await runWithOracle(served);
+    expect(run.events.map((event) => event.type)).toContain(EventType.MESSAGES_SNAPSHOT);
+    expect(run.messages).toEqual([{ id: 'id-1', role: 'assistant', content: 'Hi' }]);
+  });
 });
