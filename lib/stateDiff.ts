@@ -555,6 +555,10 @@ function createDiff(): Diff {
     const clean = target !== undefined;
     enter();
     const keys = Object.keys(previous);
+    const nextKeys = Object.keys(next);
+    // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
+    // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has).
+    const hidden = Object.getOwnPropertyNames(next).length !== nextKeys.length;
     // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
     let matched = 0;
     // Keys of `next` that JSON writes.
@@ -562,8 +566,11 @@ function createDiff(): Diff {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const before = previous[key];
-      // JSON writes own enumerable keys only: a key made non-enumerable is gone for the client.
-      const enumerable = isEnumerable.call(next, key);
+      // JSON writes own enumerable keys only. A plain object inherits nothing JSON writes
+      // (Object.prototype's members are functions, and `__proto__` gives an object that is never in
+      // a state), so without hidden keys the same value means the same own key.
+      const checked = hidden || !plain;
+      const enumerable = checked ? isEnumerable.call(next, key) : true;
       const after = enumerable ? next[key] : undefined;
       if (before === after) {
         if (clean || isPresent(before, key)) {
@@ -574,7 +581,7 @@ function createDiff(): Diff {
       }
       const p = clean ? before : toJsonValue(before, key);
       if (p === undefined) continue;
-      const own = enumerable;
+      const own = checked ? enumerable : hasOwn.call(next, key);
       if (own) matched++;
       const n = own ? toJsonValue(after, key) : undefined;
       path.push(key);
@@ -590,7 +597,6 @@ function createDiff(): Diff {
       }
       path.pop();
     }
-    const nextKeys = Object.keys(next);
     if (matched !== nextKeys.length) {
       for (const key of nextKeys) {
         if (hasOwn.call(previous, key) && (clean || toJsonValue(previous[key], key) !== undefined)) continue;
