@@ -9,20 +9,10 @@ export const name = 'memory';
 const child = fileURLToPath(new URL('./memory-child.mjs', import.meta.url));
 const MB = 2 ** 20;
 
-/**
- * Runs the child once; returns heapUsed (bytes) at each checkpoint. Retried a few times when the
- * built package is missing: other work in the same tree may be rebuilding dist/ at that moment.
- */
+/** Runs the child once; returns heapUsed (bytes) at each checkpoint. */
 async function runChild(checkpoints, withSnapshot) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', child, checkpoints.join(','), ...(withSnapshot ? ['snapshot'] : [])], { maxBuffer: 1 << 20 });
-      return JSON.parse(stdout).heapUsed;
-    } catch (error) {
-      if (attempt >= 10 || !String(error.stderr ?? error).includes('ERR_MODULE_NOT_FOUND')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-    }
-  }
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', child, checkpoints.join(','), ...(withSnapshot ? ['snapshot'] : [])], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout).heapUsed;
 }
 
 export async function run({ quick, log }) {
