@@ -32,9 +32,16 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * another operator, becomes RUN_ERROR.
  *
  * ```text
- * source:  --t--t--c--r--s--|       t = TEXT_MESSAGE_CHUNK, c = TOOL_CALL_CHUNK,
- * output:  S-(ST)-T-(EcA)-(ER)-s-(F|)   r = TOOL_CALL_RESULT, s = STATE_SNAPSHOT
+ * source:  --t----u--c----r-----s--|       t, u = TEXT_MESSAGE_CHUNK, c = TOOL_CALL_CHUNK,
+ * output:  S-(mx)-y--(ka)-(eER)-s--(F|)    r = TOOL_CALL_RESULT, s = STATE_SNAPSHOT
+ *
+ * S = RUN_STARTED                          m = TEXT_MESSAGE_START, x y = TEXT_MESSAGE_CONTENT (t, u)
+ * k = TOOL_CALL_START, a = TOOL_CALL_ARGS  e = TEXT_MESSAGE_END, E = TOOL_CALL_END, R = TOOL_CALL_RESULT
+ * s = STATE_SNAPSHOT (the first state)     F = RUN_FINISHED
  * ```
+ *
+ * RxJS marble syntax: one character per frame, and a group `( )` of events sent in one frame
+ * takes as many frames as it has characters (the source is spaced for the groups to fit).
  *
  * Equivalent to `pipe(openMessageStartContentEnd(), toolCallCorrelator(), mapStepLifecycle(),
  * stateDelta(), activityDelta(), mapRunLifecycle())`: every operator that needs no options.
@@ -42,13 +49,14 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * ## Example
  *
  * ```ts
+ * let n = 0; // ids id-1, id-2, …: the message, the tool call and the result's message each get their own
  * const agentEvents$ = of<AgentEvent[]>(
  *   { type: 'TEXT_MESSAGE_CHUNK', delta: 'Looking it up' },
  *   { type: 'TOOL_CALL_CHUNK', toolCallName: 'search', delta: '{"q":"rxjs"}' },
- *   { type: 'TOOL_CALL_RESULT', toolCallId: 'call-1', content: { hits: 3 } },
+ *   { type: 'TOOL_CALL_RESULT', toolCallId: 'id-2', content: { hits: 3 } },
  * );
  * agentEvents$
- *   .pipe(toAgui({ threadId: 't1', runId: 'r1', generateId: () => 'call-1' }))
+ *   .pipe(toAgui({ threadId: 't1', runId: 'r1', generateId: () => `id-${++n}` })) // the call is id-2
  *   .subscribe((event) => console.log(event.type));
  * // results: RUN_STARTED, TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT, TOOL_CALL_START, TOOL_CALL_ARGS, TEXT_MESSAGE_END, TOOL_CALL_END, TOOL_CALL_RESULT, RUN_FINISHED
  * ```
