@@ -557,8 +557,9 @@ function createDiff(): Diff {
     const keys = Object.keys(previous);
     const nextKeys = Object.keys(next);
     // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
-    // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has).
-    const hidden = Object.getOwnPropertyNames(next).length !== nextKeys.length;
+    // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
+    // every own key costs more than asking each one in a large object, which is asked.
+    const hidden = nextKeys.length > 32 || Object.getOwnPropertyNames(next).length !== nextKeys.length;
     // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
     let matched = 0;
     // Keys of `next` that JSON writes.
