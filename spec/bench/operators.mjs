@@ -27,12 +27,8 @@ export async function run({ quick, runs, warmup, log }) {
   // The same run without its RUN_STARTED / RUN_FINISHED: what mapRunLifecycle is given by toAgui.
   const inner = agui.filter((e) => e.type !== 'RUN_STARTED' && e.type !== 'RUN_FINISHED');
   const aguiLabel = `toAgui output of mixed ${label} (${(agui.length / 1e6).toFixed(2)}M)`;
-  // messagesSnapshot looks each event's message up by a linear scan of the conversation, so its
-  // cost grows with events × messages: 5000 messages (1M) take about a minute per run today. It
-  // gets a conversation of 500 messages (100k events) in the full run, and the same 50 as the rest
-  // with --quick; docs/performance.md gives the 1M figure.
-  const snapshotInput = quick ? agui : aguiRun(mixedEvents(500));
-  const snapshotLabel = quick ? aguiLabel : `toAgui output of mixed 100k (${(snapshotInput.length / 1e6).toFixed(2)}M)`;
+  const snapshotInput = agui;
+  const snapshotLabel = aguiLabel;
 
   const cases = [
     { op: 'openMessageStartContentEnd', input: mixed, workload: `mixed ${label}`, make: () => openMessageStartContentEnd({ onDiagnostic }) },
