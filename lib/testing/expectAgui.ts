@@ -62,7 +62,7 @@ export function describeCheck(check: AguiStreamCheck): string {
  * last event (an AG-UI run reports failure with RUN_ERROR, then completes).
  *
  * @param events$ An Observable of AG-UI events, or the events (an array or any iterable).
- * @return A promise of the {@link AguiStreamCheck}; it never settles if `events$` never ends.
+ * @return A promise of the {@link AguiStreamCheck}; it never settles if `events$` never ends (an endless synchronous source blocks the thread: bound it with `take`).
  * @throws {AguiRxError} `INVALID_ARGUMENT` (as a rejection) when `events$` is neither an Observable nor iterable.
  */
 export function checkAguiStream(events$: AguiEventsInput): Promise<AguiStreamCheck> {

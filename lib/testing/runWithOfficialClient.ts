@@ -93,7 +93,7 @@ function loadOfficialClient(): Promise<OfficialClient> {
  *
  * @param events$ The stream under test, or a function of the client's `RunAgentInput` that returns it.
  * @param options The thread and run ids, the conversation and state before the run, tools, context.
- * @return A promise of the {@link OfficialClientRun}; it never settles if `events$` never ends.
+ * @return A promise of the {@link OfficialClientRun}; it never settles if `events$` never ends (an endless synchronous source blocks the thread: bound it with `take`).
  * @throws {AguiRxError} `MISSING_PEER_DEPENDENCY` (as a rejection) when `@ag-ui/client` is not installed.
  */
 export async function runWithOfficialClient(
