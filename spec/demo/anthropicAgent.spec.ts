@@ -8,6 +8,7 @@ import { startDemoServer } from '../../lib/demo/server.js';
 import { getWeather } from '../../lib/demo/tools.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect } from '../support/helpers.js';
+import { fakeProvider, leaveDemoServerMidRun } from '../support/fakeProvider.js';
 import { runWithOracle } from '../support/oracle.js';
 
 const NOW = new Date('2026-11-29T12:34:00Z');
@@ -83,39 +84,17 @@ function answerTurn(results: string[]): AnthropicStreamEvent[] {
   ] as AnthropicStreamEvent[];
 }
 
-interface FakeCall {
-  url: string;
-  init: RequestInit;
-  body: AnthropicRequestBody;
-}
 
 /**
  * A fake `fetch` playing the Anthropic Messages API: a request whose last user turn holds
  * tool_result blocks gets the answer, any other the tool_use turn. Records the requests.
  */
 function fakeAnthropic(options: { hang?: boolean } = {}) {
-  const calls: FakeCall[] = [];
-  let aborted!: () => void;
-  const abortSeen = new Promise<void>((resolve) => (aborted = resolve));
-  const fakeFetch = (async (url: string, init: RequestInit) => {
-    const body = JSON.parse(String(init.body)) as AnthropicRequestBody;
-    calls.push({ url, init, body });
-    init.signal?.addEventListener('abort', () => aborted());
+  return fakeProvider<AnthropicRequestBody>((body) => {
     const last = body.messages[body.messages.length - 1];
     const results = last.content.filter((block) => block.type === 'tool_result').map((block) => String(block.content));
-    const reads = sseBytes(results.length > 0 ? answerTurn(results) : toolUseTurn());
-    let next = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        // A hanging server sends its first reads, then nothing until the client gives up.
-        if (options.hang && next >= 6) return new Promise<void>(() => undefined);
-        if (next < reads.length) controller.enqueue(reads[next++]);
-        else controller.close();
-      },
-    });
-    return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
-  }) as unknown as typeof globalThis.fetch;
-  return { fetch: fakeFetch, calls, abortSeen };
+    return sseBytes(results.length > 0 ? answerTurn(results) : toolUseTurn());
+  }, { ...options, hangAfter: 6 });
 }
 
 /** A `fetch` that answers every request with `body` and `status`. */
@@ -225,24 +204,8 @@ describe('createAnthropicAgent', () => {
 
   it('should abort the request when the browser goes away from the demo server', async () => {
     const fake = fakeAnthropic({ hang: true });
-    const server = await startDemoServer({ port: 0, agent: createAnthropicAgent({ apiKey: 'k', fetch: fake.fetch, now }) });
-    try {
-      const browser = new AbortController();
-      const response = await fetch(`${server.url}agent`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-        body: JSON.stringify(input('Rome')),
-        signal: browser.signal,
-      });
-      const reader = response.body!.getReader();
-      const { value } = await reader.read();
-      expect(new TextDecoder().decode(value)).toContain('"type":"RUN_STARTED"');
-      browser.abort();
-      await fake.abortSeen;
-      expect(fake.calls[0].init.signal!.aborted).toBe(true);
-    } finally {
-      await server.close();
-    }
+    expect(await leaveDemoServerMidRun(createAnthropicAgent({ apiKey: 'k', fetch: fake.fetch, now }), input('Rome'), fake.abortSeen)).toContain('"type":"RUN_STARTED"');
+    expect(fake.calls[0].init.signal!.aborted).toBe(true);
   });
 
   it('should end the run with RUN_ERROR saying to check ANTHROPIC_API_KEY on HTTP 401', async () => {

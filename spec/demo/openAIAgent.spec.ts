@@ -4,10 +4,10 @@ import type { ChatCompletionChunk } from '../../lib/adapters/index.js';
 import type { ChatModelRequest } from '../../lib/demo/chatTypes.js';
 import { createOpenAIAgent, DEMO_SYSTEM_PROMPT } from '../../lib/demo/openAIAgent.js';
 import { scriptedChunks } from '../../lib/demo/scriptedAgent.js';
-import { startDemoServer } from '../../lib/demo/server.js';
 import { getWeather } from '../../lib/demo/tools.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, sequentialIds } from '../support/helpers.js';
+import { fakeProvider, leaveDemoServerMidRun } from '../support/fakeProvider.js';
 import { runWithOracle } from '../support/oracle.js';
 
 const NOW = new Date('2026-11-29T12:34:00Z');
@@ -35,35 +35,11 @@ function sseBytes(chunks: readonly (ChatCompletionChunk | '[DONE]')[]): Uint8Arr
   return reads;
 }
 
-interface FakeCall {
-  url: string;
-  init: RequestInit;
-  body: { messages: ChatModelRequest['messages']; [key: string]: unknown };
-}
 
 /** A fake `fetch` that answers each request with the scripted model's SSE for it, and records the requests. */
 function fakeOpenAI(options: { hang?: boolean } = {}) {
-  const calls: FakeCall[] = [];
-  let aborted!: () => void;
-  const abortSeen = new Promise<void>((resolve) => (aborted = resolve));
   const ids = sequentialIds('id-');
-  const fakeFetch = (async (url: string, init: RequestInit) => {
-    const body = JSON.parse(String(init.body));
-    calls.push({ url, init, body });
-    init.signal?.addEventListener('abort', () => aborted());
-    const reads = sseBytes(scriptedChunks({ messages: body.messages, tools: body.tools }, { now, generateId: ids }));
-    let next = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        // A hanging server sends its first reads, then nothing until the client gives up.
-        if (options.hang && next >= 8) return new Promise<void>(() => undefined);
-        if (next < reads.length) controller.enqueue(reads[next++]);
-        else controller.close();
-      },
-    });
-    return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
-  }) as unknown as typeof globalThis.fetch;
-  return { fetch: fakeFetch, calls, abortSeen };
+  return fakeProvider<{ messages: ChatModelRequest['messages']; [key: string]: unknown }>((body) => sseBytes(scriptedChunks({ messages: body.messages, tools: body.tools as ChatModelRequest['tools'] }, { now, generateId: ids })), { ...options, hangAfter: 8 });
 }
 
 describe('createOpenAIAgent', () => {
@@ -133,24 +109,8 @@ describe('createOpenAIAgent', () => {
 
   it('should abort the request when the browser goes away from the demo server', async () => {
     const fake = fakeOpenAI({ hang: true });
-    const server = await startDemoServer({ port: 0, agent: createOpenAIAgent({ apiKey: 'sk-test', fetch: fake.fetch, now }) });
-    try {
-      const browser = new AbortController();
-      const response = await fetch(`${server.url}agent`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-        body: JSON.stringify(input('Rome')),
-        signal: browser.signal,
-      });
-      const reader = response.body!.getReader();
-      const { value } = await reader.read();
-      expect(new TextDecoder().decode(value)).toContain('"type":"RUN_STARTED"');
-      browser.abort();
-      await fake.abortSeen;
-      expect(fake.calls[0].init.signal!.aborted).toBe(true);
-    } finally {
-      await server.close();
-    }
+    expect(await leaveDemoServerMidRun(createOpenAIAgent({ apiKey: 'sk-test', fetch: fake.fetch, now }), input('Rome'), fake.abortSeen)).toContain('"type":"RUN_STARTED"');
+    expect(fake.calls[0].init.signal!.aborted).toBe(true);
   });
 
   it('should end the run with RUN_ERROR saying what to check when OpenAI answers an HTTP error', async () => {
