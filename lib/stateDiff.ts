@@ -279,8 +279,7 @@ function toJsonValue(value: unknown, key: string | number): unknown {
     case 'boolean':
       return value;
     case 'number':
-      // NaN and ±Infinity are null; -0 is written 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+      return jsonNumber(value);
     case 'object': {
       if (value === null) return null;
       const toJSON = (value as { toJSON?: unknown }).toJSON;
@@ -299,6 +298,11 @@ function toJsonValue(value: unknown, key: string | number): unknown {
   }
 }
 
+/** A number as JSON writes it: NaN and ±Infinity are null; -0 is written 0. */
+function jsonNumber(value: number): number | null {
+  return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+}
+
 /** The rest of `SerializeJSONProperty` once `toJSON` was called: wrapper objects, then the type. */
 function unwrap(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
@@ -312,7 +316,7 @@ function unwrap(value: unknown): unknown {
     case 'boolean':
       return value;
     case 'number':
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+      return jsonNumber(value);
     case 'object':
       return value; // null
     case 'bigint':
