@@ -19,18 +19,17 @@ export {
   type TokenUsageEvent,
   type ToolkitEvent,
   type WithTypeString,
-} from './agentEvent.js';
-export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './diagnostics.js';
-export { AguiRxError } from './errors.js';
-export { approvalInterrupt, interrupt, matchResume, type ApprovalInterruptOptions, type ResumeAnswer, type ResumeMatch } from './interrupts.js';
-export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResult, type ToolNames } from './clientTools.js';
-export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './a2uiUserAction.js';
-export { createAguiVerifier, type AguiVerifier, type AguiViolation } from './verifier.js';
-export { parseSSE, type ParseSSEOptions, type SSEMessage } from './adapters/parseSSE.js';
-export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './createAguiHandler.js';
-export { encodeSSE, type EncodeSSEOptions } from './encodeSSE.js';
-export { HEARTBEAT, type FrameOptions } from './frames.js';
-export { sendSSE, type SendSSEOptions } from './sendSSE.js';
-export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './toSSEStream.js';
-export { generateId, type IdGenerator } from './generateId.js';
-export { trackOpenEntities, type CloseReason, type OpenEntities, type SequenceProblem } from './openEntities.js';
+} from './protocol/agentEvent.js';
+export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './protocol/diagnostics.js';
+export { AguiRxError } from './protocol/errors.js';
+export { approvalInterrupt, interrupt, matchResume, type ApprovalInterruptOptions, type ResumeAnswer, type ResumeMatch } from './interaction/interrupts.js';
+export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResult, type ToolNames } from './interaction/clientTools.js';
+export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './interaction/a2uiUserAction.js';
+export { createAguiVerifier, type AguiVerifier, type AguiViolation } from './tracking/verifier.js';
+export { parseSSE, type ParseSSEOptions, type SSEMessage } from './transports/parseSSE.js';
+export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './transports/createAguiHandler.js';
+export { encodeSSE, type EncodeSSEOptions } from './transports/encodeSSE.js';
+export { HEARTBEAT, type FrameOptions } from './transports/frames.js';
+export { sendSSE, type SendSSEOptions } from './transports/sendSSE.js';
+export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './transports/toSSEStream.js';
+export { generateId, type IdGenerator } from './protocol/generateId.js';

@@ -1,9 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import type { AgentEvent } from '../lib/agentEvent.js';
-import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
-import { describeValue } from '../lib/errors.js';
-import { operate } from '../lib/operate.js';
+import type { AgentEvent } from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { describeValue } from '../lib/protocol/errors.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** The value of an A2UI operation: it names its surface; the rest is the operation's own payload. */
 export interface A2uiOperation {
@@ -128,7 +128,7 @@ const operationKeys: ReadonlySet<string> = new Set([
  */
 export function a2uiSurfaces(options: A2uiSurfacesOptions = {}): OperatorFunction<A2uiMessage, AgentEvent> {
   const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
-  return operate<A2uiMessage, AgentEvent>((subscriber) => {
+  return createOperator<A2uiMessage, AgentEvent>((subscriber) => {
     // The messages of each live surface, in order; a deleted surface is removed.
     const surfaces = new Map<string, unknown[]>();
     return {

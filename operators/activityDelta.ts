@@ -1,10 +1,10 @@
 import { EventType } from '@ag-ui/core';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
-import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { assertSafePatch, isPrototypePointer } from '../lib/jsonPatch.js';
-import { operate } from '../lib/operate.js';
+import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { assertSafePatch, isPrototypePointer } from '../lib/state/jsonPatch.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link activityDelta}. */
 export interface ActivityDeltaOptions {
@@ -66,7 +66,7 @@ interface Tracked {
  */
 export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // What the client holds, per activity messageId.
     const tracked = new Map<string, Tracked>();
 

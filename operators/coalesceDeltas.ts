@@ -1,8 +1,8 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { eventTypeOf } from '../lib/agentEvent.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { operate } from '../lib/operate.js';
+import { eventTypeOf } from '../lib/protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link coalesceDeltas}. */
 export interface CoalesceDeltasOptions {
@@ -75,7 +75,7 @@ export function coalesceDeltas(options: CoalesceDeltasOptions): OperatorFunction
   if (typeof maxChars !== 'number' || !(maxChars === Infinity || (Number.isInteger(maxChars) && maxChars >= 1))) {
     throw new AguiRxError('INVALID_OPTIONS', `coalesceDeltas 'maxChars' must be a whole number ≥ 1 (got ${describeValue(maxChars)}). Omit it for no size limit.`);
   }
-  return operate<Event, Event>((subscriber) => {
+  return createOperator<Event, Event>((subscriber) => {
     // The deltas held, all of one type, id and lane; undefined when nothing is held.
     let held: { first: Event; type: string; id: string; lane: unknown; parts: string[]; length: number } | undefined;
     // The window's end, while something is held and the window is open.

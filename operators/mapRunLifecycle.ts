@@ -11,13 +11,13 @@ import {
 } from '@ag-ui/core';
 import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/agentEvent.js';
-import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { operate } from '../lib/operate.js';
-import { trackOpenEntities } from '../lib/openEntities.js';
-import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
-import { assertAgentEventFields, assertWireEvent, describeIssue } from '../lib/validate.js';
+import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
+import { trackOpenEntities } from '../lib/tracking/openEntities.js';
+import { withPendingToolCalls } from '../lib/protocol/pendingToolCalls.js';
+import { assertAgentEventFields, assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
 
 // aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
 const omitUndefined = (entry: TokenUsage): TokenUsage =>
@@ -118,7 +118,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
     }
   }
-  return operate<AgentEvent, Event>((subscriber, context) => {
+  return createOperator<AgentEvent, Event>((subscriber, context) => {
     // Whether RUN_STARTED was sent, and whether the terminal event was.
     let started = false;
     let ended = false;

@@ -1,8 +1,8 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { describeLane, eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/agentEvent.js';
-import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
-import { operate } from '../lib/operate.js';
+import { describeLane, eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link mapStepLifecycle}. */
 export interface MapStepLifecycleOptions {
@@ -62,7 +62,7 @@ interface OpenStep {
 export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const finishPrevious = options?.finishPrevious === true;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // Open steps of every owner, in start order: they are finished latest first.
     const open: OpenStep[] = [];
 

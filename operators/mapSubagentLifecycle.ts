@@ -1,9 +1,9 @@
 import { EventType, type RunFinishedOutcome, type SubagentFinishedEvent, type SubagentFinishedOutcome } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { eventTypeOf, optionalString, type AgentEvent } from '../lib/agentEvent.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../lib/generateId.js';
-import { operate } from '../lib/operate.js';
+import { eventTypeOf, optionalString, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link mapSubagentLifecycle}. */
 export interface MapSubagentLifecycleOptions {
@@ -114,7 +114,7 @@ export function mapSubagentLifecycle(options: MapSubagentLifecycleOptions): Oper
       throw new AguiRxError('INVALID_OPTIONS', `mapSubagentLifecycle '${field}' must be a ${field === 'subagentRunId' ? 'non-empty ' : ''}string (got ${describeValue(value)}). Omit it to leave it out.`);
     }
   }
-  return operate<AgentEvent, AgentEvent>((subscriber, context) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber, context) => {
     // One invocation per subscription: a retry or a second subscriber is a new subagent run.
     const id = subagentRunId ?? generateId();
     const started: Record<string, unknown> = { type: EventType.SUBAGENT_STARTED, subagentRunId: id, name };

@@ -12,10 +12,10 @@ import {
 } from '@ag-ui/core';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
-import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
-import { AguiRxError } from '../lib/errors.js';
-import { assertSafePatch } from '../lib/jsonPatch.js';
-import { operate } from '../lib/operate.js';
+import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../lib/protocol/errors.js';
+import { assertSafePatch } from '../lib/state/jsonPatch.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link messagesSnapshot}. */
 export interface MessagesSnapshotOptions {
@@ -75,7 +75,7 @@ type Fields = Record<string, any>;
  */
 export function messagesSnapshot<T extends AgentEvent | Event = AgentEvent>(options: MessagesSnapshotOptions = {}): OperatorFunction<T, T> {
   // The events keep their type: after toAgui they are wire events (`Event`), and so is the snapshot.
-  return operate<T, T>((subscriber) => {
+  return createOperator<T, T>((subscriber) => {
     // The conversation so far: our own copies, never shared with the producer or the wire.
     let messages: Message[] = structuredClone(options.input?.messages ?? []);
     // Whether the snapshot was sent, or the run failed: either way nothing more is sent.

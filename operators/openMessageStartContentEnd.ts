@@ -11,11 +11,11 @@ import {
   stringField,
   type AgentEvent,
   type Lane,
-} from '../lib/agentEvent.js';
-import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
-import { AguiRxError } from '../lib/errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../lib/generateId.js';
-import { operate } from '../lib/operate.js';
+} from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { AguiRxError } from '../lib/protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 
 /** Options of {@link openMessageStartContentEnd}. */
 export interface OpenMessageStartContentEndOptions {
@@ -99,7 +99,7 @@ interface LaneState {
 export function openMessageStartContentEnd(options: OpenMessageStartContentEndOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     const lanes = new Map<Lane, LaneState>();
     // Open message id -> its lane and kind, across lanes and kinds.
     const openLane = new Map<string, { lane: Lane; kind: MessageKind }>();

@@ -1,11 +1,11 @@
 import { EventType, type State } from '@ag-ui/core';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
-import { eventTypeOf, type AgentEvent } from '../lib/agentEvent.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { assertSafePatch } from '../lib/jsonPatch.js';
-import { operate } from '../lib/operate.js';
-import { createStateMirror } from '../lib/stateDiff.js';
+import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { assertSafePatch } from '../lib/state/jsonPatch.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
+import { createStateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
@@ -87,7 +87,7 @@ export interface StateDeltaOptions {
 export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const initialJson = options.initialState === undefined ? undefined : serialise(options.initialState, 'stateDelta initialState');
   const immutable = options.immutable === true;
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // The state the client holds; our own copy unless the producer's objects can be trusted not to change.
     const mirror = createStateMirror({ immutable });
     if (initialJson !== undefined) mirror.reset(JSON.parse(initialJson));

@@ -1,9 +1,9 @@
 import type { Event } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import type { AgentEvent } from '../lib/agentEvent.js';
-import type { DiagnosticHandler } from '../lib/diagnostics.js';
-import type { IdGenerator } from '../lib/generateId.js';
-import { fuse } from '../lib/operate.js';
+import type { AgentEvent } from '../lib/protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import type { IdGenerator } from '../lib/protocol/generateId.js';
+import { fuse } from '../lib/protocol/createOperator.js';
 import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
 import { activityDelta } from './activityDelta.js';
 import { mapStepLifecycle } from './mapStepLifecycle.js';

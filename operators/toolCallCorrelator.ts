@@ -11,13 +11,13 @@ import {
   stringField,
   type AgentEvent,
   type Lane,
-} from '../lib/agentEvent.js';
-import { warnDiagnostic, type DiagnosticHandler } from '../lib/diagnostics.js';
-import { AguiRxError } from '../lib/errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../lib/generateId.js';
-import { operate } from '../lib/operate.js';
-import { withPendingToolCalls } from '../lib/pendingToolCalls.js';
-import { toolResultContent } from '../lib/toolResultContent.js';
+} from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { AguiRxError } from '../lib/protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
+import { withPendingToolCalls } from '../lib/protocol/pendingToolCalls.js';
+import { toolResultContent } from '../lib/protocol/toolResultContent.js';
 
 /** Options of {@link toolCallCorrelator}. */
 export interface ToolCallCorrelatorOptions {
@@ -116,7 +116,7 @@ function isJsonWhitespace(code: number): boolean {
 export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return operate<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // Open calls by id, in open order.
     const calls = new Map<string, OpenCall>();
     // Calls already ended: their late ARGS are dropped.

@@ -1,9 +1,9 @@
 import type { Event } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { warnDiagnostic } from '../lib/diagnostics.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
-import { operate } from '../lib/operate.js';
-import { createAguiVerifier, type AguiViolation } from '../lib/verifier.js';
+import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
+import { createAguiVerifier, type AguiViolation } from '../lib/tracking/verifier.js';
 
 /** Options of {@link verifyAgui}. */
 export interface VerifyAguiOptions {
@@ -80,11 +80,11 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
   if (onViolation !== undefined && typeof onViolation !== 'function') {
     throw new AguiRxError('INVALID_OPTIONS', `verifyAgui 'onViolation' must be a function (got ${describeValue(onViolation)}). It receives each violation in 'report' mode.`);
   }
-  return operate<Event, Event>((subscriber) => {
+  return createOperator<Event, Event>((subscriber) => {
     const verifier = createAguiVerifier();
     let index = 0;
 
-    /** Handles what was found; throws (routed to the error path by operate) in 'error' mode. */
+    /** Handles what was found; throws (routed to the error path by createOperator) in 'error' mode. */
     const handle = (violations: readonly AguiViolation[], atEnd: boolean) => {
       if (violations.length === 0) return;
       if (mode === 'error') throw new AguiRxError('AGUI_VIOLATION', formatAguiViolation(violations[0], atEnd));

@@ -1,7 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { catchError, concat, defer, of, throwError, type OperatorFunction } from 'rxjs';
-import { laneFields, type AgentEvent } from '../lib/agentEvent.js';
-import { AguiRxError, describeValue } from '../lib/errors.js';
+import { laneFields, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 
 /** Options of {@link withStep}. */
 export interface WithStepOptions {

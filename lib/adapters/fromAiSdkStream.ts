@@ -1,9 +1,9 @@
 import { EventType, type Interrupt, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 
 /**
  * Token counts as the AI SDK reports them: v5's flat `LanguageModelUsage` (v6 adds the
@@ -345,7 +345,7 @@ interface Call {
 export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorFunction<AiSdkStreamPart, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
-  return operate<AiSdkStreamPart, AgentEvent>((subscriber) => {
+  return createOperator<AiSdkStreamPart, AgentEvent>((subscriber) => {
     // The current assistant message's id, chosen when it first says something.
     let message: string | undefined;
     // The provider response the current message belongs to, and the one that names the next message.

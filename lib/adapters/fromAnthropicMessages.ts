@@ -1,9 +1,9 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 
 /**
  * One event of the Anthropic Messages API stream (`stream: true`), the `data:` payload of one
@@ -305,7 +305,7 @@ const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_us
 export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}): OperatorFunction<AnthropicStreamEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
-  return operate<AnthropicStreamEvent, AgentEvent>((subscriber) => {
+  return createOperator<AnthropicStreamEvent, AgentEvent>((subscriber) => {
     // The message being read: its id names the assistant message.
     let message: string | undefined;
     // The message's model, for its usage report.

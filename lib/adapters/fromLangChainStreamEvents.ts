@@ -1,9 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 import {
   createLangChainMessageReader,
   isObject,
@@ -313,7 +313,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
   const steps = options.steps ?? false;
-  return operate<LangChainStreamEvent, AgentEvent>((subscriber) => {
+  return createOperator<LangChainStreamEvent, AgentEvent>((subscriber) => {
     const emit = (event: AgentEvent) => subscriber.next(event);
     const reader = createLangChainMessageReader(emit, mint, 'fromLangChainStreamEvents');
     // Chat model runs still going: run_id -> its message.

@@ -1,9 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 import {
   createLangChainMessageReader,
   isObject,
@@ -105,7 +105,7 @@ export interface FromLangGraphStreamOptions {
 export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): OperatorFunction<LangGraphStreamPart, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
-  return operate<LangGraphStreamPart, AgentEvent>((subscriber) => {
+  return createOperator<LangGraphStreamPart, AgentEvent>((subscriber) => {
     const emit = (event: AgentEvent) => subscriber.next(event);
     const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream');
     // The AI message being read, keyed by its id.

@@ -1,9 +1,9 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 
 /**
  * One streamed chunk of the OpenAI Chat Completions API (`stream: true`), the `data:` payload
@@ -196,7 +196,7 @@ export function fromOpenAIChatCompletions(
   }
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
-  return operate<ChatCompletionChunk | '[DONE]', AgentEvent>((subscriber) => {
+  return createOperator<ChatCompletionChunk | '[DONE]', AgentEvent>((subscriber) => {
     // The completion being read: its id names its message.
     let completion: string | undefined;
     // The id minted for a completion whose chunks carry none, until its finish_reason.

@@ -1,9 +1,9 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
-import { operate } from '../operate.js';
+import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
+import { createOperator } from '../protocol/createOperator.js';
 
 /** The `response` object that the lifecycle events of the OpenAI Responses API carry. Fields this adapter does not read are kept as `unknown`. */
 export interface ResponseObject {
@@ -474,7 +474,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
   }
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
-  return operate<ResponseStreamEvent, AgentEvent>((subscriber) => {
+  return createOperator<ResponseStreamEvent, AgentEvent>((subscriber) => {
     // The response being read, until its end event.
     let response: OpenResponse | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);

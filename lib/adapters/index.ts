@@ -22,7 +22,7 @@ export {
   type ChatCompletionUsage,
   type FromOpenAIChatCompletionsOptions,
 } from './fromOpenAIChatCompletions.js';
-export { parseSSE, type ParseSSEOptions, type SSEMessage } from './parseSSE.js';
+export { parseSSE, type ParseSSEOptions, type SSEMessage } from '../transports/parseSSE.js';
 export {
   fromAnthropicMessages,
   type AnthropicContentBlock,

@@ -1,7 +1,7 @@
 import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag-ui/core';
-import type { AgentEvent } from '../agentEvent.js';
-import { AguiRxError, describeValue } from '../errors.js';
-import type { IdGenerator } from '../generateId.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import type { IdGenerator } from '../protocol/generateId.js';
 
 /**
  * Reading LangChain messages (plain, Python-serialised or lc-serialised chunks) into agent events:

@@ -1,9 +1,9 @@
 import { EventType, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from '@ag-ui/core';
 import { EMPTY, concat, defer, from, merge, mergeMap, of, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { fromOpenAIChatCompletions } from '../adapters/index.js';
-import type { AgentEvent } from '../agentEvent.js';
-import type { AguiAgent } from '../createAguiHandler.js';
-import { generateId, type IdGenerator } from '../generateId.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
+import type { AguiAgent } from '../transports/createAguiHandler.js';
+import { generateId, type IdGenerator } from '../protocol/generateId.js';
 import type { AgentEventModel, ChatMessage, ChatModel } from './chatTypes.js';
 import { paceDelay, type Pace } from './paced.js';
 import { toChatMessages } from './toChatMessages.js';

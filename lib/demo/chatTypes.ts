@@ -1,7 +1,7 @@
 import type { Message } from '@ag-ui/core';
 import type { Observable } from 'rxjs';
 import type { ChatCompletionChunk } from '../adapters/index.js';
-import type { AgentEvent } from '../agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 
 /** A function the model may call, as the OpenAI chat completions API declares it. */
 export interface ChatToolDeclaration {

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import { parseSSE, type SSEMessage } from '../adapters/index.js';
-import { AguiRxError } from '../errors.js';
+import { AguiRxError } from '../protocol/errors.js';
 
 /** What {@link fetchSSE} sends, and what its errors tell the user to check. */
 export interface FetchSSERequest {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
-import type { AguiAgent } from '../createAguiHandler.js';
-import { AguiRxError } from '../errors.js';
+import type { AguiAgent } from '../transports/createAguiHandler.js';
+import { AguiRxError } from '../protocol/errors.js';
 import { createAnthropicAgent, DEFAULT_ANTHROPIC_MODEL } from './anthropicAgent.js';
 import { createOpenAIAgent, DEFAULT_OPENAI_MODEL } from './openAIAgent.js';
 import { createReplayAgent, readTranscript } from './replayAgent.js';

@@ -1,7 +1,7 @@
 import { map } from 'rxjs';
 import type { ChatCompletionChunk } from '../adapters/index.js';
-import type { AguiAgent } from '../createAguiHandler.js';
-import { AguiRxError } from '../errors.js';
+import type { AguiAgent } from '../transports/createAguiHandler.js';
+import { AguiRxError } from '../protocol/errors.js';
 import { createChatAgent } from './chatAgent.js';
 import type { ChatModel } from './chatTypes.js';
 import { excerpt, fetchSSE } from './fetchSSE.js';

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { defer, of, type SchedulerLike } from 'rxjs';
 import { fromOpenAIChatCompletions, parseSSE, type ChatCompletionChunk } from '../adapters/index.js';
-import type { AguiAgent } from '../createAguiHandler.js';
-import { AguiRxError } from '../errors.js';
+import type { AguiAgent } from '../transports/createAguiHandler.js';
+import { AguiRxError } from '../protocol/errors.js';
 import { paced, type Pace } from './paced.js';
 
 /** Options of {@link createReplayAgent}. */

@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { ChatCompletionChunk, ChatCompletionChunkDelta, ChatCompletionUsage } from '../adapters/index.js';
-import type { AguiAgent } from '../createAguiHandler.js';
-import { generateId as defaultGenerateId, type IdGenerator } from '../generateId.js';
+import type { AguiAgent } from '../transports/createAguiHandler.js';
+import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createChatAgent } from './chatAgent.js';
 import type { ChatMessage, ChatModel, ChatModelRequest, ChatToolCall } from './chatTypes.js';
 import { paced, type Pace } from './paced.js';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../createAguiHandler.js';
+import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../transports/createAguiHandler.js';
 import { renderDemoPage, type DemoPageOptions } from './page.js';
 
 /** Options of {@link startDemoServer}. */

@@ -21,8 +21,8 @@ import {
   type ToolCallEndEvent,
   type ToolCallStartEvent,
 } from '@ag-ui/core';
-import type { AgentToolCallResultEvent } from '../agentEvent.js';
-import type { IdGenerator } from '../generateId.js';
+import type { AgentToolCallResultEvent } from '../protocol/agentEvent.js';
+import type { IdGenerator } from '../protocol/generateId.js';
 
 /** Extra fields for an event a factory builds (`subagentRunId`, `timestamp`, `parentMessageId`…); they override the defaults. */
 export type EventFields<E> = Partial<Omit<E, 'type'>>;

@@ -1,7 +1,7 @@
 import type { Event } from '@ag-ui/core';
 import { from, isObservable, type Observable, type Subscription } from 'rxjs';
-import { AguiRxError, describeValue } from '../errors.js';
-import { createAguiVerifier, type AguiViolation } from '../verifier.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { createAguiVerifier, type AguiViolation } from '../tracking/verifier.js';
 import { formatAguiViolation } from '../../operators/verifyAgui.js';
 
 /** What {@link expectAgui} and `toBeWellFormedAgui` accept: an Observable of events, or the events themselves (an array or any iterable). */

@@ -1,6 +1,6 @@
 import type { BaseEvent, Context, Message, RunAgentInput, State, Tool } from '@ag-ui/core';
 import { from, throwError, type Observable, type ObservableInput } from 'rxjs';
-import { AguiRxError, describeValue } from '../errors.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
 
 /** Options of {@link runWithOfficialClient}: the agent's starting point and the run's input. */
 export interface RunWithOfficialClientOptions {

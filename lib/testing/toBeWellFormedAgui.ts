@@ -1,4 +1,4 @@
-import { describeValue } from '../errors.js';
+import { describeValue } from '../protocol/errors.js';
 import { checkAguiStream, describeCheck, isAguiEventsInput } from './expectAgui.js';
 
 /**

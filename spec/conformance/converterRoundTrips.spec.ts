@@ -1,6 +1,6 @@
 import { EventType, type Event, type Message } from '@ag-ui/core';
 import { concat, from, of, type Observable } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { fromAnthropicMessages, type AnthropicStreamEvent } from '../../lib/adapters/fromAnthropicMessages.js';
 import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../lib/adapters/fromOpenAIChatCompletions.js';
 import { fromOpenAIResponses, type ResponseOutputItem, type ResponseStreamEvent } from '../../lib/adapters/fromOpenAIResponses.js';

@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { Observable, Subject, config, from, of, type Subscriber } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { toSSEStream } from '../../lib/toSSEStream.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { toSSEStream } from '../../lib/transports/toSSEStream.js';
 import { coalesceDeltas } from '../../operators/coalesceDeltas.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, sequentialIds, terminals, typesOf } from '../support/helpers.js';

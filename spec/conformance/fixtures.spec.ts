@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { from } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { fixtureFiles, haveFixtures, readAguiRecording } from '../support/fixtures.js';
 import { diagnosticsSink, terminals } from '../support/helpers.js';

@@ -3,9 +3,9 @@ import { EventType, type Event, type Message, type RunAgentInput } from '@ag-ui/
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { concat, delay, from, of, throwError } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../lib/createAguiHandler.js';
-import { createAguiVerifier } from '../../lib/verifier.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../lib/transports/createAguiHandler.js';
+import { createAguiVerifier } from '../../lib/tracking/verifier.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { sequentialIds, terminals, typesOf } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';

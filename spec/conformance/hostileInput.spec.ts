@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { Observable, Subject, concat, from, of, throwError } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { diagnosticsSink, sequentialIds, terminals } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { from, map, type Observable } from 'rxjs';
 import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../lib/adapters/fromOpenAIChatCompletions.js';
-import { parseSSE } from '../../lib/adapters/parseSSE.js';
+import { parseSSE } from '../../lib/transports/parseSSE.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { fixtureFiles, fixturesDir, haveFixtures } from '../support/fixtures.js';
 import { collect, diagnosticsSink, terminals } from '../support/helpers.js';

@@ -1,6 +1,6 @@
 import { EventType } from '@ag-ui/core';
 import fc from 'fast-check';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 
 /** What a well-formed agent turn means: the client should end up with exactly this. */
 export interface TurnIntent {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { concat, from, materialize, Observable, pipe, take, throwError, toArray, firstValueFrom } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import type { AguiDiagnostic } from '../../lib/diagnostics.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import type { AguiDiagnostic } from '../../lib/protocol/diagnostics.js';
 import { activityDelta } from '../../operators/activityDelta.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { mapStepLifecycle } from '../../operators/mapStepLifecycle.js';
@@ -13,7 +13,7 @@ import { sequentialIds } from '../support/helpers.js';
 import { cutCase, hostileCase, type HostileCase } from './arbitraries.js';
 
 /**
- * toAgui runs its six operators fused into one subscription (lib/operate.ts `fuse`). Whatever the
+ * toAgui runs its six operators fused into one subscription (lib/protocol/createOperator.ts `fuse`). Whatever the
  * input, that must be indistinguishable from `pipe()` of the same operators: same notifications,
  * same diagnostics, same teardown.
  */

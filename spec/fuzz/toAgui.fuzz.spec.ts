@@ -1,8 +1,8 @@
 import type { Event, Message } from '@ag-ui/core';
 import fc from 'fast-check';
 import { concat, finalize, from, Observable, take, throwError } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { createAguiVerifier, type AguiViolation } from '../../lib/verifier.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { createAguiVerifier, type AguiViolation } from '../../lib/tracking/verifier.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, terminals } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';

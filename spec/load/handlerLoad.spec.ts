@@ -5,8 +5,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { NEVER, Observable, ReplaySubject, Subject, concat, concatMap, delay, filter, firstValueFrom, from, map, of, race, startWith, take, timeout, timer } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { createAguiHandler, type AguiAgent } from '../../lib/createAguiHandler.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { createAguiHandler, type AguiAgent } from '../../lib/transports/createAguiHandler.js';
 
 /** A full garbage collection: `global.gc` when node runs with --expose-gc, else V8's own, exposed at runtime. */
 function fullGc(): (() => void) | undefined {

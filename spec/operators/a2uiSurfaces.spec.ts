@@ -1,7 +1,7 @@
 import { EventType, type ActivityMessage } from '@ag-ui/core';
 import { Observable, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { a2uiSurfaces, type A2uiMessage } from '../../operators/a2uiSurfaces.js';
 import { activityDelta } from '../../operators/activityDelta.js';
 import { toAgui } from '../../operators/toAgui.js';

@@ -1,8 +1,8 @@
 import { EventType, type JsonPatchOperation } from '@ag-ui/core';
 import { Observable, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { activityDelta } from '../../operators/activityDelta.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { createTestScheduler, typesOf } from '../support/helpers.js';

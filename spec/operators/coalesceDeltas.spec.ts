@@ -1,8 +1,8 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { Observable, concatMap, delay, from, mergeMap, of, retry, take, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { coalesceDeltas } from '../../operators/coalesceDeltas.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, createTestScheduler, sequentialIds, typesOf } from '../support/helpers.js';

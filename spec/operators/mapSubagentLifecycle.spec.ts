@@ -1,8 +1,8 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { EMPTY, Observable, concat, merge, mergeMap, of, retry, take, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapSubagentLifecycle } from '../../operators/mapSubagentLifecycle.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, createTestScheduler, sequentialIds, typesOf } from '../support/helpers.js';

@@ -1,8 +1,8 @@
 import { EventType, type Event, type Message, type MessagesSnapshotEvent, type RunAgentInput } from '@ag-ui/core';
 import { Observable, from, map, mergeMap, of, pipe, retry, take, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { messagesSnapshot } from '../../operators/messagesSnapshot.js';
 import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';

@@ -2,8 +2,8 @@ import { EventType, type Event, type JsonPatchOperation, type RunAgentInput } fr
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { Observable, Subject, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { stateDelta, type StateDeltaOptions } from '../../operators/stateDelta.js';
 import { collect, createTestScheduler, typesOf } from '../support/helpers.js';

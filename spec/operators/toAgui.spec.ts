@@ -1,7 +1,7 @@
 import { transformChunks } from '@ag-ui/client';
 import { EventType, type Event, type Message } from '@ag-ui/core';
 import { concat, defer, from, map, of, pipe, retry, take, throwError, type Observable, type OperatorFunction } from 'rxjs';
-import type { AgentEvent } from '../../lib/agentEvent.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';
 import { stateDelta } from '../../operators/stateDelta.js';

@@ -1,9 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import { from, mergeMap, Observable, of, retry, take } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import type { DiagnosticHandler } from '../../lib/diagnostics.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../../lib/protocol/diagnostics.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';
 import { toolCallCorrelator } from '../../operators/toolCallCorrelator.js';

@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { Subject, from, of, throwError } from 'rxjs';
-import { AguiRxError } from '../../lib/errors.js';
-import type { AguiViolation } from '../../lib/verifier.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
+import type { AguiViolation } from '../../lib/tracking/verifier.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { formatAguiViolation, verifyAgui, type VerifyAguiOptions } from '../../operators/verifyAgui.js';
 import { fixtureFiles, haveFixtures, readAguiRecording } from '../support/fixtures.js';
@@ -208,7 +208,7 @@ describe('verifyAgui', () => {
   });
 
   describe('agreement with the official client (@ag-ui/client runAgent)', () => {
-    // Stricter on purpose (see lib/verifier.ts): the client accepts these, verifyAgui rejects them.
+    // Stricter on purpose (see lib/tracking/verifier.ts): the client accepts these, verifyAgui rejects them.
     const stricter: [string, unknown[], string][] = [
       ['an unknown event type', [S, { type: 'PROGRESS_UPDATE', percent: 50 }, F], 'unknown-type'],
       ['a value that is not an event', [S, 'oops', F], 'invalid-event'],

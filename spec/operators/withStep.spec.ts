@@ -1,8 +1,8 @@
 import { EventType } from '@ag-ui/core';
 import { Observable, concat, mergeMap, of, retry, take, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../lib/agentEvent.js';
-import { AguiRxError } from '../../lib/errors.js';
+import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapStepLifecycle } from '../../operators/mapStepLifecycle.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { withStep } from '../../operators/withStep.js';

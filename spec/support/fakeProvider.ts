@@ -1,5 +1,5 @@
 import type { RunAgentInput } from '@ag-ui/core';
-import type { AguiAgent } from '../../lib/createAguiHandler.js';
+import type { AguiAgent } from '../../lib/transports/createAguiHandler.js';
 import { startDemoServer } from '../../lib/demo/server.js';
 
 /** One request a fake provider received: where to, how, and its parsed JSON body. */

@@ -1,7 +1,7 @@
 import type { Event } from '@ag-ui/core';
 import { TestScheduler } from 'rxjs/testing';
 import { firstValueFrom, toArray, type Observable } from 'rxjs';
-import type { AguiDiagnostic } from '../../lib/diagnostics.js';
+import type { AguiDiagnostic } from '../../lib/protocol/diagnostics.js';
 
 /** An error as the specs compare it: jest's toEqual sees only an Error's message, so class and code are spelled out. */
 function errorFields(error: unknown): unknown {

@@ -7,8 +7,8 @@ import {
   type LangChainStreamEvent,
   type LangChainToolCallChunk,
 } from '../../../lib/adapters/fromLangChainStreamEvents.js';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
-import { AguiRxError } from '../../../lib/errors.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';

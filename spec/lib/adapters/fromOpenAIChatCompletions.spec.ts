@@ -8,8 +8,8 @@ import {
   type ChatCompletionChunkDelta,
   type ChatCompletionUsage,
 } from '../../../lib/adapters/fromOpenAIChatCompletions.js';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
-import { AguiRxError } from '../../../lib/errors.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';

@@ -2,8 +2,8 @@ import { EventType } from '@ag-ui/core';
 import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
-import { AguiRxError } from '../../../lib/errors.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */

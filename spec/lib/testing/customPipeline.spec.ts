@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { from, map, pipe, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { aguiMarbles, expectAgui, runWithOfficialClient, toBeWellFormedAgui } from '../../../lib/testing/index.js';
 import { toAgui, type ToAguiOptions } from '../../../operators/toAgui.js';
 

@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { EMPTY, Subject, concat, from, of, throwError } from 'rxjs';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiStreamError, checkAguiStream, expectAgui } from '../../../lib/testing/index.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { runWithOracle } from '../../support/oracle.js';

@@ -1,6 +1,6 @@
 import { AGUIError, EventType, type Event, type Message, type RunAgentInput } from '@ag-ui/core';
 import { concat, defer, of, throwError } from 'rxjs';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { aguiMarbles, runWithOfficialClient } from '../../../lib/testing/index.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { errorOf } from '../../support/helpers.js';

@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { concat, of, throwError } from 'rxjs';
-import type { AgentEvent } from '../../../lib/agentEvent.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { toBeWellFormedAgui } from '../../../lib/testing/index.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { errorOf, sequentialIds } from '../../support/helpers.js';

@@ -1,0 +1,44 @@
+import type { Operation } from 'fast-json-patch';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+
+const forbiddenSegments = new Set(['__proto__', 'constructor', 'prototype']);
+const patchOps = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/**
+ * Checks that `patch` is an RFC 6902 JSON Patch whose paths (and `from`s) are JSON Pointers
+ * (RFC 6901) that do not go through `__proto__`, `constructor` or `prototype`.
+ *
+ * @param what Names the patch in error messages, e.g. `STATE_DELTA`.
+ * @throws {AguiRxError} `INVALID_PATCH`, naming the operation and why it is refused.
+ */
+export function assertSafePatch(patch: unknown, what: string): asserts patch is Operation[] {
+  if (!Array.isArray(patch)) {
+    throw new AguiRxError('INVALID_PATCH', `${what} has 'delta: ${describeValue(patch)}', but it must be an array of RFC 6902 operations, e.g. [{ op: 'replace', path: '/count', value: 2 }].`);
+  }
+  patch.forEach((operation: unknown, index) => {
+    const op = (operation as { op?: unknown } | null)?.op;
+    if (typeof op !== 'string' || !patchOps.has(op)) {
+      throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} has op ${describeValue(op)}; RFC 6902 allows add, remove, replace, move, copy and test.`);
+    }
+    for (const field of op === 'move' || op === 'copy' ? ['path', 'from'] : ['path']) {
+      const pointer = (operation as Record<string, unknown>)[field];
+      if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
+        throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} (${op}) has '${field}: ${describeValue(pointer)}', which is not a JSON Pointer (RFC 6901): use '' or a string starting with '/'.`);
+      }
+      const segment = forbiddenSegmentOf(pointer);
+      if (segment !== undefined) {
+        throw new AguiRxError('INVALID_PATCH', `${what} operation ${index} (${op} ${pointer}) goes through '${segment}', which could change object prototypes; it was refused. Rename that key in your state.`);
+      }
+    }
+  });
+}
+
+/** Whether JSON Pointer `pointer` goes through `__proto__`, `constructor` or `prototype` (a patch along it is refused). */
+export function isPrototypePointer(pointer: string): boolean {
+  return forbiddenSegmentOf(pointer) !== undefined;
+}
+
+/** The first segment of `pointer`, as written, that unescapes (RFC 6901) to a forbidden key. */
+function forbiddenSegmentOf(pointer: string): string | undefined {
+  return pointer.split('/').find((segment) => forbiddenSegments.has(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
+}

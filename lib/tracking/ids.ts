@@ -1,0 +1,88 @@
+import type { Lane } from '../protocol/agentEvent.js';
+import type { IdGenerator } from '../protocol/generateId.js';
+
+/** Why {@link EntityIds.claim} sent a new entity under a fresh id rather than the producer's. */
+export type IdConflict = 'used' | 'owned';
+
+/** What {@link EntityIds.claim} decided. */
+export interface IdClaim {
+  /** The id the new entity goes on the wire under. */
+  id: string;
+  /** Set when the producer's id could not be used: it was sent already (`used`), or another lane owns it (`owned`). */
+  conflict?: IdConflict;
+  /** With a conflict: the id that was refused (the producer's, as mapped so far), and its owner. */
+  refused?: string;
+  refusedOwner?: Lane;
+}
+
+/**
+ * The ids of one run's entities in one id namespace (messages, or tool calls): which went on the
+ * wire, which lane owns each, and the fresh id a producer's reused id was given. Pure bookkeeping,
+ * no RxJS; one per subscription.
+ *
+ * The rules it keeps (AG-UI's, as `@ag-ui/client` checks them): an id, once sent, is never opened
+ * again in the run (a second START for an ended id is an error on the client); an id belongs to
+ * one lane (a `subagentRunId`) for the whole run.
+ */
+export interface EntityIds {
+  /** The wire id of the producer's `producerId`: the fresh id it was given when it reused one, else itself. */
+  wireId(producerId: string): string;
+  /** Whether `id` went on the wire already, open or ended. */
+  isUsed(id: string): boolean;
+  /** Whether some lane owns `id` (it was used, or only owned, as a reasoning span's id is). */
+  hasOwner(id: string): boolean;
+  /** The lane owning `id` (`undefined` for the parent agent, or when none does: ask {@link hasOwner}). */
+  ownerOf(id: string): Lane;
+  /** Records that `lane` owns `id`, without using it. */
+  own(id: string, lane: Lane): void;
+  /**
+   * The id a new entity of `lane` goes out under: a minted one when the producer gave none; the
+   * producer's (mapped by {@link wireId}) when it is free; else a minted one, which the producer's
+   * later events are mapped to. With `ownedByLane`, an id another lane owns is not free either.
+   * The id is then used and owned by `lane`.
+   */
+  claim(producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim;
+}
+
+/**
+ * Creates the id bookkeeping of one namespace for one subscription.
+ *
+ * @param mint Makes a fresh id (an operator's `generateId` option).
+ */
+export function createEntityIds(mint: IdGenerator): EntityIds {
+  // Every id sent so far: an ended id is never opened again.
+  const used = new Set<string>();
+  // The lane of every id used or owned.
+  const owners = new Map<string, Lane>();
+  // Producer id -> the fresh id it was given because its own was taken.
+  const remap = new Map<string, string>();
+
+  const wireId = (producerId: string) => (remap.size === 0 ? producerId : (remap.get(producerId) ?? producerId));
+
+  return {
+    wireId,
+    isUsed: (id) => used.has(id),
+    hasOwner: (id) => owners.has(id),
+    ownerOf: (id) => owners.get(id),
+    own(id, lane) {
+      owners.set(id, lane);
+    },
+    claim(producerId, lane, ownedByLane) {
+      let claim: IdClaim;
+      if (producerId === undefined) claim = { id: mint() };
+      else {
+        const id = wireId(producerId);
+        const conflict: IdConflict | undefined = used.has(id) ? 'used' : ownedByLane && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
+        if (conflict === undefined) claim = { id };
+        else {
+          const fresh = mint();
+          remap.set(producerId, fresh);
+          claim = { id: fresh, conflict, refused: id, refusedOwner: owners.get(id) };
+        }
+      }
+      used.add(claim.id);
+      owners.set(claim.id, lane);
+      return claim;
+    },
+  };
+}

@@ -1,0 +1,613 @@
+import { EventType } from '@ag-ui/core';
+import { describeLane, type Lane } from '../protocol/agentEvent.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { assertWireEvent } from '../protocol/validate.js';
+
+/** One way an AG-UI stream breaks the protocol, as found by {@link createAguiVerifier}. */
+export interface AguiViolation {
+  /** Position of the offending event in the stream, from 0; for what `end()` finds, the position just past the last event. */
+  index: number;
+  /** The offending event's `type`; absent for what `end()` finds and for a value that is not an event. */
+  type?: string;
+  /** Short, stable name of the rule broken, e.g. `content-without-start` (see {@link createAguiVerifier}). */
+  rule: string;
+  /** What is wrong, why, and what to do about it. */
+  message: string;
+}
+
+/** The checker {@link createAguiVerifier} returns: feed it every event in order, then call `end()` once. */
+export interface AguiVerifier {
+  /**
+   * Checks the event at `index` (the caller's count, from 0); returns what it breaks, an empty
+   * array when nothing (one shared, frozen array: copy it before adding to it).
+   */
+  verify(event: unknown, index: number): readonly AguiViolation[];
+  /** What the end of the stream leaves wrong: a run still going, entities still open, or no run at all. */
+  end(): AguiViolation[];
+}
+
+// The four bracketed entities that stream: opened by a start event, continued, closed by an end event.
+type StreamedKind = 'text' | 'tool' | 'reasoning' | 'span';
+// Owners are kept per id namespace: a reasoning span and its message share one, as the client does.
+type OwnerSpace = 'message' | 'toolCall' | 'reasoning' | 'activity';
+
+interface StreamedInfo {
+  noun: string;
+  nouns: string;
+  start: EventType;
+  end: EventType;
+  idField: 'messageId' | 'toolCallId';
+  owners: OwnerSpace;
+}
+
+const streamed: Record<StreamedKind, StreamedInfo> = {
+  text: { noun: 'text message', nouns: 'text messages', start: EventType.TEXT_MESSAGE_START, end: EventType.TEXT_MESSAGE_END, idField: 'messageId', owners: 'message' },
+  tool: { noun: 'tool call', nouns: 'tool calls', start: EventType.TOOL_CALL_START, end: EventType.TOOL_CALL_END, idField: 'toolCallId', owners: 'toolCall' },
+  reasoning: { noun: 'reasoning message', nouns: 'reasoning messages', start: EventType.REASONING_MESSAGE_START, end: EventType.REASONING_MESSAGE_END, idField: 'messageId', owners: 'reasoning' },
+  span: { noun: 'reasoning span', nouns: 'reasoning spans', start: EventType.REASONING_START, end: EventType.REASONING_END, idField: 'messageId', owners: 'reasoning' },
+};
+
+// What each streamed event does to its entity.
+const streamedRole = new Map<string, { kind: StreamedKind; role: 'start' | 'content' | 'end' }>([
+  [EventType.TEXT_MESSAGE_START, { kind: 'text', role: 'start' }],
+  [EventType.TEXT_MESSAGE_CONTENT, { kind: 'text', role: 'content' }],
+  [EventType.TEXT_MESSAGE_END, { kind: 'text', role: 'end' }],
+  [EventType.TOOL_CALL_START, { kind: 'tool', role: 'start' }],
+  [EventType.TOOL_CALL_ARGS, { kind: 'tool', role: 'content' }],
+  [EventType.TOOL_CALL_END, { kind: 'tool', role: 'end' }],
+  [EventType.REASONING_MESSAGE_START, { kind: 'reasoning', role: 'start' }],
+  [EventType.REASONING_MESSAGE_CONTENT, { kind: 'reasoning', role: 'content' }],
+  [EventType.REASONING_MESSAGE_END, { kind: 'reasoning', role: 'end' }],
+  [EventType.REASONING_START, { kind: 'span', role: 'start' }],
+  [EventType.REASONING_END, { kind: 'span', role: 'end' }],
+]);
+
+// The chunk shorthands, and the opener fields a later chunk may repeat only unchanged.
+const chunkKinds = new Map<string, { kind: 'text' | 'tool' | 'reasoning'; agree: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[] }>([
+  [EventType.TEXT_MESSAGE_CHUNK, { kind: 'text', agree: ['role', 'name'] }],
+  [EventType.TOOL_CALL_CHUNK, { kind: 'tool', agree: ['toolCallName', 'parentMessageId'] }],
+  [EventType.REASONING_MESSAGE_CHUNK, { kind: 'reasoning', agree: [] }],
+]);
+
+// Events that end the chunk stream of their own lane (the client closes it before passing them on).
+const closesOwnLane: ReadonlySet<string> = new Set<string>([
+  ...streamedRole.keys(),
+  EventType.TOOL_CALL_RESULT,
+  EventType.STATE_SNAPSHOT,
+  EventType.STATE_DELTA,
+  EventType.CUSTOM,
+  EventType.STEP_STARTED,
+  EventType.STEP_FINISHED,
+]);
+
+const knownTypes: ReadonlySet<string> = new Set<string>(Object.values(EventType));
+
+/** A message, tool call or reasoning message being assembled from chunks in one lane. */
+interface ChunkStream {
+  kind: 'text' | 'tool' | 'reasoning';
+  id: string;
+  role?: string;
+  name?: string;
+  toolCallName?: string;
+  parentMessageId?: string;
+}
+
+/** Everything one run tracks; a new RUN_STARTED after a terminal event starts from a fresh one. */
+function newRunState() {
+  return {
+    // Open entities of each streamed kind: id -> index of the event that opened it.
+    open: { text: new Map<string, number>(), tool: new Map<string, number>(), reasoning: new Map<string, number>(), span: new Map<string, number>() },
+    // Who opened each id in the run (undefined = the parent agent); kept after the close, as a reopen must agree too.
+    owners: { message: new Map<string, Lane>(), toolCall: new Map<string, Lane>(), reasoning: new Map<string, Lane>(), activity: new Map<string, Lane>() },
+    // Running steps per lane: name -> index of STEP_STARTED.
+    steps: new Map<Lane, Map<string, number>>(),
+    // Running subagents: id -> index of SUBAGENT_STARTED; and the ids that have ended (never reused in a run).
+    subagents: new Map<string, number>(),
+    endedSubagents: new Set<string>(),
+    // The chunk stream each lane is assembling.
+    lanes: new Map<Lane, ChunkStream>(),
+  };
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+// What verify() returns for a valid event: one array, not a new one per event.
+const none: readonly AguiViolation[] = Object.freeze([]);
+const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : describeValue(value));
+
+/**
+ * Creates a checker for one AG-UI event stream: each event is checked against the `@ag-ui/core`
+ * schema and against the protocol's sequence rules (the rules `@ag-ui/client`'s `verifyEvents`
+ * enforces), and every violation is reported with the event's index and a stable rule name.
+ *
+ * Unlike the client, which fails the run at the first problem, the checker reports and goes on:
+ * an offending event is treated as if it had not been sent, so one mistake is reported once
+ * rather than again at every later event. State lives in the returned closure (Maps and Sets,
+ * no per-event schema parse for the per-token events), so a checker serves one stream: an
+ * operator creates one per subscription, calls `verify` for each event and `end` on completion.
+ *
+ * Rules (`rule` names):
+ * 1. `invalid-event`: the event fails the `@ag-ui/core/schemas` validator (the message names the
+ *    field; `null` is never valid for an optional field), or is not an object with a string `type`.
+ *    `unknown-type`: the type is not an AG-UI 1.0 event type (the client drops such events with a warning).
+ * 2. `first-event`: the stream starts with something other than RUN_STARTED (or RUN_ERROR); the
+ *    rest is checked as if RUN_STARTED had been sent.
+ * 3. `run-already-started`: RUN_STARTED while a run is going. `event-after-run-finished` /
+ *    `event-after-run-error`: anything but a new RUN_STARTED after the run ended (RUN_ERROR may
+ *    still follow RUN_FINISHED); reported for the first such event, the rest until the next
+ *    RUN_STARTED only get their schema checked.
+ * 4. `duplicate-start`: TEXT_MESSAGE_START, TOOL_CALL_START, REASONING_START or
+ *    REASONING_MESSAGE_START (or a chunk that opens one) for an id already open.
+ *    `content-without-start` / `end-without-start`: TEXT_MESSAGE_CONTENT/END, TOOL_CALL_ARGS/END,
+ *    REASONING_MESSAGE_CONTENT/END or REASONING_END for an id not open.
+ * 5. `duplicate-step`, `step-not-started`, `step-owner-mismatch`: STEP_STARTED for a running step,
+ *    STEP_FINISHED for none, or for one running in another lane (a lane is a `subagentRunId`).
+ * 6. `subagent-already-active`, `subagent-id-reused`, `subagent-parent-unknown`,
+ *    `subagent-not-active`: a SUBAGENT_STARTED id is one invocation, its parent must have
+ *    started, and SUBAGENT_FINISHED/ERROR end a running subagent once.
+ * 7. `subagent-mismatch`: an event that continues, closes or reopens an entity names a
+ *    `subagentRunId` other than its opener's (no tag is always fine). `parent-message-mismatch`:
+ *    a tool call's lane disagrees with its `parentMessageId` message's.
+ * 8. `chunk-without-id`, `chunk-without-name`, `chunk-mismatch`, `ambiguous-chunk`: the chunk
+ *    shorthands as the client expands them (the first chunk names its id, and a tool's name; a
+ *    later chunk repeats opener fields unchanged; an untagged chunk must have one stream to continue).
+ * 9. `open-at-run-finished`: RUN_FINISHED while steps, text or reasoning messages, reasoning spans,
+ *    tool calls or subagents are still open (the run still ends there).
+ * 10. From `end()`: `no-terminal-event` and `open-at-end` when the stream stops mid-run,
+ *    `no-run` when it holds no run at all.
+ *
+ * The run's `runId` on RUN_FINISHED is not compared with RUN_STARTED's, as the client does not.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const verifier = createAguiVerifier();
+ * const events = [
+ *   { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+ *   { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hi' },
+ *   { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+ * ];
+ * const violations = [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
+ * console.log(violations.map((violation) => `#${violation.index} ${violation.rule}`));
+ * // results: [ '#1 content-without-start' ]
+ * ```
+ *
+ * @return A fresh {@link AguiVerifier}, with no run seen yet.
+ */
+export function createAguiVerifier(): AguiVerifier {
+  // Where the stream is: nothing yet, in a run, or after the run's terminal event.
+  let phase: 'idle' | 'running' | 'finished' | 'errored' = 'idle';
+  // The run being checked (its id, if its RUN_STARTED gave one, and where it started), and where it ended.
+  let runId: string | undefined;
+  let runStartedAt = 0;
+  let endedAt = 0;
+  // Whether an event after the terminal one was reported (once per ended run).
+  let strayReported = false;
+  // One past the highest index seen: where end() reports.
+  let nextIndex = 0;
+  // What the current run has open, and who owns which id.
+  let run = newRunState();
+
+  // The violations of the event being checked (`none` until one is found), and its index and type.
+  let out: readonly AguiViolation[] = none;
+  let at = 0;
+  let type = '';
+
+  const report = (rule: string, message: string) => {
+    if (out === none) out = [];
+    (out as AguiViolation[]).push({ index: at, type, rule, message });
+  };
+
+  /**
+   * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
+   * string id and delta, no optional fields, for an entity the run has open, and no chunk stream
+   * pending. Anything else returns false and takes the general path.
+   */
+  const isPlainToken = (fields: Record<string, unknown>): boolean => {
+    if (phase !== 'running' || run.lanes.size > 0) return false;
+    let open: Map<string, number>;
+    let id: unknown;
+    if (type === EventType.TEXT_MESSAGE_CONTENT) {
+      open = run.open.text;
+      id = fields.messageId;
+    } else if (type === EventType.TOOL_CALL_ARGS) {
+      open = run.open.tool;
+      id = fields.toolCallId;
+    } else if (type === EventType.REASONING_MESSAGE_CONTENT) {
+      open = run.open.reasoning;
+      id = fields.messageId;
+    } else return false;
+    return (
+      typeof id === 'string' &&
+      typeof fields.delta === 'string' &&
+      fields.subagentRunId === undefined &&
+      fields.timestamp === undefined &&
+      fields.metadata === undefined &&
+      fields.rawEvent === undefined &&
+      open.has(id)
+    );
+  };
+
+  const ownerMismatch = (space: OwnerSpace, id: string, tag: Lane, noun: string): boolean => {
+    const owners = run.owners[space];
+    if (tag === undefined || !owners.has(id)) return false;
+    const owner = owners.get(id);
+    if (owner === tag) return false;
+    report('subagent-mismatch', `${type} for ${noun} '${id}' has subagentRunId '${tag}', but the ${noun} belongs to ${describeLane(owner)}. Tag every event of an entity with the subagentRunId it was opened with, or leave the tag out.`);
+    return true;
+  };
+
+  /** Opens a streamed entity; false (and reported) when it cannot be. */
+  const openEntity = (kind: StreamedKind, id: string, tag: Lane, parentMessageId?: string): boolean => {
+    const info = streamed[kind];
+    const openedAt = run.open[kind].get(id);
+    if (openedAt !== undefined) {
+      report('duplicate-start', `${type} for ${info.noun} '${id}', which is already open (since #${openedAt}). End it with ${info.end} before starting it again.`);
+      return false;
+    }
+    const owners = run.owners[info.owners];
+    // A tool call lives in its parent message, so it inherits (and must agree with) that message's lane.
+    let inherited: Lane;
+    let inherits = false;
+    if (kind === 'tool' && parentMessageId !== undefined && run.owners.message.has(parentMessageId)) {
+      inherited = run.owners.message.get(parentMessageId);
+      inherits = true;
+      if (tag !== undefined && tag !== inherited) {
+        report('parent-message-mismatch', `${type} for tool call '${id}' has subagentRunId '${tag}', but its parent message '${parentMessageId}' belongs to ${describeLane(inherited)}. A tool call belongs to the message that carries it: give it that message's subagentRunId.`);
+        return false;
+      }
+    }
+    if (owners.has(id)) {
+      if (ownerMismatch(info.owners, id, tag, info.noun)) return false;
+      const owner = owners.get(id);
+      if (tag === undefined && inherits && inherited !== owner) {
+        report('parent-message-mismatch', `${type} reopens tool call '${id}' of ${describeLane(owner)} inside message '${parentMessageId}' of ${describeLane(inherited)}. A tool call belongs to the message that carries it: reuse an id only in the same lane.`);
+        return false;
+      }
+    } else {
+      owners.set(id, tag !== undefined ? tag : inherited);
+    }
+    run.open[kind].set(id, at);
+    return true;
+  };
+
+  /** Continues (`content`) or closes (`end`) an open streamed entity. */
+  const continueEntity = (kind: StreamedKind, id: string, tag: Lane, role: 'content' | 'end') => {
+    const info = streamed[kind];
+    if (!run.open[kind].has(id)) {
+      const rule = role === 'content' ? 'content-without-start' : 'end-without-start';
+      report(rule, `${type} for ${info.noun} '${id}', which is not open. Send ${info.start} first, and nothing for the ${info.noun} after its ${info.end}.`);
+      return;
+    }
+    if (ownerMismatch(info.owners, id, tag, info.noun)) return;
+    if (role === 'end') run.open[kind].delete(id);
+  };
+
+  /** Ends the chunk stream of one lane, as the client's expansion does with a synthesized END. */
+  const closeLane = (lane: Lane) => {
+    const pending = run.lanes.get(lane);
+    if (pending === undefined) return;
+    run.lanes.delete(lane);
+    if (run.open[pending.kind].delete(pending.id)) return;
+    // An explicit END from another lane closed the entity: the client's synthesized END now finds nothing open.
+    const info = streamed[pending.kind];
+    report(
+      'end-without-start',
+      `${type} ends the chunk stream of ${describeLane(lane)}, so the client sends ${info.end} for ${info.noun} '${pending.id}', which an explicit ${info.end} without that subagentRunId already closed. Let the chunk stream end by itself, or tag the END with the chunks' subagentRunId.`,
+    );
+  };
+
+  const closeAllLanes = () => {
+    for (const lane of [...run.lanes.keys()]) closeLane(lane);
+  };
+
+  // The lane a chunk stream of `kind` named `id` is in, found by laneHolding().
+  let heldBy: Lane;
+  const laneHolding = (kind: ChunkStream['kind'], id: string): boolean => {
+    for (const [lane, pending] of run.lanes) {
+      if (pending.kind === kind && pending.id === id) {
+        heldBy = lane;
+        return true;
+      }
+    }
+    return false;
+  };
+
+  /** A TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK or REASONING_MESSAGE_CHUNK: opens or continues its lane's stream. */
+  const chunk = (fields: Record<string, unknown>, kind: ChunkStream['kind'], agree: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[]) => {
+    const info = streamed[kind];
+    const id = str(fields[info.idField]);
+    const tag = str(fields.subagentRunId);
+    let lane: Lane;
+    if (id !== undefined && laneHolding(kind, id)) {
+      if (tag !== undefined && tag !== heldBy) {
+        report('subagent-mismatch', `${type} for ${info.noun} '${id}' has subagentRunId '${tag}', but ${describeLane(heldBy)} is streaming that ${info.noun}. Tag every chunk of an entity with its opener's subagentRunId, or leave the tag out.`);
+        return;
+      }
+      lane = heldBy;
+    } else if (id !== undefined || tag !== undefined) {
+      lane = tag;
+    } else if (run.lanes.get(undefined)?.kind === kind) {
+      lane = undefined;
+    } else {
+      // An untagged, id-less chunk continues the one stream of its kind, wherever it is.
+      const candidates = [...run.lanes].filter(([, pending]) => pending.kind === kind).map(([candidate]) => candidate);
+      if (candidates.length > 1) {
+        report('ambiguous-chunk', `${type} has neither ${info.idField} nor subagentRunId, but ${candidates.length} lanes (${candidates.map(describeLane).join(', ')}) are streaming a ${info.noun}. Tag the chunk with the subagentRunId it belongs to.`);
+        return;
+      }
+      lane = candidates[0];
+    }
+    const current = run.lanes.get(lane);
+    if (current !== undefined && current.kind === kind && (id === undefined || id === current.id)) {
+      for (const field of agree) {
+        const value = fields[field];
+        if (value !== undefined && value !== current[field]) {
+          report('chunk-mismatch', `${type} for ${info.noun} '${current.id}' has ${field} ${quote(value)}, but the ${info.noun} started with ${current[field] === undefined ? `no ${field}` : `${field} ${quote(current[field])}`}. Repeat a field on a later chunk only with the value it started with.`);
+          return;
+        }
+      }
+      return;
+    }
+    closeLane(lane);
+    if (id === undefined) {
+      report('chunk-without-id', `${type} has no ${info.idField}, and ${describeLane(lane)} is not streaming a ${info.noun} to continue. Give the first chunk of each ${info.noun} its ${info.idField}.`);
+      return;
+    }
+    const toolCallName = str(fields.toolCallName);
+    if (kind === 'tool' && toolCallName === undefined) {
+      report('chunk-without-name', `${type} starts tool call '${id}' without a toolCallName. Name the tool on the first chunk of each call.`);
+      return;
+    }
+    const parentMessageId = str(fields.parentMessageId);
+    if (!openEntity(kind, id, tag, parentMessageId)) return;
+    run.lanes.set(lane, { kind, id, role: str(fields.role) ?? 'assistant', name: str(fields.name), toolCallName, parentMessageId });
+  };
+
+  /** Records who owns the messages (and their tool calls) that a snapshot or an input echo puts on the wire. */
+  const seedOwners = (messages: unknown, replace: boolean) => {
+    if (!Array.isArray(messages)) return;
+    for (const message of messages as { id?: unknown; role?: unknown; subagentRunId?: unknown; toolCalls?: unknown }[]) {
+      if (typeof message !== 'object' || message === null || typeof message.id !== 'string') continue;
+      const owner = str(message.subagentRunId);
+      const owners = run.owners[message.role === 'reasoning' ? 'reasoning' : message.role === 'activity' ? 'activity' : 'message'];
+      if (replace || !owners.has(message.id)) owners.set(message.id, owner);
+      if (!Array.isArray(message.toolCalls)) continue;
+      for (const call of message.toolCalls as { id?: unknown }[]) {
+        if (typeof call?.id === 'string' && (replace || !run.owners.toolCall.has(call.id))) run.owners.toolCall.set(call.id, owner);
+      }
+    }
+  };
+
+  const startRun = (fields: Record<string, unknown>) => {
+    run = newRunState();
+    phase = 'running';
+    runId = str(fields.runId);
+    runStartedAt = at;
+    strayReported = false;
+    seedOwners((fields.input as { messages?: unknown } | undefined)?.messages, false);
+  };
+
+  /** What is still open, one entry per kind in the order the client checks them: quoted ids and the event that closes them. */
+  const openEntities = (): { kinds: string; labels: string[]; closer: string }[] => {
+    const found: { kinds: string; labels: string[]; closer: string }[] = [];
+    const add = (noun: string, nouns: string, labels: string[], closer: string) => {
+      if (labels.length > 0) found.push({ kinds: labels.length === 1 ? noun : nouns, labels, closer });
+    };
+    const steps: string[] = [];
+    for (const [lane, names] of run.steps) for (const name of names.keys()) steps.push(lane === undefined ? `'${name}'` : `'${name}' (subagent '${lane}')`);
+    add('step', 'steps', steps, EventType.STEP_FINISHED);
+    for (const kind of ['text', 'reasoning', 'span', 'tool'] as const) {
+      add(streamed[kind].noun, streamed[kind].nouns, [...run.open[kind].keys()].map((id) => `'${id}'`), streamed[kind].end);
+    }
+    add('subagent', 'subagents', [...run.subagents.keys()].map((id) => `'${id}'`), `${EventType.SUBAGENT_FINISHED} or ${EventType.SUBAGENT_ERROR}`);
+    return found;
+  };
+
+  const describeOpen = (entry: { kinds: string; labels: string[] }) => `${entry.kinds} ${entry.labels.join(', ')} ${entry.labels.length === 1 ? 'is' : 'are'} still open`;
+
+  /** The sequence rules for one event that has a known type. */
+  const check = (fields: Record<string, unknown>) => {
+    // Where the run is: the lifecycle rules decide whether the event is looked at further.
+    if (phase === 'finished' || phase === 'errored') {
+      if (type === EventType.RUN_STARTED) return startRun(fields);
+      if (type === EventType.RUN_ERROR && phase === 'finished') {
+        phase = 'errored';
+        return;
+      }
+      if (!strayReported) {
+        strayReported = true;
+        const ender = phase === 'finished' ? EventType.RUN_FINISHED : EventType.RUN_ERROR;
+        report(phase === 'finished' ? 'event-after-run-finished' : 'event-after-run-error', `${type} after ${ender} (at #${endedAt}) ended the run. Send nothing after ${ender} but a new RUN_STARTED; until one comes, later events are only checked against the schema.`);
+      }
+      return;
+    }
+    if (phase === 'idle') {
+      if (type === EventType.RUN_STARTED) return startRun(fields);
+      if (type === EventType.RUN_ERROR) {
+        phase = 'errored';
+        endedAt = at;
+        return;
+      }
+      report('first-event', `The stream starts with ${type}, but an AG-UI run starts with RUN_STARTED. Send RUN_STARTED first; the rest is checked as if it had been sent.`);
+      phase = 'running';
+      runId = undefined;
+      runStartedAt = at;
+    }
+
+    const tag = str(fields.subagentRunId);
+    const role = streamedRole.get(type);
+    if (role !== undefined) {
+      if (run.lanes.size > 0) closeLane(tag);
+      const id = str(fields[streamed[role.kind].idField]);
+      if (id === undefined) return;
+      if (role.role === 'start') openEntity(role.kind, id, tag, str(fields.parentMessageId));
+      else continueEntity(role.kind, id, tag, role.role);
+      return;
+    }
+    const chunkKind = chunkKinds.get(type);
+    if (chunkKind !== undefined) return chunk(fields, chunkKind.kind, chunkKind.agree);
+    if (closesOwnLane.has(type) && run.lanes.size > 0) closeLane(tag);
+
+    switch (type) {
+      case EventType.RUN_STARTED:
+        report('run-already-started', `RUN_STARTED while ${runId === undefined ? 'a run' : `run '${runId}'`} (started at #${runStartedAt}) is still going. End a run with RUN_FINISHED or RUN_ERROR before starting the next.`);
+        return;
+      case EventType.RUN_FINISHED:
+        closeAllLanes();
+        for (const entry of openEntities()) {
+          report('open-at-run-finished', `RUN_FINISHED while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer} before RUN_FINISHED.`);
+        }
+        phase = 'finished';
+        endedAt = at;
+        return;
+      case EventType.RUN_ERROR:
+        closeAllLanes();
+        phase = 'errored';
+        endedAt = at;
+        return;
+      case EventType.MESSAGES_SNAPSHOT:
+        closeAllLanes();
+        seedOwners(fields.messages, true);
+        return;
+      case EventType.STEP_STARTED:
+      case EventType.STEP_FINISHED: {
+        const name = str(fields.stepName);
+        if (name === undefined) return;
+        let running = run.steps.get(tag);
+        if (running === undefined) run.steps.set(tag, (running = new Map()));
+        const startedAt = running.get(name);
+        if (type === EventType.STEP_STARTED) {
+          if (startedAt !== undefined) {
+            report('duplicate-step', `STEP_STARTED for step '${name}' of ${describeLane(tag)}, which is already running (since #${startedAt}). Finish it with STEP_FINISHED before starting it again.`);
+          } else {
+            running.set(name, at);
+          }
+          return;
+        }
+        if (startedAt !== undefined) {
+          running.delete(name);
+          return;
+        }
+        for (const [lane, names] of run.steps) {
+          if (lane !== tag && names.has(name)) {
+            report('step-owner-mismatch', `STEP_FINISHED for step '${name}' of ${describeLane(tag)}, but that step is running in ${describeLane(lane)}. Finish a step with the subagentRunId it was started with.`);
+            return;
+          }
+        }
+        report('step-not-started', `STEP_FINISHED for step '${name}' of ${describeLane(tag)}, which is not running. Send STEP_STARTED first, and finish each step once.`);
+        return;
+      }
+      case EventType.SUBAGENT_STARTED: {
+        if (tag === undefined) return;
+        const startedAt = run.subagents.get(tag);
+        const parent = str(fields.parentSubagentRunId);
+        if (startedAt !== undefined) {
+          report('subagent-already-active', `SUBAGENT_STARTED for subagent '${tag}', which is already running (since #${startedAt}). End it with SUBAGENT_FINISHED or SUBAGENT_ERROR first.`);
+        } else if (run.endedSubagents.has(tag)) {
+          report('subagent-id-reused', `SUBAGENT_STARTED reuses subagentRunId '${tag}', which already ended in this run. Give each subagent invocation its own subagentRunId.`);
+        } else if (parent !== undefined && !run.subagents.has(parent) && !run.endedSubagents.has(parent)) {
+          report('subagent-parent-unknown', `SUBAGENT_STARTED for subagent '${tag}' names parentSubagentRunId '${parent}', which has not started in this run. Start the parent subagent first.`);
+        } else {
+          run.subagents.set(tag, at);
+        }
+        return;
+      }
+      case EventType.SUBAGENT_FINISHED:
+      case EventType.SUBAGENT_ERROR:
+        if (tag === undefined) return;
+        closeLane(tag);
+        if (!run.subagents.has(tag)) {
+          report('subagent-not-active', `${type} for subagent '${tag}', which is not running. Send SUBAGENT_STARTED first, and end each subagent once.`);
+          return;
+        }
+        run.subagents.delete(tag);
+        run.endedSubagents.add(tag);
+        return;
+      case EventType.TOOL_CALL_RESULT: {
+        // The result mints a tool message: its id is on record, owned by whoever sent the result.
+        const messageId = str(fields.messageId);
+        if (messageId !== undefined) run.owners.message.set(messageId, tag);
+        return;
+      }
+      case EventType.ACTIVITY_SNAPSHOT: {
+        const messageId = str(fields.messageId);
+        // Only a new or replacing snapshot (re)defines who owns the activity.
+        if (messageId !== undefined && (!run.owners.activity.has(messageId) || fields.replace !== false)) run.owners.activity.set(messageId, tag);
+        return;
+      }
+      case EventType.ACTIVITY_DELTA: {
+        const messageId = str(fields.messageId);
+        if (messageId !== undefined) ownerMismatch('activity', messageId, tag, 'activity');
+        return;
+      }
+      case EventType.REASONING_ENCRYPTED_VALUE: {
+        const entityId = str(fields.entityId);
+        if (entityId === undefined) return;
+        if (fields.subtype === 'tool-call') ownerMismatch('toolCall', entityId, tag, 'tool call');
+        else if (fields.subtype === 'message' && run.owners.message.has(entityId)) ownerMismatch('message', entityId, tag, 'message');
+        else ownerMismatch('reasoning', entityId, tag, fields.subtype === 'message' ? 'message' : 'reasoning message');
+        return;
+      }
+      default:
+        return;
+    }
+  };
+
+  const verifyEvent = (event: unknown, index: number): readonly AguiViolation[] => {
+    out = none;
+    at = index;
+    if (index >= nextIndex) nextIndex = index + 1;
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      type = '';
+      return [{ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` }];
+    }
+    const fields = event as Record<string, unknown>;
+    if (typeof fields.type !== 'string') {
+      return [{ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
+    }
+    type = fields.type;
+    if (isPlainToken(fields)) return none;
+    if (!knownTypes.has(type)) {
+      report('unknown-type', `'${type}' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
+      return out;
+    }
+    try {
+      assertWireEvent(fields);
+    } catch (error) {
+      if (!(error instanceof AguiRxError)) throw error;
+      report('invalid-event', error.message);
+    }
+    // Checked even when the schema failed, as far as its ids allow: a bad role must not make every CONTENT after it an error too.
+    check(fields);
+    return out;
+  };
+
+  return {
+    verify(event, index) {
+      try {
+        return verifyEvent(event, index);
+      } catch (error) {
+        // A getter that throws, a revoked Proxy: the event cannot be read, which is a violation, not a crash.
+        return [{ index, rule: 'invalid-event', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
+      }
+    },
+
+    end() {
+      const found: AguiViolation[] = [];
+      if (phase === 'idle') {
+        found.push({ index: nextIndex, rule: 'no-run', message: `The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR.` });
+      } else if (phase === 'running') {
+        found.push({
+          index: nextIndex,
+          rule: 'no-terminal-event',
+          message: `The stream ended during ${runId === undefined ? 'the run' : `run '${runId}'`} (started at #${runStartedAt}) without RUN_FINISHED or RUN_ERROR. End every run with one of them.`,
+        });
+        for (const entry of openEntities()) {
+          found.push({ index: nextIndex, rule: 'open-at-end', message: `The stream ended while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer}, then end the run.` });
+        }
+      }
+      return found;
+    },
+  };
+}

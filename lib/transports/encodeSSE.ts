@@ -1,0 +1,72 @@
+import type { Event } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { OperatorFunction } from 'rxjs';
+import { createOperator } from '../protocol/createOperator.js';
+
+/** Options of {@link encodeSSE}. */
+export interface EncodeSSEOptions {
+  /** Put an `id:` line on each frame: the event's sequence number in the run, from 1. Default: false. */
+  ids?: boolean | undefined;
+}
+
+/**
+ * Frames each AG-UI event as one server-sent event, `data: <json>\n\n` (LF only), the AG-UI HTTP binding.
+ *
+ * The text is what `@ag-ui/encoder`'s `EventEncoder` writes (for a flat event without `null`
+ * fields, plain `JSON.stringify`, which gives the same text faster); JSON text never holds a raw
+ * line break, so no payload can split a frame or inject a field.
+ *
+ * ```text
+ * source:  --a-----b---|         a, b = AG-UI events
+ * output:  --A-----B---|         A = 'data: {"type":…}\n\n' (with ids: 'id: 1\ndata: …\n\n')
+ * ```
+ *
+ * ## Example
+ *
+ * ```ts
+ * of<Event[]>({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' })
+ *   .pipe(encodeSSE({ ids: true }))
+ *   .subscribe((frame) => console.log(JSON.stringify(frame)));
+ * // results: "id: 1\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n\n"
+ * ```
+ *
+ * @param options Whether to number the frames (`id:`, WHATWG HTML "server-sent events").
+ * @return A function that returns an Observable of SSE frame strings, one per event, in the same frame.
+ * @throws Nothing synchronously; an event `JSON.stringify` cannot encode (a BigInt in `rawEvent`) is an error notification.
+ */
+export function encodeSSE(options: EncodeSSEOptions = {}): OperatorFunction<Event, string> {
+  const ids = options.ids ?? false;
+  return createOperator<Event, string>((subscriber) => {
+    const encoder = new EventEncoder();
+    // The event's sequence number in this run (this subscription).
+    let sequence = 0;
+    return {
+      next(event) {
+        const frame = isFlatWithoutNulls(event) ? `data: ${JSON.stringify(event)}\n\n` : encoder.encodeSSE(event);
+        subscriber.next(ids ? `id: ${++sequence}\n${frame}` : frame);
+      },
+    };
+  });
+}
+
+// Events whose only optional fields (as @ag-ui/core's `omitOptionalNulls` knows them) are the base
+// ones, with no nested shapes: the per-token events and the END events.
+const flatTypes: ReadonlySet<unknown> = new Set([
+  'TEXT_MESSAGE_CONTENT',
+  'TOOL_CALL_ARGS',
+  'REASONING_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'TOOL_CALL_END',
+  'REASONING_MESSAGE_END',
+]);
+
+/**
+ * Whether `EventEncoder.encodeSSE` would send `event` as plain `JSON.stringify`: a flat event with
+ * no optional field set to `null` (the encoder drops those). Most events are, and skipping the
+ * encoder's walk over the event's shape makes framing cost little more than the stringify.
+ */
+function isFlatWithoutNulls(event: Event): boolean {
+  if (!flatTypes.has(event.type)) return false;
+  const { timestamp, rawEvent, metadata, subagentRunId } = event as { timestamp?: unknown; rawEvent?: unknown; metadata?: unknown; subagentRunId?: unknown };
+  return timestamp !== null && rawEvent !== null && metadata !== null && subagentRunId !== null;
+}

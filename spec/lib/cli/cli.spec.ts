@@ -1,0 +1,288 @@
+import type { Event } from '@ag-ui/core';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { from } from 'rxjs';
+import { runWithOracle } from '../../support/oracle.js';
+
+/** The built bin (`npm test` builds before jest; during development run `npm run build`). */
+const cli = resolve(__dirname, '../../../dist/cjs/lib/cli/index.js');
+
+let dir: string;
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run 'npm run build' first ('npm test' does).`);
+  dir = mkdtempSync(join(tmpdir(), 'agui-rx-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `agui-rx <args>` with `input` on stdin. */
+function run(args: string[], input = '') {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [cli, ...args], { input, encoding: 'utf8', timeout: 20000 });
+  return { status, stdout, stderr };
+}
+
+/** Writes a temp file and returns its path. */
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The events of SSE text as agui-rx writes it (`data: <json>\n\n` frames). */
+function sseEvents(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => {
+      expect(frame.startsWith('data: ')).toBe(true);
+      return JSON.parse(frame.slice('data: '.length)) as Record<string, unknown>;
+    });
+}
+
+const sse = (events: readonly object[]) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
+const jsonl = (events: readonly object[]) => events.map((event) => JSON.stringify(event)).join('\n') + '\n';
+
+const good = [
+  { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+  { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' },
+  { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+  { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+];
+
+const broken = [
+  { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' },
+  { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'search' },
+  { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"q":"rxjs"}' },
+];
+
+const brokenReport = [
+  `#1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message 'm1', which is not open. Send TEXT_MESSAGE_START first, and nothing for the text message after its TEXT_MESSAGE_END. [content-without-start]`,
+  `#4 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event]`,
+  `#4 (end of stream): The stream ended while tool call 'c1' is still open. End it with TOOL_CALL_END, then end the run. [open-at-end]`,
+];
+
+// A small OpenAI chat completions stream: text, then one tool call in three pieces, usage, [DONE].
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  model: 'gpt-4o',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const openAIChunks = [
+  chunk({ role: 'assistant', content: 'Hel' }),
+  chunk({ content: 'lo' }),
+  chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+  chunk({}, 'tool_calls'),
+  { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-4o', choices: [], usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 } },
+];
+
+describe('agui-rx (the CLI)', () => {
+  describe('verify', () => {
+    it('should pass a good SSE capture with exit code 0', () => {
+      const path = file('good.sse', sse(good));
+      expect(run(['verify', path])).toEqual({ status: 0, stdout: `${path}: 5 events, no violations.\n`, stderr: '' });
+    });
+
+    it('should read a JSON array with a UTF-8 BOM and recorder fields', () => {
+      const path = file('good.json', '\uFEFF' + JSON.stringify(good.map((event, index) => ({ ...event, _index: index }))));
+      expect(run(['verify', path])).toEqual({ status: 0, stdout: `${path}: 5 events, no violations.\n`, stderr: '' });
+    });
+
+    it('should read JSON lines with recorder fields', () => {
+      const path = file('good.jsonl', jsonl(good.map((event) => ({ ...event, _timestamp: 1700000000, _offset_ms: 3 }))));
+      expect(run(['verify', path])).toEqual({ status: 0, stdout: `${path}: 5 events, no violations.\n`, stderr: '' });
+    });
+
+    it('should read the capture from stdin for -', () => {
+      expect(run(['verify', '-'], sse(good))).toEqual({ status: 0, stdout: 'stdin: 5 events, no violations.\n', stderr: '' });
+    });
+
+    it.each([
+      ['SSE', 'broken.sse', sse(broken)],
+      ['a JSON array', 'broken.json', JSON.stringify(broken, null, 2)],
+      ['JSON lines', 'broken.jsonl', jsonl(broken)],
+    ])('should report each violation of a broken capture in %s, and exit 1', (_format, name, text) => {
+      const path = file(name, text);
+      expect(run(['verify', path])).toEqual({
+        status: 1,
+        stdout: [...brokenReport, `${path}: 4 events, 3 violations.`].join('\n') + '\n',
+        stderr: '',
+      });
+    });
+
+    it('should print a stream the official client accepts with --fix, keeping the capture ids', async () => {
+      const path = file('fixable.sse', sse(broken));
+      const { status, stdout, stderr } = run(['verify', path, '--fix']);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      const events = sseEvents(stdout);
+      expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' });
+      expect(events[events.length - 1]).toMatchObject({ type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' });
+      const oracle = await runWithOracle(from(events as unknown as Event[]));
+      const assistant = oracle.messages.filter((message) => message.role === 'assistant');
+      expect(assistant.map((message) => message.content ?? '').join('')).toBe('Hello');
+      expect(assistant.flatMap((message) => message.toolCalls ?? [])).toEqual([{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":"rxjs"}' } }]);
+      // And the repaired stream verifies clean.
+      expect(run(['verify', '-'], stdout).status).toBe(0);
+    });
+
+    it('should leave out what is not an AG-UI event with --fix, and say so on stderr', async () => {
+      const path = file('junk.jsonl', jsonl([good[0], { type: 'PROGRESS_UPDATE' }, ...good.slice(1)]));
+      const { status, stdout, stderr } = run(['verify', '--fix', path]);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: 'agui-rx: verify --fix left out 1 record that is not an AG-UI event: #1.\n' });
+      await expect(runWithOracle(from(sseEvents(stdout) as unknown as Event[]))).resolves.toMatchObject({ messages: [expect.objectContaining({ content: 'Hello' })] });
+    });
+
+    it('should repair each run of a multi-run capture with --fix, ending a run the next one interrupts', () => {
+      const second = good.map((event) => ('runId' in event ? { ...event, runId: 'r2' } : event));
+      const path = file('two-runs.jsonl', jsonl([...good.slice(0, 4), ...second]));
+      expect(run(['verify', path]).stdout).toContain('[run-already-started]');
+      const { status, stdout } = run(['verify', '--fix', path]);
+      expect(status).toBe(0);
+      const runs = sseEvents(stdout).filter((event) => event.type === 'RUN_STARTED' || event.type === 'RUN_FINISHED');
+      expect(runs.map((event) => [event.type, event.runId])).toEqual([
+        ['RUN_STARTED', 'r1'],
+        ['RUN_FINISHED', 'r1'],
+        ['RUN_STARTED', 'r2'],
+        ['RUN_FINISHED', 'r2'],
+      ]);
+      expect(run(['verify', '-'], stdout).status).toBe(0);
+    });
+  });
+
+  describe('convert', () => {
+    it('should print an OpenAI chat completions recording as AG-UI SSE the official client accepts', async () => {
+      const path = file('openai.sse', sse(openAIChunks) + 'data: [DONE]\n\n');
+      const { status, stdout, stderr } = run(['convert', '--from', 'openai-chat', path, '--thread-id', 'thread-9', '--run-id', 'run-9']);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      const events = sseEvents(stdout);
+      expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 'thread-9', runId: 'run-9' });
+      expect(events[events.length - 1]).toMatchObject({ type: 'RUN_FINISHED', threadId: 'thread-9', runId: 'run-9', usage: [{ inputTokens: 12, outputTokens: 9, totalTokens: 21, model: 'gpt-4o' }] });
+      const oracle = await runWithOracle(from(events as unknown as Event[]));
+      expect(oracle.messages).toEqual([
+        expect.objectContaining({
+          id: 'chatcmpl-1',
+          role: 'assistant',
+          content: 'Hello',
+          toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        }),
+      ]);
+      expect(run(['verify', '-'], stdout)).toMatchObject({ status: 0 });
+    });
+
+    it('should read JSON lines, and stdin for -', () => {
+      const path = file('openai.jsonl', jsonl(openAIChunks));
+      const fromFile = run(['convert', '--from', 'openai-chat', path, '--thread-id', 't', '--run-id', 'r']);
+      const fromStdin = run(['convert', '--from', 'openai-chat', '-', '--thread-id', 't', '--run-id', 'r'], sse(openAIChunks));
+      expect(fromFile.status).toBe(0);
+      expect(fromStdin).toEqual(fromFile);
+    });
+
+    it('should generate the run ids when none are given', () => {
+      const { status, stdout } = run(['convert', '--from', 'openai-chat', file('ids.jsonl', jsonl(openAIChunks))]);
+      expect(status).toBe(0);
+      expect(sseEvents(stdout)[0]).toMatchObject({ type: 'RUN_STARTED', threadId: expect.stringMatching(/^[\w-]{21}$/), runId: expect.stringMatching(/^[\w-]{21}$/) });
+    });
+  });
+
+  describe('bad usage and bad input', () => {
+    it.each([[['--help']], [['-h']], [['help']]])('should print the usage on stdout and exit 0 for %j', (args) => {
+      const { status, stdout, stderr } = run(args);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      expect(stdout).toMatch(/^Usage: agui-rx <command> \[options\]\n/);
+      expect(stdout).toContain('verify <capture> [--fix]');
+    });
+
+    it('should print the usage on stderr and exit 2 without a command', () => {
+      const { status, stdout, stderr } = run([]);
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      expect(stderr).toMatch(/^Usage: agui-rx <command> \[options\]\n/);
+    });
+
+    it('should name an unknown command, print the usage and exit 2', () => {
+      const { status, stdout, stderr } = run(['lint', 'x']);
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      expect(stderr).toMatch(/^agui-rx: unknown command 'lint'\.\nUsage: agui-rx/);
+    });
+
+    it.each([
+      [['verify'], `agui-rx: verify takes one capture (a path, or - for stdin), got none. Run 'agui-rx --help' for the usage.\n`],
+      [['verify', 'a.json', 'b.json'], `agui-rx: verify takes one capture (a path, or - for stdin), got 'a.json' 'b.json'. Run 'agui-rx --help' for the usage.\n`],
+      [['verify', '--strict', 'a.json'], `agui-rx: verify: Unknown option '--strict'. Run 'agui-rx --help' for the usage.\n`],
+      [['convert', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph. Run 'agui-rx --help' for the usage.\n`],
+      [['convert', '--from', 'gemini', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph; got 'gemini'. Run 'agui-rx --help' for the usage.\n`],
+    ])('should explain bad arguments %j in one line and exit 2', (args, message) => {
+      expect(run(args)).toEqual({ status: 2, stdout: '', stderr: message });
+    });
+
+    it('should say which file is missing and exit 2', () => {
+      const path = join(dir, 'nowhere.sse');
+      expect(run(['verify', path])).toEqual({ status: 2, stdout: '', stderr: `agui-rx: cannot read ${path}: no such file.\n` });
+    });
+
+    it('should say where a capture is not JSON and exit 2', () => {
+      const lines = file('bad.jsonl', `${JSON.stringify(good[0])}\n{"type": "TEXT_MESSAGE_START",\n`);
+      expect(run(['verify', lines])).toMatchObject({ status: 2, stdout: '', stderr: expect.stringMatching(new RegExp(`^agui-rx: ${lines}: line 2 is not JSON \\(.+\\)\\.\\n$`)) });
+      const frames = file('bad.sse', `data: ${JSON.stringify(good[0])}\n\ndata: {oops}\n\n`);
+      expect(run(['verify', frames])).toMatchObject({ status: 2, stdout: '', stderr: expect.stringMatching(new RegExp(`^agui-rx: ${frames}: SSE event 2 is not JSON \\(.+\\)\\.\\n$`)) });
+      const object = file('object.json', '[1, 2');
+      expect(run(['verify', object])).toMatchObject({ status: 2, stderr: expect.stringMatching(/the capture is not JSON/) });
+    });
+  });
+
+  describe('failures a script must see', () => {
+    it('should exit 1 and say why when the conversion ends with RUN_ERROR, still printing the stream', () => {
+      const file = join(dir, 'null.jsonl');
+      writeFileSync(file, 'null\n');
+      const { status, stdout, stderr } = run(['convert', '--from', 'openai-chat', file]);
+      expect(status).toBe(1);
+      expect(sseEvents(stdout).map((event) => event.type)).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+      expect(stderr).toMatch(/^agui-rx: the conversion ended with RUN_ERROR: fromOpenAIChatCompletions received null where a chat\.completion\.chunk object/);
+    });
+
+    it('should exit 2 for a recording with nothing to convert', () => {
+      const file = join(dir, 'empty.jsonl');
+      writeFileSync(file, '');
+      expect(run(['convert', '--from', 'openai-chat', file])).toMatchObject({ status: 2, stdout: '', stderr: `agui-rx: ${file} holds no chat.completion.chunk records: nothing to convert.\n` });
+    });
+
+    it('should end a repaired run with RUN_ERROR when an event nests too deeply to encode', () => {
+      const file = join(dir, 'deep.jsonl');
+      writeFileSync(file, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"CUSTOM","name":"x","value":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`);
+      const { status, stdout } = run(['verify', '--fix', file]);
+      expect(status).toBe(0);
+      expect(sseEvents(stdout)).toEqual([
+        { type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' },
+        {
+          type: 'RUN_ERROR',
+          message:
+            'The CUSTOM event cannot be encoded: Maximum call stack size exceeded. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
+        },
+      ]);
+    });
+  });
+
+  describe('convert --from every provider format', () => {
+    const cases: [string, string][] = [
+      ['openai-chat', 'openai-chat-completions/parallel-tool-calls-interleaved.sse'],
+      ['openai-responses', 'openai-responses/two-calls-interleaved.sse'],
+      ['anthropic', 'anthropic-messages/two-tool-uses.sse'],
+      ['ai-sdk', 'vercel-ai-sdk/fullstream-steps.json'],
+      ['langchain', 'langgraph/list-content-input-json-delta.events-v2.jsonl'],
+      ['langgraph', 'langgraph/plain-json-subgraph-namespace.values-messages.jsonl'],
+    ];
+    it.each(cases)('should convert a %s recording into a stream the official client accepts', async (provider, fixture) => {
+      const file = resolve(__dirname, '../../fixtures', fixture);
+      const { status, stdout, stderr } = run(['convert', '--from', provider, file]);
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      const events = sseEvents(stdout);
+      expect(events[0].type).toBe('RUN_STARTED');
+      expect(events[events.length - 1].type).toBe('RUN_FINISHED');
+      await expect(runWithOracle(from(events as never[]))).resolves.toBeDefined();
+    });
+  });
+});

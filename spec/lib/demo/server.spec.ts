@@ -1,0 +1,183 @@
+import { HttpAgent } from '@ag-ui/client';
+import { EventType, type AssistantMessage, type BaseEvent } from '@ag-ui/core';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ChatCompletionChunk } from '../../../lib/adapters/index.js';
+import { createReplayAgent, parseTranscript, readTranscript } from '../../../lib/demo/replayAgent.js';
+import { createScriptedAgent } from '../../../lib/demo/scriptedAgent.js';
+import { startDemoServer, type DemoServer } from '../../../lib/demo/server.js';
+import { getWeather } from '../../../lib/demo/tools.js';
+import { collect, sequentialIds } from '../../support/helpers.js';
+
+const input = { threadId: 't', runId: 'r', messages: [], tools: [], context: [] };
+
+const NOW = new Date('2026-11-29T12:34:00Z');
+const now = () => NOW;
+
+/** Runs the official HttpAgent once against `url` and returns what it built. */
+async function runHttpAgent(url: string, text: string, state: Record<string, unknown> = {}) {
+  const agent = new HttpAgent({ url, threadId: 'thread-1', initialMessages: [{ id: 'user-1', role: 'user', content: text }], initialState: state });
+  const events: BaseEvent[] = [];
+  await agent.runAgent({ runId: 'run-1' }, { onEvent: ({ event }) => void events.push(event) });
+  return { messages: agent.messages, state: agent.state, events };
+}
+
+describe('startDemoServer', () => {
+  let server: DemoServer;
+
+  beforeAll(async () => {
+    server = await startDemoServer({ port: 0, agent: createScriptedAgent({ pace: 0, toolLatency: 0, now, generateId: sequentialIds('id-') }), page: { agentLabel: 'scripted' } });
+  });
+
+  afterAll(() => server.close());
+
+  it('should serve the official HttpAgent the scripted run: text, two parallel tool calls, their results, state, a final answer', async () => {
+    const run = await runHttpAgent(`${server.url}agent`, 'What is the weather in Tokyo?', { theme: 'dark' });
+    const messages = run.messages.filter((message) => message.role !== 'reasoning');
+    expect(messages).toEqual([
+      { id: 'user-1', role: 'user', content: 'What is the weather in Tokyo?' },
+      {
+        id: 'chatcmpl-id-1',
+        role: 'assistant',
+        content: 'Let me look up the weather and the local time in Tokyo.',
+        toolCalls: [
+          { id: 'call_id-2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+          { id: 'call_id-3', type: 'function', function: { name: 'get_time', arguments: '{"timezone":"Asia/Tokyo"}' } },
+        ],
+      },
+      { id: expect.any(String), role: 'tool', toolCallId: 'call_id-2', content: JSON.stringify(getWeather.run({ city: 'Tokyo' }, { now })) },
+      { id: expect.any(String), role: 'tool', toolCallId: 'call_id-3', content: '{"timezone":"Asia/Tokyo","date":"2026-11-29","time":"21:34","weekday":"Sunday"}' },
+      { id: 'chatcmpl-id-4', role: 'assistant', content: expect.stringMatching(/^In Tokyo it is -?\d+ °C and .* The local time there is 21:34 on Sunday \(2026-11-29, Asia\/Tokyo\)\./) },
+    ]);
+    expect(run.messages.find((message) => message.role === 'reasoning')).toMatchObject({ content: expect.stringContaining('get_weather and get_time in parallel') });
+    expect(run.state).toEqual({ theme: 'dark', lastCity: 'Tokyo', lastTimezone: 'Asia/Tokyo', lookups: 2 });
+    expect(run.events[run.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' });
+  });
+
+  it('should serve the page at / and refuse other paths and methods', async () => {
+    const page = await fetch(server.url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    expect(html).toContain('<title>agui-rx demo</title>');
+    expect(html).toContain('"agentLabel":"scripted"');
+    // Single file: no external script, stylesheet or image.
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|<img/);
+
+    expect((await fetch(`${server.url}nothing`)).status).toBe(404);
+    expect((await fetch(server.url, { method: 'POST' })).status).toBe(405);
+    const get = await fetch(`${server.url}agent`);
+    expect(get.status).toBe(405);
+    expect(await get.json()).toEqual({ error: expect.stringContaining('POST a RunAgentInput') });
+  });
+
+  it('should stream SSE frames to a plain fetch that asks for text/event-stream', async () => {
+    const response = await fetch(`${server.url}agent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({ threadId: 't', runId: 'r', state: {}, messages: [{ id: 'u', role: 'user', content: 'Oslo' }], tools: [], context: [] }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await response.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
+    const types = frames.map((frame) => JSON.parse(frame.slice('data: '.length)).type);
+    expect(types[0]).toBe(EventType.RUN_STARTED);
+    expect(types[types.length - 1]).toBe(EventType.RUN_FINISHED);
+    expect(types.filter((type) => type === EventType.TOOL_CALL_RESULT)).toHaveLength(2);
+  });
+
+  it('should reject with what to do when the port is taken', async () => {
+    await expect(startDemoServer({ port: server.port, agent: createScriptedAgent() })).rejects.toThrow(
+      `Port ${server.port} on 127.0.0.1 is already in use. Stop what uses it, or choose another port: PORT=${server.port + 1} npm run demo.`,
+    );
+  });
+});
+
+/** What a transcript says (choice 0): its text, and each tool call's name and arguments. */
+function transcriptIntent(chunks: readonly (ChatCompletionChunk | '[DONE]')[]) {
+  let text = '';
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  const byIndex = new Map<number, { id: string; name: string; arguments: string }>();
+  for (const chunk of chunks) {
+    if (chunk === '[DONE]') continue;
+    const choice = chunk.choices.find((candidate, position) => (candidate.index ?? position) === 0);
+    if (!choice) continue;
+    text += (choice.delta.content ?? '') + (choice.delta.refusal ?? '');
+    for (const piece of choice.delta.tool_calls ?? []) {
+      const known = byIndex.get(piece.index);
+      if (known && (!piece.id || piece.id === known.id)) known.arguments += piece.function?.arguments ?? '';
+      else {
+        const call = { id: piece.id!, name: piece.function!.name!, arguments: piece.function?.arguments ?? '' };
+        byIndex.set(piece.index, call);
+        calls.push(call);
+      }
+    }
+  }
+  return { text, calls };
+}
+
+const sharedDir = resolve(__dirname, '../../../../shared/fixtures/openai-chat-completions');
+const ownDir = resolve(__dirname, '../../fixtures/openai-chat-completions');
+const transcripts = [sharedDir, ownDir].flatMap((dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.sse') || name.endsWith('.jsonl'))
+        .sort()
+        .map((name) => join(dir, name))
+    : [],
+);
+
+(transcripts.length > 0 ? describe : describe.skip)(
+  `demo --replay through the server and the official HttpAgent${transcripts.length > 0 ? '' : ' (skipped: no transcripts in ../shared or spec/fixtures)'}`,
+  () => {
+    it.each(transcripts.map((file) => [file.slice(resolve(__dirname, '../../../..').length + 1), file]))(
+      'should replay %s with its full text and each tool call’s exact arguments',
+      async (_name, file) => {
+        const chunks = readTranscript(file);
+        const server = await startDemoServer({ port: 0, agent: createReplayAgent(chunks, { pace: 0 }) });
+        try {
+          const run = await runHttpAgent(`${server.url}agent`, 'replay it');
+          const expected = transcriptIntent(chunks);
+          const assistants = run.messages.filter((message): message is AssistantMessage => message.role === 'assistant');
+          expect(assistants.map((message) => message.content ?? '').join('')).toBe(expected.text);
+          expect(assistants.flatMap((message) => message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }))).toEqual(
+            expected.calls,
+          );
+          const finished = run.events[run.events.length - 1] as BaseEvent & { outcome?: { pendingToolCallIds?: string[] } };
+          expect(finished.type).toBe(EventType.RUN_FINISHED);
+          // The recording's tools are not ours: their calls are left for the client.
+          if (expected.calls.length > 0) expect(finished.outcome?.pendingToolCallIds).toEqual(expected.calls.map((call) => call.id));
+        } finally {
+          await server.close();
+        }
+      },
+    );
+  },
+);
+
+describe('createReplayAgent', () => {
+  it('should keep the recording’s ids on the first replay and suffix them on later ones', async () => {
+    const chunks: ChatCompletionChunk[] = [
+      { id: 'chatcmpl-1', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] },
+      { id: 'chatcmpl-1', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+    ];
+    const agent = createReplayAgent(chunks, { pace: 0 });
+    const ids = async () => {
+      const events = (await collect(agent(input, { signal: new AbortController().signal }))) as { messageId?: string; toolCallId?: string }[];
+      return events.map((event) => event.messageId ?? event.toolCallId);
+    };
+    expect(await ids()).toEqual(['chatcmpl-1', 'call_1']);
+    expect(await ids()).toEqual(['chatcmpl-1-2', 'call_1-2']);
+    expect(chunks[0].id).toBe('chatcmpl-1');
+  });
+});
+
+describe('parseTranscript', () => {
+  it('should read SSE (keeping [DONE]) and JSON lines, and say which line is broken', () => {
+    const chunk = { id: 'c', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] };
+    expect(parseTranscript(`data: ${JSON.stringify(chunk)}\r\n\r\ndata: [DONE]`, 'x.sse')).toEqual([chunk, '[DONE]']);
+    expect(parseTranscript(`${JSON.stringify(chunk)}\n\n${JSON.stringify(chunk)}\n`, 'x.jsonl')).toEqual([chunk, chunk]);
+    expect(() => parseTranscript(`${JSON.stringify(chunk)}\n{"id":`, 'x.jsonl')).toThrow(/^Line 2 of x\.jsonl is not JSON/);
+    expect(() => parseTranscript('\n', 'empty.jsonl')).toThrow("empty.jsonl holds no chat.completion.chunk: expected SSE 'data:' frames or JSON lines.");
+    expect(() => readTranscript('/nonexistent/file.sse')).toThrow(/^Cannot read the transcript \/nonexistent\/file\.sse: ENOENT/);
+  });
+});

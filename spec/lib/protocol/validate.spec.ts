@@ -1,0 +1,237 @@
+import { EventType } from '@ag-ui/core';
+import { EventSchema } from '@ag-ui/core/schemas';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { assertWireEvent } from '../../../lib/protocol/validate.js';
+
+/** The AguiRxError `assertWireEvent` throws for `event`. */
+function rejectionOf(event: Record<string, unknown>): AguiRxError {
+  try {
+    assertWireEvent(event);
+  } catch (error) {
+    return error as AguiRxError;
+  }
+  throw new Error(`expected ${JSON.stringify(event)} to be rejected`);
+}
+
+describe('assertWireEvent', () => {
+  describe('per-token events (checked by hand)', () => {
+    it('should return a valid TEXT_MESSAGE_CONTENT, REASONING_MESSAGE_CONTENT or TOOL_CALL_ARGS as it is', () => {
+      const events = [
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hello' },
+        { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'rm1', delta: 'Let me think', subagentRunId: 'sub-1' },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc1', delta: '{"q":', timestamp: 1700000000000, metadata: { chunk: 3 }, rawEvent: { id: 'x' } },
+      ];
+
+      for (const event of events) expect(assertWireEvent(event)).toBe(event);
+    });
+
+    it('should accept an empty delta, as the schema does', () => {
+      const event = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: '' };
+
+      expect(assertWireEvent(event)).toBe(event);
+    });
+
+    it('should reject an id that is not a string', () => {
+      const error = rejectionOf({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 5, delta: 'Hi' });
+
+      expect(error).toBeInstanceOf(AguiRxError);
+      expect(error.code).toBe('INVALID_EVENT');
+      expect(error.message).toBe("TEXT_MESSAGE_CONTENT has 'messageId: number 5', but 'messageId' must be a string.");
+    });
+
+    it('should reject a TOOL_CALL_ARGS without a toolCallId', () => {
+      expect(rejectionOf({ type: EventType.TOOL_CALL_ARGS, delta: '{}' }).message).toBe(
+        "TOOL_CALL_ARGS has 'toolCallId: undefined', but 'toolCallId' must be a string.",
+      );
+    });
+
+    it('should reject a missing delta', () => {
+      expect(rejectionOf({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'rm1' }).message).toBe(
+        "REASONING_MESSAGE_CONTENT has 'delta: undefined', but 'delta' must be a string.",
+      );
+    });
+
+    it('should reject null in an optional field, saying to omit it', () => {
+      const error = rejectionOf({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', metadata: null });
+
+      expect(error.code).toBe('INVALID_EVENT');
+      expect(error.message).toBe("TEXT_MESSAGE_CONTENT has 'metadata: null', but 'metadata' must be absent or set: omit an optional field rather than sending null.");
+    });
+
+    it('should reject a null id as not a string, saying to omit optional fields', () => {
+      expect(rejectionOf({ type: EventType.TOOL_CALL_ARGS, toolCallId: null, delta: 'x' }).message).toBe(
+        "TOOL_CALL_ARGS has 'toolCallId: null', but 'toolCallId' must be a string: omit an optional field rather than sending null.",
+      );
+    });
+
+    it('should reject a subagentRunId that is not a string', () => {
+      expect(rejectionOf({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', subagentRunId: 7 }).message).toBe(
+        "TEXT_MESSAGE_CONTENT has 'subagentRunId: number 7', but 'subagentRunId' must be a string.",
+      );
+    });
+
+    it('should reject a timestamp that is not an integer', () => {
+      expect(rejectionOf({ type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc1', delta: 'x', timestamp: 1.5 }).message).toBe(
+        "TOOL_CALL_ARGS has 'timestamp: number 1.5', but 'timestamp' must be an integer.",
+      );
+      expect(rejectionOf({ type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc1', delta: 'x', timestamp: '2024-01-01' }).message).toBe(
+        `TOOL_CALL_ARGS has 'timestamp: "2024-01-01"', but 'timestamp' must be an integer.`,
+      );
+    });
+
+    it('should reject metadata that is not an object', () => {
+      expect(rejectionOf({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'rm1', delta: 'x', metadata: ['a'] }).message).toBe(
+        "REASONING_MESSAGE_CONTENT has 'metadata: an array of 1', but 'metadata' must be an object.",
+      );
+    });
+
+    it('should reject only what the @ag-ui/core schema rejects too', () => {
+      const rejected = [
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 5, delta: 'Hi' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', rawEvent: null },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', subagentRunId: 7 },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc1', delta: 'x', timestamp: 1.5 },
+        { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'rm1', delta: 'x', metadata: ['a'] },
+      ];
+
+      for (const event of rejected) {
+        expect(() => assertWireEvent(event)).toThrow(AguiRxError);
+        expect(EventSchema.safeParse(event).success).toBe(false);
+      }
+    });
+  });
+
+  describe('other events (checked with the @ag-ui/core schema)', () => {
+    it('should return a valid event as it is, extra fields included', () => {
+      const event = { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', outcome: { type: 'success' }, vendorField: { kept: true } };
+
+      expect(assertWireEvent(event)).toBe(event);
+    });
+
+    it('should reject a missing required field, naming it', () => {
+      const error = rejectionOf({ type: EventType.TEXT_MESSAGE_START, role: 'assistant' });
+
+      expect(error).toBeInstanceOf(AguiRxError);
+      expect(error.code).toBe('INVALID_EVENT');
+      expect(error.message).toBe(
+        "TEXT_MESSAGE_START is not a valid AG-UI event: 'messageId': Invalid input: expected string, received undefined. Fix the field in the event your agent emits.",
+      );
+    });
+
+    it('should reject a field of the wrong type', () => {
+      expect(rejectionOf({ type: EventType.STEP_STARTED, stepName: 5 }).message).toBe(
+        "STEP_STARTED is not a valid AG-UI event: 'stepName': Invalid input: expected string, received number. Fix the field in the event your agent emits.",
+      );
+    });
+
+    it('should reject null in an optional field, saying to omit it', () => {
+      expect(rejectionOf({ type: EventType.STEP_STARTED, stepName: 'plan', subagentRunId: null }).message).toBe(
+        "STEP_STARTED is not a valid AG-UI event: 'subagentRunId': Invalid input: expected string, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
+      );
+    });
+
+    it('should give the path of a nested field', () => {
+      expect(rejectionOf({ type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', usage: [{ inputTokens: 1.5 }] }).message).toBe(
+        "RUN_FINISHED is not a valid AG-UI event: 'usage.0.inputTokens': Invalid input: expected int, received number. Fix the field in the event your agent emits.",
+      );
+    });
+
+    it('should add the null hint for a nested null only', () => {
+      expect(rejectionOf({ type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', usage: [null] }).message).toBe(
+        "RUN_FINISHED is not a valid AG-UI event: 'usage.0': Invalid input: expected object, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
+      );
+    });
+
+    it('should reject a value outside an enum', () => {
+      expect(rejectionOf({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'tool' }).message).toBe(
+        `TEXT_MESSAGE_START is not a valid AG-UI event: 'role': Invalid option: expected one of "developer"|"system"|"assistant"|"user". Fix the field in the event your agent emits.`,
+      );
+    });
+
+    it('should reject an unknown type', () => {
+      expect(rejectionOf({ type: 'TEXT_DELTA', delta: 'Hi' }).message).toBe(
+        "TEXT_DELTA is not a valid AG-UI event: 'type': Invalid input. Fix the field in the event your agent emits.",
+      );
+    });
+
+    it('should not send per-token rules to other events', () => {
+      // TEXT_MESSAGE_CHUNK has an optional delta and messageId: the schema, not the hand check, applies.
+      const chunk = { type: EventType.TEXT_MESSAGE_CHUNK };
+
+      expect(assertWireEvent(chunk)).toBe(chunk);
+    });
+  });
+});
+
+describe('assertWireEvent on frequent events (checked by hand, else by the schema)', () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+  const types = [
+    EventType.TEXT_MESSAGE_CONTENT,
+    EventType.TOOL_CALL_ARGS,
+    EventType.REASONING_MESSAGE_CONTENT,
+    EventType.TEXT_MESSAGE_START,
+    EventType.TEXT_MESSAGE_END,
+    EventType.REASONING_START,
+    EventType.REASONING_MESSAGE_START,
+    EventType.REASONING_MESSAGE_END,
+    EventType.REASONING_END,
+    EventType.TOOL_CALL_START,
+    EventType.TOOL_CALL_END,
+    EventType.TOOL_CALL_RESULT,
+    EventType.STATE_SNAPSHOT,
+    EventType.STATE_DELTA,
+  ];
+  // Field values chosen to sit on both sides of each rule: wrong types, null, undefined, edge numbers.
+  const anyValue = fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 4 },
+    fc.constant(null),
+    { arbitrary: fc.constantFrom('m1', '', 'assistant', 'user', 'reasoning', 'tool', 'robot', '/a', 'a', '/a~2', '/a~1b'), weight: 3 },
+    fc.constantFrom(1, 1.5, -1, Number.MAX_SAFE_INTEGER + 1, NaN),
+    fc.constant({}),
+    fc.constant([]),
+  );
+  const operation = fc.record(
+    { op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'merge', 1), path: anyValue, from: anyValue, value: anyValue },
+    { requiredKeys: [] },
+  );
+  const event = fc.record(
+    {
+      type: fc.constantFrom(...types),
+      messageId: anyValue,
+      toolCallId: anyValue,
+      toolCallName: anyValue,
+      parentMessageId: anyValue,
+      role: anyValue,
+      name: anyValue,
+      content: fc.oneof(anyValue, fc.constant([{ type: 'text', text: 'hi' }])),
+      snapshot: anyValue,
+      delta: fc.oneof(anyValue, fc.array(operation, { maxLength: 3 })),
+      timestamp: anyValue,
+      rawEvent: anyValue,
+      metadata: anyValue,
+      subagentRunId: anyValue,
+    },
+    { requiredKeys: ['type'] },
+  );
+
+  it('should accept exactly what the @ag-ui/core EventSchema accepts', () => {
+    let acceptedCount = 0;
+    fc.assert(
+      fc.property(event, (candidate) => {
+        let accepted = true;
+        try {
+          assertWireEvent(candidate as Record<string, unknown>);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AguiRxError);
+          accepted = false;
+        }
+        expect(accepted).toBe(EventSchema.safeParse(candidate).success);
+        if (accepted) acceptedCount++;
+      }),
+      { numRuns: 20000, seed: 7 },
+    );
+    // The generator must reach both sides of the rules, or the property says nothing.
+    expect(acceptedCount).toBeGreaterThan(200);
+  });
+});

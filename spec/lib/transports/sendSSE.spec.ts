@@ -1,0 +1,574 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { decode } from '@ag-ui/proto';
+import { EventEmitter } from 'node:events';
+import { createServer, get as httpGet, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NEVER, Subject, concat, defer, finalize, of, throwError, type Observable } from 'rxjs';
+import { sendSSE } from '../../../lib/transports/sendSSE.js';
+
+const PROTO = 'application/vnd.ag-ui.event+proto';
+
+const S: Event = { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' };
+const F: Event = { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1' };
+const text = (delta: string): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta });
+const runError = (message: string, code?: string): Event => ({ type: EventType.RUN_ERROR, message, ...(code === undefined ? {} : { code }) });
+const slowClient = (maxBufferedBytes: number) =>
+  runError(`The client did not read the stream: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped.`, 'SLOW_CLIENT');
+
+const frame = (event: Event) => `data: ${JSON.stringify(event)}\n\n`;
+const bytes = (event: Event) => Buffer.byteLength(frame(event));
+const PING = ': ping\n\n';
+
+/** Exactly the headers sendSSE sends for SSE. */
+const sseHeaders = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
+
+/**
+ * A stand-in for `http.ServerResponse` that records what is written and applies backpressure on
+ * demand: while `accepting` is false, `write()` returns false, as Node's does when its buffer is full.
+ */
+class FakeResponse extends EventEmitter {
+  statusCode: number | undefined;
+  headers: Record<string, string> | undefined;
+  headersSent = false;
+  headersFlushed = false;
+  destroyed = false;
+  writableEnded = false;
+  /** What `write()` returns: false asks the writer to wait for 'drain'. */
+  accepting = true;
+  readonly chunks: (string | Uint8Array)[] = [];
+
+  writeHead(statusCode: number, headers: Record<string, string>): this {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.headersSent = true;
+    return this;
+  }
+
+  flushHeaders(): void {
+    this.headersFlushed = true;
+  }
+
+  write(chunk: string | Uint8Array): boolean {
+    // Node reports a write after end as an error; here it fails the spec.
+    if (this.writableEnded) throw new Error('write after end');
+    this.chunks.push(chunk);
+    return this.accepting;
+  }
+
+  end(): this {
+    this.writableEnded = true;
+    return this;
+  }
+
+  /** The client read what was buffered: 'drain' fires, and `write()` returns `accepting` from now on. */
+  drain(accepting = true): void {
+    this.accepting = accepting;
+    this.emit('drain');
+  }
+
+  /** The client went away. */
+  disconnect(): void {
+    this.destroyed = true;
+    this.emit('close');
+  }
+
+  /** Everything written, as text. */
+  text(): string {
+    return this.chunks.map((chunk) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))).join('');
+  }
+
+  get res(): ServerResponse {
+    return this as unknown as ServerResponse;
+  }
+}
+
+/** What each chunk written carries: its event, or PING for the heartbeat (so key order does not matter). */
+function written(fake: FakeResponse): unknown[] {
+  return fake.chunks.map((chunk) => {
+    if (chunk === PING) return PING;
+    expect(typeof chunk === 'string' && /^data: [^\n]*\n\n$/.test(chunk)).toBe(true);
+    return JSON.parse((chunk as string).slice('data: '.length));
+  });
+}
+
+/** `events$` with a flag that says whether it was unsubscribed (or ended). */
+function watched(events$: Observable<Event>): { events$: Observable<Event>; finalized: () => boolean } {
+  let done = false;
+  return { events$: events$.pipe(finalize(() => (done = true))), finalized: () => done };
+}
+
+/** The events of a length-prefixed protobuf body (4-byte big-endian length, then the message). */
+function decodeProtoBody(body: Uint8Array): unknown[] {
+  const events: unknown[] = [];
+  let offset = 0;
+  while (offset < body.byteLength) {
+    const length = new DataView(body.buffer, body.byteOffset + offset, 4).getUint32(0, false);
+    events.push(decode(body.subarray(offset + 4, offset + 4 + length)));
+    offset += 4 + length;
+  }
+  expect(offset).toBe(body.byteLength);
+  return events;
+}
+
+/** The events in SSE text: each frame must be one `data:` line. */
+function sseEvents(body: string): unknown[] {
+  expect(body.endsWith('\n\n')).toBe(true);
+  return body
+    .slice(0, -2)
+    .split('\n\n')
+    .map((block) => {
+      expect(block.startsWith('data: ')).toBe(true);
+      expect(block).not.toContain('\n');
+      return JSON.parse(block.slice('data: '.length));
+    });
+}
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent` };
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** GETs `url` without a pooled connection; resolves with the status, headers and whole body. */
+function getAll(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; rawHeaders: string[]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** A promise and the function that resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe('sendSSE', () => {
+  describe('over node:http', () => {
+    let server: Server | undefined;
+
+    afterEach(async () => {
+      if (server) await close(server);
+      server = undefined;
+    });
+
+    it('should answer 200 with exactly the four event-stream headers and one frame per event', async () => {
+      let url: string;
+      ({ server, url } = await listen((_req, res) => void sendSSE(res, of(S, text('a\nb'), F))));
+
+      const response = await getAll(url);
+
+      expect(response.status).toBe(200);
+      const pairs = response.rawHeaders.flatMap((value, index, all) => (index % 2 === 0 ? [[value, all[index + 1]]] : []));
+      expect(pairs.filter(([name]) => name !== 'Date' && name !== 'Transfer-Encoding')).toEqual(Object.entries(sseHeaders));
+      expect(response.headers['transfer-encoding']).toBe('chunked');
+      expect(response.body.toString('utf8')).toBe(frame(S) + frame(text('a\nb')) + frame(F));
+    });
+
+    it('should stream events that arrive later, readable with fetch', async () => {
+      let url: string;
+      ({ server, url } = await listen((_req, res) => void sendSSE(res, concat(of(S), defer(() => Promise.resolve(text('later'))), of(F)))));
+
+      const response = await fetch(url);
+
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      expect(sseEvents(await response.text())).toEqual([S, text('later'), F]);
+    });
+
+    it('should send protobuf frames with the protobuf media type when Accept asks for them', async () => {
+      let url: string;
+      ({ server, url } = await listen((req, res) => void sendSSE(res, of(S, text('hi'), F), { accept: req.headers.accept })));
+
+      const response = await getAll(url, { Accept: PROTO });
+
+      expect(response.headers['content-type']).toBe(PROTO);
+      expect(decodeProtoBody(new Uint8Array(response.body))).toEqual([S, text('hi'), F]);
+    });
+
+    it('should send SSE to Accept: */*', async () => {
+      let url: string;
+      ({ server, url } = await listen((req, res) => void sendSSE(res, of(S, F), { accept: req.headers.accept })));
+
+      const response = await getAll(url, { Accept: '*/*' });
+
+      expect(response.headers['content-type']).toBe('text/event-stream');
+      expect(sseEvents(response.body.toString('utf8'))).toEqual([S, F]);
+    });
+
+    it('should unsubscribe events$ when the client disconnects mid-stream', async () => {
+      const unsubscribed = signal();
+      let url: string;
+      ({ server, url } = await listen((_req, res) => void sendSSE(res, concat(of(S), NEVER).pipe(finalize(unsubscribed.resolve)))));
+      const abort = new AbortController();
+
+      const response = await fetch(url, { signal: abort.signal });
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      abort.abort();
+      await reader.read().catch(() => undefined);
+
+      expect(new TextDecoder().decode(first.value)).toBe(frame(S));
+      await unsubscribed.promise;
+    });
+
+    it('should unsubscribe events$ at once when the client left before sendSSE was called', async () => {
+      const arrived = signal();
+      const unsubscribed = signal();
+      let subscribed = false;
+      let url: string;
+      ({ server, url } = await listen((_req, res) => {
+        arrived.resolve();
+        // The handler was still busy (reading the body, say) when the client left.
+        res.once('close', () => {
+          const events$ = defer(() => {
+            subscribed = true;
+            return NEVER;
+          }).pipe(finalize(unsubscribed.resolve));
+          sendSSE(res, events$);
+        });
+      }));
+      const abort = new AbortController();
+
+      const request = fetch(url, { method: 'POST', body: '{}', signal: abort.signal }).catch((error: Error) => error.name);
+      await arrived.promise;
+      abort.abort();
+
+      expect(await request).toBe('AbortError');
+      await unsubscribed.promise;
+      expect(subscribed).toBe(true);
+    });
+  });
+
+  describe('with a fake ServerResponse', () => {
+    it('should send status 200 and exactly the four headers, flushed before the first event', () => {
+      const fake = new FakeResponse();
+
+      const subscription = sendSSE(fake.res, NEVER, { heartbeatMs: 0 });
+
+      expect(fake.statusCode).toBe(200);
+      expect(fake.headers).toStrictEqual(sseHeaders);
+      expect(fake.headersFlushed).toBe(true);
+      expect(fake.chunks).toEqual([]);
+      subscription.unsubscribe();
+    });
+
+    it('should send the protobuf media type and protobuf frames when accept asks for them', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+
+      sendSSE(fake.res, concat(of(S, text('hi')), NEVER), { accept: PROTO, heartbeatMs: 1000 });
+
+      expect(fake.headers).toStrictEqual({ ...sseHeaders, 'Content-Type': PROTO });
+      expect(fake.chunks.every((chunk) => chunk instanceof Uint8Array)).toBe(true);
+      expect(decodeProtoBody(Buffer.concat(fake.chunks as Uint8Array[]))).toEqual([S, text('hi')]);
+      // Protobuf has no comment frame, so no heartbeat.
+      expect(jest.getTimerCount()).toBe(0);
+      fake.disconnect();
+    });
+
+    it('should write one frame per event and end when events$ completes', () => {
+      const fake = new FakeResponse();
+
+      sendSSE(fake.res, of(S, text('hi'), F));
+
+      expect(fake.chunks).toEqual([frame(S), frame(text('hi')), frame(F)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should send `: ping` after heartbeatMs of silence and none while events flow', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+
+      sendSSE(fake.res, events$, { heartbeatMs: 1000 });
+      events$.next(S);
+      jest.advanceTimersByTime(999);
+      events$.next(text('a'));
+      jest.advanceTimersByTime(999);
+      events$.next(text('b'));
+      jest.advanceTimersByTime(1000);
+      events$.next(F);
+      events$.complete();
+
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), PING, frame(F)]);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('should queue frames while write() returns false and write them in order on drain', () => {
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      events$.next(S);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      const beforeDrain = [...fake.chunks];
+      fake.drain();
+      events$.next(text('c'));
+
+      expect(beforeDrain).toEqual([frame(S)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), frame(text('c'))]);
+    });
+
+    it('should wait for the next drain when a write during the flush returns false', () => {
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      events$.next(S);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      fake.drain(false);
+      const afterFirstDrain = [...fake.chunks];
+      events$.next(text('c'));
+      fake.drain();
+
+      expect(afterFirstDrain).toEqual([frame(S), frame(text('a'))]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), frame(text('c'))]);
+    });
+
+    it('should end the response only after the waiting frames are written', () => {
+      const fake = new FakeResponse();
+      fake.accepting = false;
+
+      sendSSE(fake.res, of(S, text('a'), F));
+      const endedBeforeDrain = fake.writableEnded;
+      fake.drain();
+
+      expect(endedBeforeDrain).toBe(false);
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(F)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should stop events$ and queue a SLOW_CLIENT RUN_ERROR after the waiting frames when more than maxBufferedBytes wait', () => {
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+      fake.accepting = false;
+      // Room for exactly the second and third frames; the fourth crosses the bound.
+      const maxBufferedBytes = bytes(text('a')) + bytes(text('b'));
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, maxBufferedBytes });
+      source$.next(S);
+      source$.next(text('a'));
+      source$.next(text('b'));
+      const stoppedAtTheBound = finalized();
+      source$.next(text('c'));
+
+      expect(stoppedAtTheBound).toBe(false);
+      expect(finalized()).toBe(true);
+      expect(source$.observed).toBe(false);
+      expect(fake.writableEnded).toBe(false);
+
+      fake.drain();
+
+      expect(written(fake)).toEqual([S, text('a'), text('b'), text('c'), slowClient(maxBufferedBytes)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should never take the terminal event itself for an overflow', () => {
+      const fake = new FakeResponse();
+      const finished: Event = { ...F, result: 'x'.repeat(1000) };
+      fake.accepting = false;
+
+      sendSSE(fake.res, of(S, finished), { maxBufferedBytes: 10 });
+      fake.drain();
+
+      expect(fake.chunks).toEqual([frame(S), frame(finished)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should never take a terminal RUN_ERROR for an overflow', () => {
+      const fake = new FakeResponse();
+      const failed = runError('x'.repeat(1000), 'UPSTREAM');
+      fake.accepting = false;
+
+      sendSSE(fake.res, of(S, failed), { maxBufferedBytes: 10 });
+      fake.drain();
+
+      expect(fake.chunks).toEqual([frame(S), frame(failed)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should clear the heartbeat timer for good when the run is stopped for a slow client', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 1000, maxBufferedBytes: 1 });
+      events$.next(S);
+      events$.next(text('a'));
+
+      expect(events$.observed).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(10_000);
+      fake.drain();
+      expect(written(fake)).toEqual([S, text('a'), slowClient(1)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should stop the run for a slow client on waiting heartbeats too, and clear the timer', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+      const maxBufferedBytes = 2 * Buffer.byteLength(PING);
+
+      sendSSE(fake.res, events$, { heartbeatMs: 1000, maxBufferedBytes });
+      events$.next(S);
+      jest.advanceTimersByTime(3000);
+
+      expect(events$.observed).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(10_000);
+      fake.drain();
+      expect(written(fake)).toEqual([S, PING, PING, PING, slowClient(maxBufferedBytes)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should send nothing after the SLOW_CLIENT RUN_ERROR when a synchronous source overflows', () => {
+      const fake = new FakeResponse();
+      fake.accepting = false;
+      const maxBufferedBytes = bytes(text('a'));
+
+      sendSSE(fake.res, of(S, text('a'), text('b'), text('c'), text('d'), F), { maxBufferedBytes });
+      fake.drain();
+
+      expect(written(fake)).toEqual([S, text('a'), text('b'), slowClient(maxBufferedBytes)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should queue the SLOW_CLIENT RUN_ERROR as protobuf when accept asks for it', () => {
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { accept: PROTO, maxBufferedBytes: 1 });
+      events$.next(S);
+      events$.next(text('a'));
+      fake.drain();
+
+      expect(decodeProtoBody(Buffer.concat(fake.chunks as Uint8Array[]))).toEqual([S, text('a'), slowClient(1)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it("should unsubscribe events$ and clear the heartbeat timer on the response's 'close'", () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+
+      sendSSE(fake.res, events$, { heartbeatMs: 1000 });
+      source$.next(S);
+      expect(jest.getTimerCount()).toBe(1);
+      fake.disconnect();
+
+      expect(finalized()).toBe(true);
+      expect(source$.observed).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.listenerCount('close')).toBe(0);
+      jest.advanceTimersByTime(10_000);
+      expect(fake.chunks).toEqual([frame(S)]);
+    });
+
+    it("should unsubscribe events$ on 'close' while frames wait for drain, and write nothing more", () => {
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      source$.next(S);
+      source$.next(text('a'));
+      fake.disconnect();
+      source$.next(text('b'));
+      source$.complete();
+
+      expect(finalized()).toBe(true);
+      expect(fake.chunks).toEqual([frame(S)]);
+      expect(fake.writableEnded).toBe(false);
+    });
+
+    it('should not start the run when the response is already closed', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      fake.destroyed = true;
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+
+      const subscription = sendSSE(fake.res, events$, { heartbeatMs: 1000 });
+
+      expect(subscription.closed).toBe(true);
+      expect(finalized()).toBe(true);
+      expect(source$.observed).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.listenerCount('close')).toBe(0);
+    });
+
+    it('should stop the run and leave the response open when the returned subscription is unsubscribed', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+
+      const subscription = sendSSE(fake.res, events$, { heartbeatMs: 1000 });
+      source$.next(S);
+      subscription.unsubscribe();
+
+      expect(finalized()).toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.listenerCount('close')).toBe(0);
+      expect(fake.writableEnded).toBe(false);
+      expect(fake.chunks).toEqual([frame(S)]);
+    });
+
+    it("should end with a RUN_ERROR carrying the error's message when events$ errors before its terminal event", () => {
+      const fake = new FakeResponse();
+
+      sendSSE(fake.res, concat(of(S), throwError(() => new Error('Model overloaded'))));
+
+      expect(fake.chunks).toEqual([frame(S), frame(runError('Model overloaded'))]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should add no frame when events$ errors after RUN_FINISHED', () => {
+      const fake = new FakeResponse();
+
+      sendSSE(fake.res, concat(of(S, F), throwError(() => new Error('late'))));
+
+      expect(fake.chunks).toEqual([frame(S), frame(F)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should end with a RUN_ERROR naming the event when an event cannot be encoded as JSON', () => {
+      const fake = new FakeResponse();
+
+      sendSSE(fake.res, of<Event[]>(S, { type: EventType.CUSTOM, name: 'n', value: BigInt(7) }, F));
+
+      expect(written(fake)).toEqual([
+        S,
+        runError(
+          'The CUSTOM event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
+        ),
+      ]);
+      expect(fake.writableEnded).toBe(true);
+    });
+  });
+});
