@@ -95,7 +95,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
     }
   }
-  const run = { threadId, runId, parentRunId, input, exposeErrorStack: options?.exposeErrorStack === true };
+  const run = { threadId, runId, parentRunId, input, exposeErrorStack: Boolean(options?.exposeErrorStack) };
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // The run's state and decisions: started, ended, what is open, the usage reported.
     const lifecycle = trackRunLifecycle(run);
