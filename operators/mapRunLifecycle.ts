@@ -1,36 +1,13 @@
-import {
-  EventType,
-  aggregateTokenUsage,
-  type Event,
-  type RunAgentInput,
-  type RunErrorEvent,
-  type RunFinishedEvent,
-  type RunFinishedOutcome,
-  type RunStartedEvent,
-  type TokenUsage,
-} from '@ag-ui/core';
-import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
+import { EventType, type Event, type RunAgentInput, type RunErrorEvent, type RunFinishedEvent } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, eventTypeOf, isAgentEventType, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
-import { trackOpenEntities } from '../lib/tracking/openEntities.js';
-import { withPendingToolCalls } from '../lib/protocol/pendingToolCalls.js';
-import { assertAgentEventFields, assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
-
-// aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
-const omitUndefined = (entry: TokenUsage): TokenUsage =>
-  Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as TokenUsage;
-
-/** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
-function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown {
-  try {
-    return (value as Record<string, unknown> | null | undefined)?.[field];
-  } catch {
-    return undefined;
-  }
-}
+import { isTokenEventType } from '../lib/protocol/table.js';
+import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
+import { trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -118,81 +95,25 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
     }
   }
+  const run = { threadId, runId, parentRunId, input, exposeErrorStack: Boolean(options?.exposeErrorStack) };
   return createOperator<AgentEvent, Event>((subscriber, context) => {
-    // Whether RUN_STARTED was sent, and whether the terminal event was.
-    let started = false;
-    let ended = false;
-    // What is open on the output, so that the run can always end cleanly.
-    const open = trackOpenEntities();
-    // Usage reported during the run.
-    const usage: TokenUsage[] = [];
+    // The run's state and decisions: started, ended, what is open, the usage reported.
+    const lifecycle = trackRunLifecycle(run);
 
-    const send = (event: Event) => {
-      open.observe(event);
-      subscriber.next(event);
-    };
+    const start = (upstream?: Record<string, unknown>) => subscriber.next(lifecycle.start(upstream));
 
-    const start = (upstream?: Record<string, unknown>) => {
-      const event: RunStartedEvent = {
-        ...(upstream as Partial<RunStartedEvent> | undefined),
-        type: EventType.RUN_STARTED,
-        threadId,
-        runId,
-        protocolVersion: '1.0',
-      };
-      const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
-      if (parent !== undefined) event.parentRunId = parent;
-      const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
-      if (runInput !== undefined) event.input = runInput;
-      assertWireEvent(event as unknown as Record<string, unknown>);
-      // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
-      started = true;
-      send(event);
-    };
-
-    const end = (terminal: Event) => {
-      if (!started) start();
-      ended = true;
-      const reason = terminal.type === EventType.RUN_ERROR ? { type: 'error' as const, message: terminal.message } : { type: 'finished' as const };
-      for (const closer of open.closeAll(reason)) subscriber.next(closer);
-      if (usage.length > 0) {
-        const sums = aggregateTokenUsage(usage).map(omitUndefined);
-        // Each report was valid, but their sum may not be: send none rather than an invalid terminal event.
-        if (sums.every((entry) => TokenUsageSchema.safeParse(entry).success)) (terminal as { usage?: TokenUsage[] }).usage = sums;
-        else diagnose({ message: `Left out the run's token usage: its sum is past ${Number.MAX_SAFE_INTEGER} tokens, more than AG-UI can carry. Check the counts your agent reports.`, event: usage });
-      }
+    const end = (terminal: RunFinishedEvent | RunErrorEvent) => {
+      if (!lifecycle.started) start();
+      const { closers, diagnostic } = lifecycle.end(terminal);
+      for (const closer of closers) subscriber.next(closer);
+      if (diagnostic !== undefined) diagnose(diagnostic);
       subscriber.next(terminal);
       context.unsubscribeSource();
       subscriber.complete();
     };
 
-    const finish = (upstream?: Record<string, unknown>, outcome?: RunFinishedOutcome) => {
-      // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
-      const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
-      if (event.usage !== undefined) usage.unshift(...event.usage);
-      delete event.usage;
-      if (outcome !== undefined) event.outcome = outcome;
-      else event.outcome = withPendingToolCalls(event.outcome, open.pendingToolCallIds());
-      end(event);
-    };
-
-    const fail = (error: unknown) => {
-      if (ended) return;
-      // Duck-typed: errors from another realm, or plain { message, code } objects, keep their message.
-      const reported = readField(error, 'message');
-      const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
-      const code = readField(error, 'code');
-      const stack = options?.exposeErrorStack ? readField(error, 'stack') : undefined;
-      end({
-        type: EventType.RUN_ERROR,
-        message: message === '' ? 'The agent failed without an error message.' : message,
-        ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
-        ...(typeof stack === 'string' ? { metadata: { stack } } : {}),
-      });
-    };
-
     const onAbort = () => {
-      if (!ended) finish(undefined, { type: 'cancelled' });
+      if (!lifecycle.ended) end(lifecycle.finished(undefined, { type: 'cancelled' }));
     };
     // Already aborted: the run is cancelled before upstream is ever subscribed.
     if (signal?.aborted) onAbort();
@@ -200,67 +121,37 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
 
     return {
       next(event) {
-        if (ended) return;
+        if (lifecycle.ended) return;
         const type = eventTypeOf(event);
         const fields = event as unknown as Record<string, unknown>;
-        if (!started) {
+        if (!lifecycle.started) {
           if (type === EventType.RUN_STARTED) return start(fields);
           start();
         }
-        if (type === EventType.TEXT_MESSAGE_CONTENT || type === EventType.TOOL_CALL_ARGS || type === EventType.REASONING_MESSAGE_CONTENT) {
-          // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
-          return subscriber.next(assertWireEvent(fields));
-        }
+        // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
+        if (isTokenEventType(type)) return subscriber.next(assertWireEvent(fields));
         switch (type) {
-          case EventType.RUN_STARTED:
-            // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
-            return diagnose({
-              message: `Dropped an upstream RUN_STARTED that came after the run had started. Pass parentRunId and input as options of mapRunLifecycle (or toAgui), or emit RUN_STARTED as the agent's first, synchronous event.`,
-              event,
-            });
           case EventType.RUN_FINISHED:
-            return finish(fields);
-          case EventType.RUN_ERROR: {
-            // Validated whole first, so that a bad `usage` is reported rather than dropped.
-            const { usage: reported, ...rest } = assertWireEvent(fields) as RunErrorEvent;
-            if (reported !== undefined) usage.unshift(...reported);
-            if (rest.message.trim() === '') rest.message = 'The agent reported an error without a message.';
-            return end(rest);
+            return end(lifecycle.finished(fields));
+          case EventType.RUN_ERROR:
+            return end(lifecycle.upstreamError(fields));
+          case ToolkitEventType.TOKEN_USAGE:
+            return lifecycle.addUsage(fields.usage);
+          default: {
+            const dropped = lifecycle.admit(fields, type);
+            if (dropped !== undefined) return diagnose({ message: dropped, event });
+            subscriber.next(fields as unknown as Event);
           }
-          case ToolkitEventType.TOKEN_USAGE: {
-            const reported = fields.usage;
-            const entries = Array.isArray(reported) ? reported : [reported];
-            for (const entry of entries) {
-              if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has 'usage: ${describeValue(entry)}', but usage must be a TokenUsage object (or an array of them), e.g. { inputTokens: 12, outputTokens: 30 }.`);
-              }
-              // The sums land on the terminal event: a bad count must fail here, not make RUN_FINISHED invalid.
-              const result = TokenUsageSchema.safeParse(entry);
-              if (!result.success) {
-                throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has an invalid usage entry: ${describeIssue(result.error)}. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.`);
-              }
-            }
-            usage.push(...(entries as TokenUsage[]));
-            return;
-          }
-          default:
-            if (!isAgentEventType(type)) {
-              throw new AguiRxError('INVALID_EVENT', `Unknown event type '${type}'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`);
-            }
-            // Relaxed fields pass: an operator after this one may still fill them in.
-            assertAgentEventFields(fields);
-            const problem = open.sequenceProblem(fields as unknown as Event);
-            if (problem?.fatal) throw new AguiRxError('INVALID_EVENT', problem.message);
-            if (problem) return diagnose({ message: problem.message, event });
-            send(fields as unknown as Event);
         }
       },
       complete() {
-        if (!ended) finish();
+        if (!lifecycle.ended) end(lifecycle.finished());
       },
-      error: fail,
+      error(error) {
+        if (!lifecycle.ended) end(lifecycle.failed(error));
+      },
       subscribed() {
-        if (!started && !ended) start();
+        if (!lifecycle.started && !lifecycle.ended) start();
       },
       teardown() {
         signal?.removeEventListener('abort', onAbort);

@@ -1,0 +1,228 @@
+import {
+  EventType,
+  aggregateTokenUsage,
+  type Event,
+  type RunAgentInput,
+  type RunErrorEvent,
+  type RunFinishedEvent,
+  type RunFinishedOutcome,
+  type RunStartedEvent,
+  type TokenUsage,
+} from '@ag-ui/core';
+import { TokenUsageSchema } from '@ag-ui/core/schemas';
+import { isAgentEventType } from '../protocol/agentEvent.js';
+import type { AguiDiagnostic } from '../protocol/diagnostics.js';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
+import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
+import { trackOpenEntities } from './openEntities.js';
+
+/** Any event, read field by field. */
+type Fields = Record<string, unknown>;
+
+/** The run a {@link RunLifecycle} wraps events in (the options of `mapRunLifecycle`, checked already). */
+export interface RunIdentity {
+  /** The thread and run ids, sent on RUN_STARTED and RUN_FINISHED whatever upstream says. */
+  threadId: string;
+  runId: string;
+  /** The run this one continues, if any; else upstream's RUN_STARTED `parentRunId` is kept. */
+  parentRunId?: string;
+  /** The run's input; else upstream's RUN_STARTED `input` is kept. */
+  input?: RunAgentInput;
+  /** Whether RUN_ERROR carries the failing error's stack trace as `metadata: { stack }`. Default: false. */
+  exposeErrorStack?: boolean;
+}
+
+/** What it takes to end the run with a terminal event (see {@link RunLifecycle.end}). */
+export interface RunEnding {
+  /** The closing events of what is still open, innermost first: sent before the terminal event. */
+  closers: Event[];
+  /** Set when the usage was left out of the terminal event: to be reported. */
+  diagnostic?: AguiDiagnostic;
+}
+
+/** The state of one run and the decisions that keep it one well-formed AG-UI run. */
+export interface RunLifecycle {
+  /** Whether RUN_STARTED was made, and whether the terminal event was (nothing is sent after it). */
+  readonly started: boolean;
+  readonly ended: boolean;
+  /**
+   * This run's RUN_STARTED, merged with upstream's own when given (its fields kept; the ids, and
+   * `parentRunId` / `input` when the run has them, are this run's), and marks the run started.
+   * @throws {AguiRxError} `INVALID_EVENT` when the merged event is not valid AG-UI (the run is not started then).
+   */
+  start(upstream?: Fields): RunStartedEvent;
+  /**
+   * Whether an upstream event (not per-token, not terminal, not TOKEN_USAGE) passes once the run
+   * has started: `undefined` when it is sent (and recorded as open or closed), else the message of
+   * the diagnostic it is dropped with (a late RUN_STARTED, a step finished twice).
+   * @throws {AguiRxError} `INVALID_EVENT` for an unknown type, bad fields, or a fatal sequence problem.
+   */
+  admit(fields: Fields, type: string): string | undefined;
+  /**
+   * Records a TOKEN_USAGE event's `usage` (one report or a list), for the terminal event's sums.
+   * @throws {AguiRxError} `INVALID_EVENT` when a report is not a valid TokenUsage.
+   */
+  addUsage(reported: unknown): void;
+  /**
+   * RUN_FINISHED merged with upstream's (its `result`, `outcome` kept, its `usage` added to the
+   * sums), or `outcome` when given (`cancelled`); a success outcome lists the pending tool calls.
+   * @throws {AguiRxError} `INVALID_EVENT` when upstream's fields or outcome are not valid.
+   */
+  finished(upstream?: Fields, outcome?: RunFinishedOutcome): RunFinishedEvent;
+  /**
+   * Upstream's RUN_ERROR, validated, its `usage` added to the sums, an empty message given one.
+   * @throws {AguiRxError} `INVALID_EVENT` when it is not valid AG-UI.
+   */
+  upstreamError(fields: Fields): RunErrorEvent;
+  /** RUN_ERROR for an error upstream threw or signalled (see {@link runErrorOf}). */
+  failed(error: unknown): RunErrorEvent;
+  /**
+   * Ends the run with `terminal`: marks it ended, closes what is open (subagents with
+   * SUBAGENT_ERROR when it is RUN_ERROR) and sets `terminal.usage` to the sums of the run's usage.
+   */
+  end(terminal: RunFinishedEvent | RunErrorEvent): RunEnding;
+}
+
+const lateRunStarted =
+  'Dropped an upstream RUN_STARTED that came after the run had started. Pass parentRunId and input as options of mapRunLifecycle (or toAgui), or emit RUN_STARTED as the agent\'s first, synchronous event.';
+
+/**
+ * Tracks one AG-UI run: whether it started and ended, what is open, and the usage reported, and
+ * makes its RUN_STARTED and terminal event. Pure bookkeeping, no RxJS; one per subscription.
+ *
+ * The rules it keeps (AG-UI's): one RUN_STARTED first, one terminal event last, everything open
+ * closed before it, the terminal event carrying this run's ids.
+ */
+export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
+  const { threadId, runId, parentRunId, input } = run;
+  // What is open on the output, so that the run can always end cleanly.
+  const open = trackOpenEntities();
+  // Usage reported during the run, upstream's terminal event's first.
+  const usage: TokenUsage[] = [];
+  // Plain data properties, not getters: `ended` is read on every event.
+  const lifecycle: { -readonly [K in keyof RunLifecycle]: RunLifecycle[K] } = {
+    started: false,
+    ended: false,
+    start(upstream) {
+      const event: RunStartedEvent = { ...(upstream as Partial<RunStartedEvent> | undefined), type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
+      const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
+      if (parent !== undefined) event.parentRunId = parent;
+      const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
+      if (runInput !== undefined) event.input = runInput;
+      assertWireEvent(event as unknown as Fields);
+      // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
+      lifecycle.started = true;
+      open.observe(event);
+      return event;
+    },
+    admit(fields, type) {
+      // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
+      if (type === EventType.RUN_STARTED) return lateRunStarted;
+      if (!isAgentEventType(type)) {
+        throw new AguiRxError('INVALID_EVENT', `Unknown event type '${type}'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`);
+      }
+      // Relaxed fields pass: an operator after this one may still fill them in.
+      assertAgentEventFields(fields);
+      const event = fields as unknown as Event;
+      const problem = open.sequenceProblem(event);
+      if (problem?.fatal) throw new AguiRxError('INVALID_EVENT', problem.message);
+      if (problem) return problem.message;
+      open.observe(event);
+      return undefined;
+    },
+    addUsage(reported) {
+      usage.push(...usageReports(reported));
+    },
+    finished(upstream, outcome) {
+      // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
+      const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
+      if (event.usage !== undefined) usage.unshift(...event.usage);
+      delete event.usage;
+      event.outcome = outcome ?? withPendingToolCalls(event.outcome, open.pendingToolCallIds());
+      return event;
+    },
+    upstreamError(fields) {
+      // Validated whole first, so that a bad `usage` is reported rather than dropped.
+      const { usage: reported, ...event } = assertWireEvent(fields) as RunErrorEvent;
+      if (reported !== undefined) usage.unshift(...reported);
+      if (event.message.trim() === '') event.message = 'The agent reported an error without a message.';
+      return event;
+    },
+    failed: (error) => runErrorOf(error, run.exposeErrorStack === true),
+    end(terminal) {
+      lifecycle.ended = true;
+      const closers = open.closeAll(terminal.type === EventType.RUN_ERROR ? { type: 'error', message: terminal.message } : { type: 'finished' });
+      if (usage.length === 0) return { closers };
+      const sums = sumTokenUsage(usage);
+      if (sums !== undefined) {
+        (terminal as { usage?: TokenUsage[] }).usage = sums;
+        return { closers };
+      }
+      // Each report was valid, but their sum is not: send none rather than an invalid terminal event.
+      const message = `Left out the run's token usage: its sum is past ${Number.MAX_SAFE_INTEGER} tokens, more than AG-UI can carry. Check the counts your agent reports.`;
+      return { closers, diagnostic: { message, event: usage } };
+    },
+  };
+  return lifecycle;
+}
+
+/**
+ * The reports of a TOKEN_USAGE event's `usage`: one TokenUsage object or a list of them, each valid
+ * (the sums land on the terminal event: a bad count must fail here, not make RUN_FINISHED invalid).
+ * @throws {AguiRxError} `INVALID_EVENT` when a report is not an object or not a valid TokenUsage.
+ */
+export function usageReports(reported: unknown): TokenUsage[] {
+  const entries: unknown[] = Array.isArray(reported) ? reported : [reported];
+  for (const entry of entries) {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has 'usage: ${describeValue(entry)}', but usage must be a TokenUsage object (or an array of them), e.g. { inputTokens: 12, outputTokens: 30 }.`);
+    }
+    const result = TokenUsageSchema.safeParse(entry);
+    if (!result.success) {
+      throw new AguiRxError('INVALID_EVENT', `TOKEN_USAGE has an invalid usage entry: ${describeIssue(result.error)}. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.`);
+    }
+  }
+  return entries as TokenUsage[];
+}
+
+/**
+ * The usage reports summed per (provider, model), in first-seen order, or `undefined` when a sum
+ * is no longer a valid TokenUsage (past `Number.MAX_SAFE_INTEGER` tokens).
+ */
+export function sumTokenUsage(reports: readonly TokenUsage[]): TokenUsage[] | undefined {
+  const sums = aggregateTokenUsage([...reports]).map(omitUndefined);
+  return sums.every((entry) => TokenUsageSchema.safeParse(entry).success) ? sums : undefined;
+}
+
+// aggregateTokenUsage sets `provider`/`model` even when a report had none: omit them rather than send undefined.
+const omitUndefined = (entry: TokenUsage): TokenUsage =>
+  Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as TokenUsage;
+
+/**
+ * The RUN_ERROR for a thrown or signalled error: its `message` (a string error is the message; an
+ * empty one is given a message), its `code` when a string or number, and its `stack` as
+ * `metadata: { stack }` only when `exposeStack`. Duck-typed: errors from another realm, and plain
+ * `{ message, code }` objects, keep their message.
+ */
+export function runErrorOf(error: unknown, exposeStack: boolean): RunErrorEvent {
+  const reported = readField(error, 'message');
+  const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
+  const code = readField(error, 'code');
+  const stack = exposeStack ? readField(error, 'stack') : undefined;
+  return {
+    type: EventType.RUN_ERROR,
+    message: message === '' ? 'The agent failed without an error message.' : message,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
+    ...(typeof stack === 'string' ? { metadata: { stack } } : {}),
+  };
+}
+
+/** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
+function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown {
+  try {
+    return (value as Record<string, unknown> | null | undefined)?.[field];
+  } catch {
+    return undefined;
+  }
+}
