@@ -188,6 +188,10 @@ export interface EntityIndex {
   readonly tokenKinds: ReadonlyMap<string, EntityKind>;
   /** The id field of each per-token event type. */
   readonly tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'>;
+  /** See {@link tokenKindOf}, {@link tokenIdFieldOf}, {@link isTokenEventType}. */
+  readonly tokenKindOf: (type: unknown) => EntityKind | undefined;
+  readonly tokenIdFieldOf: (type: unknown) => 'messageId' | 'toolCallId' | undefined;
+  readonly isTokenEventType: (type: unknown) => boolean;
   /** See {@link chunkStreamClosers}. */
   readonly chunkStreamClosers: ReadonlySet<string>;
 }
@@ -205,12 +209,16 @@ export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
     if (entry.chunk !== undefined) entityEvents.set(entry.chunk, { kind: entry, role: 'chunk' });
   }
   const streams = kinds.filter((entry) => entry.content !== undefined);
+  const tokenKindOf = tokenLookup(streams.map((entry) => [entry.content!, entry] as const));
   return {
     entityKind: Object.freeze(Object.fromEntries(kinds.map((entry) => [entry.name, entry]))),
     entityEvents,
     tokenEventTypes: new Set(streams.map((entry) => entry.content!)),
     tokenKinds: new Map(streams.map((entry) => [entry.content!, entry])),
     tokenIdField: new Map(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'])),
+    tokenKindOf,
+    tokenIdFieldOf: tokenLookup(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'] as const)),
+    isTokenEventType: (type) => tokenKindOf(type) !== undefined,
     chunkStreamClosers: new Set<string>([
       ...[...entityEvents].filter(([, entry]) => entry.role !== 'chunk' && entry.kind.inTurn).map(([type]) => type),
       EventType.TOOL_CALL_RESULT,
@@ -221,6 +229,18 @@ export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
       EventType.STEP_FINISHED,
     ]),
   };
+}
+
+/**
+ * A lookup by per-token event type. It runs on every event of the hot paths, so the first three
+ * types are tested with `===` (a pointer comparison for the interned type strings, cheaper than a
+ * Map lookup); a Map answers for any beyond them.
+ */
+function tokenLookup<T>(entries: readonly (readonly [string, T])[]): (type: unknown) => T | undefined {
+  // A missing slot has key and value undefined: an absent type then finds "not a per-token type" there too.
+  const [[t0, v0] = [], [t1, v1] = [], [t2, v2] = []] = entries;
+  const rest = entries.length > 3 ? new Map(entries.slice(3)) : undefined;
+  return (type) => (type === t0 ? v0 : type === t1 ? v1 : type === t2 ? v2 : rest?.get(type as string));
 }
 
 const index = indexEntityKinds(entityKinds);
@@ -244,10 +264,14 @@ export const tokenKinds: ReadonlyMap<string, EntityKind> = index.tokenKinds;
 /** The id field of each per-token event type (`messageId` or `toolCallId`). */
 export const tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'> = index.tokenIdField;
 
-/** Whether `type` is a per-token event type (see {@link tokenEventTypes}). */
-export function isTokenEventType(type: unknown): boolean {
-  return tokenEventTypes.has(type as string);
-}
+/** The entity kind a per-token event type streams, or `undefined` for any other type; as fast as three `===` tests. */
+export const tokenKindOf: (type: unknown) => EntityKind | undefined = index.tokenKindOf;
+
+/** The id field (`messageId` or `toolCallId`) of a per-token event type, or `undefined` for any other type; as fast as three `===` tests. */
+export const tokenIdFieldOf: (type: unknown) => 'messageId' | 'toolCallId' | undefined = index.tokenIdFieldOf;
+
+/** Whether `type` is a per-token event type (see {@link tokenEventTypes}); as fast as three `===` tests. */
+export const isTokenEventType: (type: unknown) => boolean = index.isTokenEventType;
 
 /**
  * How far an event ends the current turn: what the lane has open (its text and reasoning
