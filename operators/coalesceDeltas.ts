@@ -1,8 +1,9 @@
-import { EventType, type Event } from '@ag-ui/core';
+import type { Event } from '@ag-ui/core';
 import { asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { eventTypeOf } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { tokenIdFieldOf } from '../lib/protocol/table.js';
 
 /** Options of {@link coalesceDeltas}. */
 export interface CoalesceDeltasOptions {
@@ -13,13 +14,6 @@ export interface CoalesceDeltasOptions {
   /** Runs the window timer. Default: `asyncScheduler` (a TestScheduler in specs). */
   scheduler?: SchedulerLike;
 }
-
-/** The delta events that may be merged, with the field that holds their id. */
-const idFieldOf: ReadonlyMap<string, string> = new Map([
-  [EventType.TEXT_MESSAGE_CONTENT, 'messageId'],
-  [EventType.TOOL_CALL_ARGS, 'toolCallId'],
-  [EventType.REASONING_MESSAGE_CONTENT, 'messageId'],
-]);
 
 /**
  * Merges consecutive text, tool-call argument and reasoning deltas of one id into fewer, larger
@@ -34,9 +28,9 @@ const idFieldOf: ReadonlyMap<string, string> = new Map([
  * ```
  *
  * Rules:
- * 1. A TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS or REASONING_MESSAGE_CONTENT is held; the deltas that
- *    follow it with the same type, id (`messageId` / `toolCallId`) and `subagentRunId` are
- *    appended to it.
+ * 1. A per-token event (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT) is held;
+ *    the deltas that follow it with the same type, id (`messageId` / `toolCallId`) and
+ *    `subagentRunId` are appended to it.
  * 2. What is held is sent as one event, the first delta's fields (timestamp, metadata …) with the
  *    concatenated `delta`: when `intervalMs` have passed since its first delta (a timer on
  *    `scheduler`), as soon as it holds `maxChars` characters or more, and just before any other
@@ -95,8 +89,9 @@ export function coalesceDeltas(options: CoalesceDeltasOptions): OperatorFunction
       next(event) {
         const type = eventTypeOf(event);
         const record = event as unknown as Record<string, unknown>;
-        const idField = idFieldOf.get(type);
-        const id = idField === undefined ? undefined : record[idField];
+        // The delta events that may be merged are the per-token ones; their id is read by name.
+        const idField = tokenIdFieldOf(type);
+        const id = idField === undefined ? undefined : idField === 'toolCallId' ? record.toolCallId : record.messageId;
         const delta = record.delta;
         if (typeof id !== 'string' || typeof delta !== 'string') {
           flush();

@@ -1,8 +1,10 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { describeLane, eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
+import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { operatorLifecycleMessage, stepBoundaries } from '../lib/protocol/table.js';
+import { trackStepsAndSubagents } from '../lib/tracking/steps.js';
 
 /** Options of {@link mapStepLifecycle}. */
 export interface MapStepLifecycleOptions {
@@ -10,12 +12,6 @@ export interface MapStepLifecycleOptions {
   finishPrevious?: boolean;
   /** Told about each STEP_STARTED or STEP_FINISHED dropped to keep the stream valid. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler;
-}
-
-/** One open step: its owner (lane) and name. */
-interface OpenStep {
-  lane: Lane;
-  stepName: string;
 }
 
 /**
@@ -39,8 +35,9 @@ interface OpenStep {
  *    latest started first, before RUN_FINISHED or RUN_ERROR passes, and when the source completes
  *    or errors; a subagent's steps are finished before its SUBAGENT_FINISHED or SUBAGENT_ERROR.
  * 3. With `finishPrevious: true`, a STEP_STARTED first finishes the steps its owner has open.
- * 4. A STEP_FINISHED for no open step of its owner, and a second STEP_STARTED for a step of its
- *    owner that is open, are dropped and reported through `onDiagnostic`.
+ * 4. A STEP_FINISHED for no open step of its owner (none, or one of another owner), and a second
+ *    STEP_STARTED for a step of its owner that is open, are dropped and reported through
+ *    `onDiagnostic` (the step rules of the protocol table, in its wording).
  * 5. A STEP_STARTED or STEP_FINISHED without a string `stepName`, or with a non-string
  *    `subagentRunId`, is an `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
  * 6. Every other event, CUSTOM and RAW included, passes through untouched.
@@ -63,19 +60,12 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
   const finishPrevious = options?.finishPrevious === true;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // Open steps of every owner, in start order: they are finished latest first.
-    const open: OpenStep[] = [];
+    // The open steps of every owner, in start order, and the step rules.
+    const steps = trackStepsAndSubagents();
 
-    const indexOf = (lane: Lane, stepName: string) => open.findIndex((step) => step.lane === lane && step.stepName === stepName);
-
-    // Finishes the open steps `which` selects, latest first.
-    const finishWhere = (which: (step: OpenStep) => boolean) => {
-      for (let index = open.length - 1; index >= 0; index--) {
-        const step = open[index];
-        if (!which(step)) continue;
-        open.splice(index, 1);
-        subscriber.next({ type: EventType.STEP_FINISHED, stepName: step.stepName, ...laneFields(step.lane) });
-      }
+    // Finishes the open steps of `lane` (of every owner with `all`), latest first.
+    const finish = (lane: Lane, all = false) => {
+      for (const step of steps.finishSteps(lane, all)) subscriber.next({ type: EventType.STEP_FINISHED, stepName: step.name, ...laneFields(step.lane) });
     };
 
     return {
@@ -83,42 +73,29 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
         const type = eventTypeOf(event);
         const fields = event as unknown as Record<string, unknown>;
         switch (type) {
-          case EventType.STEP_STARTED: {
-            const stepName = requiredString(fields, 'stepName');
-            const lane = laneOf(fields);
-            if (indexOf(lane, stepName) !== -1) {
-              return diagnose({ message: `Dropped a second STEP_STARTED for step '${stepName}' of ${describeLane(lane)}, which is already running. Finish a step before starting it again.`, event });
-            }
-            if (finishPrevious) finishWhere((step) => step.lane === lane);
-            open.push({ lane, stepName });
-            return subscriber.next(event);
-          }
+          case EventType.STEP_STARTED:
           case EventType.STEP_FINISHED: {
             const stepName = requiredString(fields, 'stepName');
             const lane = laneOf(fields);
-            const index = indexOf(lane, stepName);
-            if (index === -1) {
-              return diagnose({ message: `Dropped STEP_FINISHED for step '${stepName}': no such step of ${describeLane(lane)} is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.`, event });
+            const problem = steps.stepProblem(type, lane, stepName);
+            if (problem !== undefined) return diagnose({ message: operatorLifecycleMessage(problem.rule, problem.facts), event });
+            if (finishPrevious && type === EventType.STEP_STARTED) finish(lane);
+            steps.recordStep(type, lane, stepName);
+            return subscriber.next(event);
+          }
+          default: {
+            const boundary = stepBoundaries.get(type);
+            if (boundary === 'run') finish(undefined, true);
+            else if (boundary === 'subagent') {
+              const subagent = optionalString(fields, 'subagentRunId');
+              if (subagent !== undefined) finish(subagent);
             }
-            open.splice(index, 1);
-            return subscriber.next(event);
-          }
-          case EventType.SUBAGENT_FINISHED:
-          case EventType.SUBAGENT_ERROR: {
-            const subagent = optionalString(fields, 'subagentRunId');
-            if (subagent !== undefined) finishWhere((step) => step.lane === subagent);
-            return subscriber.next(event);
-          }
-          case EventType.RUN_FINISHED:
-          case EventType.RUN_ERROR:
-            finishWhere(() => true);
-            return subscriber.next(event);
-          default:
             subscriber.next(event);
+          }
         }
       },
       flush() {
-        finishWhere(() => true);
+        finish(undefined, true);
       },
     };
   }, { passesTokenEvents: true });

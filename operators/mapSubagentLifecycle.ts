@@ -4,6 +4,7 @@ import { eventTypeOf, optionalString, type AgentEvent } from '../lib/protocol/ag
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { entityKind } from '../lib/protocol/table.js';
 
 /** Options of {@link mapSubagentLifecycle}. */
 export interface MapSubagentLifecycleOptions {
@@ -27,9 +28,8 @@ export interface MapSubagentLifecycleOptions {
 // or that must pass untouched (CUSTOM, RAW, and the toolkit's TOKEN_USAGE).
 const untagged: ReadonlySet<string> = new Set<string>([
   EventType.MESSAGES_SNAPSHOT,
-  EventType.SUBAGENT_STARTED,
-  EventType.SUBAGENT_FINISHED,
-  EventType.SUBAGENT_ERROR,
+  entityKind.subagent.start,
+  ...entityKind.subagent.end,
   EventType.CUSTOM,
   EventType.RAW,
   'TOKEN_USAGE',

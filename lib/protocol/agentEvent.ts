@@ -7,6 +7,7 @@ import {
   type ToolCallResultEvent,
 } from '@ag-ui/core';
 import { AguiRxError, describeValue } from './errors.js';
+import { terminalEventTypes } from './table.js';
 
 /**
  * Toolkit-only event types: things AG-UI has no event for, which a producer still needs to say.
@@ -116,7 +117,7 @@ export interface TerminalEventType {
 
 /** Whether `event` ends a run: RUN_FINISHED or RUN_ERROR. */
 export function isTerminalEvent(event: { type: string }): event is TerminalEventType {
-  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+  return terminalEventTypes.has(event.type);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
 import { warnDiagnostic } from './diagnostics.js';
+import { isTokenEventType } from './table.js';
 
 /**
  * Unsubscribes, and reports (through `console.warn`) a teardown that throws instead of letting it
@@ -58,9 +59,9 @@ export type OperatorInit<T, R> = (subscriber: OperatorSink<R>, context: Operator
 /** How an operator built by `createOperator` treats events, for `fuse`. */
 export interface CreateOperatorOptions {
   /**
-   * The operator sends every per-token event (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS,
-   * REASONING_MESSAGE_CONTENT) on unchanged, and neither reads nor counts them: in a fused chain
-   * they go past it. Default: false.
+   * The operator sends every per-token event (the protocol table's `tokenEventTypes`:
+   * TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT) on unchanged, and neither
+   * reads nor counts them: in a fused chain they go past it. Default: false.
    */
   passesTokenEvents?: boolean;
 }
@@ -134,11 +135,9 @@ export function fuse(...operators: OperatorFunction<unknown, unknown>[]): Operat
   return (source) => new Observable<unknown>((subscriber) => subscribeChain(source, subscriber, recipes as Recipe[]));
 }
 
-/** Whether `value` is a per-token event: TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS or REASONING_MESSAGE_CONTENT. */
+/** Whether `value` is a per-token event (the protocol table's `tokenEventTypes`). */
 function isTokenEvent(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const type = (value as { type?: unknown }).type;
-  return type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT';
+  return typeof value === 'object' && value !== null && isTokenEventType((value as { type?: unknown }).type);
 }
 
 /**

@@ -30,7 +30,7 @@ export interface EntityKind {
   readonly start: EventType;
   /** The per-token event that streams its content, if it streams. */
   readonly content?: EventType;
-  /** The events that close it (SUBAGENT_FINISHED or SUBAGENT_ERROR for a subagent). */
+  /** The events that close it: the first is its normal closer; a second one closes it on error (SUBAGENT_ERROR). */
   readonly end: readonly EventType[];
   /** The chunk shorthand that the client expands into start / content / end, if there is one. */
   readonly chunk?: EventType;
@@ -41,10 +41,20 @@ export interface EntityKind {
   /** Where its id lives (see {@link IdSpace}). */
   readonly idSpace: IdSpace;
   /**
-   * Whether each lane (a `subagentRunId`) has its own entities of this kind: a step of the parent
-   * agent and a step of a subagent may share a name. A subagent is a lane itself.
+   * Whether it belongs to a lane (a `subagentRunId`): its events, closers included, carry the
+   * lane's tag. A subagent is a lane itself.
    */
   readonly perLane: boolean;
+  /**
+   * Whether its id names it only within its lane: the parent agent and a subagent may each run a
+   * step 'plan' at once, while a message or tool call id is one entity in the whole run.
+   */
+  readonly keyedByLane: boolean;
+  /**
+   * Whether it lives inside one turn of its lane, so that the {@link turnBoundaries} close it (text
+   * and reasoning messages, reasoning spans, tool calls); steps and subagents span turns.
+   */
+  readonly inTurn: boolean;
   /** Whether instances of this kind nest (close the latest first) rather than stand side by side. */
   readonly nests: boolean;
   /**
@@ -74,6 +84,8 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'toolCallId',
     idSpace: 'toolCall',
     perLane: true,
+    keyedByLane: false,
+    inTurn: true,
     nests: false,
     closesInLane: ['reasoningMessage', 'reasoning'],
   }),
@@ -89,6 +101,8 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'message',
     perLane: true,
+    keyedByLane: false,
+    inTurn: true,
     nests: false,
     closesInLane: ['reasoningMessage', 'reasoning', 'toolCall'],
   }),
@@ -104,6 +118,8 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'reasoning',
     perLane: true,
+    keyedByLane: false,
+    inTurn: true,
     nests: false,
     closesInLane: ['textMessage', 'toolCall'],
   }),
@@ -116,6 +132,8 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'reasoning',
     perLane: true,
+    keyedByLane: false,
+    inTurn: true,
     nests: false,
     closesInLane: ['textMessage', 'reasoningMessage', 'toolCall'],
   }),
@@ -128,6 +146,8 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'stepName',
     idSpace: 'step',
     perLane: true,
+    keyedByLane: true,
+    inTurn: false,
     nests: true,
     closesInLane: [],
   }),
@@ -140,46 +160,118 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'subagentRunId',
     idSpace: 'subagent',
     perLane: false,
+    keyedByLane: false,
+    inTurn: false,
     nests: true,
     closesInLane: [],
   }),
 ]);
 
-/** Each entity kind by name. */
-export const entityKind: Readonly<Record<Exclude<EntityKindName, 'activity'>, EntityKind>> = Object.freeze(
-  Object.fromEntries(entityKinds.map((entry) => [entry.name, entry])) as Record<Exclude<EntityKindName, 'activity'>, EntityKind>,
-);
-
 /** What an event does to the entity it names. */
 export type EntityRole = 'start' | 'content' | 'end' | 'chunk';
 
+/** The kind and role of an event that opens, streams, closes or chunks an entity. */
+export interface EntityEvent {
+  readonly kind: EntityKind;
+  readonly role: EntityRole;
+}
+
+/** The lookups every consumer reads, derived from a list of entity kinds (see {@link indexEntityKinds}). */
+export interface EntityIndex {
+  /** Each entity kind by name. */
+  readonly entityKind: Readonly<Record<string, EntityKind>>;
+  /** The entity kind and role of every event that opens, streams, closes or chunks an entity. */
+  readonly entityEvents: ReadonlyMap<string, EntityEvent>;
+  /** The per-token event types (see {@link tokenEventTypes}). */
+  readonly tokenEventTypes: ReadonlySet<string>;
+  /** The kind each per-token event type streams. */
+  readonly tokenKinds: ReadonlyMap<string, EntityKind>;
+  /** The id field of each per-token event type. */
+  readonly tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'>;
+  /** See {@link tokenKindOf}, {@link tokenIdFieldOf}, {@link isTokenEventType}. */
+  readonly tokenKindOf: (type: unknown) => EntityKind | undefined;
+  readonly tokenIdFieldOf: (type: unknown) => 'messageId' | 'toolCallId' | undefined;
+  readonly isTokenEventType: (type: unknown) => boolean;
+  /** See {@link chunkStreamClosers}. */
+  readonly chunkStreamClosers: ReadonlySet<string>;
+}
+
+/**
+ * The lookups derived from `kinds`: the module's own exports are `indexEntityKinds(entityKinds)`;
+ * a spec that changes the table (a new per-token event type, say) derives them from its list.
+ */
+export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
+  const entityEvents = new Map<string, EntityEvent>();
+  for (const entry of kinds) {
+    entityEvents.set(entry.start, { kind: entry, role: 'start' });
+    if (entry.content !== undefined) entityEvents.set(entry.content, { kind: entry, role: 'content' });
+    for (const end of entry.end) entityEvents.set(end, { kind: entry, role: 'end' });
+    if (entry.chunk !== undefined) entityEvents.set(entry.chunk, { kind: entry, role: 'chunk' });
+  }
+  const streams = kinds.filter((entry) => entry.content !== undefined);
+  const tokenKindOf = tokenLookup(streams.map((entry) => [entry.content!, entry] as const));
+  return {
+    entityKind: Object.freeze(Object.fromEntries(kinds.map((entry) => [entry.name, entry]))),
+    entityEvents,
+    tokenEventTypes: new Set(streams.map((entry) => entry.content!)),
+    tokenKinds: new Map(streams.map((entry) => [entry.content!, entry])),
+    tokenIdField: new Map(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'])),
+    tokenKindOf,
+    tokenIdFieldOf: tokenLookup(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'] as const)),
+    isTokenEventType: (type) => tokenKindOf(type) !== undefined,
+    chunkStreamClosers: new Set<string>([
+      ...[...entityEvents].filter(([, entry]) => entry.role !== 'chunk' && entry.kind.inTurn).map(([type]) => type),
+      EventType.TOOL_CALL_RESULT,
+      EventType.STATE_SNAPSHOT,
+      EventType.STATE_DELTA,
+      EventType.CUSTOM,
+      EventType.STEP_STARTED,
+      EventType.STEP_FINISHED,
+    ]),
+  };
+}
+
+/**
+ * A lookup by per-token event type. It runs on every event of the hot paths, so the first three
+ * types are tested with `===` (a pointer comparison for the interned type strings, cheaper than a
+ * Map lookup); a Map answers for any beyond them.
+ */
+function tokenLookup<T>(entries: readonly (readonly [string, T])[]): (type: unknown) => T | undefined {
+  // A missing slot has key and value undefined: an absent type then finds "not a per-token type" there too.
+  const [[t0, v0] = [], [t1, v1] = [], [t2, v2] = []] = entries;
+  const rest = entries.length > 3 ? new Map(entries.slice(3)) : undefined;
+  return (type) => (type === t0 ? v0 : type === t1 ? v1 : type === t2 ? v2 : rest?.get(type as string));
+}
+
+const index = indexEntityKinds(entityKinds);
+
+/** Each entity kind by name. */
+export const entityKind = index.entityKind as Readonly<Record<Exclude<EntityKindName, 'activity'>, EntityKind>>;
+
 /** The entity kind and role of every event that opens, streams, closes or chunks an entity. */
-export const entityEvents: ReadonlyMap<string, { readonly kind: EntityKind; readonly role: EntityRole }> = new Map(
-  entityKinds.flatMap((entry) => {
-    const roles: [string, { kind: EntityKind; role: EntityRole }][] = [[entry.start, { kind: entry, role: 'start' }]];
-    if (entry.content !== undefined) roles.push([entry.content, { kind: entry, role: 'content' }]);
-    for (const end of entry.end) roles.push([end, { kind: entry, role: 'end' }]);
-    if (entry.chunk !== undefined) roles.push([entry.chunk, { kind: entry, role: 'chunk' }]);
-    return roles;
-  }),
-);
+export const entityEvents: ReadonlyMap<string, EntityEvent> = index.entityEvents;
 
 /**
  * The per-token events: one per streamed token, by far the most frequent, and opening or closing
- * nothing (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT). Hot paths test
- * membership here and skip their bookkeeping for them.
+ * nothing (each streaming kind's `content`). Hot paths test membership here and skip their
+ * bookkeeping for them.
  */
-export const tokenEventTypes: ReadonlySet<string> = new Set(entityKinds.flatMap((entry) => (entry.content === undefined ? [] : [entry.content])));
+export const tokenEventTypes: ReadonlySet<string> = index.tokenEventTypes;
+
+/** The entity kind each per-token event type streams. */
+export const tokenKinds: ReadonlyMap<string, EntityKind> = index.tokenKinds;
 
 /** The id field of each per-token event type (`messageId` or `toolCallId`). */
-export const tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'> = new Map(
-  entityKinds.flatMap((entry) => (entry.content === undefined ? [] : [[entry.content, entry.idField as 'messageId' | 'toolCallId'] as const])),
-);
+export const tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'> = index.tokenIdField;
 
-/** Whether `type` is a per-token event type (see {@link tokenEventTypes}). */
-export function isTokenEventType(type: unknown): boolean {
-  return tokenEventTypes.has(type as string);
-}
+/** The entity kind a per-token event type streams, or `undefined` for any other type; as fast as three `===` tests. */
+export const tokenKindOf: (type: unknown) => EntityKind | undefined = index.tokenKindOf;
+
+/** The id field (`messageId` or `toolCallId`) of a per-token event type, or `undefined` for any other type; as fast as three `===` tests. */
+export const tokenIdFieldOf: (type: unknown) => 'messageId' | 'toolCallId' | undefined = index.tokenIdFieldOf;
+
+/** Whether `type` is a per-token event type (see {@link tokenEventTypes}); as fast as three `===` tests. */
+export const isTokenEventType: (type: unknown) => boolean = index.isTokenEventType;
 
 /**
  * How far an event ends the current turn: what the lane has open (its text and reasoning
@@ -205,20 +297,109 @@ export const turnBoundaries: ReadonlyMap<string, 'lane' | 'subagent' | 'run'> = 
 
 /**
  * Events before which the official client ends the chunk stream of their own lane (its
- * `transformChunks` closes a chunk-built message or call, then passes them on): every streamed
- * entity event, TOOL_CALL_RESULT, state events, CUSTOM and steps.
+ * `transformChunks` closes a chunk-built message or call, then passes them on): every start,
+ * content and end event of what a turn holds, TOOL_CALL_RESULT, state events, CUSTOM and steps.
  */
-export const chunkStreamClosers: ReadonlySet<string> = new Set<string>([
-  ...[...entityEvents].filter(([, entry]) => entry.role !== 'chunk' && entry.kind.content !== undefined).map(([type]) => type),
-  EventType.REASONING_START,
-  EventType.REASONING_END,
-  EventType.TOOL_CALL_RESULT,
-  EventType.STATE_SNAPSHOT,
-  EventType.STATE_DELTA,
-  EventType.CUSTOM,
-  EventType.STEP_STARTED,
-  EventType.STEP_FINISHED,
-]);
+export const chunkStreamClosers: ReadonlySet<string> = index.chunkStreamClosers;
 
 /** The events that end a run. */
 export const terminalEventTypes: ReadonlySet<string> = new Set([EventType.RUN_FINISHED, EventType.RUN_ERROR]);
+
+/**
+ * Events before which running steps are finished: the end of a subagent finishes the steps of its
+ * lane (`subagent`), the end of the run every step (`run`).
+ */
+export const stepBoundaries: ReadonlyMap<string, 'subagent' | 'run'> = new Map<string, 'subagent' | 'run'>([
+  ...entityKind.subagent.end.map((type) => [type, 'subagent'] as const),
+  ...[...terminalEventTypes].map((type) => [type, 'run'] as const),
+]);
+
+/**
+ * The kinds as "still open" messages list them (RUN_FINISHED with entities open, a stream that
+ * stops mid-run), in the order the client's `verifyEvents` checks them.
+ */
+export const stillOpenOrder: readonly EntityKind[] = Object.freeze([
+  entityKind.step,
+  entityKind.textMessage,
+  entityKind.reasoningMessage,
+  entityKind.reasoning,
+  entityKind.toolCall,
+  entityKind.subagent,
+]);
+
+/** The step and subagent rules: the verifier's rule names, which the operators keep too. */
+export type LifecycleRuleName =
+  | 'duplicate-step'
+  | 'step-not-started'
+  | 'step-owner-mismatch'
+  | 'subagent-already-active'
+  | 'subagent-id-reused'
+  | 'subagent-parent-unknown'
+  | 'subagent-not-active';
+
+/** What a step or subagent rule's message says (lanes already described: `the parent agent`, `subagent 's1'`). */
+export interface LifecycleFacts {
+  /** The offending event's type. */
+  readonly type: string;
+  /** The step's name, or the subagent's `subagentRunId`. */
+  readonly id: string;
+  /** The step's lane, described. */
+  readonly lane?: string;
+  /** The lane where a step of that name runs instead (`step-owner-mismatch`), described. */
+  readonly runningIn?: string;
+  /** The `parentSubagentRunId` that was never started (`subagent-parent-unknown`). */
+  readonly parent?: string;
+  /** The position of the event that started what is already running, when the caller counts events (the verifier does). */
+  readonly since?: number;
+}
+
+/** One step or subagent rule. */
+export interface LifecycleRule {
+  /**
+   * Whether an operator that keeps the stream valid must fail the run (`INVALID_EVENT`) rather than
+   * drop the event: a subagent id used again, or a parent never started, cannot be repaired.
+   */
+  readonly fatal: boolean;
+  /** What is wrong and what to do, for a person; the verifier reports it as is, an operator that drops the event puts "Dropped " in front. */
+  message(facts: LifecycleFacts): string;
+}
+
+const since = (facts: LifecycleFacts) => (facts.since === undefined ? '' : ` (since #${facts.since})`);
+
+/** The step and subagent rules, each with its one wording. */
+export const lifecycleRules: Readonly<Record<LifecycleRuleName, LifecycleRule>> = Object.freeze({
+  'duplicate-step': {
+    fatal: false,
+    message: (f: LifecycleFacts) => `${f.type} for step '${f.id}' of ${f.lane}, which is already running${since(f)}. Finish it with STEP_FINISHED before starting it again.`,
+  },
+  'step-not-started': {
+    fatal: false,
+    message: (f: LifecycleFacts) => `${f.type} for step '${f.id}' of ${f.lane}, which is not running. Send STEP_STARTED first, and finish each step once.`,
+  },
+  'step-owner-mismatch': {
+    fatal: false,
+    message: (f: LifecycleFacts) => `${f.type} for step '${f.id}' of ${f.lane}, but that step is running in ${f.runningIn}. Finish a step with the subagentRunId it was started with.`,
+  },
+  'subagent-already-active': {
+    fatal: false,
+    message: (f: LifecycleFacts) => `${f.type} for subagent '${f.id}', which is already running${since(f)}. End it with SUBAGENT_FINISHED or SUBAGENT_ERROR first.`,
+  },
+  'subagent-id-reused': {
+    fatal: true,
+    message: (f: LifecycleFacts) => `${f.type} reuses subagentRunId '${f.id}', which already ended in this run. Give each subagent invocation its own subagentRunId.`,
+  },
+  'subagent-parent-unknown': {
+    fatal: true,
+    message: (f: LifecycleFacts) => `${f.type} for subagent '${f.id}' names parentSubagentRunId '${f.parent}', which has not started in this run. Start the parent subagent first.`,
+  },
+  'subagent-not-active': {
+    fatal: false,
+    message: (f: LifecycleFacts) => `${f.type} for subagent '${f.id}', which is not running. Send SUBAGENT_STARTED first, and end each subagent once.`,
+  },
+});
+
+/** The message of a broken step or subagent rule as an operator gives it: "Dropped …" when it drops the event, the rule's message when the run fails. */
+export function operatorLifecycleMessage(rule: LifecycleRuleName, facts: LifecycleFacts): string {
+  const entry = lifecycleRules[rule];
+  return entry.fatal ? entry.message(facts) : `Dropped ${entry.message(facts)}`;
+}

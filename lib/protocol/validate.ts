@@ -1,6 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { AguiRxError, describeValue } from './errors.js';
+import { tokenIdFieldOf } from './table.js';
 
 /**
  * Checks that an outgoing event is a valid AG-UI 1.0 event (the `@ag-ui/core/schemas` rules,
@@ -12,12 +13,10 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
   const type = event.type as string;
   // The per-token events are checked by hand (a few typeof tests, fields read by name); every
   // other event, rare by comparison, is accepted by hand when plain, else by the zod schema.
-  if (type === EventType.TEXT_MESSAGE_CONTENT || type === EventType.REASONING_MESSAGE_CONTENT) {
-    if (typeof event.messageId !== 'string') throw invalidField(type, 'messageId', event.messageId, 'a string');
-    return assertTokenFields(type, event);
-  }
-  if (type === EventType.TOOL_CALL_ARGS) {
-    if (typeof event.toolCallId !== 'string') throw invalidField(type, 'toolCallId', event.toolCallId, 'a string');
+  const idField = tokenIdFieldOf(type);
+  if (idField !== undefined) {
+    const id = idField === 'toolCallId' ? event.toolCallId : event.messageId;
+    if (typeof id !== 'string') throw invalidField(type, idField, id, 'a string');
     return assertTokenFields(type, event);
   }
   if (isPlainValid(type, event)) return event as unknown as Event;

@@ -1,15 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { describeLane, laneFields, type Lane } from '../protocol/agentEvent.js';
-
-/** How one kind of AG-UI entity is opened, closed, and named. */
-interface EntityKind {
-  open: EventType;
-  close: readonly EventType[];
-  /** The field that names the entity. */
-  idField: 'messageId' | 'toolCallId' | 'stepName' | 'subagentRunId';
-  /** The closing event sent for an entity left open, from its id and lane. */
-  closer(id: string, lane: Lane, reason: CloseReason): Event;
-}
+import { laneFields, type Lane } from '../protocol/agentEvent.js';
+import { entityEvents, entityKind, entityKinds, operatorLifecycleMessage, lifecycleRules, type EntityKind } from '../protocol/table.js';
+import { trackStepsAndSubagents, type LifecycleProblem } from './steps.js';
 
 /** Why what is open gets closed: a successful end of run, or an error (which closes subagents with SUBAGENT_ERROR). */
 export type CloseReason =
@@ -32,55 +24,22 @@ export interface SequenceProblem {
   message: string;
 }
 
-// Order matters: closers are sent in this order, innermost entities first (a tool call inside a
-// text turn, a message inside a reasoning span, everything inside a step, steps inside a subagent).
-const kinds: readonly EntityKind[] = [
-  {
-    open: EventType.TOOL_CALL_START,
-    close: [EventType.TOOL_CALL_END],
-    idField: 'toolCallId',
-    closer: (toolCallId, lane) => ({ type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(lane) }),
-  },
-  {
-    open: EventType.TEXT_MESSAGE_START,
-    close: [EventType.TEXT_MESSAGE_END],
-    idField: 'messageId',
-    closer: (messageId, lane) => ({ type: EventType.TEXT_MESSAGE_END, messageId, ...laneFields(lane) }),
-  },
-  {
-    open: EventType.REASONING_MESSAGE_START,
-    close: [EventType.REASONING_MESSAGE_END],
-    idField: 'messageId',
-    closer: (messageId, lane) => ({ type: EventType.REASONING_MESSAGE_END, messageId, ...laneFields(lane) }),
-  },
-  {
-    open: EventType.REASONING_START,
-    close: [EventType.REASONING_END],
-    idField: 'messageId',
-    closer: (messageId, lane) => ({ type: EventType.REASONING_END, messageId, ...laneFields(lane) }),
-  },
-  {
-    open: EventType.STEP_STARTED,
-    close: [EventType.STEP_FINISHED],
-    idField: 'stepName',
-    closer: (stepName, lane) => ({ type: EventType.STEP_FINISHED, stepName, ...laneFields(lane) }),
-  },
-  {
-    open: EventType.SUBAGENT_STARTED,
-    close: [EventType.SUBAGENT_FINISHED, EventType.SUBAGENT_ERROR],
-    idField: 'subagentRunId',
-    closer: (subagentRunId, _lane, reason) =>
-      reason.type === 'error'
-        ? { type: EventType.SUBAGENT_ERROR, subagentRunId, message: reason.message }
-        : { type: EventType.SUBAGENT_FINISHED, subagentRunId, outcome: { type: 'success' } },
-  },
-];
+// What a turn holds: tracked here by id. Steps and subagents are tracked by the step and subagent rules' tracker.
+const turnKinds: readonly EntityKind[] = entityKinds.filter((kind) => kind.inTurn);
 
-const kindByType = new Map<string, { kind: EntityKind; index: number; opens: boolean }>();
-kinds.forEach((kind, index) => {
-  kindByType.set(kind.open, { kind, index, opens: true });
-  for (const close of kind.close) kindByType.set(close, { kind, index, opens: false });
-});
+/** The closing event sent for an entity left open. */
+function closerOf(kind: EntityKind, id: string, lane: Lane, reason: CloseReason): Event {
+  if (kind.perLane) return { type: kind.end[0], [kind.idField]: id, ...laneFields(lane) } as Event;
+  // A subagent is a lane of its own: it ends with success, or with the run's error (its second closer).
+  return (reason.type === 'error' && kind.end.length > 1
+    ? { type: kind.end[1], [kind.idField]: id, message: reason.message }
+    : { type: kind.end[0], [kind.idField]: id, outcome: { type: 'success' } }) as unknown as Event;
+}
+
+/** A broken step or subagent rule as {@link OpenEntities.sequenceProblem} reports it. */
+function toSequenceProblem({ rule, facts }: LifecycleProblem): SequenceProblem {
+  return { fatal: lifecycleRules[rule].fatal, message: operatorLifecycleMessage(rule, facts) };
+}
 
 /** What is open on an AG-UI stream, and what it takes to close it. */
 export interface OpenEntities {
@@ -104,81 +63,53 @@ export interface OpenEntities {
  * of them open: the protocol's rule that all of these are closed before RUN_FINISHED.
  */
 export function trackOpenEntities(): OpenEntities {
-  // One map per kind, in open order; a step is keyed by lane and name, the rest by id.
-  const open = kinds.map(() => new Map<string, { id: string; lane: Lane }>());
+  // One map per kind a turn holds, in open order, keyed by id.
+  const open = new Map<EntityKind, Map<string, Lane>>(turnKinds.map((kind) => [kind, new Map()]));
   const pending = new Set<string>();
-  // Subagents that have finished or failed: their ids are per invocation and never come back.
-  const endedSubagents = new Set<string>();
-  const stepIndex = kinds.findIndex((kind) => kind.idField === 'stepName');
-  const subagentIndex = kinds.findIndex((kind) => kind.idField === 'subagentRunId');
+  const lifecycles = trackStepsAndSubagents();
   return {
     observe(event) {
       if (event.type === EventType.TOOL_CALL_RESULT) {
         pending.delete(event.toolCallId);
         return;
       }
-      const entry = kindByType.get(event.type);
-      if (entry === undefined) return;
+      const entry = entityEvents.get(event.type);
+      if (entry === undefined || entry.role === 'content' || entry.role === 'chunk') return;
+      const { kind } = entry;
       const fields = event as unknown as Record<string, string | undefined>;
-      const id = fields[entry.kind.idField] as string;
-      const lane = entry.kind.idField === 'subagentRunId' ? undefined : fields.subagentRunId;
-      const key = entry.kind.idField === 'stepName' ? `${lane ?? ''}\u0000${id}` : id;
-      if (entry.opens) {
-        open[entry.index].set(key, { id, lane });
-        if (event.type === EventType.TOOL_CALL_START) pending.add(id);
-      } else {
-        open[entry.index].delete(key);
-        if (entry.kind.idField === 'subagentRunId') endedSubagents.add(id);
-      }
+      const id = fields[kind.idField] as string;
+      if (kind === entityKind.step) return lifecycles.recordStep(event.type, fields.subagentRunId, id);
+      if (kind === entityKind.subagent) return lifecycles.recordSubagent(event.type, id);
+      const entities = open.get(kind);
+      if (entities === undefined) return;
+      if (entry.role === 'start') {
+        entities.set(id, fields.subagentRunId);
+        if (kind === entityKind.toolCall) pending.add(id);
+      } else entities.delete(id);
     },
     closeAll(reason) {
       const closers: Event[] = [];
-      kinds.forEach((kind, index) => {
-        // Steps and subagents nest: close the latest first.
-        const entities = [...open[index].values()];
-        if (kind.idField === 'stepName' || kind.idField === 'subagentRunId') entities.reverse();
-        for (const { id, lane } of entities) closers.push(kind.closer(id, lane, reason));
-        open[index].clear();
-      });
+      for (const kind of entityKinds) {
+        // Steps and subagents nest: the tracker gives the latest first.
+        if (kind === entityKind.step) for (const { name, lane } of lifecycles.finishSteps(undefined, true)) closers.push(closerOf(kind, name, lane, reason));
+        else if (kind === entityKind.subagent) for (const { id } of lifecycles.finishSubagents()) closers.push(closerOf(kind, id, undefined, reason));
+        else {
+          const entities = open.get(kind);
+          for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
+          entities?.clear();
+        }
+      }
       return closers;
     },
     pendingToolCallIds: () => [...pending],
     sequenceProblem(event) {
-      switch (event.type) {
-        case EventType.STEP_STARTED:
-        case EventType.STEP_FINISHED: {
-          const lane = event.subagentRunId;
-          const isOpen = open[stepIndex].has(`${lane ?? ''}\u0000${event.stepName}`);
-          if (event.type === EventType.STEP_STARTED && isOpen) {
-            return { fatal: false, message: `Dropped a second STEP_STARTED for step '${event.stepName}' of ${describeLane(lane)}, which is already running. Finish a step before starting it again.` };
-          }
-          if (event.type === EventType.STEP_FINISHED && !isOpen) {
-            return { fatal: false, message: `Dropped STEP_FINISHED for step '${event.stepName}': no such step of ${describeLane(lane)} is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.` };
-          }
-          return undefined;
-        }
-        case EventType.SUBAGENT_STARTED: {
-          const id = event.subagentRunId;
-          if (open[subagentIndex].has(id)) {
-            return { fatal: false, message: `Dropped a second SUBAGENT_STARTED for subagent '${id}', which is already running.` };
-          }
-          if (endedSubagents.has(id)) {
-            return { fatal: true, message: `SUBAGENT_STARTED reuses subagentRunId '${id}', which already finished in this run. Give each subagent invocation a fresh subagentRunId.` };
-          }
-          const parent = event.parentSubagentRunId;
-          if (parent !== undefined && !open[subagentIndex].has(parent) && !endedSubagents.has(parent)) {
-            return { fatal: true, message: `SUBAGENT_STARTED for '${id}' names parentSubagentRunId '${parent}', which was never started in this run. Start the parent subagent first.` };
-          }
-          return undefined;
-        }
-        case EventType.SUBAGENT_FINISHED:
-        case EventType.SUBAGENT_ERROR:
-          return open[subagentIndex].has(event.subagentRunId)
-            ? undefined
-            : { fatal: false, message: `Dropped ${event.type} for subagent '${event.subagentRunId}': no such subagent is running. Send SUBAGENT_STARTED first, and end a subagent once.` };
-        default:
-          return undefined;
-      }
+      const entry = entityEvents.get(event.type);
+      if (entry === undefined) return undefined;
+      const fields = event as unknown as Record<string, string | undefined>;
+      let problem: LifecycleProblem | undefined;
+      if (entry.kind === entityKind.step) problem = lifecycles.stepProblem(event.type, fields.subagentRunId, fields.stepName as string);
+      else if (entry.kind === entityKind.subagent) problem = lifecycles.subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
+      return problem === undefined ? undefined : toSequenceProblem(problem);
     },
   };
 }

@@ -1,7 +1,9 @@
 import { EventType } from '@ag-ui/core';
 import { describeLane, type Lane } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { chunkStreamClosers, entityEvents, entityKind, entityKinds, lifecycleRules, stillOpenOrder, tokenKindOf, type EntityEvent, type EntityKind } from '../protocol/table.js';
 import { assertWireEvent } from '../protocol/validate.js';
+import { trackStepsAndSubagents, type LifecycleProblem } from './steps.js';
 
 /** One way an AG-UI stream breaks the protocol, as found by {@link createAguiVerifier}. */
 export interface AguiViolation {
@@ -26,65 +28,21 @@ export interface AguiVerifier {
   end(): AguiViolation[];
 }
 
-// The four bracketed entities that stream: opened by a start event, continued, closed by an end event.
-type StreamedKind = 'text' | 'tool' | 'reasoning' | 'span';
-// Owners are kept per id namespace: a reasoning span and its message share one, as the client does.
+// Owners are kept per id space: a reasoning span and its message share one, as the client does.
 type OwnerSpace = 'message' | 'toolCall' | 'reasoning' | 'activity';
 
-interface StreamedInfo {
-  noun: string;
-  nouns: string;
-  start: EventType;
-  end: EventType;
-  idField: 'messageId' | 'toolCallId';
-  owners: OwnerSpace;
-}
+// What a turn holds (text and reasoning messages, reasoning spans, tool calls): opened, continued and closed by id.
+const turnKinds: readonly EntityKind[] = entityKinds.filter((kind) => kind.inTurn);
+// What each of their start, content and end events does to its entity.
+const turnEvents = new Map([...entityEvents].filter(([, entry]) => entry.kind.inTurn && entry.role !== 'chunk')) as ReadonlyMap<string, EntityEvent & { role: 'start' | 'content' | 'end' }>;
+// The chunk shorthands, by the kind they stream.
+const chunkKinds: ReadonlyMap<string, EntityKind> = new Map([...entityEvents].filter(([, entry]) => entry.role === 'chunk').map(([type, entry]) => [type, entry.kind]));
 
-const streamed: Record<StreamedKind, StreamedInfo> = {
-  text: { noun: 'text message', nouns: 'text messages', start: EventType.TEXT_MESSAGE_START, end: EventType.TEXT_MESSAGE_END, idField: 'messageId', owners: 'message' },
-  tool: { noun: 'tool call', nouns: 'tool calls', start: EventType.TOOL_CALL_START, end: EventType.TOOL_CALL_END, idField: 'toolCallId', owners: 'toolCall' },
-  reasoning: { noun: 'reasoning message', nouns: 'reasoning messages', start: EventType.REASONING_MESSAGE_START, end: EventType.REASONING_MESSAGE_END, idField: 'messageId', owners: 'reasoning' },
-  span: { noun: 'reasoning span', nouns: 'reasoning spans', start: EventType.REASONING_START, end: EventType.REASONING_END, idField: 'messageId', owners: 'reasoning' },
-};
-
-// What each streamed event does to its entity.
-const streamedRole = new Map<string, { kind: StreamedKind; role: 'start' | 'content' | 'end' }>([
-  [EventType.TEXT_MESSAGE_START, { kind: 'text', role: 'start' }],
-  [EventType.TEXT_MESSAGE_CONTENT, { kind: 'text', role: 'content' }],
-  [EventType.TEXT_MESSAGE_END, { kind: 'text', role: 'end' }],
-  [EventType.TOOL_CALL_START, { kind: 'tool', role: 'start' }],
-  [EventType.TOOL_CALL_ARGS, { kind: 'tool', role: 'content' }],
-  [EventType.TOOL_CALL_END, { kind: 'tool', role: 'end' }],
-  [EventType.REASONING_MESSAGE_START, { kind: 'reasoning', role: 'start' }],
-  [EventType.REASONING_MESSAGE_CONTENT, { kind: 'reasoning', role: 'content' }],
-  [EventType.REASONING_MESSAGE_END, { kind: 'reasoning', role: 'end' }],
-  [EventType.REASONING_START, { kind: 'span', role: 'start' }],
-  [EventType.REASONING_END, { kind: 'span', role: 'end' }],
-]);
-
-// The chunk shorthands, and the opener fields a later chunk may repeat only unchanged.
-const chunkKinds = new Map<string, { kind: 'text' | 'tool' | 'reasoning'; agree: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[] }>([
-  [EventType.TEXT_MESSAGE_CHUNK, { kind: 'text', agree: ['role', 'name'] }],
-  [EventType.TOOL_CALL_CHUNK, { kind: 'tool', agree: ['toolCallName', 'parentMessageId'] }],
-  [EventType.REASONING_MESSAGE_CHUNK, { kind: 'reasoning', agree: [] }],
-]);
-
-// Events that end the chunk stream of their own lane (the client closes it before passing them on).
-const closesOwnLane: ReadonlySet<string> = new Set<string>([
-  ...streamedRole.keys(),
-  EventType.TOOL_CALL_RESULT,
-  EventType.STATE_SNAPSHOT,
-  EventType.STATE_DELTA,
-  EventType.CUSTOM,
-  EventType.STEP_STARTED,
-  EventType.STEP_FINISHED,
-]);
-
-const knownTypes: ReadonlySet<string> = new Set<string>(Object.values(EventType));
+const knownTypes: ReadonlySet<string> = new Set<string>([...Object.values(EventType), ...entityEvents.keys()]);
 
 /** A message, tool call or reasoning message being assembled from chunks in one lane. */
 interface ChunkStream {
-  kind: 'text' | 'tool' | 'reasoning';
+  kind: EntityKind;
   id: string;
   role?: string;
   name?: string;
@@ -95,15 +53,12 @@ interface ChunkStream {
 /** Everything one run tracks; a new RUN_STARTED after a terminal event starts from a fresh one. */
 function newRunState() {
   return {
-    // Open entities of each streamed kind: id -> index of the event that opened it.
-    open: { text: new Map<string, number>(), tool: new Map<string, number>(), reasoning: new Map<string, number>(), span: new Map<string, number>() },
+    // Open entities of each kind a turn holds: id -> index of the event that opened it.
+    open: new Map<EntityKind, Map<string, number>>(turnKinds.map((kind) => [kind, new Map()])),
     // Who opened each id in the run (undefined = the parent agent); kept after the close, as a reopen must agree too.
     owners: { message: new Map<string, Lane>(), toolCall: new Map<string, Lane>(), reasoning: new Map<string, Lane>(), activity: new Map<string, Lane>() },
-    // Running steps per lane: name -> index of STEP_STARTED.
-    steps: new Map<Lane, Map<string, number>>(),
-    // Running subagents: id -> index of SUBAGENT_STARTED; and the ids that have ended (never reused in a run).
-    subagents: new Map<string, number>(),
-    endedSubagents: new Set<string>(),
+    // Running steps and subagents, and the subagent ids that have ended (never reused in a run).
+    lifecycles: trackStepsAndSubagents(),
     // The chunk stream each lane is assembling.
     lanes: new Map<Lane, ChunkStream>(),
   };
@@ -197,6 +152,7 @@ export function createAguiVerifier(): AguiVerifier {
     if (out === none) out = [];
     (out as AguiViolation[]).push({ index: at, type, rule, message });
   };
+  const reportLifecycle = ({ rule, facts }: LifecycleProblem) => report(rule, lifecycleRules[rule].message(facts));
 
   /**
    * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
@@ -205,18 +161,10 @@ export function createAguiVerifier(): AguiVerifier {
    */
   const isPlainToken = (fields: Record<string, unknown>): boolean => {
     if (phase !== 'running' || run.lanes.size > 0) return false;
-    let open: Map<string, number>;
-    let id: unknown;
-    if (type === EventType.TEXT_MESSAGE_CONTENT) {
-      open = run.open.text;
-      id = fields.messageId;
-    } else if (type === EventType.TOOL_CALL_ARGS) {
-      open = run.open.tool;
-      id = fields.toolCallId;
-    } else if (type === EventType.REASONING_MESSAGE_CONTENT) {
-      open = run.open.reasoning;
-      id = fields.messageId;
-    } else return false;
+    const kind = tokenKindOf(type);
+    if (kind === undefined) return false;
+    // Read by name: a read through a variable key is slow.
+    const id = kind.idField === 'toolCallId' ? fields.toolCallId : fields.messageId;
     return (
       typeof id === 'string' &&
       typeof fields.delta === 'string' &&
@@ -224,7 +172,7 @@ export function createAguiVerifier(): AguiVerifier {
       fields.timestamp === undefined &&
       fields.metadata === undefined &&
       fields.rawEvent === undefined &&
-      open.has(id)
+      run.open.get(kind)!.has(id)
     );
   };
 
@@ -238,18 +186,19 @@ export function createAguiVerifier(): AguiVerifier {
   };
 
   /** Opens a streamed entity; false (and reported) when it cannot be. */
-  const openEntity = (kind: StreamedKind, id: string, tag: Lane, parentMessageId?: string): boolean => {
-    const info = streamed[kind];
-    const openedAt = run.open[kind].get(id);
+  const openEntity = (kind: EntityKind, id: string, tag: Lane, parentMessageId?: string): boolean => {
+    const open = run.open.get(kind)!;
+    const openedAt = open.get(id);
     if (openedAt !== undefined) {
-      report('duplicate-start', `${type} for ${info.noun} '${id}', which is already open (since #${openedAt}). End it with ${info.end} before starting it again.`);
+      report('duplicate-start', `${type} for ${kind.noun} '${id}', which is already open (since #${openedAt}). End it with ${kind.end[0]} before starting it again.`);
       return false;
     }
-    const owners = run.owners[info.owners];
+    const space = kind.idSpace as OwnerSpace;
+    const owners = run.owners[space];
     // A tool call lives in its parent message, so it inherits (and must agree with) that message's lane.
     let inherited: Lane;
     let inherits = false;
-    if (kind === 'tool' && parentMessageId !== undefined && run.owners.message.has(parentMessageId)) {
+    if (kind === entityKind.toolCall && parentMessageId !== undefined && run.owners.message.has(parentMessageId)) {
       inherited = run.owners.message.get(parentMessageId);
       inherits = true;
       if (tag !== undefined && tag !== inherited) {
@@ -258,7 +207,7 @@ export function createAguiVerifier(): AguiVerifier {
       }
     }
     if (owners.has(id)) {
-      if (ownerMismatch(info.owners, id, tag, info.noun)) return false;
+      if (ownerMismatch(space, id, tag, kind.noun)) return false;
       const owner = owners.get(id);
       if (tag === undefined && inherits && inherited !== owner) {
         report('parent-message-mismatch', `${type} reopens tool call '${id}' of ${describeLane(owner)} inside message '${parentMessageId}' of ${describeLane(inherited)}. A tool call belongs to the message that carries it: reuse an id only in the same lane.`);
@@ -267,20 +216,20 @@ export function createAguiVerifier(): AguiVerifier {
     } else {
       owners.set(id, tag !== undefined ? tag : inherited);
     }
-    run.open[kind].set(id, at);
+    open.set(id, at);
     return true;
   };
 
   /** Continues (`content`) or closes (`end`) an open streamed entity. */
-  const continueEntity = (kind: StreamedKind, id: string, tag: Lane, role: 'content' | 'end') => {
-    const info = streamed[kind];
-    if (!run.open[kind].has(id)) {
+  const continueEntity = (kind: EntityKind, id: string, tag: Lane, role: 'content' | 'end') => {
+    const open = run.open.get(kind)!;
+    if (!open.has(id)) {
       const rule = role === 'content' ? 'content-without-start' : 'end-without-start';
-      report(rule, `${type} for ${info.noun} '${id}', which is not open. Send ${info.start} first, and nothing for the ${info.noun} after its ${info.end}.`);
+      report(rule, `${type} for ${kind.noun} '${id}', which is not open. Send ${kind.start} first, and nothing for the ${kind.noun} after its ${kind.end[0]}.`);
       return;
     }
-    if (ownerMismatch(info.owners, id, tag, info.noun)) return;
-    if (role === 'end') run.open[kind].delete(id);
+    if (ownerMismatch(kind.idSpace as OwnerSpace, id, tag, kind.noun)) return;
+    if (role === 'end') open.delete(id);
   };
 
   /** Ends the chunk stream of one lane, as the client's expansion does with a synthesized END. */
@@ -288,12 +237,12 @@ export function createAguiVerifier(): AguiVerifier {
     const pending = run.lanes.get(lane);
     if (pending === undefined) return;
     run.lanes.delete(lane);
-    if (run.open[pending.kind].delete(pending.id)) return;
+    const { kind } = pending;
+    if (run.open.get(kind)!.delete(pending.id)) return;
     // An explicit END from another lane closed the entity: the client's synthesized END now finds nothing open.
-    const info = streamed[pending.kind];
     report(
       'end-without-start',
-      `${type} ends the chunk stream of ${describeLane(lane)}, so the client sends ${info.end} for ${info.noun} '${pending.id}', which an explicit ${info.end} without that subagentRunId already closed. Let the chunk stream end by itself, or tag the END with the chunks' subagentRunId.`,
+      `${type} ends the chunk stream of ${describeLane(lane)}, so the client sends ${kind.end[0]} for ${kind.noun} '${pending.id}', which an explicit ${kind.end[0]} without that subagentRunId already closed. Let the chunk stream end by itself, or tag the END with the chunks' subagentRunId.`,
     );
   };
 
@@ -303,7 +252,7 @@ export function createAguiVerifier(): AguiVerifier {
 
   // The lane a chunk stream of `kind` named `id` is in, found by laneHolding().
   let heldBy: Lane;
-  const laneHolding = (kind: ChunkStream['kind'], id: string): boolean => {
+  const laneHolding = (kind: EntityKind, id: string): boolean => {
     for (const [lane, pending] of run.lanes) {
       if (pending.kind === kind && pending.id === id) {
         heldBy = lane;
@@ -314,14 +263,13 @@ export function createAguiVerifier(): AguiVerifier {
   };
 
   /** A TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK or REASONING_MESSAGE_CHUNK: opens or continues its lane's stream. */
-  const chunk = (fields: Record<string, unknown>, kind: ChunkStream['kind'], agree: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[]) => {
-    const info = streamed[kind];
-    const id = str(fields[info.idField]);
+  const chunk = (fields: Record<string, unknown>, kind: EntityKind) => {
+    const id = str(fields[kind.idField]);
     const tag = str(fields.subagentRunId);
     let lane: Lane;
     if (id !== undefined && laneHolding(kind, id)) {
       if (tag !== undefined && tag !== heldBy) {
-        report('subagent-mismatch', `${type} for ${info.noun} '${id}' has subagentRunId '${tag}', but ${describeLane(heldBy)} is streaming that ${info.noun}. Tag every chunk of an entity with its opener's subagentRunId, or leave the tag out.`);
+        report('subagent-mismatch', `${type} for ${kind.noun} '${id}' has subagentRunId '${tag}', but ${describeLane(heldBy)} is streaming that ${kind.noun}. Tag every chunk of an entity with its opener's subagentRunId, or leave the tag out.`);
         return;
       }
       lane = heldBy;
@@ -333,17 +281,17 @@ export function createAguiVerifier(): AguiVerifier {
       // An untagged, id-less chunk continues the one stream of its kind, wherever it is.
       const candidates = [...run.lanes].filter(([, pending]) => pending.kind === kind).map(([candidate]) => candidate);
       if (candidates.length > 1) {
-        report('ambiguous-chunk', `${type} has neither ${info.idField} nor subagentRunId, but ${candidates.length} lanes (${candidates.map(describeLane).join(', ')}) are streaming a ${info.noun}. Tag the chunk with the subagentRunId it belongs to.`);
+        report('ambiguous-chunk', `${type} has neither ${kind.idField} nor subagentRunId, but ${candidates.length} lanes (${candidates.map(describeLane).join(', ')}) are streaming a ${kind.noun}. Tag the chunk with the subagentRunId it belongs to.`);
         return;
       }
       lane = candidates[0];
     }
     const current = run.lanes.get(lane);
     if (current !== undefined && current.kind === kind && (id === undefined || id === current.id)) {
-      for (const field of agree) {
+      for (const field of kind.chunkAgrees ?? []) {
         const value = fields[field];
         if (value !== undefined && value !== current[field]) {
-          report('chunk-mismatch', `${type} for ${info.noun} '${current.id}' has ${field} ${quote(value)}, but the ${info.noun} started with ${current[field] === undefined ? `no ${field}` : `${field} ${quote(current[field])}`}. Repeat a field on a later chunk only with the value it started with.`);
+          report('chunk-mismatch', `${type} for ${kind.noun} '${current.id}' has ${field} ${quote(value)}, but the ${kind.noun} started with ${current[field] === undefined ? `no ${field}` : `${field} ${quote(current[field])}`}. Repeat a field on a later chunk only with the value it started with.`);
           return;
         }
       }
@@ -351,11 +299,11 @@ export function createAguiVerifier(): AguiVerifier {
     }
     closeLane(lane);
     if (id === undefined) {
-      report('chunk-without-id', `${type} has no ${info.idField}, and ${describeLane(lane)} is not streaming a ${info.noun} to continue. Give the first chunk of each ${info.noun} its ${info.idField}.`);
+      report('chunk-without-id', `${type} has no ${kind.idField}, and ${describeLane(lane)} is not streaming a ${kind.noun} to continue. Give the first chunk of each ${kind.noun} its ${kind.idField}.`);
       return;
     }
     const toolCallName = str(fields.toolCallName);
-    if (kind === 'tool' && toolCallName === undefined) {
+    if (kind === entityKind.toolCall && toolCallName === undefined) {
       report('chunk-without-name', `${type} starts tool call '${id}' without a toolCallName. Name the tool on the first chunk of each call.`);
       return;
     }
@@ -394,13 +342,13 @@ export function createAguiVerifier(): AguiVerifier {
     const add = (noun: string, nouns: string, labels: string[], closer: string) => {
       if (labels.length > 0) found.push({ kinds: labels.length === 1 ? noun : nouns, labels, closer });
     };
-    const steps: string[] = [];
-    for (const [lane, names] of run.steps) for (const name of names.keys()) steps.push(lane === undefined ? `'${name}'` : `'${name}' (subagent '${lane}')`);
-    add('step', 'steps', steps, EventType.STEP_FINISHED);
-    for (const kind of ['text', 'reasoning', 'span', 'tool'] as const) {
-      add(streamed[kind].noun, streamed[kind].nouns, [...run.open[kind].keys()].map((id) => `'${id}'`), streamed[kind].end);
+    for (const kind of stillOpenOrder) {
+      let labels: string[];
+      if (kind === entityKind.step) labels = run.lifecycles.runningSteps().map(({ lane, name }) => (lane === undefined ? `'${name}'` : `'${name}' (subagent '${lane}')`));
+      else if (kind === entityKind.subagent) labels = run.lifecycles.runningSubagents().map(({ id }) => `'${id}'`);
+      else labels = [...(run.open.get(kind)?.keys() ?? [])].map((id) => `'${id}'`);
+      add(kind.noun, kind.nouns, labels, kind.end.join(' or '));
     }
-    add('subagent', 'subagents', [...run.subagents.keys()].map((id) => `'${id}'`), `${EventType.SUBAGENT_FINISHED} or ${EventType.SUBAGENT_ERROR}`);
     return found;
   };
 
@@ -436,18 +384,18 @@ export function createAguiVerifier(): AguiVerifier {
     }
 
     const tag = str(fields.subagentRunId);
-    const role = streamedRole.get(type);
+    const role = turnEvents.get(type);
     if (role !== undefined) {
       if (run.lanes.size > 0) closeLane(tag);
-      const id = str(fields[streamed[role.kind].idField]);
+      const id = str(fields[role.kind.idField]);
       if (id === undefined) return;
       if (role.role === 'start') openEntity(role.kind, id, tag, str(fields.parentMessageId));
       else continueEntity(role.kind, id, tag, role.role);
       return;
     }
     const chunkKind = chunkKinds.get(type);
-    if (chunkKind !== undefined) return chunk(fields, chunkKind.kind, chunkKind.agree);
-    if (closesOwnLane.has(type) && run.lanes.size > 0) closeLane(tag);
+    if (chunkKind !== undefined) return chunk(fields, chunkKind);
+    if (chunkStreamClosers.has(type) && run.lanes.size > 0) closeLane(tag);
 
     switch (type) {
       case EventType.RUN_STARTED:
@@ -474,56 +422,27 @@ export function createAguiVerifier(): AguiVerifier {
       case EventType.STEP_FINISHED: {
         const name = str(fields.stepName);
         if (name === undefined) return;
-        let running = run.steps.get(tag);
-        if (running === undefined) run.steps.set(tag, (running = new Map()));
-        const startedAt = running.get(name);
-        if (type === EventType.STEP_STARTED) {
-          if (startedAt !== undefined) {
-            report('duplicate-step', `STEP_STARTED for step '${name}' of ${describeLane(tag)}, which is already running (since #${startedAt}). Finish it with STEP_FINISHED before starting it again.`);
-          } else {
-            running.set(name, at);
-          }
-          return;
-        }
-        if (startedAt !== undefined) {
-          running.delete(name);
-          return;
-        }
-        for (const [lane, names] of run.steps) {
-          if (lane !== tag && names.has(name)) {
-            report('step-owner-mismatch', `STEP_FINISHED for step '${name}' of ${describeLane(tag)}, but that step is running in ${describeLane(lane)}. Finish a step with the subagentRunId it was started with.`);
-            return;
-          }
-        }
-        report('step-not-started', `STEP_FINISHED for step '${name}' of ${describeLane(tag)}, which is not running. Send STEP_STARTED first, and finish each step once.`);
+        const problem = run.lifecycles.stepProblem(type, tag, name);
+        if (problem !== undefined) return reportLifecycle(problem);
+        run.lifecycles.recordStep(type, tag, name, at);
         return;
       }
       case EventType.SUBAGENT_STARTED: {
         if (tag === undefined) return;
-        const startedAt = run.subagents.get(tag);
-        const parent = str(fields.parentSubagentRunId);
-        if (startedAt !== undefined) {
-          report('subagent-already-active', `SUBAGENT_STARTED for subagent '${tag}', which is already running (since #${startedAt}). End it with SUBAGENT_FINISHED or SUBAGENT_ERROR first.`);
-        } else if (run.endedSubagents.has(tag)) {
-          report('subagent-id-reused', `SUBAGENT_STARTED reuses subagentRunId '${tag}', which already ended in this run. Give each subagent invocation its own subagentRunId.`);
-        } else if (parent !== undefined && !run.subagents.has(parent) && !run.endedSubagents.has(parent)) {
-          report('subagent-parent-unknown', `SUBAGENT_STARTED for subagent '${tag}' names parentSubagentRunId '${parent}', which has not started in this run. Start the parent subagent first.`);
-        } else {
-          run.subagents.set(tag, at);
-        }
+        const problem = run.lifecycles.subagentProblem(type, tag, str(fields.parentSubagentRunId));
+        if (problem !== undefined) return reportLifecycle(problem);
+        run.lifecycles.recordSubagent(type, tag, at);
         return;
       }
       case EventType.SUBAGENT_FINISHED:
-      case EventType.SUBAGENT_ERROR:
+      case EventType.SUBAGENT_ERROR: {
         if (tag === undefined) return;
         closeLane(tag);
-        if (!run.subagents.has(tag)) {
-          report('subagent-not-active', `${type} for subagent '${tag}', which is not running. Send SUBAGENT_STARTED first, and end each subagent once.`);
-          return;
-        }
-        run.subagents.delete(tag);
-        run.endedSubagents.add(tag);
+        const problem = run.lifecycles.subagentProblem(type, tag);
+        if (problem !== undefined) return reportLifecycle(problem);
+        run.lifecycles.recordSubagent(type, tag, at);
         return;
+      }
       case EventType.TOOL_CALL_RESULT: {
         // The result mints a tool message: its id is on record, owned by whoever sent the result.
         const messageId = str(fields.messageId);

@@ -2,6 +2,7 @@ import type { Event } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { OperatorFunction } from 'rxjs';
 import { createOperator } from '../protocol/createOperator.js';
+import { entityKinds } from '../protocol/table.js';
 
 /** Options of {@link encodeSSE}. */
 export interface EncodeSSEOptions {
@@ -50,15 +51,8 @@ export function encodeSSE(options: EncodeSSEOptions = {}): OperatorFunction<Even
 }
 
 // Events whose only optional fields (as @ag-ui/core's `omitOptionalNulls` knows them) are the base
-// ones, with no nested shapes: the per-token events and the END events.
-const flatTypes: ReadonlySet<unknown> = new Set([
-  'TEXT_MESSAGE_CONTENT',
-  'TOOL_CALL_ARGS',
-  'REASONING_MESSAGE_CONTENT',
-  'TEXT_MESSAGE_END',
-  'TOOL_CALL_END',
-  'REASONING_MESSAGE_END',
-]);
+// ones, with no nested shapes: the per-token events and the END events of what they stream.
+const flatTypes: ReadonlySet<unknown> = new Set(entityKinds.flatMap((kind) => (kind.content === undefined ? [] : [kind.content, ...kind.end])));
 
 /**
  * Whether `EventEncoder.encodeSSE` would send `event` as plain `JSON.stringify`: a flat event with

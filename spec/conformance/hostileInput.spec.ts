@@ -114,7 +114,7 @@ describe('hostile input through toAgui', () => {
     [
       'a STEP_FINISHED for a step never started',
       [{ type: EventType.STEP_FINISHED, stepName: 's' }],
-      "Dropped STEP_FINISHED for step 's': no such step of the parent agent is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.",
+      "Dropped STEP_FINISHED for step 's' of the parent agent, which is not running. Send STEP_STARTED first, and finish each step once.",
     ],
     [
       'a second STEP_STARTED for a running step',
@@ -122,7 +122,7 @@ describe('hostile input through toAgui', () => {
         { type: EventType.STEP_STARTED, stepName: 's' },
         { type: EventType.STEP_STARTED, stepName: 's' },
       ],
-      "Dropped a second STEP_STARTED for step 's' of the parent agent, which is already running. Finish a step before starting it again.",
+      "Dropped STEP_STARTED for step 's' of the parent agent, which is already running. Finish it with STEP_FINISHED before starting it again.",
     ],
     [
       'a STEP_FINISHED from another lane',
@@ -130,7 +130,7 @@ describe('hostile input through toAgui', () => {
         { type: EventType.STEP_STARTED, stepName: 's' },
         { type: EventType.STEP_FINISHED, stepName: 's', subagentRunId: 'A' },
       ],
-      "Dropped STEP_FINISHED for step 's': no such step of subagent 'A' is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.",
+      "Dropped STEP_FINISHED for step 's' of subagent 'A', but that step is running in the parent agent. Finish a step with the subagentRunId it was started with.",
     ],
     [
       'a SUBAGENT_FINISHED for a subagent never started',
@@ -138,7 +138,7 @@ describe('hostile input through toAgui', () => {
         { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'r', delta: 'x', subagentRunId: 'A' },
         { type: EventType.SUBAGENT_FINISHED, subagentRunId: 'A' },
       ],
-      "Dropped SUBAGENT_FINISHED for subagent 'A': no such subagent is running. Send SUBAGENT_STARTED first, and end a subagent once.",
+      "Dropped SUBAGENT_FINISHED for subagent 'A', which is not running. Send SUBAGENT_STARTED first, and end each subagent once.",
     ],
   ])('should drop %s and say so', async (_name, input, diagnostic) => {
     const { last, diagnostics } = await accepted(from(input as AgentEvent[]));
@@ -154,12 +154,12 @@ describe('hostile input through toAgui', () => {
         { type: EventType.SUBAGENT_FINISHED, subagentRunId: 'A' },
         { type: EventType.SUBAGENT_STARTED, subagentRunId: 'A', name: 'n' },
       ],
-      "SUBAGENT_STARTED reuses subagentRunId 'A', which already finished in this run. Give each subagent invocation a fresh subagentRunId.",
+      "SUBAGENT_STARTED reuses subagentRunId 'A', which already ended in this run. Give each subagent invocation its own subagentRunId.",
     ],
     [
       'a parent subagent never started',
       [{ type: EventType.SUBAGENT_STARTED, subagentRunId: 'A', name: 'n', parentSubagentRunId: 'Z' }],
-      "SUBAGENT_STARTED for 'A' names parentSubagentRunId 'Z', which was never started in this run. Start the parent subagent first.",
+      "SUBAGENT_STARTED for subagent 'A' names parentSubagentRunId 'Z', which has not started in this run. Start the parent subagent first.",
     ],
     [
       'a TOOL_CALL_END from another lane',

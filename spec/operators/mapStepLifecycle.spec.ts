@@ -14,9 +14,10 @@ const finished = (stepName: string, subagentRunId?: string): AgentEvent => ({ ty
 const custom = (value: number): AgentEvent => ({ type: EventType.CUSTOM, name: 'tick', value });
 const bad = (value: unknown) => value as AgentEvent;
 
-const DUPLICATE = "Dropped a second STEP_STARTED for step 'plan' of the parent agent, which is already running. Finish a step before starting it again.";
-const NOTHING_OPEN = (step: string, owner: string) =>
-  `Dropped STEP_FINISHED for step '${step}': no such step of ${owner} is running. Finish a step once, after its STEP_STARTED, with the same subagentRunId.`;
+const DUPLICATE = "Dropped STEP_STARTED for step 'plan' of the parent agent, which is already running. Finish it with STEP_FINISHED before starting it again.";
+const NOTHING_OPEN = (step: string, owner: string) => `Dropped STEP_FINISHED for step '${step}' of ${owner}, which is not running. Send STEP_STARTED first, and finish each step once.`;
+const OTHER_OWNER = (step: string, owner: string, runningIn: string) =>
+  `Dropped STEP_FINISHED for step '${step}' of ${owner}, but that step is running in ${runningIn}. Finish a step with the subagentRunId it was started with.`;
 
 // a/b start steps, f finishes 'plan', x is a CUSTOM event; capitals are what the operator adds.
 const values = {
@@ -262,7 +263,7 @@ describe('mapStepLifecycle', () => {
       const expected = '---a-----(P|)';
       expectObservable(e1.pipe(mapStepLifecycle({ onDiagnostic: sink.onDiagnostic }))).toBe(expected, lanes);
     });
-    expect(sink.messages).toEqual([NOTHING_OPEN('plan', 'the parent agent'), DUPLICATE, NOTHING_OPEN('plan', "subagent 'sub-1'")]);
+    expect(sink.messages).toEqual([NOTHING_OPEN('plan', 'the parent agent'), DUPLICATE, OTHER_OWNER('plan', "subagent 'sub-1'", 'the parent agent')]);
   });
 
   it('should drop a second STEP_STARTED of the open step under finishPrevious too, without finishing it', () => {
