@@ -12,7 +12,7 @@ const root = resolve(__dirname, '..');
 const allowed: Record<string, readonly string[]> = {
   'lib/protocol': [],
   'lib/state': ['lib/protocol'],
-  'lib/tracking': ['lib/protocol'],
+  'lib/tracking': ['lib/protocol', 'lib/state'],
   'lib/interaction': ['lib/protocol'],
   'lib/adapters': ['lib/protocol', 'lib/interaction'],
   'lib/converters': ['lib/protocol', 'lib/interaction'],

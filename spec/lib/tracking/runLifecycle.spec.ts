@@ -119,7 +119,7 @@ describe('trackRunLifecycle', () => {
       const error = thrown(() => started().admit(event, event.type));
 
       expect(error.code).toBe('INVALID_EVENT');
-      expect(error.message).toMatch(/names parentSubagentRunId 'sub-1', which was never started/);
+      expect(error.message).toMatch(/names parentSubagentRunId 'sub-1', which has not started in this run/);
     });
   });
 
