@@ -1,9 +1,10 @@
 import { EventType } from '@ag-ui/core';
 
 /**
- * THE protocol table: what AG-UI 1.0 opens and closes, and with which events. Every operator,
- * tracker, validator, the verifier and the transports read these facts here; a rule changes in
- * this file alone (a new per-token event type in a later AG-UI version, say).
+ * THE protocol table: what AG-UI 1.0 opens and closes, and with which events, and the step and
+ * subagent rules with their one wording. Every operator, tracker, validator, the verifier and the
+ * transports read these facts here; a rule changes in this file alone (a new per-token event type
+ * in a later AG-UI version, say: spec/lib/protocol/table.spec.ts adds one and watches them follow).
  *
  * Sources: the AG-UI 1.0 event reference and the rules `@ag-ui/client`'s `verifyEvents` and
  * `transformChunks` enforce.

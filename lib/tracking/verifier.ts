@@ -99,7 +99,8 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  *    STEP_FINISHED for none, or for one running in another lane (a lane is a `subagentRunId`).
  * 6. `subagent-already-active`, `subagent-id-reused`, `subagent-parent-unknown`,
  *    `subagent-not-active`: a SUBAGENT_STARTED id is one invocation, its parent must have
- *    started, and SUBAGENT_FINISHED/ERROR end a running subagent once.
+ *    started, and SUBAGENT_FINISHED/ERROR end a running subagent once. Rules 5 and 6 are the
+ *    protocol table's `lifecycleRules`, in its wording, which the operators give too.
  * 7. `subagent-mismatch`: an event that continues, closes or reopens an entity names a
  *    `subagentRunId` other than its opener's (no tag is always fine). `parent-message-mismatch`:
  *    a tool call's lane disagrees with its `parentMessageId` message's.
