@@ -12,7 +12,7 @@ import {
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
-import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind } from '../protocol/table.js';
+import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
 import { createEntityIds } from './ids.js';
 
 /** What {@link createMessageLanes} needs: where its decisions go. */
@@ -41,16 +41,49 @@ export interface MessageLanes {
 const text = entityKind.textMessage;
 const thought = entityKind.reasoningMessage;
 const span = entityKind.reasoning;
-type Slot = 'textMessage' | 'reasoningMessage' | 'reasoning';
 
 /** The kinds each lane keeps open, in the order the table closes them (innermost first). */
 const laneKinds = entityKinds.filter((kind) => kind === text || kind === thought || kind === span);
+// Their slots in a lane's state.
+const TEXT = laneKinds.indexOf(text);
+const THOUGHT = laneKinds.indexOf(thought);
+const SPAN = laneKinds.indexOf(span);
 
-/** For each kind, the lane's kinds that starting or streaming one closes (the table's `closesInLane`). */
-const closedBy = new Map(entityKinds.map((kind) => [kind, laneKinds.filter((open) => kind.closesInLane.includes(open.name))] as const));
+/**
+ * What is open in one lane (the parent agent, or one subagent): the open id of each of
+ * {@link laneKinds}, by slot. An array, so that the per-token checks are element reads.
+ */
+type LaneState = (string | undefined)[];
 
-/** What is open in one lane (the parent agent, or one subagent): an id per kind, the span's included. */
-type LaneState = Record<Slot, string | undefined>;
+/** What the tracker does with one event type, read off the protocol table once. */
+interface Route {
+  /** The slot of the lane kind the event starts, streams, chunks or ends; -1 for other kinds' events. */
+  readonly slot: number;
+  readonly role: EntityRole | undefined;
+  /** The slots the event closes before it passes (the table's `closesInLane` of its kind), in closing order. */
+  readonly closes: readonly number[];
+  /** How far the event ends the turn (the table's `turnBoundaries`). */
+  readonly boundary: 'lane' | 'subagent' | 'run' | undefined;
+}
+
+/**
+ * The route of every event type the tracker acts on; other events pass untouched. What starts,
+ * streams or chunks a kind closes what the table says, except a tool call's ARGS: only what opens
+ * a tool call (its START or a chunk) does. No END closes anything but its own entity.
+ */
+const routes: ReadonlyMap<string, Route> = new Map(
+  [...new Set([...entityEvents.keys(), ...turnBoundaries.keys()])].map((type): [string, Route] => {
+    const entity = entityEvents.get(type);
+    const slot = entity === undefined ? -1 : laneKinds.indexOf(entity.kind);
+    const opens = entity !== undefined && entity.role !== 'end' && (slot >= 0 || entity.role !== 'content');
+    const closes = opens ? laneKinds.flatMap((open, i) => (entity.kind.closesInLane.includes(open.name) ? [i] : [])) : [];
+    return [type, { slot, role: slot >= 0 ? entity!.role : undefined, closes, boundary: turnBoundaries.get(type) }];
+  }),
+);
+/** What a text chunk closes, at hand for the most frequent event. */
+const textCloses = routes.get(text.chunk!)!.closes;
+/** Every slot, in closing order. */
+const allSlots = laneKinds.map((_, i) => i);
 
 /**
  * Creates the message-lane tracker of one subscription: each lane (a `subagentRunId`) has at most
@@ -71,26 +104,26 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
   const laneState = (lane: Lane): LaneState => {
     if (lane === undefined && parentLane !== undefined) return parentLane;
     let state = lanes.get(lane);
-    if (state === undefined) lanes.set(lane, (state = { textMessage: undefined, reasoningMessage: undefined, reasoning: undefined }));
+    if (state === undefined) lanes.set(lane, (state = laneKinds.map(() => undefined)));
     if (lane === undefined) parentLane = state;
     return state;
   };
 
-  const close = (lane: Lane, state: LaneState, kind: EntityKind, explicitEnd?: AgentEvent) => {
-    const messageId = state[kind.name as Slot] as string;
-    state[kind.name as Slot] = undefined;
-    if (kind !== span) openMessages.delete(messageId);
-    emit(explicitEnd ?? ({ type: kind.end[0], messageId, ...laneFields(lane) } as AgentEvent));
+  const close = (lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent) => {
+    const messageId = state[slot] as string;
+    state[slot] = undefined;
+    if (slot !== SPAN) openMessages.delete(messageId);
+    emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
   };
 
-  // Closes, in order, whichever of `kinds` is open in the lane.
-  const closeKinds = (lane: Lane, state: LaneState, kinds: readonly EntityKind[]) => {
-    for (let i = 0; i < kinds.length; i++) if (state[kinds[i].name as Slot] !== undefined) close(lane, state, kinds[i]);
+  // Closes, in order, whichever of `slots` is open in the lane.
+  const closeSlots = (lane: Lane, state: LaneState, slots: readonly number[]) => {
+    for (let i = 0; i < slots.length; i++) if (state[slots[i]] !== undefined) close(lane, state, slots[i]);
   };
 
   const closeLane = (lane: Lane) => {
     const state = lanes.get(lane);
-    if (state !== undefined) closeKinds(lane, state, laneKinds);
+    if (state !== undefined) closeSlots(lane, state, allSlots);
   };
 
   const closeAll = () => {
@@ -107,8 +140,9 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
     }
   };
 
-  // Opens a message of `kind` in `lane` under the producer's id (or a fresh one if absent or taken).
-  const open = (lane: Lane, state: LaneState, kind: EntityKind, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
+  // Opens a message in `slot` of `lane` under the producer's id (or a fresh one if absent or taken).
+  const open = (lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
+    const kind = laneKinds[slot];
     const candidate = producerId === undefined ? mint() : ids.wireId(producerId);
     assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
     const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
@@ -118,77 +152,78 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
       diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
     }
     openMessages.set(messageId, { lane, kind });
-    state[kind.name as Slot] = messageId;
-    if (kind === thought && state.reasoning === undefined && explicitStart === undefined) {
-      state.reasoning = messageId;
+    state[slot] = messageId;
+    // A reasoning message streams inside a span: chunks open one around it.
+    if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
+      state[SPAN] = messageId;
       emit({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
     }
     if (explicitStart !== undefined) {
       emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
       return messageId;
     }
-    const start: Record<string, unknown> = { type: kind.start, messageId, role: kind === text ? (source.role ?? 'assistant') : 'reasoning' };
-    if (kind === text && source.name !== undefined) start.name = source.name;
+    const start: Record<string, unknown> = { type: kind.start, messageId, role: slot === TEXT ? (source.role ?? 'assistant') : 'reasoning' };
+    if (slot === TEXT && source.name !== undefined) start.name = source.name;
     if (source.timestamp !== undefined) start.timestamp = source.timestamp;
     if (lane !== undefined) start.subagentRunId = lane;
     emit(start as AgentEvent);
     return messageId;
   };
 
-  const content = (kind: EntityKind, messageId: string, delta: string, source: Record<string, unknown>) => {
-    emit(copyBaseFields(source, { type: kind.content, messageId, delta }) as AgentEvent);
+  const content = (slot: number, messageId: string, delta: string, source: Record<string, unknown>) => {
+    emit(copyBaseFields(source, { type: laneKinds[slot].content, messageId, delta }) as AgentEvent);
   };
 
   // A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
-  const onChunk = (event: Record<string, unknown>, kind: EntityKind, type: string, explicit: boolean) => {
+  const onChunk = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string, explicit: boolean) => {
     // Read by name: a read through a variable key is slow.
     const producerId = explicit ? requiredString(event, 'messageId') : stringField(event, 'messageId', event.messageId);
     const delta = explicit ? requiredString(event, 'delta') : stringField(event, 'delta', event.delta);
     if (delta === undefined || delta === '') return;
     const lane = laneOf(event);
     const state = laneState(lane);
-    closeKinds(lane, state, closedBy.get(kind)!);
-    const current = state[kind.name as Slot];
+    closeSlots(lane, state, closes);
+    const current = state[slot];
     if (current !== undefined && (producerId === undefined || ids.wireId(producerId) === current)) {
       if (explicit && producerId === current) return emit(event as AgentEvent);
-      return content(kind, current, delta, event);
+      return content(slot, current, delta, event);
     }
-    if (current !== undefined) close(lane, state, kind);
-    const messageId = open(lane, state, kind, type, producerId, event);
-    content(kind, messageId, delta, event);
+    if (current !== undefined) close(lane, state, slot);
+    const messageId = open(lane, state, slot, type, producerId, event);
+    content(slot, messageId, delta, event);
   };
 
-  const onStart = (event: Record<string, unknown>, kind: EntityKind, type: string) => {
+  const onStart = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string) => {
     const producerId = requiredString(event, 'messageId');
     const lane = laneOf(event);
     const state = laneState(lane);
-    closeKinds(lane, state, closedBy.get(kind)!);
-    const current = state[kind.name as Slot];
+    closeSlots(lane, state, closes);
+    const current = state[slot];
     if (current !== undefined && current === ids.wireId(producerId)) {
       return diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
     }
-    if (current !== undefined) close(lane, state, kind);
-    open(lane, state, kind, type, producerId, event, event as AgentEvent);
+    if (current !== undefined) close(lane, state, slot);
+    open(lane, state, slot, type, producerId, event, event as AgentEvent);
   };
 
-  const onEnd = (event: Record<string, unknown>, kind: EntityKind, type: string) => {
+  const onEnd = (event: Record<string, unknown>, slot: number, type: string) => {
     const producerId = requiredString(event, 'messageId');
     const lane = laneOf(event);
     const state = laneState(lane);
     const messageId = ids.wireId(producerId);
-    if (state[kind.name as Slot] === messageId) {
-      return close(lane, state, kind, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
+    if (state[slot] === messageId) {
+      return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
     }
     assertNotOpenElsewhere(type, producerId, messageId, lane);
     diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
   };
 
   // An explicit REASONING_START: spans keep the producer's id, which must be the lane's own.
-  const onSpanStart = (event: Record<string, unknown>) => {
+  const onSpanStart = (event: Record<string, unknown>, closes: readonly number[]) => {
     const messageId = requiredString(event, 'messageId');
     const lane = laneOf(event);
     const state = laneState(lane);
-    if (state.reasoning === messageId) {
+    if (state[SPAN] === messageId) {
       return diagnose({ message: `Dropped a second REASONING_START for span '${messageId}', which is already open.`, event });
     }
     if (ids.hasOwner(messageId) && ids.ownerOf(messageId) !== lane) {
@@ -197,10 +232,10 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
         `REASONING_START from ${describeLane(lane)} opens span '${messageId}', an id ${describeLane(ids.ownerOf(messageId))} already uses. Give each lane's reasoning its own messageId.`,
       );
     }
-    closeKinds(lane, state, closedBy.get(span)!);
-    if (state.reasoning !== undefined) close(lane, state, span);
+    closeSlots(lane, state, closes);
+    if (state[SPAN] !== undefined) close(lane, state, SPAN);
     ids.own(messageId, lane);
-    state.reasoning = messageId;
+    state[SPAN] = messageId;
     emit(event as AgentEvent);
   };
 
@@ -208,44 +243,44 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
     const messageId = requiredString(event, 'messageId');
     const lane = laneOf(event);
     const state = laneState(lane);
-    if (state.reasoning !== messageId) {
+    if (state[SPAN] !== messageId) {
       return diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${describeLane(lane)}.`, event });
     }
-    if (state.reasoningMessage !== undefined) close(lane, state, thought);
-    close(lane, state, span, event as AgentEvent);
+    if (state[THOUGHT] !== undefined) close(lane, state, THOUGHT);
+    close(lane, state, SPAN, event as AgentEvent);
   };
 
   return {
     next(event) {
       const type = eventTypeOf(event);
       const fields = event as unknown as Record<string, unknown>;
-      const entity = entityEvents.get(type);
-      if (entity !== undefined) {
-        const kind = entity.kind;
-        if (kind === text || kind === thought) {
-          switch (entity.role) {
-            case 'chunk':
-              return onChunk(fields, kind, type, false);
-            case 'content':
-              return onChunk(fields, kind, type, true);
-            case 'start':
-              return onStart(fields, kind, type);
-            case 'end':
-              return onEnd(fields, kind, type);
-          }
-        }
-        if (kind === span) return entity.role === 'start' ? onSpanStart(fields) : onSpanEnd(fields);
-        // What opens a tool call (its START or a chunk) closes what the table says, if the lane has any.
-        if (kind === entityKind.toolCall && (entity.role === 'start' || entity.role === 'chunk')) {
-          const lane = laneOf(fields);
-          const state = lanes.get(lane);
-          if (state !== undefined) closeKinds(lane, state, closedBy.get(kind)!);
+      // The most frequent event first, without a lookup.
+      if (type === text.chunk) return onChunk(fields, TEXT, textCloses, type, false);
+      const route = routes.get(type);
+      if (route === undefined) return emit(event);
+      const slot = route.slot;
+      if (slot === SPAN) return route.role === 'start' ? onSpanStart(fields, route.closes) : onSpanEnd(fields);
+      if (slot >= 0) {
+        switch (route.role) {
+          case 'chunk':
+            return onChunk(fields, slot, route.closes, type, false);
+          case 'content':
+            return onChunk(fields, slot, route.closes, type, true);
+          case 'start':
+            return onStart(fields, slot, route.closes, type);
+          case 'end':
+            return onEnd(fields, slot, type);
         }
       }
-      const boundary = turnBoundaries.get(type);
+      // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
+      if (route.closes.length > 0) {
+        const lane = laneOf(fields);
+        const state = lanes.get(lane);
+        if (state !== undefined) closeSlots(lane, state, route.closes);
+      }
       // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
-      if (boundary === 'run') closeAll();
-      else if (boundary !== undefined) closeLane(laneOf(fields));
+      if (route.boundary === 'run') closeAll();
+      else if (route.boundary !== undefined) closeLane(laneOf(fields));
       emit(event);
     },
     closeAll,
