@@ -80,8 +80,11 @@ const routes: ReadonlyMap<string, Route> = new Map(
     return [type, { slot, role: slot >= 0 ? entity!.role : undefined, closes, boundary: turnBoundaries.get(type) }];
   }),
 );
-/** What a text chunk closes, at hand for the most frequent event. */
-const textCloses = routes.get(text.chunk!)!.closes;
+// The most frequent event, and what it closes, at hand.
+const TEXT_CHUNK: string = text.chunk!;
+const textCloses = routes.get(TEXT_CHUNK)!.closes;
+// The content event type of each slot.
+const contentTypes = laneKinds.map((kind) => kind.content);
 /** Every slot, in closing order. */
 const allSlots = laneKinds.map((_, i) => i);
 
@@ -98,6 +101,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
   const openMessages = new Map<string, { lane: Lane; kind: EntityKind }>();
   // Used ids, their owner lanes, and the fresh ids reused ones were given.
   const ids = createEntityIds(mint);
+  const wireId = ids.wireId; // at hand: once per token
 
   // The parent agent's lane, kept at hand: nearly every event is its.
   let parentLane: LaneState | undefined;
@@ -143,7 +147,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
   // Opens a message in `slot` of `lane` under the producer's id (or a fresh one if absent or taken).
   const open = (lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
     const kind = laneKinds[slot];
-    const candidate = producerId === undefined ? mint() : ids.wireId(producerId);
+    const candidate = producerId === undefined ? mint() : wireId(producerId);
     assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
     const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
     const messageId = claim.id;
@@ -171,7 +175,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
   };
 
   const content = (slot: number, messageId: string, delta: string, source: Record<string, unknown>) => {
-    emit(copyBaseFields(source, { type: laneKinds[slot].content, messageId, delta }) as AgentEvent);
+    emit(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
   };
 
   // A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
@@ -182,12 +186,13 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
     if (delta === undefined || delta === '') return;
     const lane = laneOf(event);
     const state = laneState(lane);
-    closeSlots(lane, state, closes);
     const current = state[slot];
-    if (current !== undefined && (producerId === undefined || ids.wireId(producerId) === current)) {
+    // Nothing this kind closes is open beside its open message: opening either closes the other.
+    if (current !== undefined && (producerId === undefined || wireId(producerId) === current)) {
       if (explicit && producerId === current) return emit(event as AgentEvent);
       return content(slot, current, delta, event);
     }
+    closeSlots(lane, state, closes);
     if (current !== undefined) close(lane, state, slot);
     const messageId = open(lane, state, slot, type, producerId, event);
     content(slot, messageId, delta, event);
@@ -199,7 +204,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
     const state = laneState(lane);
     closeSlots(lane, state, closes);
     const current = state[slot];
-    if (current !== undefined && current === ids.wireId(producerId)) {
+    if (current !== undefined && current === wireId(producerId)) {
       return diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
     }
     if (current !== undefined) close(lane, state, slot);
@@ -210,7 +215,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
     const producerId = requiredString(event, 'messageId');
     const lane = laneOf(event);
     const state = laneState(lane);
-    const messageId = ids.wireId(producerId);
+    const messageId = wireId(producerId);
     if (state[slot] === messageId) {
       return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
     }
@@ -255,7 +260,7 @@ export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions
       const type = eventTypeOf(event);
       const fields = event as unknown as Record<string, unknown>;
       // The most frequent event first, without a lookup.
-      if (type === text.chunk) return onChunk(fields, TEXT, textCloses, type, false);
+      if (type === TEXT_CHUNK) return onChunk(fields, TEXT, textCloses, type, false);
       const route = routes.get(type);
       if (route === undefined) return emit(event);
       const slot = route.slot;

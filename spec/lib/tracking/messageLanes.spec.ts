@@ -1,6 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../../../lib/protocol/diagnostics.js';
+import { entityKind } from '../../../lib/protocol/table.js';
 import { createMessageLanes, type MessageLanes } from '../../../lib/tracking/messageLanes.js';
 
 /** A tracker with ids `id1`, `id2`, … and what it emitted and reported. */
@@ -113,6 +114,13 @@ describe('createMessageLanes', () => {
         { type: EventType.REASONING_MESSAGE_START, messageId: 'id1', role: 'reasoning' },
         { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'id1', delta: 'again' },
       ]);
+    });
+
+    it('should rely on text and reasoning closing each other in the table: a streaming message has nothing to close', () => {
+      // The per-token path skips the closing check while its message is open; this is why it may.
+      expect(entityKind.textMessage.closesInLane).toEqual(expect.arrayContaining(['reasoningMessage', 'reasoning']));
+      expect(entityKind.reasoningMessage.closesInLane).toContain('textMessage');
+      expect(entityKind.reasoning.closesInLane).toContain('textMessage');
     });
 
     it('should throw INVALID_EVENT for a delta that is not a string', () => {
