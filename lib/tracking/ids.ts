@@ -42,6 +42,13 @@ export interface EntityIds {
    * The id is then used and owned by `lane`.
    */
   claim(producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim;
+  /**
+   * {@link claim} for a candidate the caller holds already: `id` (the producer's mapped by
+   * {@link wireId}, or a minted one) is checked like a producer's id, and a refused `id` is mapped
+   * from `producerId` (pass `id` itself for a minted one). For callers that check the candidate
+   * before claiming it (a message tracker refusing an id open in another lane).
+   */
+  claimId(id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim;
 }
 
 /**
@@ -59,6 +66,21 @@ export function createEntityIds(mint: IdGenerator): EntityIds {
 
   const wireId = (producerId: string) => (remap.size === 0 ? producerId : (remap.get(producerId) ?? producerId));
 
+  // Records the claimed id as used and owned by `lane`.
+  const take = (claim: IdClaim, lane: Lane): IdClaim => {
+    used.add(claim.id);
+    owners.set(claim.id, lane);
+    return claim;
+  };
+
+  const claimId = (id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim => {
+    const conflict: IdConflict | undefined = used.has(id) ? 'used' : ownedByLane && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
+    if (conflict === undefined) return take({ id }, lane);
+    const fresh = mint();
+    remap.set(producerId, fresh);
+    return take({ id: fresh, conflict, refused: id, refusedOwner: owners.get(id) }, lane);
+  };
+
   return {
     wireId,
     isUsed: (id) => used.has(id),
@@ -68,21 +90,9 @@ export function createEntityIds(mint: IdGenerator): EntityIds {
       owners.set(id, lane);
     },
     claim(producerId, lane, ownedByLane) {
-      let claim: IdClaim;
-      if (producerId === undefined) claim = { id: mint() };
-      else {
-        const id = wireId(producerId);
-        const conflict: IdConflict | undefined = used.has(id) ? 'used' : ownedByLane && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
-        if (conflict === undefined) claim = { id };
-        else {
-          const fresh = mint();
-          remap.set(producerId, fresh);
-          claim = { id: fresh, conflict, refused: id, refusedOwner: owners.get(id) };
-        }
-      }
-      used.add(claim.id);
-      owners.set(claim.id, lane);
-      return claim;
+      if (producerId !== undefined) return claimId(wireId(producerId), producerId, lane, ownedByLane);
+      return take({ id: mint() }, lane);
     },
+    claimId,
   };
 }

@@ -1,0 +1,293 @@
+import {
+  copyBaseFields,
+  describeLane,
+  eventTypeOf,
+  laneFields,
+  laneOf,
+  requiredString,
+  stringField,
+  type AgentEvent,
+  type Lane,
+} from '../protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../protocol/diagnostics.js';
+import { AguiRxError } from '../protocol/errors.js';
+import type { IdGenerator } from '../protocol/generateId.js';
+import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
+import { createEntityIds } from './ids.js';
+
+/** What {@link createMessageLanes} needs: where its decisions go. */
+export interface MessageLanesOptions {
+  /** Mints ids for messages whose chunks carry none, or whose id was already taken. */
+  mint: IdGenerator;
+  /** Told about each explicit event dropped or repaired. */
+  diagnose: DiagnosticHandler;
+  /** Receives every event to send, in order: the input's own, rewritten ones and added STARTs and ENDs. */
+  emit: (event: AgentEvent) => void;
+}
+
+/** The message lanes of one subscription. */
+export interface MessageLanes {
+  /**
+   * Takes one input event and emits what it becomes (see `openMessageStartContentEnd`'s rules).
+   *
+   * @throws {AguiRxError} `INVALID_EVENT` for a non-string `delta` or `messageId`, content for a
+   * message open in another lane, or a span id another lane uses.
+   */
+  next(event: AgentEvent): void;
+  /** Emits the closers of every open message and span: lane by lane, in the order lanes first appeared. */
+  closeAll(): void;
+}
+
+const text = entityKind.textMessage;
+const thought = entityKind.reasoningMessage;
+const span = entityKind.reasoning;
+
+/** The kinds each lane keeps open, in the order the table closes them (innermost first). */
+const laneKinds = entityKinds.filter((kind) => kind === text || kind === thought || kind === span);
+// Their slots in a lane's state.
+const TEXT = laneKinds.indexOf(text);
+const THOUGHT = laneKinds.indexOf(thought);
+const SPAN = laneKinds.indexOf(span);
+
+/**
+ * What is open in one lane (the parent agent, or one subagent): the open id of each of
+ * {@link laneKinds}, by slot. An array, so that the per-token checks are element reads.
+ */
+type LaneState = (string | undefined)[];
+
+/** What the tracker does with one event type, read off the protocol table once. */
+interface Route {
+  /** The slot of the lane kind the event starts, streams, chunks or ends; -1 for other kinds' events. */
+  readonly slot: number;
+  readonly role: EntityRole | undefined;
+  /** The slots the event closes before it passes (the table's `closesInLane` of its kind), in closing order. */
+  readonly closes: readonly number[];
+  /** How far the event ends the turn (the table's `turnBoundaries`). */
+  readonly boundary: 'lane' | 'subagent' | 'run' | undefined;
+}
+
+/**
+ * The route of every event type the tracker acts on; other events pass untouched. What starts,
+ * streams or chunks a kind closes what the table says, except a tool call's ARGS: only what opens
+ * a tool call (its START or a chunk) does. No END closes anything but its own entity.
+ */
+const routes: ReadonlyMap<string, Route> = new Map(
+  [...new Set([...entityEvents.keys(), ...turnBoundaries.keys()])].map((type): [string, Route] => {
+    const entity = entityEvents.get(type);
+    const slot = entity === undefined ? -1 : laneKinds.indexOf(entity.kind);
+    const opens = entity !== undefined && entity.role !== 'end' && (slot >= 0 || entity.role !== 'content');
+    const closes = opens ? laneKinds.flatMap((open, i) => (entity.kind.closesInLane.includes(open.name) ? [i] : [])) : [];
+    return [type, { slot, role: slot >= 0 ? entity!.role : undefined, closes, boundary: turnBoundaries.get(type) }];
+  }),
+);
+// The most frequent event, and what it closes, at hand.
+const TEXT_CHUNK: string = text.chunk!;
+const textCloses = routes.get(TEXT_CHUNK)!.closes;
+// The content event type of each slot.
+const contentTypes = laneKinds.map((kind) => kind.content);
+/** Every slot, in closing order. */
+const allSlots = laneKinds.map((_, i) => i);
+
+/**
+ * Creates the message-lane tracker of one subscription: each lane (a `subagentRunId`) has at most
+ * one open text message, one open reasoning message and one reasoning span; chunks open and stream
+ * them, turn boundaries close them, and message ids are never reused nor shared between lanes
+ * (one id namespace for text, reasoning messages and spans, as `@ag-ui/client` checks them).
+ * Pure bookkeeping, no RxJS: decisions go out through `emit` and `diagnose`, or are thrown.
+ */
+export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
+  const lanes = new Map<Lane, LaneState>();
+  // Open message id -> its lane and kind, across lanes and kinds.
+  const openMessages = new Map<string, { lane: Lane; kind: EntityKind }>();
+  // Used ids, their owner lanes, and the fresh ids reused ones were given.
+  const ids = createEntityIds(mint);
+  const wireId = ids.wireId; // at hand: once per token
+
+  // The parent agent's lane, kept at hand: nearly every event is its.
+  let parentLane: LaneState | undefined;
+  const laneState = (lane: Lane): LaneState => {
+    if (lane === undefined && parentLane !== undefined) return parentLane;
+    let state = lanes.get(lane);
+    if (state === undefined) lanes.set(lane, (state = laneKinds.map(() => undefined)));
+    if (lane === undefined) parentLane = state;
+    return state;
+  };
+
+  const close = (lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent) => {
+    const messageId = state[slot] as string;
+    state[slot] = undefined;
+    if (slot !== SPAN) openMessages.delete(messageId);
+    emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
+  };
+
+  // Closes, in order, whichever of `slots` is open in the lane.
+  const closeSlots = (lane: Lane, state: LaneState, slots: readonly number[]) => {
+    for (let i = 0; i < slots.length; i++) if (state[slots[i]] !== undefined) close(lane, state, slots[i]);
+  };
+
+  const closeLane = (lane: Lane) => {
+    const state = lanes.get(lane);
+    if (state !== undefined) closeSlots(lane, state, allSlots);
+  };
+
+  const closeAll = () => {
+    for (const lane of lanes.keys()) closeLane(lane);
+  };
+
+  const assertNotOpenElsewhere = (type: string, producerId: string, messageId: string, lane: Lane) => {
+    const opener = openMessages.get(messageId);
+    if (opener !== undefined) {
+      throw new AguiRxError(
+        'INVALID_EVENT',
+        `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open as a ${opener.kind.noun} of ${describeLane(opener.lane)}. Give each message its own id, and set the same subagentRunId on every event of a message.`,
+      );
+    }
+  };
+
+  // Opens a message in `slot` of `lane` under the producer's id (or a fresh one if absent or taken).
+  const open = (lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
+    const kind = laneKinds[slot];
+    const candidate = producerId === undefined ? mint() : wireId(producerId);
+    assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
+    const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
+    const messageId = claim.id;
+    if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
+      const why = claim.conflict === 'used' ? 'which was already ended' : `which ${describeLane(claim.refusedOwner)} uses`;
+      diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
+    }
+    openMessages.set(messageId, { lane, kind });
+    state[slot] = messageId;
+    // A reasoning message streams inside a span: chunks open one around it.
+    if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
+      state[SPAN] = messageId;
+      emit({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
+    }
+    if (explicitStart !== undefined) {
+      emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
+      return messageId;
+    }
+    const start: Record<string, unknown> = { type: kind.start, messageId, role: slot === TEXT ? (source.role ?? 'assistant') : 'reasoning' };
+    if (slot === TEXT && source.name !== undefined) start.name = source.name;
+    if (source.timestamp !== undefined) start.timestamp = source.timestamp;
+    if (lane !== undefined) start.subagentRunId = lane;
+    emit(start as AgentEvent);
+    return messageId;
+  };
+
+  const content = (slot: number, messageId: string, delta: string, source: Record<string, unknown>) => {
+    emit(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
+  };
+
+  // A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
+  const onChunk = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string, explicit: boolean) => {
+    // Read by name: a read through a variable key is slow.
+    const producerId = explicit ? requiredString(event, 'messageId') : stringField(event, 'messageId', event.messageId);
+    const delta = explicit ? requiredString(event, 'delta') : stringField(event, 'delta', event.delta);
+    if (delta === undefined || delta === '') return;
+    const lane = laneOf(event);
+    const state = laneState(lane);
+    const current = state[slot];
+    // Nothing this kind closes is open beside its open message: opening either closes the other.
+    if (current !== undefined && (producerId === undefined || wireId(producerId) === current)) {
+      if (explicit && producerId === current) return emit(event as AgentEvent);
+      return content(slot, current, delta, event);
+    }
+    closeSlots(lane, state, closes);
+    if (current !== undefined) close(lane, state, slot);
+    const messageId = open(lane, state, slot, type, producerId, event);
+    content(slot, messageId, delta, event);
+  };
+
+  const onStart = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string) => {
+    const producerId = requiredString(event, 'messageId');
+    const lane = laneOf(event);
+    const state = laneState(lane);
+    closeSlots(lane, state, closes);
+    const current = state[slot];
+    if (current !== undefined && current === wireId(producerId)) {
+      return diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
+    }
+    if (current !== undefined) close(lane, state, slot);
+    open(lane, state, slot, type, producerId, event, event as AgentEvent);
+  };
+
+  const onEnd = (event: Record<string, unknown>, slot: number, type: string) => {
+    const producerId = requiredString(event, 'messageId');
+    const lane = laneOf(event);
+    const state = laneState(lane);
+    const messageId = wireId(producerId);
+    if (state[slot] === messageId) {
+      return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
+    }
+    assertNotOpenElsewhere(type, producerId, messageId, lane);
+    diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
+  };
+
+  // An explicit REASONING_START: spans keep the producer's id, which must be the lane's own.
+  const onSpanStart = (event: Record<string, unknown>, closes: readonly number[]) => {
+    const messageId = requiredString(event, 'messageId');
+    const lane = laneOf(event);
+    const state = laneState(lane);
+    if (state[SPAN] === messageId) {
+      return diagnose({ message: `Dropped a second REASONING_START for span '${messageId}', which is already open.`, event });
+    }
+    if (ids.hasOwner(messageId) && ids.ownerOf(messageId) !== lane) {
+      throw new AguiRxError(
+        'INVALID_EVENT',
+        `REASONING_START from ${describeLane(lane)} opens span '${messageId}', an id ${describeLane(ids.ownerOf(messageId))} already uses. Give each lane's reasoning its own messageId.`,
+      );
+    }
+    closeSlots(lane, state, closes);
+    if (state[SPAN] !== undefined) close(lane, state, SPAN);
+    ids.own(messageId, lane);
+    state[SPAN] = messageId;
+    emit(event as AgentEvent);
+  };
+
+  const onSpanEnd = (event: Record<string, unknown>) => {
+    const messageId = requiredString(event, 'messageId');
+    const lane = laneOf(event);
+    const state = laneState(lane);
+    if (state[SPAN] !== messageId) {
+      return diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${describeLane(lane)}.`, event });
+    }
+    if (state[THOUGHT] !== undefined) close(lane, state, THOUGHT);
+    close(lane, state, SPAN, event as AgentEvent);
+  };
+
+  return {
+    next(event) {
+      const type = eventTypeOf(event);
+      const fields = event as unknown as Record<string, unknown>;
+      // The most frequent event first, without a lookup.
+      if (type === TEXT_CHUNK) return onChunk(fields, TEXT, textCloses, type, false);
+      const route = routes.get(type);
+      if (route === undefined) return emit(event);
+      const slot = route.slot;
+      if (slot === SPAN) return route.role === 'start' ? onSpanStart(fields, route.closes) : onSpanEnd(fields);
+      if (slot >= 0) {
+        switch (route.role) {
+          case 'chunk':
+            return onChunk(fields, slot, route.closes, type, false);
+          case 'content':
+            return onChunk(fields, slot, route.closes, type, true);
+          case 'start':
+            return onStart(fields, slot, route.closes, type);
+          case 'end':
+            return onEnd(fields, slot, type);
+        }
+      }
+      // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
+      if (route.closes.length > 0) {
+        const lane = laneOf(fields);
+        const state = lanes.get(lane);
+        if (state !== undefined) closeSlots(lane, state, route.closes);
+      }
+      // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
+      if (route.boundary === 'run') closeAll();
+      else if (route.boundary !== undefined) closeLane(laneOf(fields));
+      emit(event);
+    },
+    closeAll,
+  };
+}
