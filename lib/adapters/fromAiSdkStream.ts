@@ -4,7 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import { fieldReaders, isObject, rawEvent, tokenUsageEvent, usageReport, type Fields, type UsageCounts } from './readers.js';
+import { fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
 export type { AiSdkErrorPart, AiSdkFlatUsage, AiSdkIgnoredPart, AiSdkLifecyclePart, AiSdkNestedUsage, AiSdkResponseMetadataPart, AiSdkStreamPart, AiSdkTextPart, AiSdkToolApprovalRequestPart, AiSdkToolCallPart, AiSdkToolErrorPart, AiSdkToolInputPart, AiSdkToolResultPart, AiSdkUsage } from './wire/aiSdk.js';
@@ -164,11 +164,10 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     };
 
     const openCall = (toolCallId: string, toolName: string, args?: string) => {
-      const first: Fields = { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: toolName, parentMessageId: messageId() };
-      if (args !== undefined && args !== '') first.delta = args;
+      const parentMessageId = messageId();
       calls.set(toolCallId, { name: toolName, hasArgs: args !== undefined && args !== '' });
       openCalls.add(toolCallId);
-      emit(first as AgentEvent);
+      emit(toolCallStart(toolCallId, toolName, parentMessageId, args));
     };
 
     const result = (toolCallId: string, content: unknown) => {

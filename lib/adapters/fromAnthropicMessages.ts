@@ -4,7 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, usageReport, type Fields } from './readers.js';
+import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
 export type { AnthropicContentBlock, AnthropicContentBlockDelta, AnthropicContentBlockDeltaEvent, AnthropicContentBlockStartEvent, AnthropicContentBlockStopEvent, AnthropicErrorEvent, AnthropicMessageDeltaEvent, AnthropicMessageStartEvent, AnthropicMessageStopEvent, AnthropicPingEvent, AnthropicStopReason, AnthropicStreamEvent, AnthropicToolResultBlock, AnthropicUsage } from './wire/anthropicMessages.js';
@@ -187,7 +187,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         const name = text(block, 'name', where);
         if (!toolCallId || !name) throw invalid(`${where} is a ${type} block without ${toolCallId ? "a 'name'" : "an 'id'"}. Each tool call block must carry the call's id and the tool's name.`);
         blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false });
-        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: messageId() });
+        emit(toolCallStart(toolCallId, name, messageId()));
       } else if (type.endsWith('_tool_result') && typeof block.tool_use_id === 'string') {
         blocks.set(index, { kind: 'other' });
         const content = block.content;

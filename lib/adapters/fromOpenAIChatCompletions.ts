@@ -4,7 +4,8 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, usageReport, type Fields } from './readers.js';
+import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
 export type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionChunkDelta, ChatCompletionChunkToolCall, ChatCompletionUsage } from './wire/openAIChatCompletions.js';
@@ -100,10 +101,8 @@ export function fromOpenAIChatCompletions(
     let completion: string | undefined;
     // The id minted for a completion whose chunks carry none, until its finish_reason.
     let minted: string | undefined;
-    // The completion's tool calls: provider index -> toolCallId.
-    let calls = new Map<number, string>();
-    // The latest call, continued by pieces without an index.
-    let latestCall: string | undefined;
+    // The completion's tool calls, by the pieces' index.
+    let pieces: ToolCallPieces = { calls: new Map() };
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
@@ -116,8 +115,7 @@ export function fromOpenAIChatCompletions(
     };
 
     const endToolCalls = () => {
-      calls = new Map();
-      latestCall = undefined;
+      pieces = { calls: new Map() };
     };
 
     const enter = (id: string) => {
@@ -135,32 +133,13 @@ export function fromOpenAIChatCompletions(
       const name = text(fn, 'name', `${where}.function`);
       const args = text(fn, 'arguments', `${where}.function`);
 
-      // The call this piece continues, if any.
-      let toolCallId: string | undefined;
-      if (typeof index === 'number') {
-        const known = calls.get(index);
-        // A new id at a known index is a new call (servers that number every call 0).
-        if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
-      } else if (id === undefined || id === latestCall) {
-        // No index (some compatible servers): the piece continues the latest call.
-        toolCallId = latestCall;
-      }
-      if (toolCallId !== undefined) {
-        latestCall = toolCallId;
-        if (args !== undefined && args !== '') emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+      const continued = continuedCall(pieces, index, id);
+      if (continued !== undefined) {
+        if (args !== undefined && args !== '') emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
         return;
       }
-      if (name === undefined || name === '') {
-        throw invalid(
-          `${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?`,
-        );
-      }
-      toolCallId = id ?? mint();
-      if (typeof index === 'number') calls.set(index, toolCallId);
-      latestCall = toolCallId;
-      const first: Fields = { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: messageId };
-      if (args !== undefined && args !== '') first.delta = args;
-      emit(first as AgentEvent);
+      if (name === undefined || name === '') throw invalid(unnamedCall(where, id, 'function.name'));
+      emit(toolCallStart(startCall(pieces, index, id ?? mint()), name, messageId, args));
     };
 
     const onChoice = (choice: Fields, where: string, messageId: string) => {

@@ -4,7 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, usageReport, type Fields } from './readers.js';
+import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 
 export type { ResponseContentPartEvent, ResponseEndEvent, ResponseErrorEvent, ResponseFunctionCallArgumentsDeltaEvent, ResponseFunctionCallArgumentsDoneEvent, ResponseFunctionToolCall, ResponseLifecycleEvent, ResponseObject, ResponseOtherEvent, ResponseOutputContent, ResponseOutputItem, ResponseOutputItemEvent, ResponseOutputMessage, ResponseReasoningItem, ResponseReasoningSummaryPartEvent, ResponseReasoningSummaryTextDeltaEvent, ResponseReasoningSummaryTextDoneEvent, ResponseReasoningTextEvent, ResponseRefusalDoneEvent, ResponseStreamEvent, ResponseTextDeltaEvent, ResponseTextDoneEvent, ResponseUsage } from './wire/openAIResponses.js';
@@ -169,7 +169,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       item.started = true;
       const parentMessageId = (open.assistant ??= open.id);
       const args = item.sent.get('args') ?? '';
-      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: item.id, toolCallName: item.name, parentMessageId, ...(args === '' ? {} : { delta: args }) });
+      emit(toolCallStart(item.id, item.name, parentMessageId, args));
     };
 
     // Sends what the deltas did not of a part whose whole text is `whole`.

@@ -2,7 +2,8 @@ import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
-import { countKeys, fieldReaders, isObject, nonEmpty, type Fields } from './readers.js';
+import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type Fields } from './readers.js';
+import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 
 /**
  * Reading LangChain messages (plain, Python-serialised or lc-serialised chunks) into agent events:
@@ -10,11 +11,8 @@ import { countKeys, fieldReaders, isObject, nonEmpty, type Fields } from './read
  */
 
 /** One model message being read: its id, its tool calls, its usage so far. @internal */
-export interface ModelTurn {
+export interface ModelTurn extends ToolCallPieces {
   messageId: string;
-  /** Provider index -> toolCallId. */
-  calls: Map<number, string>;
-  latestCall?: string;
   /** The reasoning summary part last read, to separate parts. */
   summaryIndex?: number;
   /** Whether any chunk of it was read (else its end event's output is). */
@@ -55,24 +53,15 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     const id = nonEmpty(string(fields, 'id', where));
     const name = nonEmpty(string(fields, 'name', where));
     const args = nonEmpty(string(fields, 'args', where));
-    let toolCallId: string | undefined;
-    if (typeof index === 'number') {
-      const known = turn.calls.get(index);
-      if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
-    } else if (id === undefined || id === turn.latestCall) toolCallId = turn.latestCall;
-    if (toolCallId !== undefined) {
-      turn.latestCall = toolCallId;
-      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+    const continued = continuedCall(turn, index, id);
+    if (continued !== undefined) {
+      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
       return;
     }
-    if (name === undefined) {
-      throw fail(`${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without a name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?`);
-    }
-    toolCallId = id ?? mint();
-    if (typeof index === 'number') turn.calls.set(index, toolCallId);
-    turn.latestCall = toolCallId;
+    if (name === undefined) throw fail(unnamedCall(where, id, 'a name'));
+    const toolCallId = startCall(turn, index, id ?? mint());
     unanswered.set(toolCallId, name);
-    emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: turn.messageId, ...(args === undefined ? {} : { delta: args }) });
+    emit(toolCallStart(toolCallId, name, turn.messageId, args));
   };
 
   const read = (turn: ModelTurn, message: Fields, where: string) => {

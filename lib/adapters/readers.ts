@@ -141,6 +141,11 @@ export function tokenUsageEvent(usage: TokenUsage): AgentEvent {
   return { type: ToolkitEventType.TOKEN_USAGE, usage };
 }
 
+/** The first TOOL_CALL_CHUNK of a call: its id, tool name and parent message, and its first argument text unless empty. */
+export function toolCallStart(toolCallId: string, toolCallName: string, parentMessageId: string, args?: string): AgentEvent {
+  return args === undefined || args === '' ? { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId } : { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId, delta: args };
+}
+
 /** The RAW event an adapter sends (with `raw: true`) for each provider input, before the events made from it. */
 export function rawEvent(event: unknown, source: string): AgentEvent {
   return { type: EventType.RAW, event, source };

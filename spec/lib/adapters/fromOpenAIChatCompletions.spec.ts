@@ -423,7 +423,7 @@ describe('fromOpenAIChatCompletions', () => {
 
     it('should end the calls at finish_reason: a later piece at the same index is no continuation', async () => {
       expect(await failure([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), toolPiece(0, { args: '{}' })])).toEqual(
-        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?"),
+        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call without function.name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?"),
       );
     });
 
@@ -629,7 +629,7 @@ describe('fromOpenAIChatCompletions', () => {
       [
         'a first tool call piece without a name',
         { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call-1', function: { arguments: '{}' } }] } }] },
-        "choices[0].delta.tool_calls[0] starts a tool call ('call-1') without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?",
+        "choices[0].delta.tool_calls[0] starts a tool call ('call-1') without function.name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?",
       ],
       ['a non-string id', { id: 12, choices: [{ index: 0, delta: { content: 'a' } }] }, 'id is number 12, but it must be a string.'],
     ])('should fail with INVALID_EVENT on %s', async (_name, input, detail) => {
