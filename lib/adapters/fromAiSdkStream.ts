@@ -4,7 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import { fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
+import { errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
 export type { AiSdkErrorPart, AiSdkFlatUsage, AiSdkIgnoredPart, AiSdkLifecyclePart, AiSdkNestedUsage, AiSdkResponseMetadataPart, AiSdkStreamPart, AiSdkTextPart, AiSdkToolApprovalRequestPart, AiSdkToolCallPart, AiSdkToolErrorPart, AiSdkToolInputPart, AiSdkToolResultPart, AiSdkUsage } from './wire/aiSdk.js';
@@ -226,12 +226,12 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           const toolCallId = required(part, 'toolCallId', type);
           if (part.preliminary === true) return;
           const output = 'output' in part ? part.output : part.result;
-          if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output)}`);
+          if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output, 'no message given')}`);
           return result(toolCallId, output);
         }
         case 'tool-error':
         case 'tool-output-error':
-          return result(required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error) : (string(part, 'errorText', type) ?? 'no message given')}`);
+          return result(required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error, 'no message given') : (string(part, 'errorText', type) ?? 'no message given')}`);
         case 'tool-output-denied': {
           const toolCallId = required(part, 'toolCallId', type);
           const name = string(part, 'toolName', type) ?? calls.get(toolCallId)?.name;
@@ -291,7 +291,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'error':
           throw new AguiRxError(
             'PROVIDER_ERROR',
-            `The AI SDK stream reported an error: ${string(part, 'errorText', type) ?? errorMessage(part.error)}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`,
+            `The AI SDK stream reported an error: ${string(part, 'errorText', type) ?? errorMessage(part.error, 'no message given')}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`,
           );
         case 'abort':
           flush();
@@ -343,21 +343,6 @@ function inputText(input: unknown, where: string): string {
     return JSON.stringify(input) ?? '';
   } catch (error) {
     throw invalid(`${where}.input (${describeValue(input)}) cannot be serialised to JSON: ${(error as Error).message}.`);
-  }
-}
-
-/** The message of whatever a tool or a provider threw: an Error, a string, an object with `message`, or anything else as JSON. */
-function errorMessage(error: unknown): string {
-  if (typeof error === 'string') return error === '' ? 'no message given' : error;
-  if (isObject(error) || error instanceof Error) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string' && message !== '') return message;
-  }
-  if (error === undefined) return 'no message given';
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return describeValue(error);
   }
 }
 

@@ -5,7 +5,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { createLangChainMessageReader, labelled, messageFields, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
-import { fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import { errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangChainStreamEvent } from './wire/langChain.js';
 
 export type { LangChainContentBlock, LangChainMessageFields, LangChainMessageLike, LangChainRunMetadata, LangChainSerializedMessage, LangChainStreamEvent, LangChainStreamEventName, LangChainToolCallChunk, LangChainUsageMetadata } from './wire/langChain.js';
@@ -160,7 +160,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
             const runId = runIdOf(event);
             const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
             toolRuns.delete(runId);
-            return toolResult(event, `Error: ${errorMessage(data.error)}`, fromInput);
+            return toolResult(event, `Error: ${errorMessage(data.error, 'the tool failed')}`, fromInput);
           }
           case 'on_chain_start':
             if (steps && typeof event.name === 'string' && event.name !== '' && event.metadata?.langgraph_node === event.name && ![...openSteps.values()].includes(event.name)) {
@@ -223,18 +223,3 @@ function callIdOfInput(input: unknown): string | undefined {
   if (isObject(input.tool_call)) return nonEmpty(input.tool_call.id);
   return undefined;
 }
-
-function errorMessage(error: unknown): string {
-  if (typeof error === 'string') return error;
-  if (isObject(error) || error instanceof Error) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string' && message !== '') return message;
-  }
-  if (error === undefined || error === null) return 'the tool failed';
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
-

@@ -152,6 +152,24 @@ export function rawEvent(event: unknown, source: string): AgentEvent {
 }
 
 /**
+ * The message of whatever a tool or a provider threw: a string, an Error or an object with a
+ * `message`, anything else as JSON; `fallback` when there is nothing to say (absent, null, empty).
+ */
+export function errorMessage(error: unknown, fallback: string): string {
+  if (typeof error === 'string') return error === '' ? fallback : error;
+  if (isObject(error) || error instanceof Error) {
+    const message = nonEmpty((error as { message?: unknown }).message);
+    if (message !== undefined) return message;
+  }
+  if (error === undefined || error === null) return fallback;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return describeValue(error);
+  }
+}
+
+/**
  * A provider's mid-stream failure as a `PROVIDER_ERROR`, in the provider's words:
  * `<what>: <message> (<type>, <code>). <advice>`; an empty type or code, and the type `error`, say nothing.
  */

@@ -1,6 +1,6 @@
 /**
  * The Vercel AI SDK's stream parts (`fullStream`, provider `doStream()` parts, UI message stream chunks): what `fromAiSdkStream` reads.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /**

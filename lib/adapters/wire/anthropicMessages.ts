@@ -1,6 +1,6 @@
 /**
  * The Anthropic Messages API streaming format (`stream: true`): what `fromAnthropicMessages` reads.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /**

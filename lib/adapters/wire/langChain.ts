@@ -1,6 +1,6 @@
 /**
  * LangChain `streamEvents` v2 events and the LangChain messages they carry: what `fromLangChainStreamEvents` (and `fromLangGraphStream`) read.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /** The `event` names of LangChain's `streamEvents({ version: 'v2' })`; others (retrievers, prompts, parsers …) are read and ignored. */

@@ -2,7 +2,7 @@ import type { LangChainMessageLike } from './langChain.js';
 
 /**
  * LangGraph JS `graph.stream()` items (`streamMode: ["values", "messages"]`): what `fromLangGraphStream` reads.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /** The metadata LangGraph sends beside each message in `"messages"` mode. */

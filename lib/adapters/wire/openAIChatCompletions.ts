@@ -1,6 +1,6 @@
 /**
  * The OpenAI Chat Completions streaming format (`stream: true`): what `fromOpenAIChatCompletions` reads.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The OpenAI Responses API streaming format (`stream: true`): what `fromOpenAIResponses` reads.
- * The types say what the adapter reads; each adapter still checks every field it reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
 /** The `response` object that the lifecycle events of the OpenAI Responses API carry. Fields this adapter does not read are kept as `unknown`. */
