@@ -7,7 +7,8 @@ import { createOperator } from '../protocol/createOperator.js';
 import { errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
-export type { AiSdkErrorPart, AiSdkFlatUsage, AiSdkIgnoredPart, AiSdkLifecyclePart, AiSdkNestedUsage, AiSdkResponseMetadataPart, AiSdkStreamPart, AiSdkTextPart, AiSdkToolApprovalRequestPart, AiSdkToolCallPart, AiSdkToolErrorPart, AiSdkToolInputPart, AiSdkToolResultPart, AiSdkUsage } from './wire/aiSdk.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/aiSdk.js';
 
 /** Options of {@link fromAiSdkStream}. */
 export interface FromAiSdkStreamOptions {

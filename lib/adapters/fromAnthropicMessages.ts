@@ -7,7 +7,8 @@ import { createOperator } from '../protocol/createOperator.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
-export type { AnthropicContentBlock, AnthropicContentBlockDelta, AnthropicContentBlockDeltaEvent, AnthropicContentBlockStartEvent, AnthropicContentBlockStopEvent, AnthropicErrorEvent, AnthropicMessageDeltaEvent, AnthropicMessageStartEvent, AnthropicMessageStopEvent, AnthropicPingEvent, AnthropicStopReason, AnthropicStreamEvent, AnthropicToolResultBlock, AnthropicUsage } from './wire/anthropicMessages.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/anthropicMessages.js';
 
 /** Options of {@link fromAnthropicMessages}. */
 export interface FromAnthropicMessagesOptions {

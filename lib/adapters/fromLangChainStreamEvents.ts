@@ -8,7 +8,8 @@ import { createLangChainMessageReader, labelled, messageFields, modelName, resul
 import { errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangChainStreamEvent } from './wire/langChain.js';
 
-export type { LangChainContentBlock, LangChainMessageFields, LangChainMessageLike, LangChainRunMetadata, LangChainSerializedMessage, LangChainStreamEvent, LangChainStreamEventName, LangChainToolCallChunk, LangChainUsageMetadata } from './wire/langChain.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/langChain.js';
 
 /** Options of {@link fromLangChainStreamEvents}. */
 export interface FromLangChainStreamEventsOptions {

@@ -8,7 +8,8 @@ import { createLangChainMessageReader, messageFields, messageKind, modelName, re
 import { fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangGraphStreamPart } from './wire/langGraph.js';
 
-export type { LangGraphMessageMetadata, LangGraphStreamPart } from './wire/langGraph.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/langGraph.js';
 
 /** Options of {@link fromLangGraphStream}. */
 export interface FromLangGraphStreamOptions {

@@ -8,7 +8,8 @@ import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEv
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
-export type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionChunkDelta, ChatCompletionChunkToolCall, ChatCompletionUsage } from './wire/openAIChatCompletions.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/openAIChatCompletions.js';
 
 /** Options of {@link fromOpenAIChatCompletions}. */
 export interface FromOpenAIChatCompletionsOptions {

@@ -7,7 +7,8 @@ import { createOperator } from '../protocol/createOperator.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 
-export type { ResponseContentPartEvent, ResponseEndEvent, ResponseErrorEvent, ResponseFunctionCallArgumentsDeltaEvent, ResponseFunctionCallArgumentsDoneEvent, ResponseFunctionToolCall, ResponseLifecycleEvent, ResponseObject, ResponseOtherEvent, ResponseOutputContent, ResponseOutputItem, ResponseOutputItemEvent, ResponseOutputMessage, ResponseReasoningItem, ResponseReasoningSummaryPartEvent, ResponseReasoningSummaryTextDeltaEvent, ResponseReasoningSummaryTextDoneEvent, ResponseReasoningTextEvent, ResponseRefusalDoneEvent, ResponseStreamEvent, ResponseTextDeltaEvent, ResponseTextDoneEvent, ResponseUsage } from './wire/openAIResponses.js';
+// The provider's stream format, importable from here too.
+export type * from './wire/openAIResponses.js';
 
 /** Options of {@link fromOpenAIResponses}. */
 export interface FromOpenAIResponsesOptions {
