@@ -1,260 +1,14 @@
 import { EventType, type Interrupt, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
+import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
-/**
- * Token counts as the AI SDK reports them: v5's flat `LanguageModelUsage` (v6 adds the
- * `inputTokenDetails`/`outputTokenDetails`), or the provider-level LanguageModelV3 form whose
- * `inputTokens` and `outputTokens` are objects. A count the provider did not return is absent,
- * `undefined` or `NaN`.
- */
-export type AiSdkUsage = AiSdkFlatUsage | AiSdkNestedUsage;
-
-/** `LanguageModelUsage` of `streamText` (v5, v6): counts at the top level. */
-export interface AiSdkFlatUsage {
-  /** Prompt tokens (AI SDK 4/5 flat usage). */
-  inputTokens?: number;
-  /** Completion tokens. */
-  outputTokens?: number;
-  /** Prompt plus completion tokens. */
-  totalTokens?: number;
-  /** Reasoning tokens, part of `outputTokens`. */
-  reasoningTokens?: number;
-  /** Prompt tokens read from the provider's cache. */
-  cachedInputTokens?: number;
-  /** v6: the input split by cache use. */
-  inputTokenDetails?: {
-    /** Prompt tokens neither read from nor written to the cache. */
-    noCacheTokens?: number;
-    /** Prompt tokens read from the cache. */
-    cacheReadTokens?: number;
-    /** Prompt tokens written to the cache. */
-    cacheWriteTokens?: number;
-  };
-  /** v6: the output split into text and reasoning. */
-  outputTokenDetails?: {
-    /** Completion tokens of text. */
-    textTokens?: number;
-    /** Completion tokens of reasoning. */
-    reasoningTokens?: number;
-  };
-  /** The provider's own usage object; not read. */
-  raw?: unknown;
-}
-
-/** LanguageModelV3 usage (`doStream`'s `finish` part, AI SDK 6 providers): counts nested by kind. */
-export interface AiSdkNestedUsage {
-  /** Prompt token counts (AI SDK 6 / provider v3 nested usage). */
-  inputTokens: {
-    /** All prompt tokens. */
-    total?: number;
-    /** Prompt tokens neither read from nor written to the cache. */
-    noCache?: number;
-    /** Prompt tokens read from the cache. */
-    cacheRead?: number;
-    /** Prompt tokens written to the cache. */
-    cacheWrite?: number;
-  };
-  /** Completion token counts. */
-  outputTokens: {
-    /** All completion tokens. */
-    total?: number;
-    /** Completion tokens of text. */
-    text?: number;
-    /** Completion tokens of reasoning. */
-    reasoning?: number;
-  };
-  /** The provider's own usage object; not read. */
-  raw?: unknown;
-}
-
-/** Start, delta or end of a text or reasoning part. `fullStream` spells the delta `text`, providers and UI streams `delta`. */
-export interface AiSdkTextPart {
-  /** Discriminant: `'text-start'`, `'text-delta'`, `'text-end'`, `'reasoning-start'`, `'reasoning-delta'`, `'reasoning-end'`. */
-  type: 'text-start' | 'text-delta' | 'text-end' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end';
-  /** The part's id: the same on its start, deltas and end. */
-  id: string;
-  /** A piece of the text (LanguageModelV2/V3 parts, UI message stream chunks). */
-  delta?: string;
-  /** A piece of the text (`streamText().fullStream`). */
-  text?: string;
-  /** Provider-specific data; not read. */
-  providerMetadata?: Record<string, unknown>;
-}
-
-/** The start, a piece or the end of a tool call's input, streamed as JSON text. */
-export interface AiSdkToolInputPart {
-  /** Discriminant: `'tool-input-start'`, `'tool-input-delta'`, `'tool-input-end'`. */
-  type: 'tool-input-start' | 'tool-input-delta' | 'tool-input-end';
-  /** The call's id in `fullStream` and provider parts. */
-  id?: string;
-  /** The call's id in UI message stream chunks. */
-  toolCallId?: string;
-  /** The tool's name, on `tool-input-start`. */
-  toolName?: string;
-  /** A piece of the input's JSON text (`fullStream`, provider parts). */
-  delta?: string;
-  /** A piece of the input's JSON text (UI message stream). */
-  inputTextDelta?: string;
-  /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
-  /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
-}
-
-/**
- * A tool call with its whole input: `tool-call` (`fullStream`: input parsed; provider parts: input
- * as JSON text), the UI stream's `tool-input-available`, or `tool-input-error` (input the model
- * got wrong, kept as it came).
- */
-export interface AiSdkToolCallPart {
-  /** Discriminant: `'tool-call'`, `'tool-input-available'`, `'tool-input-error'`. */
-  type: 'tool-call' | 'tool-input-available' | 'tool-input-error';
-  /** The tool call's id. */
-  toolCallId: string;
-  /** The tool's name. */
-  toolName: string;
-  /** The call's whole arguments: sent as JSON text when no fragment was. */
-  input?: unknown;
-  /** `tool-input-error`: why the input was rejected. */
-  errorText?: string;
-  /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
-  /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
-  /** Set when the model's arguments failed the tool's schema (`tool-input-error`). */
-  invalid?: boolean;
-}
-
-/** A tool's output: `tool-result` (`fullStream` `output`, provider parts `result`) or the UI stream's `tool-output-available`. */
-export interface AiSdkToolResultPart {
-  /** Discriminant: `'tool-result'`, `'tool-output-available'`. */
-  type: 'tool-result' | 'tool-output-available';
-  /** The tool call's id. */
-  toolCallId: string;
-  /** The tool's name. */
-  toolName?: string;
-  /** The tool's output (`tool-output-available`, AI SDK 5 `tool-result`): TOOL_CALL_RESULT `content`. */
-  output?: unknown;
-  /** The tool's output (AI SDK 4 `tool-result`): TOOL_CALL_RESULT `content`. */
-  result?: unknown;
-  /** Provider parts: the result is the tool's error. */
-  isError?: boolean;
-  /** A streamed tool's intermediate output; only the final one is kept. */
-  preliminary?: boolean;
-  /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
-  /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
-}
-
-/** A tool that failed (`fullStream` `tool-error`, UI `tool-output-error`) or whose call the user denied (`tool-output-denied`). */
-export interface AiSdkToolErrorPart {
-  /** Discriminant: `'tool-error'`, `'tool-output-error'`, `'tool-output-denied'`. */
-  type: 'tool-error' | 'tool-output-error' | 'tool-output-denied';
-  /** The tool call's id. */
-  toolCallId: string;
-  /** The tool's name. */
-  toolName?: string;
-  /** The arguments the failed call had; not read. */
-  input?: unknown;
-  /** `tool-error`: what was thrown. */
-  error?: unknown;
-  /** `tool-output-error`: the error's message. */
-  errorText?: string;
-}
-
-/** A tool call that waits for the user's approval (AI SDK 6): the UI stream names the call, `fullStream` carries it. */
-export interface AiSdkToolApprovalRequestPart {
-  /** Discriminant: `'tool-approval-request'`. */
-  type: 'tool-approval-request';
-  /** The approval's id: the interrupt's `id`. */
-  approvalId: string;
-  /** The call awaiting approval (UI message stream chunks). */
-  toolCallId?: string;
-  /** The call awaiting approval (`fullStream`). */
-  toolCall?: {
-    /** The call's id. */
-    toolCallId: string;
-    /** The tool's name. */
-    toolName?: string;
-    /** The call's arguments. */
-    input?: unknown;
-  };
-}
-
-/** The run's and each step's start and end. `finish` has the run's usage (`totalUsage` in `fullStream`, `usage` in provider parts). */
-export interface AiSdkLifecyclePart {
-  /** Discriminant: `'abort'`, `'start'`, `'finish'`, `'start-step'`, `'finish-step'`, `'stream-start'`. */
-  type: 'start' | 'finish' | 'start-step' | 'finish-step' | 'stream-start' | 'abort';
-  /** `start` (UI): the UI message's id. */
-  messageId?: string;
-  /** `finish-step`: the step's usage; `finish` (provider parts): the call's usage. */
-  usage?: AiSdkUsage;
-  /** `finish` (`fullStream`): every step's usage summed. */
-  totalUsage?: AiSdkUsage;
-  /** `finish-step` (`fullStream`): the model's response. */
-  response?: {
-    /** The provider's response id: names the step's assistant message. */
-    id?: string;
-    /** The model that answered: TOKEN_USAGE `model`. */
-    modelId?: string;
-  };
-  /** Why the model stopped (`finish`, `finish-step`); not read: the text sent is kept whatever the reason. */
-  finishReason?: unknown;
-  /** Why the stream was aborted (`abort`). */
-  reason?: string;
-  [field: string]: unknown;
-}
-
-/** Provider parts: the response's id and model, sent as the response begins. */
-export interface AiSdkResponseMetadataPart {
-  /** Discriminant: `'response-metadata'`. */
-  type: 'response-metadata';
-  /** The provider's response id: names the assistant message. */
-  id?: string;
-  /** The model that answered: TOKEN_USAGE `model`. */
-  modelId?: string;
-  /** When the response was created; not read. */
-  timestamp?: unknown;
-}
-
-/** A failure: `fullStream` and provider parts carry `error`, the UI stream `errorText`. */
-export interface AiSdkErrorPart {
-  /** Discriminant: `'error'`. */
-  type: 'error';
-  /** The error (`fullStream`): an Error or any value; its message becomes the `PROVIDER_ERROR` message. */
-  error?: unknown;
-  /** The error's text (UI message stream chunks). */
-  errorText?: string;
-}
-
-/** Parts that say nothing AG-UI carries: sources, files, raw provider chunks, message metadata, custom `data-*` parts. */
-export interface AiSdkIgnoredPart {
-  /** Discriminant: `'source'`, `'source-url'`, `'source-document'`, `'file'`, `'raw'`, `'message-metadata'`, `data-…`. */
-  type: 'source' | 'source-url' | 'source-document' | 'file' | 'raw' | 'message-metadata' | `data-${string}`;
-  [field: string]: unknown;
-}
-
-/**
- * One part of a Vercel AI SDK stream: `streamText().fullStream` (v5, v6), a provider's
- * `doStream()` (LanguageModelV2/V3 parts), or a UI message stream (`toUIMessageStream()`, the
- * chunks behind `data: {…}` lines of a UI message stream response).
- */
-export type AiSdkStreamPart =
-  | AiSdkTextPart
-  | AiSdkToolInputPart
-  | AiSdkToolCallPart
-  | AiSdkToolResultPart
-  | AiSdkToolErrorPart
-  | AiSdkToolApprovalRequestPart
-  | AiSdkLifecyclePart
-  | AiSdkResponseMetadataPart
-  | AiSdkErrorPart
-  | AiSdkIgnoredPart;
+// The provider's stream format, importable from here too.
+export type * from './wire/aiSdk.js';
 
 /** Options of {@link fromAiSdkStream}. */
 export interface FromAiSdkStreamOptions {
@@ -264,7 +18,13 @@ export interface FromAiSdkStreamOptions {
   raw?: boolean;
 }
 
-type Fields = Record<string, unknown>;
+// The AI SDK's parts are objects, not JSON: a null field is a wrong value, not an absent one.
+const { invalid, object, string, requiredName: required, count } = fieldReaders({
+  adapter: 'fromAiSdkStream',
+  malformed: 'a malformed stream part',
+  unit: 'part',
+  nullIsAbsent: false,
+});
 
 /** What is known of a tool call of the run. */
 interface Call {
@@ -388,7 +148,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     };
 
     const sendUsage = (reports: TokenUsage[]) => {
-      for (const usage of reports) emit({ type: ToolkitEventType.TOKEN_USAGE, usage });
+      for (const usage of reports) emit(tokenUsageEvent(usage));
     };
 
     const flush = () => {
@@ -405,11 +165,10 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     };
 
     const openCall = (toolCallId: string, toolName: string, args?: string) => {
-      const first: Fields = { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: toolName, parentMessageId: messageId() };
-      if (args !== undefined && args !== '') first.delta = args;
+      const parentMessageId = messageId();
       calls.set(toolCallId, { name: toolName, hasArgs: args !== undefined && args !== '' });
       openCalls.add(toolCallId);
-      emit(first as AgentEvent);
+      emit(toolCallStart(toolCallId, toolName, parentMessageId, args));
     };
 
     const result = (toolCallId: string, content: unknown) => {
@@ -468,12 +227,12 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           const toolCallId = required(part, 'toolCallId', type);
           if (part.preliminary === true) return;
           const output = 'output' in part ? part.output : part.result;
-          if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output)}`);
+          if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output, 'no message given')}`);
           return result(toolCallId, output);
         }
         case 'tool-error':
         case 'tool-output-error':
-          return result(required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error) : (string(part, 'errorText', type) ?? 'no message given')}`);
+          return result(required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error, 'no message given') : (string(part, 'errorText', type) ?? 'no message given')}`);
         case 'tool-output-denied': {
           const toolCallId = required(part, 'toolCallId', type);
           const name = string(part, 'toolName', type) ?? calls.get(toolCallId)?.name;
@@ -481,8 +240,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         }
         case 'tool-approval-request': {
           const approvalId = required(part, 'approvalId', type);
-          const carried = part.toolCall;
-          if (carried !== undefined && !isObject(carried)) throw invalid(`tool-approval-request.toolCall is ${describeValue(carried)}, but it must be an object such as { toolCallId: 'call-1', toolName: 'search', input: {} }.`);
+          const carried = part.toolCall === undefined ? undefined : object(part.toolCall, `${type}.toolCall`, "{ toolCallId: 'call-1', toolName: 'search', input: {} }");
           const toolCallId = string(part, 'toolCallId', type) ?? (carried === undefined ? undefined : required(carried, 'toolCallId', `${type}.toolCall`));
           const name = (carried === undefined ? undefined : string(carried, 'toolName', `${type}.toolCall`)) ?? (toolCallId === undefined ? undefined : calls.get(toolCallId)?.name);
           const entry: Interrupt = { id: approvalId, reason: 'tool_approval' };
@@ -534,7 +292,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'error':
           throw new AguiRxError(
             'PROVIDER_ERROR',
-            `The AI SDK stream reported an error: ${string(part, 'errorText', type) ?? errorMessage(part.error)}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`,
+            `The AI SDK stream reported an error: ${string(part, 'errorText', type) ?? errorMessage(part.error, 'no message given')}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`,
           );
         case 'abort':
           flush();
@@ -551,7 +309,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     return {
       next(input) {
         if (done) return;
-        if (raw) emit({ type: EventType.RAW, event: input, source: 'ai-sdk' });
+        if (raw) emit(rawEvent(input, 'ai-sdk'));
         const part = input as unknown;
         if (!isObject(part) || typeof part.type !== 'string') {
           throw new AguiRxError(
@@ -569,28 +327,6 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       },
     };
   });
-}
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function invalid(detail: string): AguiRxError {
-  return new AguiRxError('INVALID_EVENT', `fromAiSdkStream received a malformed stream part: ${detail}`);
-}
-
-/** An optional string field; another type is an error. */
-function string(fields: Fields, field: string, where: string): string | undefined {
-  const value = fields[field];
-  if (value === undefined || typeof value === 'string') return value;
-  throw invalid(`${where}.${field} is ${describeValue(value)}, but it must be a string.`);
-}
-
-/** A required, non-empty string field. */
-function required(fields: Fields, field: string, where: string): string {
-  const value = string(fields, field, where);
-  if (value === undefined || value === '') throw invalid(`${where} has no '${field}'. Each ${where} part names it.`);
-  return value;
 }
 
 /** A tool call's id: `toolCallId` (UI stream) or `id` (`fullStream`, provider parts). */
@@ -611,52 +347,30 @@ function inputText(input: unknown, where: string): string {
   }
 }
 
-/** The message of whatever a tool or a provider threw: an Error, a string, an object with `message`, or anything else as JSON. */
-function errorMessage(error: unknown): string {
-  if (typeof error === 'string') return error === '' ? 'no message given' : error;
-  if (isObject(error) || error instanceof Error) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string' && message !== '') return message;
-  }
-  if (error === undefined) return 'no message given';
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return describeValue(error);
-  }
-}
-
 /** The part's usage as TokenUsage (flat or nested form), or `undefined` when it reports no count. */
 function usageOf(usage: unknown, where: string, model: string | undefined): TokenUsage | undefined {
   if (usage === undefined || usage === null) return undefined;
-  if (!isObject(usage)) throw invalid(`${where} is ${describeValue(usage)}, but usage must be an object such as { inputTokens: 9, outputTokens: 1 }.`);
-  // Absent, undefined and NaN mean "not reported"; anything else that is not a count is a malformed part.
-  const count = (value: unknown, path: string) => {
-    if (value === undefined || value === null || Number.isNaN(value)) return undefined;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-    throw invalid(`${where}.${path} is ${describeValue(value)}, but token counts must be non-negative integers.`);
-  };
-  const at = (value: unknown, field: string) => (isObject(value) ? value[field] : undefined);
-  const nested = isObject(usage.inputTokens) || isObject(usage.outputTokens);
-  const counts: [keyof TokenUsage, number | undefined][] = nested
-    ? [
-        ['inputTokens', count(at(usage.inputTokens, 'total'), 'inputTokens.total')],
-        ['outputTokens', count(at(usage.outputTokens, 'total'), 'outputTokens.total')],
-        ['reasoningTokens', count(at(usage.outputTokens, 'reasoning'), 'outputTokens.reasoning')],
-        ['cachedInputTokens', count(at(usage.inputTokens, 'cacheRead'), 'inputTokens.cacheRead')],
-        ['cacheWriteInputTokens', count(at(usage.inputTokens, 'cacheWrite'), 'inputTokens.cacheWrite')],
-      ]
-    : [
-        ['inputTokens', count(usage.inputTokens, 'inputTokens')],
-        ['outputTokens', count(usage.outputTokens, 'outputTokens')],
-        ['totalTokens', count(usage.totalTokens, 'totalTokens')],
-        ['reasoningTokens', count(usage.reasoningTokens, 'reasoningTokens') ?? count(at(usage.outputTokenDetails, 'reasoningTokens'), 'outputTokenDetails.reasoningTokens')],
-        ['cachedInputTokens', count(usage.cachedInputTokens, 'cachedInputTokens') ?? count(at(usage.inputTokenDetails, 'cacheReadTokens'), 'inputTokenDetails.cacheReadTokens')],
-        ['cacheWriteInputTokens', count(at(usage.inputTokenDetails, 'cacheWriteTokens'), 'inputTokenDetails.cacheWriteTokens')],
-      ];
-  const report: Record<string, unknown> = {};
-  for (const [field, value] of counts) if (value !== undefined) report[field] = value;
-  if (Object.keys(report).length === 0) return undefined;
-  if (model !== undefined && model !== '') report.model = model;
-  return report as TokenUsage;
+  const fields = object(usage, where, '{ inputTokens: 9, outputTokens: 1 }');
+  // NaN, like absent, means "not reported" (the AI SDK's own convention).
+  const n = (value: unknown, path: string) => count(Number.isNaN(value) ? undefined : value, `${where}.${path}`);
+  const at = (value: unknown, field: string, path: string) => n(isObject(value) ? value[field] : undefined, path);
+  const { inputTokens: input, outputTokens: output } = fields;
+  const counts: UsageCounts =
+    isObject(input) || isObject(output)
+      ? {
+          inputTokens: at(input, 'total', 'inputTokens.total'),
+          outputTokens: at(output, 'total', 'outputTokens.total'),
+          reasoningTokens: at(output, 'reasoning', 'outputTokens.reasoning'),
+          cachedInputTokens: at(input, 'cacheRead', 'inputTokens.cacheRead'),
+          cacheWriteInputTokens: at(input, 'cacheWrite', 'inputTokens.cacheWrite'),
+        }
+      : {
+          inputTokens: n(input, 'inputTokens'),
+          outputTokens: n(output, 'outputTokens'),
+          totalTokens: n(fields.totalTokens, 'totalTokens'),
+          reasoningTokens: n(fields.reasoningTokens, 'reasoningTokens') ?? at(fields.outputTokenDetails, 'reasoningTokens', 'outputTokenDetails.reasoningTokens'),
+          cachedInputTokens: n(fields.cachedInputTokens, 'cachedInputTokens') ?? at(fields.inputTokenDetails, 'cacheReadTokens', 'inputTokenDetails.cacheReadTokens'),
+          cacheWriteInputTokens: at(fields.inputTokenDetails, 'cacheWriteTokens', 'inputTokenDetails.cacheWriteTokens'),
+        };
+  return usageReport(counts, model);
 }

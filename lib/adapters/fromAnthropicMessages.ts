@@ -1,219 +1,14 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
-/**
- * One event of the Anthropic Messages API stream (`stream: true`), the `data:` payload of one
- * server-sent event parsed as JSON (the `event:` line repeats its `type`).
- */
-export type AnthropicStreamEvent =
-  | AnthropicMessageStartEvent
-  | AnthropicContentBlockStartEvent
-  | AnthropicContentBlockDeltaEvent
-  | AnthropicContentBlockStopEvent
-  | AnthropicMessageDeltaEvent
-  | AnthropicMessageStopEvent
-  | AnthropicPingEvent
-  | AnthropicErrorEvent;
-
-/** Opens a message: its id, model and input token counts (`content` is empty when streaming). */
-export interface AnthropicMessageStartEvent {
-  /** Discriminant: `'message_start'`. */
-  type: 'message_start';
-  /** The message that starts: its `id` names the assistant message. */
-  message: {
-    /** The message's id (`msg_…`): the AG-UI assistant message's id. */
-    id: string;
-    /** Discriminant: `'message'`. */
-    type?: 'message';
-    /** Always `assistant`. */
-    role?: 'assistant';
-    /** The model that served the request, e.g. `claude-sonnet-4-20250514`. */
-    model?: string;
-    /** Empty at the start; the blocks follow as events. */
-    content?: unknown[];
-    /** Null at the start; see `message_delta`. */
-    stop_reason?: AnthropicStopReason | null;
-    /** Null at the start; see `message_delta`. */
-    stop_sequence?: string | null;
-    /** Usage so far (the input tokens). */
-    usage?: AnthropicUsage;
-  };
-}
-
-/** Opens content block `index` of the message; its content arrives in deltas. */
-export interface AnthropicContentBlockStartEvent {
-  /** Discriminant: `'content_block_start'`. */
-  type: 'content_block_start';
-  /** The block's position in the message: keys the events of one block. */
-  index: number;
-  /** The block that starts (text, thinking, tool use, a server tool's result …). */
-  content_block: AnthropicContentBlock;
-}
-
-/** A piece of content block `index`. */
-export interface AnthropicContentBlockDeltaEvent {
-  /** Discriminant: `'content_block_delta'`. */
-  type: 'content_block_delta';
-  /** The block's position in the message: keys the events of one block. */
-  index: number;
-  /** What the block gained: text, JSON arguments, thinking or a signature. */
-  delta: AnthropicContentBlockDelta;
-}
-
-/** Closes content block `index`. */
-export interface AnthropicContentBlockStopEvent {
-  /** Discriminant: `'content_block_stop'`. */
-  type: 'content_block_stop';
-  /** The block's position in the message: keys the events of one block. */
-  index: number;
-}
-
-/** The message's end: why it stopped, and the output token count (cumulative). */
-export interface AnthropicMessageDeltaEvent {
-  /** Discriminant: `'message_delta'`. */
-  type: 'message_delta';
-  /** The message's final fields. */
-  delta: {
-    /** Why the model stopped; `refusal` also sends CUSTOM `anthropic.refusal`. */
-    stop_reason?: AnthropicStopReason | null;
-    /** The stop sequence that ended the message, if one did; not read. */
-    stop_sequence?: string | null;
-    /** Newer API versions: what a refusal was about (`{ type: 'refusal', category, explanation }`). */
-    stop_details?: Record<string, unknown> | null;
-  };
-  /** Cumulative usage, over `message_start`'s. */
-  usage?: AnthropicUsage;
-}
-
-/** The message is complete. */
-export interface AnthropicMessageStopEvent {
-  /** Discriminant: `'message_stop'`. */
-  type: 'message_stop';
-}
-
-/** A keep-alive; carries nothing. */
-export interface AnthropicPingEvent {
-  /** Discriminant: `'ping'`. */
-  type: 'ping';
-}
-
-/** The provider failed mid-stream (`overloaded_error`, `api_error` …). */
-export interface AnthropicErrorEvent {
-  /** Discriminant: `'error'`. */
-  type: 'error';
-  /** What failed: becomes a `PROVIDER_ERROR` error. */
-  error: {
-    /** The error's type, e.g. `overloaded_error`. */
-    type?: string;
-    /** The provider's error message: the RUN_ERROR message. */
-    message?: string;
-  };
-}
-
-/** Why a message stopped. */
-export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | (string & {});
-
-/** Token counts. `input_tokens` excludes the cache's reads and writes, which are reported beside it. */
-export interface AnthropicUsage {
-  /** Prompt tokens not read from or written to the cache. */
-  input_tokens?: number | null;
-  /** Completion tokens. */
-  output_tokens?: number | null;
-  /** Prompt tokens written to the cache: `cacheWriteInputTokens`. */
-  cache_creation_input_tokens?: number | null;
-  /** Prompt tokens read from the cache: `cachedInputTokens`. */
-  cache_read_input_tokens?: number | null;
-  [field: string]: unknown;
-}
-
-/** The content blocks a stream opens. Unknown block types are ignored. */
-export type AnthropicContentBlock =
-  | {
-      /** Discriminant: `'text'`. */
-      type: 'text';
-      /** The text. */
-      text: string;
-      /** Citations of a text block; not read. */
-      citations?: unknown[] | null;
-    }
-  | {
-      /** Discriminant: `'thinking'`. */
-      type: 'thinking';
-      /** The reasoning text. */
-      thinking: string;
-      /** The signature of a thinking block: REASONING_ENCRYPTED_VALUE. */
-      signature?: string;
-    }
-  | {
-      /** Discriminant: `'redacted_thinking'`. */
-      type: 'redacted_thinking';
-      /** The encrypted reasoning of a redacted block: REASONING_ENCRYPTED_VALUE. */
-      data: string;
-    }
-  | {
-      /** Discriminant: `'tool_use'`, `'server_tool_use'`, `'mcp_tool_use'`. */
-      type: 'tool_use' | 'server_tool_use' | 'mcp_tool_use';
-      /** The id. */
-      id: string;
-      /** The tool's name. */
-      name: string;
-      /** The tool call's arguments. */
-      input?: unknown;
-      /** The MCP server of an `mcp_tool_use` block; not read. */
-      server_name?: string;
-      [field: string]: unknown;
-    }
-  | AnthropicToolResultBlock;
-
-/** A server tool's result (`web_search_tool_result`, `mcp_tool_result`, `tool_search_tool_result`, …). */
-export interface AnthropicToolResultBlock {
-  /** Discriminant: `…`. */
-  type: `${string}_tool_result`;
-  /** The id of the `server_tool_use` / `mcp_tool_use` block it answers. */
-  tool_use_id: string;
-  /** The server tool's result: TOOL_CALL_RESULT `content` (JSON text unless a string). */
-  content?: unknown;
-  /** Whether the server tool failed; not read. */
-  is_error?: boolean;
-  [field: string]: unknown;
-}
-
-/** The deltas of a content block. Unknown delta types (`citations_delta` …) are ignored. */
-export type AnthropicContentBlockDelta =
-  | {
-      /** Discriminant: `'text_delta'`. */
-      type: 'text_delta';
-      /** The text. */
-      text: string;
-    }
-  | {
-      /** Discriminant: `'input_json_delta'`. */
-      type: 'input_json_delta';
-      /** A fragment of a tool call's JSON arguments (`input_json_delta`). */
-      partial_json: string;
-    }
-  | {
-      /** Discriminant: `'thinking_delta'`. */
-      type: 'thinking_delta';
-      /** The reasoning text. */
-      thinking: string;
-    }
-  | {
-      /** Discriminant: `'signature_delta'`. */
-      type: 'signature_delta';
-      /** The thinking block's signature (`signature_delta`): REASONING_ENCRYPTED_VALUE. */
-      signature: string;
-    }
-  | {
-      /** Discriminant: `'citations_delta'`. */
-      type: 'citations_delta';
-      /** A citation added to a text block (`citations_delta`); not read. */
-      citation: unknown;
-    };
+// The provider's stream format, importable from here too.
+export type * from './wire/anthropicMessages.js';
 
 /** Options of {@link fromAnthropicMessages}. */
 export interface FromAnthropicMessagesOptions {
@@ -223,8 +18,11 @@ export interface FromAnthropicMessagesOptions {
   raw?: boolean;
 }
 
-/** The event's fields, read without trusting their types. */
-type Fields = Record<string, unknown>;
+const { invalid, object, string: text, index: position, count } = fieldReaders({
+  adapter: 'fromAnthropicMessages',
+  malformed: 'a malformed Messages stream event',
+  unit: 'event',
+});
 
 /** One open content block of the current message. */
 type Block =
@@ -323,18 +121,15 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       if (!unsent) return;
       unsent = false;
       const report = usageOf(counts, model);
-      if (report !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage: report });
+      if (report !== undefined) emit(tokenUsageEvent(report));
     };
 
     const addCounts = (usage: unknown, where: string) => {
       if (usage === undefined || usage === null) return;
-      if (!isObject(usage)) throw invalid(`${where} is ${describeValue(usage)}, but it must be an object such as { input_tokens: 12, output_tokens: 3 }.`);
+      const fields = object(usage, where, '{ input_tokens: 12, output_tokens: 3 }');
       for (const field of countFields) {
-        const value = usage[field];
-        if (value === undefined || value === null) continue;
-        if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-          throw invalid(`${where}.${field} is ${describeValue(value)}, but token counts must be non-negative integers.`);
-        }
+        const value = count(fields[field], `${where}.${field}`);
+        if (value === undefined) continue;
         counts[field] = value;
         unsent = true;
       }
@@ -393,7 +188,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         const name = text(block, 'name', where);
         if (!toolCallId || !name) throw invalid(`${where} is a ${type} block without ${toolCallId ? "a 'name'" : "an 'id'"}. Each tool call block must carry the call's id and the tool's name.`);
         blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false });
-        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: messageId() });
+        emit(toolCallStart(toolCallId, name, messageId()));
       } else if (type.endsWith('_tool_result') && typeof block.tool_use_id === 'string') {
         blocks.set(index, { kind: 'other' });
         const content = block.content;
@@ -447,24 +242,22 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
 
     return {
       next(input) {
-        if (raw) emit({ type: EventType.RAW, event: input, source: 'anthropic' });
+        if (raw) emit(rawEvent(input, 'anthropic'));
         const event = checkEvent(input);
         switch (event.type) {
           case 'message_start': {
             assertNoCutCall('began a new message');
             endMessage();
-            const started = event.message;
-            if (!isObject(started)) throw invalid(`message_start has 'message: ${describeValue(started)}', but it must be an object such as { id: 'msg_…', usage: { … } }.`);
-            message = text(started, 'id', 'message_start: message') || mint();
-            model = text(started, 'model', 'message_start: message') || undefined;
+            const started = object(event.message, 'message_start: message', "{ id: 'msg_…', usage: { … } }");
+            message = nonEmpty(text(started, 'id', 'message_start: message')) ?? mint();
+            model = nonEmpty(text(started, 'model', 'message_start: message'));
             addCounts(started.usage, 'message_start: message.usage');
             return;
           }
           case 'content_block_start': {
             const index = indexOf(event);
             if (blocks.has(index)) throw invalid(`content_block_start opens block ${index}, which is already open. Each block is opened once and closed by content_block_stop.`);
-            if (!isObject(event.content_block)) throw invalid(`content_block_start ${index} has 'content_block: ${describeValue(event.content_block)}', but it must be an object such as { type: 'text', text: '' }.`);
-            return openBlock(index, event.content_block);
+            return openBlock(index, object(event.content_block, `content_block_start ${index}: content_block`, "{ type: 'text', text: '' }"));
           }
           case 'content_block_delta': {
             const index = indexOf(event);
@@ -481,8 +274,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
             return endBlock(index);
           }
           case 'message_delta': {
-            const delta = event.delta ?? {};
-            if (!isObject(delta)) throw invalid(`message_delta has 'delta: ${describeValue(delta)}', but it must be an object such as { stop_reason: 'end_turn' }.`);
+            const delta = object(event.delta ?? {}, 'message_delta: delta', "{ stop_reason: 'end_turn' }");
             addCounts(event.usage, 'message_delta: usage');
             if (delta.stop_reason === 'refusal') {
               const value: Fields = { messageId: messageId() };
@@ -495,10 +287,10 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
             return endMessage();
           case 'error': {
             const error = isObject(event.error) ? event.error : { message: event.error };
-            const kind = typeof error.type === 'string' && error.type !== '' ? ` (${error.type})` : '';
-            throw new AguiRxError(
-              'PROVIDER_ERROR',
-              `Anthropic failed mid-stream: ${typeof error.message === 'string' && error.message !== '' ? error.message : 'no message given'}${kind}. Retry the request (overloaded_error and api_error are usually transient); if it keeps failing, check the request and Anthropic's status page.`,
+            throw providerError(
+              'Anthropic failed mid-stream',
+              { message: error.message, type: error.type },
+              "Retry the request (overloaded_error and api_error are usually transient); if it keeps failing, check the request and Anthropic's status page.",
             );
           }
           default:
@@ -519,26 +311,9 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
 const countFields = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 type CountField = (typeof countFields)[number];
 
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function invalid(detail: string): AguiRxError {
-  return new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
-}
-
-/** An optional string field: `null` and absent are `undefined`; another type is an error. */
-function text(fields: Fields, field: string, where: string): string | undefined {
-  const value = fields[field];
-  if (value === undefined || value === null || typeof value === 'string') return value ?? undefined;
-  throw invalid(`${where}.${field} is ${describeValue(value)}, but it must be a string.`);
-}
-
 /** The block index of a content_block_* event. */
-function indexOf(event: Fields): number {
-  const index = event.index;
-  if (typeof index === 'number' && Number.isSafeInteger(index) && index >= 0) return index;
-  throw invalid(`${String(event.type)} has 'index: ${describeValue(index)}', but a block index must be a non-negative integer.`);
+function indexOf(event: Fields & { type: string }): number {
+  return position(event, 'index', event.type, "the block's position in the message");
 }
 
 /** The input as an event, or the error that says why it is none. */
@@ -554,16 +329,9 @@ function checkEvent(input: unknown): Fields & { type: string } {
 
 /** The message's counts as TokenUsage, or `undefined` when it has none. */
 function usageOf(counts: Partial<Record<CountField, number>>, model: string | undefined): TokenUsage | undefined {
-  const report: Record<string, unknown> = {};
   const { input_tokens: input, output_tokens: output, cache_creation_input_tokens: writes, cache_read_input_tokens: reads } = counts;
   // AG-UI's inputTokens counts every prompt token; Anthropic reports the cache's beside its input_tokens.
   const inputTokens = input === undefined && writes === undefined && reads === undefined ? undefined : (input ?? 0) + (writes ?? 0) + (reads ?? 0);
-  if (inputTokens !== undefined) report.inputTokens = inputTokens;
-  if (output !== undefined) report.outputTokens = output;
-  if (inputTokens !== undefined && output !== undefined) report.totalTokens = inputTokens + output;
-  if (reads !== undefined) report.cachedInputTokens = reads;
-  if (writes !== undefined) report.cacheWriteInputTokens = writes;
-  if (Object.keys(report).length === 0) return undefined;
-  if (model !== undefined) report.model = model;
-  return report as TokenUsage;
+  const totalTokens = inputTokens !== undefined && output !== undefined ? inputTokens + output : undefined;
+  return usageReport({ inputTokens, outputTokens: output, totalTokens, cachedInputTokens: reads, cacheWriteInputTokens: writes }, model);
 }

@@ -1,245 +1,15 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import {
-  createLangChainMessageReader,
-  isObject,
-  labelled,
-  messageFields,
-  modelName,
-  nonEmpty,
-  resultText,
-  usageOf,
-  type Fields,
-  type ModelTurn,
-} from './langChainMessages.js';
+import { createLangChainMessageReader, labelled, messageFields, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
+import { errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import type { LangChainStreamEvent } from './wire/langChain.js';
 
-/** The `event` names of LangChain's `streamEvents({ version: 'v2' })`; others (retrievers, prompts, parsers …) are read and ignored. */
-export type LangChainStreamEventName =
-  | 'on_chat_model_start'
-  | 'on_chat_model_stream'
-  | 'on_chat_model_end'
-  | 'on_llm_start'
-  | 'on_llm_stream'
-  | 'on_llm_end'
-  | 'on_tool_start'
-  | 'on_tool_end'
-  | 'on_tool_error'
-  | 'on_chain_start'
-  | 'on_chain_stream'
-  | 'on_chain_end'
-  | 'on_custom_event'
-  | (string & {});
-
-/**
- * One event of LangChain / LangGraph `streamEvents({ version: 'v2' })` (JavaScript) or
- * `astream_events(version="v2")` (Python), as an object or parsed from JSON.
- */
-export interface LangChainStreamEvent {
-  /** What happened, e.g. `on_chat_model_stream`. */
-  event: LangChainStreamEventName;
-  /** The runnable's name: the model class (`ChatOpenAI`), the tool's name, a graph node's name … */
-  name: string;
-  /** The id of the runnable's run: the same on its start, stream and end events. */
-  run_id: string;
-  /** The run's tags; not read. */
-  tags?: string[];
-  /** The run's metadata; LangGraph adds `langgraph_node`, `langgraph_step` …, models `ls_provider`, `ls_model_name`. */
-  metadata?: LangChainRunMetadata;
-  /** The ids of the enclosing runs, outermost first. */
-  parent_ids?: string[];
-  /** `chunk` on `*_stream`, `input` on `*_start` (and `*_end`), `output` on `*_end`, `error` on `on_tool_error`. */
-  data: {
-    /** A streamed piece (`on_chat_model_stream`: a message chunk). */
-    chunk?: unknown;
-    /** The run's input (`on_tool_start`/`on_tool_end`: the tool call). */
-    input?: unknown;
-    /** The run's output (`on_chat_model_end`: the message; `on_tool_end`: the ToolMessage or `Command`). */
-    output?: unknown;
-    /** The error of an `on_tool_error` event. */
-    error?: unknown;
-    [key: string]: unknown;
-  };
-}
-
-/** The metadata LangChain and LangGraph put on each run. */
-export interface LangChainRunMetadata {
-  /** LangGraph: the graph node the run belongs to. A chain run whose `name` equals it is the node itself. */
-  langgraph_node?: string;
-  /** The graph step (superstep) number; not read. */
-  langgraph_step?: number;
-  /** The provider LangSmith recorded; not read. */
-  ls_provider?: string;
-  /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
-  ls_model_name?: string;
-  [key: string]: unknown;
-}
-
-/**
- * A LangChain message (or message chunk) as the stream carries it: the object itself (an
- * `AIMessageChunk`, a `ToolMessage` …, or their plain JSON from Python), or its `lc`-serialised
- * form `{ lc: 1, type: 'constructor', id: [..., 'AIMessageChunk'], kwargs: { … } }` (`JSON.stringify` of a JS message).
- */
-export type LangChainMessageLike = LangChainMessageFields | LangChainSerializedMessage;
-
-/** The `lc`-serialised form of a LangChain JS message. */
-export interface LangChainSerializedMessage {
-  /** The serialisation format version, `1`. */
-  lc: number;
-  /** Discriminant: `'constructor'`. */
-  type: 'constructor';
-  /** The class path; its last element is the class: `AIMessageChunk`, `ToolMessage` … */
-  id: string[];
-  /** The message's fields. */
-  kwargs: LangChainMessageFields;
-}
-
-/** The fields of a LangChain message that the adapters read. */
-export interface LangChainMessageFields {
-  /** `ai`, `AIMessageChunk`, `tool`, `human` … (plain and Python forms). */
-  type?: string;
-  /** The message id: names the assistant message (a chunk's, or a ToolMessage's own). */
-  id?: string | null;
-  /** The text, or a list of content blocks. */
-  content?: string | LangChainContentBlock[];
-  /** Pieces of tool calls (chunks only). */
-  tool_call_chunks?: LangChainToolCallChunk[];
-  /** Whole tool calls (a complete message); read only when the message carries no `tool_call_chunks`. */
-  tool_calls?: {
-    /** The call's id. */
-    id?: string | null;
-    /** The tool's name. */
-    name: string;
-    /** The call's parsed arguments (sent as JSON text). */
-    args?: Record<string, unknown>;
-  }[];
-  /** `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenAI Responses: `{ summary: [{ text, index }] }`). */
-  additional_kwargs?: {
-    /** Reasoning text (DeepSeek and compatible providers). */
-    reasoning_content?: string;
-    /** OpenAI reasoning: a string, or a reasoning item with `summary` parts. */
-    reasoning?: string | {
-      /** The reasoning summary's parts. */
-      summary?: {
-        /** The part's text. */
-        text?: string;
-        /** The part's position; a new index starts a new paragraph. */
-        index?: number;
-      }[];
-    };
-    [key: string]: unknown;
-  };
-  /** Provider response metadata. */
-  response_metadata?: {
-    /** The model that answered: TOKEN_USAGE `model`. */
-    model_name?: string;
-    [key: string]: unknown;
-  };
-  /** Token usage of the message or chunk: TOKEN_USAGE. */
-  usage_metadata?: LangChainUsageMetadata | null;
-  /** ToolMessage: the call it answers. */
-  tool_call_id?: string;
-  /** ToolMessage: `success` or `error`. */
-  status?: string;
-  /** The message's (or tool's) name. */
-  name?: string | null;
-  [key: string]: unknown;
-}
-
-/** A block of list content (Anthropic-style, and LangChain's standard blocks). */
-export type LangChainContentBlock =
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: 'text';
-      /** The text. */
-      text: string;
-      /** The block's position in the message: keys the events of one block. */
-      index?: number;
-    }
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: 'thinking';
-      /** The reasoning text. */
-      thinking: string;
-      /** The signature that certifies the reasoning. */
-      signature?: string;
-      /** The block's position in the message: keys the events of one block. */
-      index?: number;
-    }
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: 'reasoning';
-      /** The reasoning text of a `reasoning` block. */
-      reasoning: string;
-      /** The block's position in the message: keys the events of one block. */
-      index?: number;
-    }
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: 'tool_use';
-      /** The id. */
-      id?: string;
-      /** The tool's name. */
-      name?: string;
-      /** The tool call's arguments. */
-      input?: unknown;
-      /** The block's position in the message: keys the events of one block. */
-      index?: number;
-    }
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: 'input_json_delta';
-      /** A fragment of a tool call's JSON arguments. */
-      partial_json: string;
-      /** The block's position in the message: keys the events of one block. */
-      index?: number;
-    }
-  | {
-      /** The block's type; blocks of other types are skipped. */
-      type: string & {};
-      [key: string]: unknown;
-    };
-
-/** A piece of one tool call. */
-export interface LangChainToolCallChunk {
-  /** The call's id, on its first piece. */
-  id?: string | null;
-  /** The tool's name, on its first piece. */
-  name?: string | null;
-  /** A fragment of the arguments' JSON text. */
-  args?: string | null;
-  /** Which call of the model's message the piece belongs to (absent with some providers). */
-  index?: number | null;
-  /** Discriminant: `'tool_call_chunk'`. */
-  type?: 'tool_call_chunk';
-}
-
-/** LangChain's token counts. */
-export interface LangChainUsageMetadata {
-  /** Prompt tokens. */
-  input_tokens?: number;
-  /** Completion tokens. */
-  output_tokens?: number;
-  /** Prompt plus completion tokens. */
-  total_tokens?: number;
-  /** Prompt token breakdown. */
-  input_token_details?: {
-    /** Prompt tokens read from the cache: `cachedInputTokens`. */
-    cache_read?: number;
-    /** Prompt tokens written to the cache: `cacheWriteInputTokens`. */
-    cache_creation?: number;
-    [key: string]: unknown;
-  };
-  /** Completion token breakdown. */
-  output_token_details?: {
-    /** Reasoning tokens: `reasoningTokens`. */
-    reasoning?: number;
-    [key: string]: unknown;
-  };
-}
+// The provider's stream format, importable from here too.
+export type * from './wire/langChain.js';
 
 /** Options of {@link fromLangChainStreamEvents}. */
 export interface FromLangChainStreamEventsOptions {
@@ -340,7 +110,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
       if (output !== undefined && !turn.streamed) reader.read(turn, output, 'data.output');
       const model = modelName(output) ?? turn.model ?? nonEmpty(event?.metadata?.ls_model_name);
       const usage = usageOf(output?.usage_metadata, model) ?? (turn.usage === undefined ? undefined : labelled(turn.usage, model));
-      if (usage !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage });
+      if (usage !== undefined) emit(tokenUsageEvent(usage));
     };
 
     const toolResult = (event: LangChainStreamEvent, content: unknown, toolCallId: string | undefined, messageId?: string) => {
@@ -351,7 +121,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
 
     return {
       next(input) {
-        if (raw) emit({ type: EventType.RAW, event: input, source: 'langchain' });
+        if (raw) emit(rawEvent(input, 'langchain'));
         const event = checkEvent(input);
         const data = event.data;
         switch (event.event) {
@@ -391,7 +161,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
             const runId = runIdOf(event);
             const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
             toolRuns.delete(runId);
-            return toolResult(event, `Error: ${errorMessage(data.error)}`, fromInput);
+            return toolResult(event, `Error: ${errorMessage(data.error, 'the tool failed')}`, fromInput);
           }
           case 'on_chain_start':
             if (steps && typeof event.name === 'string' && event.name !== '' && event.metadata?.langgraph_node === event.name && ![...openSteps.values()].includes(event.name)) {
@@ -421,9 +191,7 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
 }
 
 
-function invalid(detail: string): AguiRxError {
-  return new AguiRxError('INVALID_EVENT', `fromLangChainStreamEvents received a malformed streamEvents v2 event: ${detail}`);
-}
+const { invalid, object } = fieldReaders({ adapter: 'fromLangChainStreamEvents', malformed: 'a malformed streamEvents v2 event', unit: 'event' });
 
 function checkEvent(input: unknown): LangChainStreamEvent & { data: Fields } {
   if (!isObject(input) || typeof input.event !== 'string') {
@@ -432,8 +200,8 @@ function checkEvent(input: unknown): LangChainStreamEvent & { data: Fields } {
       `fromLangChainStreamEvents received ${isObject(input) ? `an object without a string 'event' (got ${describeValue(input.event)})` : describeValue(input)} where a streamEvents v2 event such as { event: 'on_chat_model_stream', run_id, data: { chunk } } was expected. Pass the events of streamEvents(input, { version: 'v2' }); graph.stream() output needs fromLangGraphStream.`,
     );
   }
-  if (input.data !== undefined && !isObject(input.data)) throw invalid(`'${input.event}' has data: ${describeValue(input.data)}, but data must be an object.`);
-  return { ...(input as unknown as LangChainStreamEvent), data: (input.data ?? {}) as Fields };
+  const data = input.data === undefined ? {} : object(input.data, `${input.event}.data`);
+  return { ...(input as unknown as LangChainStreamEvent), data };
 }
 
 function runIdOf(event: LangChainStreamEvent): string {
@@ -456,18 +224,3 @@ function callIdOfInput(input: unknown): string | undefined {
   if (isObject(input.tool_call)) return nonEmpty(input.tool_call.id);
   return undefined;
 }
-
-function errorMessage(error: unknown): string {
-  if (typeof error === 'string') return error;
-  if (isObject(error) || error instanceof Error) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string' && message !== '') return message;
-  }
-  if (error === undefined || error === null) return 'the tool failed';
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
-

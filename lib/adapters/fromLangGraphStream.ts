@@ -1,48 +1,15 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
-import {
-  createLangChainMessageReader,
-  isObject,
-  messageFields,
-  messageKind,
-  modelName,
-  nonEmpty,
-  resultText,
-  usageOf,
-  type ModelTurn,
-} from './langChainMessages.js';
-import type { LangChainMessageLike } from './fromLangChainStreamEvents.js';
+import { createLangChainMessageReader, messageFields, messageKind, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
+import { fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import type { LangGraphStreamPart } from './wire/langGraph.js';
 
-/** The metadata LangGraph sends beside each message in `"messages"` mode. */
-export interface LangGraphMessageMetadata {
-  /** The node that produced the message. */
-  langgraph_node?: string;
-  /** The graph step (superstep) number; not read. */
-  langgraph_step?: number;
-  /** The provider LangSmith recorded; not read. */
-  ls_provider?: string;
-  /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
-  ls_model_name?: string;
-  [key: string]: unknown;
-}
-
-/**
- * One item of LangGraph JS `graph.stream(input, { streamMode: ['values', 'messages'] })`:
- * `['messages', [messageChunk, metadata]]` for each message chunk (and each whole message a node
- * returns), `['values', state]` after each step. With `subgraphs: true` the namespace comes first:
- * `[namespace, mode, payload]`. Other modes (`updates`, `custom`, `debug` …) are read and ignored.
- */
-export type LangGraphStreamPart =
-  | ['messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
-  | ['values', Record<string, unknown>]
-  | [string, unknown]
-  | [string[], 'messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
-  | [string[], 'values', Record<string, unknown>]
-  | [string[], string, unknown];
+// The provider's stream format, importable from here too.
+export type * from './wire/langGraph.js';
 
 /** Options of {@link fromLangGraphStream}. */
 export interface FromLangGraphStreamOptions {
@@ -113,7 +80,7 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
     // The served model of each message id, from whichever of its chunks names it (often an empty first one).
     const models = new Map<string, string>();
 
-    const onAiMessage = (fields: Record<string, unknown>, metadata: Record<string, unknown>) => {
+    const onAiMessage = (fields: Fields, metadata: Fields) => {
       const id = nonEmpty(fields.id);
       const model = modelName(fields);
       if (id !== undefined && model !== undefined && !models.has(id)) models.set(id, model);
@@ -127,10 +94,10 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
       const { usage_metadata: usage, ...rest } = fields;
       reader.read(turn, rest, 'message');
       const report = usageOf(usage, turn.model ?? nonEmpty(metadata.ls_model_name));
-      if (report !== undefined) emit({ type: ToolkitEventType.TOKEN_USAGE, usage: report });
+      if (report !== undefined) emit(tokenUsageEvent(report));
     };
 
-    const onToolMessage = (fields: Record<string, unknown>) => {
+    const onToolMessage = (fields: Fields) => {
       current = undefined;
       const toolCallId = nonEmpty(fields.tool_call_id);
       if (toolCallId === undefined) throw invalid(`a ToolMessage has tool_call_id: ${describeValue(fields.tool_call_id)}, but it must name the call it answers.`);
@@ -141,7 +108,7 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
 
     return {
       next(input) {
-        if (raw) emit({ type: EventType.RAW, event: input, source: 'langgraph' });
+        if (raw) emit(rawEvent(input, 'langgraph'));
         if (!Array.isArray(input) || input.length < 2 || input.length > 3) {
           throw new AguiRxError(
             'INVALID_EVENT',
@@ -171,12 +138,10 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
   });
 }
 
-function invalid(detail: string): AguiRxError {
-  return new AguiRxError('INVALID_EVENT', `fromLangGraphStream received a malformed item: ${detail}`);
-}
+const { invalid } = fieldReaders({ adapter: 'fromLangGraphStream', malformed: 'a malformed item', unit: 'item' });
 
 /** Whether a chunk says nothing: no text, reasoning, tool call or usage. */
-function carriesNothing(fields: Record<string, unknown>): boolean {
+function carriesNothing(fields: Fields): boolean {
   const { content, tool_call_chunks: chunks, tool_calls: calls, additional_kwargs: kwargs, usage_metadata: usage } = fields;
   // Content of any other type is read, to be refused there.
   if (typeof content === 'string' ? content !== '' : Array.isArray(content) ? content.length > 0 : content !== undefined && content !== null) return false;

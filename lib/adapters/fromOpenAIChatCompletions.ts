@@ -1,117 +1,15 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
-import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
+import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
-/**
- * One streamed chunk of the OpenAI Chat Completions API (`stream: true`), the `data:` payload
- * of one server-sent event parsed as JSON. OpenAI-compatible servers (Azure OpenAI, DeepSeek,
- * vLLM, OpenRouter …) send the same shape, some with extra fields.
- */
-export interface ChatCompletionChunk {
-  /** The completion's id, the same on every chunk of one completion (`chatcmpl-…`). */
-  id: string;
-  /** `chat.completion.chunk` (Azure's filter-only chunk has `''`). */
-  object?: string;
-  /** Unix time of the completion's creation, in seconds. */
-  created?: number;
-  /** The model that served the request, e.g. `gpt-4o-2024-08-06`. */
-  model?: string;
-  /** The backend configuration's fingerprint; not read. */
-  system_fingerprint?: string | null;
-  /** The service tier that ran the request; not read. */
-  service_tier?: string | null;
-  /** One entry per streamed choice; empty on the usage-only final chunk and on Azure's filter-only chunk. */
-  choices: ChatCompletionChunkChoice[];
-  /** Token counts: on the final chunk (`choices: []`) with `stream_options.include_usage`; DeepSeek puts them on the last chunk with choices. */
-  usage?: ChatCompletionUsage | null;
-  /** Azure OpenAI: the prompt's content filter verdicts, on a first chunk with `choices: []`. */
-  prompt_filter_results?: unknown[];
-}
-
-/** One choice of a {@link ChatCompletionChunk}. */
-export interface ChatCompletionChunkChoice {
-  /** Which of the `n` requested choices this is (0 for the first). */
-  index: number;
-  /** What this chunk adds to the choice's message. */
-  delta: ChatCompletionChunkDelta;
-  /** Why the choice ended, on its last chunk; `null` before. */
-  finish_reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | (string & {}) | null;
-  /** Log probabilities, when requested; not read. */
-  logprobs?: unknown;
-  /** Azure OpenAI: the content filter verdicts of this piece of output. */
-  content_filter_results?: unknown;
-}
-
-/** The part of an assistant message one chunk adds. Every field is optional; `null` means absent. */
-export interface ChatCompletionChunkDelta {
-  /** The role, on the first chunk (`assistant`). */
-  role?: 'assistant' | (string & {}) | null;
-  /** A piece of the assistant's text. */
-  content?: string | null;
-  /** A piece of the model's refusal, sent instead of `content`. */
-  refusal?: string | null;
-  /** DeepSeek (and vLLM): a piece of the model's reasoning, before its answer. */
-  reasoning_content?: string | null;
-  /** OpenRouter (and newer vLLM): the same as `reasoning_content`, read when that is absent. */
-  reasoning?: string | null;
-  /** Pieces of tool calls, each keyed by the call's `index`. */
-  tool_calls?: ChatCompletionChunkToolCall[] | null;
-  /** The legacy `functions` API's single call (deprecated by OpenAI). */
-  function_call?: {
-    /** The deprecated single function call's name; not read. */
-    name?: string;
-    /** The deprecated single function call's arguments; not read. */
-    arguments?: string;
-  } | null;
-}
-
-/** A piece of one tool call. */
-export interface ChatCompletionChunkToolCall {
-  /** Which call of the message this piece belongs to; not always 0-based (Anthropic's compatible endpoint starts at 1). */
-  index: number;
-  /** The call's id, on its first piece only. */
-  id?: string | null;
-  /** `function`, on a call's first piece. */
-  type?: 'function' | (string & {});
-  /** The function: its `name` on the first piece, `arguments` fragments after. */
-  function?: {
-    /** The tool's name, on the call's first piece only. */
-    name?: string | null;
-    /** A fragment of the arguments' JSON text. */
-    arguments?: string | null;
-  } | null;
-}
-
-/** Token counts of one completion. */
-export interface ChatCompletionUsage {
-  /** Every input token, cached ones included. */
-  prompt_tokens?: number;
-  /** Every output token, reasoning included. */
-  completion_tokens?: number;
-  /** Prompt plus completion tokens: `totalTokens`. */
-  total_tokens?: number;
-  /** Prompt token breakdown. */
-  prompt_tokens_details?: {
-    /** Prompt tokens read from the cache: `cachedInputTokens`. */
-    cached_tokens?: number;
-    /** Prompt tokens of audio; not read. */
-    audio_tokens?: number;
-  } | null;
-  /** Completion token breakdown. */
-  completion_tokens_details?: {
-    /** Reasoning tokens: `reasoningTokens`. */
-    reasoning_tokens?: number;
-    /** Completion tokens of audio; not read. */
-    audio_tokens?: number;
-    /** Predicted-output tokens that appeared in the completion; not read. */
-    accepted_prediction_tokens?: number;
-    /** Predicted-output tokens that did not; not read. */
-    rejected_prediction_tokens?: number;
-  } | null;
-}
+// The provider's stream format, importable from here too.
+export type * from './wire/openAIChatCompletions.js';
 
 /** Options of {@link fromOpenAIChatCompletions}. */
 export interface FromOpenAIChatCompletionsOptions {
@@ -123,8 +21,11 @@ export interface FromOpenAIChatCompletionsOptions {
   raw?: boolean;
 }
 
-/** The chunk's fields, read without trusting their types. */
-type Fields = Record<string, unknown>;
+const { invalid, object, string: text, list, index, toolCallIndex, count } = fieldReaders({
+  adapter: 'fromOpenAIChatCompletions',
+  malformed: 'a malformed chat.completion.chunk',
+  unit: 'chunk',
+});
 
 /** The delta fields that are the assistant's text: a refusal is shown as the answer. */
 const assistantText = ['content', 'refusal'] as const;
@@ -201,10 +102,8 @@ export function fromOpenAIChatCompletions(
     let completion: string | undefined;
     // The id minted for a completion whose chunks carry none, until its finish_reason.
     let minted: string | undefined;
-    // The completion's tool calls: provider index -> toolCallId.
-    let calls = new Map<number, string>();
-    // The latest call, continued by pieces without an index.
-    let latestCall: string | undefined;
+    // The completion's tool calls, by the pieces' index.
+    let pieces: ToolCallPieces = { calls: new Map() };
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
@@ -213,12 +112,11 @@ export function fromOpenAIChatCompletions(
       if (usage === undefined) return;
       const report = usage;
       usage = undefined;
-      emit({ type: ToolkitEventType.TOKEN_USAGE, usage: report });
+      emit(tokenUsageEvent(report));
     };
 
     const endToolCalls = () => {
-      calls = new Map();
-      latestCall = undefined;
+      pieces = { calls: new Map() };
     };
 
     const enter = (id: string) => {
@@ -228,60 +126,32 @@ export function fromOpenAIChatCompletions(
       endToolCalls();
     };
 
-    const onToolCall = (piece: unknown, where: string, messageId: string, legacyIndex?: number) => {
-      if (!isObject(piece)) throw invalid(`${where} is ${describeValue(piece)}, but each tool call piece must be an object such as { index: 0, function: { arguments: '…' } }.`);
-      const index = legacyIndex ?? piece.index;
-      if (index !== undefined && index !== null && !Number.isSafeInteger(index)) {
-        throw invalid(`${where}.index is ${describeValue(index)}, but a tool call's index must be an integer.`);
-      }
-      const fn = piece.function ?? {};
-      if (!isObject(fn)) throw invalid(`${where}.function is ${describeValue(fn)}, but it must be an object such as { name: 'search', arguments: '{}' }.`);
-      const id = text(piece, 'id', where) || undefined;
+    const onToolCall = (input: unknown, where: string, messageId: string, legacyIndex?: number) => {
+      const piece = object(input, where, "{ index: 0, function: { arguments: '…' } }");
+      const index = legacyIndex ?? toolCallIndex(piece.index, where);
+      const fn = object(piece.function ?? {}, `${where}.function`, "{ name: 'search', arguments: '{}' }");
+      const id = nonEmpty(text(piece, 'id', where));
       const name = text(fn, 'name', `${where}.function`);
       const args = text(fn, 'arguments', `${where}.function`);
 
-      // The call this piece continues, if any.
-      let toolCallId: string | undefined;
-      if (typeof index === 'number') {
-        const known = calls.get(index);
-        // A new id at a known index is a new call (servers that number every call 0).
-        if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
-      } else if (id === undefined || id === latestCall) {
-        // No index (some compatible servers): the piece continues the latest call.
-        toolCallId = latestCall;
-      }
-      if (toolCallId !== undefined) {
-        latestCall = toolCallId;
-        if (args !== undefined && args !== '') emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+      const continued = continuedCall(pieces, index, id);
+      if (continued !== undefined) {
+        if (args !== undefined && args !== '') emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
         return;
       }
-      if (name === undefined || name === '') {
-        throw invalid(
-          `${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?`,
-        );
-      }
-      toolCallId = id ?? mint();
-      if (typeof index === 'number') calls.set(index, toolCallId);
-      latestCall = toolCallId;
-      const first: Fields = { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: messageId };
-      if (args !== undefined && args !== '') first.delta = args;
-      emit(first as AgentEvent);
+      if (name === undefined || name === '') throw invalid(unnamedCall(where, id, 'function.name'));
+      emit(toolCallStart(startCall(pieces, index, id ?? mint()), name, messageId, args));
     };
 
     const onChoice = (choice: Fields, where: string, messageId: string) => {
-      const delta = choice.delta ?? {};
-      if (!isObject(delta)) throw invalid(`${where}.delta is ${describeValue(delta)}, but it must be an object such as { content: 'Hi' }.`);
+      const delta = object(choice.delta ?? {}, `${where}.delta`, "{ content: 'Hi' }");
       const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
       for (const field of assistantText) {
         const piece = text(delta, field, `${where}.delta`);
         if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: piece });
       }
-      const toolCalls = delta.tool_calls;
-      if (toolCalls !== undefined && toolCalls !== null) {
-        if (!Array.isArray(toolCalls)) throw invalid(`${where}.delta.tool_calls is ${describeValue(toolCalls)}, but it must be an array of tool call pieces.`);
-        toolCalls.forEach((piece, i) => onToolCall(piece, `${where}.delta.tool_calls[${i}]`, messageId));
-      }
+      list(delta, 'tool_calls', `${where}.delta`, 'an array of tool call pieces').forEach((piece, i) => onToolCall(piece, `${where}.delta.tool_calls[${i}]`, messageId));
       if (delta.function_call !== undefined && delta.function_call !== null) {
         // The legacy single call: no id and no index, one per message.
         onToolCall({ function: delta.function_call }, `${where}.delta.function_call`, messageId, -1);
@@ -294,19 +164,17 @@ export function fromOpenAIChatCompletions(
 
     return {
       next(input) {
-        if (raw) emit({ type: EventType.RAW, event: input, source: 'openai-chat' });
+        if (raw) emit(rawEvent(input, 'openai-chat'));
         if (typeof input === 'string' && input.trim() === '[DONE]') return sendUsage();
         const chunk = checkChunk(input);
         const choices = chunk.choices as unknown[];
         let choice: Fields | undefined;
         let position = -1;
         for (let i = 0; i < choices.length; i++) {
-          const entry = choices[i];
-          if (!isObject(entry)) throw invalid(`choices[${i}] is ${describeValue(entry)}, but each choice must be an object such as { index: 0, delta: { content: 'Hi' } }.`);
-          if (entry.index !== undefined && entry.index !== null && !(Number.isSafeInteger(entry.index) && (entry.index as number) >= 0)) {
-            throw invalid(`choices[${i}].index is ${describeValue(entry.index)}, but a choice's index must be a non-negative integer.`);
-          }
-          if ((entry.index ?? i) === chosen) {
+          const entry = object(choices[i], `choices[${i}]`, "{ index: 0, delta: { content: 'Hi' } }");
+          // A choice without index counts by its position.
+          const which = entry.index === undefined || entry.index === null ? i : index(entry, 'index', `choices[${i}]`);
+          if (which === chosen) {
             choice = entry;
             position = i;
             break;
@@ -314,7 +182,7 @@ export function fromOpenAIChatCompletions(
         }
         const report = usageOf(chunk.usage, chunk.model);
         if (choice === undefined && report === undefined) return;
-        const id = text(chunk, 'id', '') || undefined;
+        const id = nonEmpty(text(chunk, 'id', ''));
         if (id !== undefined) enter(id);
         else if (choice !== undefined) enter((minted ??= mint()));
         if (choice !== undefined) onChoice(choice, `choices[${position}]`, completion!);
@@ -323,21 +191,6 @@ export function fromOpenAIChatCompletions(
       flush: sendUsage,
     };
   });
-}
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function invalid(detail: string): AguiRxError {
-  return new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received a malformed chat.completion.chunk: ${detail}`);
-}
-
-/** An optional string field: `null` and absent are `undefined`; another type is an error. `where` is the path to `fields`, empty for the chunk. */
-function text(fields: Fields, field: string, where: string): string | undefined {
-  const value = fields[field];
-  if (value === undefined || value === null || typeof value === 'string') return value ?? undefined;
-  throw invalid(`${where === '' ? '' : `${where}.`}${field} is ${describeValue(value)}, but it must be a string (or null).`);
 }
 
 /** The input as a chunk, or the error that says why it is none. */
@@ -350,12 +203,7 @@ function checkChunk(input: unknown): Fields & { choices: unknown[] } {
   }
   // An error wins over whatever else the chunk holds: some providers send it beside `choices: []`.
   if (input.error !== undefined && input.error !== null) {
-    const { message, type, code } = isObject(input.error) ? input.error : { message: input.error, type: undefined, code: undefined };
-    const kind = [type, code].filter((part) => typeof part === 'string' || typeof part === 'number').join(', ');
-    throw new AguiRxError(
-      'PROVIDER_ERROR',
-      `The model provider failed mid-stream: ${typeof message === 'string' && message !== '' ? message : 'no message given'}${kind === '' ? '' : ` (${kind})`}. Retry the request; if it keeps failing, check the request and the provider's status.`,
-    );
+    throw providerError('The model provider failed mid-stream', isObject(input.error) ? input.error : { message: input.error });
   }
   if (!Array.isArray(input.choices)) {
     throw invalid(
@@ -368,23 +216,15 @@ function checkChunk(input: unknown): Fields & { choices: unknown[] } {
 /** The chunk's usage as TokenUsage, or `undefined` when it reports no count. */
 function usageOf(usage: unknown, model: unknown): TokenUsage | undefined {
   if (!isObject(usage)) return undefined;
-  // Absent or null counts are left out; anything else that is not a count is a malformed chunk.
-  const count = (value: unknown, path: string) => {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-    throw invalid(`${path} is ${describeValue(value)}, but token counts must be non-negative integers.`);
-  };
   const detail = (details: unknown, field: string, path: string) => (isObject(details) ? count(details[field], `${path}.${field}`) : undefined);
-  const counts: [keyof TokenUsage, number | undefined][] = [
-    ['inputTokens', count(usage.prompt_tokens, 'usage.prompt_tokens')],
-    ['outputTokens', count(usage.completion_tokens, 'usage.completion_tokens')],
-    ['totalTokens', count(usage.total_tokens, 'usage.total_tokens')],
-    ['reasoningTokens', detail(usage.completion_tokens_details, 'reasoning_tokens', 'usage.completion_tokens_details')],
-    ['cachedInputTokens', detail(usage.prompt_tokens_details, 'cached_tokens', 'usage.prompt_tokens_details')],
-  ];
-  const report: Record<string, unknown> = {};
-  for (const [field, value] of counts) if (value !== undefined) report[field] = value;
-  if (Object.keys(report).length === 0) return undefined;
-  if (typeof model === 'string' && model !== '') report.model = model;
-  return report as TokenUsage;
+  return usageReport(
+    {
+      inputTokens: count(usage.prompt_tokens, 'usage.prompt_tokens'),
+      outputTokens: count(usage.completion_tokens, 'usage.completion_tokens'),
+      totalTokens: count(usage.total_tokens, 'usage.total_tokens'),
+      reasoningTokens: detail(usage.completion_tokens_details, 'reasoning_tokens', 'usage.completion_tokens_details'),
+      cachedInputTokens: detail(usage.prompt_tokens_details, 'cached_tokens', 'usage.prompt_tokens_details'),
+    },
+    model,
+  );
 }

@@ -2,21 +2,17 @@ import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
+import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type Fields } from './readers.js';
+import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 
 /**
  * Reading LangChain messages (plain, Python-serialised or lc-serialised chunks) into agent events:
  * what `fromLangChainStreamEvents` and `fromLangGraphStream` share. Not part of the public API.
  */
 
-/** A record read without trusting its types. */
-export type Fields = Record<string, unknown>;
-
 /** One model message being read: its id, its tool calls, its usage so far. @internal */
-export interface ModelTurn {
+export interface ModelTurn extends ToolCallPieces {
   messageId: string;
-  /** Provider index -> toolCallId. */
-  calls: Map<number, string>;
-  latestCall?: string;
   /** The reasoning summary part last read, to separate parts. */
   summaryIndex?: number;
   /** Whether any chunk of it was read (else its end event's output is). */
@@ -42,7 +38,7 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
   // Every call opened, in order, with its tool's name; answered ones are removed.
   const unanswered = new Map<string, string>();
   const answered = new Set<string>();
-  const fail = (detail: string) => new AguiRxError('INVALID_EVENT', `${adapter} received a malformed LangChain message: ${detail}`);
+  const { invalid: fail, object, string, list, toolCallIndex } = fieldReaders({ adapter, malformed: 'a malformed LangChain message', unit: 'message' });
 
   const text = (turn: ModelTurn, delta: unknown) => {
     if (typeof delta === 'string' && delta !== '') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: turn.messageId, delta });
@@ -52,34 +48,20 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${turn.messageId}-reasoning`, delta });
   };
 
-  const piece = (turn: ModelTurn, fields: { id?: unknown; name?: unknown; args?: unknown; index?: unknown }, where: string) => {
-    const { index } = fields;
-    if (index !== undefined && index !== null && !Number.isSafeInteger(index)) throw fail(`${where}.index is ${describeValue(index)}, but a tool call's index must be an integer.`);
-    for (const field of ['id', 'name', 'args'] as const) {
-      const value = fields[field];
-      if (value !== undefined && value !== null && typeof value !== 'string') throw fail(`${where}.${field} is ${describeValue(value)}, but it must be a string (or null).`);
-    }
-    const id = nonEmpty(fields.id);
-    const name = nonEmpty(fields.name);
-    const args = nonEmpty(fields.args);
-    let toolCallId: string | undefined;
-    if (typeof index === 'number') {
-      const known = turn.calls.get(index);
-      if (known !== undefined && (id === undefined || id === known)) toolCallId = known;
-    } else if (id === undefined || id === turn.latestCall) toolCallId = turn.latestCall;
-    if (toolCallId !== undefined) {
-      turn.latestCall = toolCallId;
-      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
+  const piece = (turn: ModelTurn, fields: Fields, where: string) => {
+    const index = toolCallIndex(fields.index, where);
+    const id = nonEmpty(string(fields, 'id', where));
+    const name = nonEmpty(string(fields, 'name', where));
+    const args = nonEmpty(string(fields, 'args', where));
+    const continued = continuedCall(turn, index, id);
+    if (continued !== undefined) {
+      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
       return;
     }
-    if (name === undefined) {
-      throw fail(`${where} starts a tool call${id === undefined ? '' : ` ('${id}')`} without a name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?`);
-    }
-    toolCallId = id ?? mint();
-    if (typeof index === 'number') turn.calls.set(index, toolCallId);
-    turn.latestCall = toolCallId;
+    if (name === undefined) throw fail(unnamedCall(where, id, 'a name'));
+    const toolCallId = startCall(turn, index, id ?? mint());
     unanswered.set(toolCallId, name);
-    emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName: name, parentMessageId: turn.messageId, ...(args === undefined ? {} : { delta: args }) });
+    emit(toolCallStart(toolCallId, name, turn.messageId, args));
   };
 
   const read = (turn: ModelTurn, message: Fields, where: string) => {
@@ -107,9 +89,9 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     const hasToolBlocks = Array.isArray(content) && content.some((block) => isObject(block) && (block.type === 'tool_use' || block.type === 'input_json_delta'));
     if (typeof content === 'string') text(turn, content);
     else if (Array.isArray(content)) {
-      content.forEach((block, i) => {
-        if (typeof block === 'string') return text(turn, block);
-        if (!isObject(block)) throw fail(`${where}.content[${i}] is ${describeValue(block)}, but a content block must be an object such as { type: 'text', text: 'Hi' }.`);
+      content.forEach((entry, i) => {
+        if (typeof entry === 'string') return text(turn, entry);
+        const block = object(entry, `${where}.content[${i}]`, "{ type: 'text', text: 'Hi' }");
         switch (block.type) {
           case 'text':
           case 'text_delta':
@@ -132,16 +114,11 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
       throw fail(`${where}.content is ${describeValue(content)}, but it must be a string or a list of content blocks.`);
     }
 
-    if (chunks !== undefined && chunks !== null && !Array.isArray(chunks)) throw fail(`${where}.tool_call_chunks is ${describeValue(chunks)}, but it must be an array.`);
-    if (hasChunks) {
-      chunks.forEach((chunk, i) => {
-        if (!isObject(chunk)) throw fail(`${where}.tool_call_chunks[${i}] is ${describeValue(chunk)}, but each piece must be an object such as { index: 0, args: '…' }.`);
-        piece(turn, chunk, `${where}.tool_call_chunks[${i}]`);
-      });
-    } else if (chunks === undefined && !hasToolBlocks && Array.isArray(message.tool_calls)) {
+    list(message, 'tool_call_chunks', where).forEach((chunk, i) => piece(turn, object(chunk, `${where}.tool_call_chunks[${i}]`, "{ index: 0, args: '…' }"), `${where}.tool_call_chunks[${i}]`));
+    if (chunks === undefined && !hasToolBlocks && Array.isArray(message.tool_calls)) {
       // A whole message (not streamed): its calls, each with its arguments as JSON.
-      message.tool_calls.forEach((call, i) => {
-        if (!isObject(call)) throw fail(`${where}.tool_calls[${i}] is ${describeValue(call)}, but each tool call must be an object such as { id, name, args: {} }.`);
+      message.tool_calls.forEach((entry, i) => {
+        const call = object(entry, `${where}.tool_calls[${i}]`, '{ id, name, args: {} }');
         const id = nonEmpty(call.id);
         if (id !== undefined && (unanswered.has(id) || answered.has(id))) return;
         turn.latestCall = undefined;
@@ -217,16 +194,6 @@ export function resultText(content: unknown, toolCallId: string): string {
   return String(content);
 }
 
-/** @internal */
-export function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A non-empty string, else `undefined`. @internal */
-export function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 /** A `tool_use` block's `input` as argument text: a non-empty object as JSON, else nothing (its deltas follow). */
 export function wholeInput(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
@@ -237,8 +204,6 @@ export function wholeInput(input: unknown): string | undefined {
 export function labelled(usage: TokenUsage, model: string | undefined): TokenUsage {
   return model === undefined ? usage : { ...usage, model };
 }
-
-export const countKeys = ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens', 'cacheWriteInputTokens'] as const;
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   const sum: Record<string, unknown> = {};

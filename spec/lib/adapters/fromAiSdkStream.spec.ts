@@ -544,11 +544,11 @@ describe('fromAiSdkStream', () => {
     it.each<[string, AiSdkStreamPart, string]>([
       ['a non-string delta', bad({ type: 'text-delta', id: 't', delta: 5 }), 'text-delta.delta is number 5, but it must be a string.'],
       ['a delta before its call', inputDelta('c9', '{'), "tool-input-delta for tool call 'c9' came before its tool-input-start, which names the tool. Is the stream cut short or reordered?"],
-      ['a call without a name', bad({ type: 'tool-call', toolCallId: 'c1', input: '{}' }), "tool-call has no 'toolName'. Each tool-call part names it."],
+      ['a call without a name', bad({ type: 'tool-call', toolCallId: 'c1', input: '{}' }), "tool-call has no 'toolName'. Each tool-call part must carry one."],
       ['a tool input without id', bad({ type: 'tool-input-start', toolName: 'a' }), "tool-input-start has neither 'toolCallId' nor 'id'. Each tool-input-start part names its tool call."],
       ['a bad count', bad({ type: 'finish', totalUsage: { inputTokens: -1 } }), 'finish.totalUsage.inputTokens is number -1, but token counts must be non-negative integers.'],
-      ['a non-object usage', bad({ type: 'finish-step', usage: 7 }), 'finish-step.usage is number 7, but usage must be an object such as { inputTokens: 9, outputTokens: 1 }.'],
-      ['an approval without id', bad({ type: 'tool-approval-request', toolCallId: 'c1' }), "tool-approval-request has no 'approvalId'. Each tool-approval-request part names it."],
+      ['a non-object usage', bad({ type: 'finish-step', usage: 7 }), 'finish-step.usage is number 7, but it must be an object such as { inputTokens: 9, outputTokens: 1 }.'],
+      ['an approval without id', bad({ type: 'tool-approval-request', toolCallId: 'c1' }), "tool-approval-request has no 'approvalId'. Each tool-approval-request part must carry one."],
     ])('should fail with INVALID_EVENT on %s', async (_, part, detail) => {
       const error = await failure([part]);
       expect(error).toBeInstanceOf(AguiRxError);

@@ -591,15 +591,15 @@ describe('fromAnthropicMessages', () => {
       ['a delta for a block never opened', [start(), textDelta(3, 'x')], 'content_block_delta for block 3, which no content_block_start opened (or which is closed). Is the stream cut or reordered?'],
       ['a stop for a block not open', [start(), blockStop(0)], 'content_block_stop for block 0, which is not open. Is the stream cut or reordered?'],
       ['a block opened twice', [textBlock(0), textBlock(0)], 'content_block_start opens block 0, which is already open. Each block is opened once and closed by content_block_stop.'],
-      ['a negative index', [bad({ type: 'content_block_stop', index: -1 })], "content_block_stop has 'index: number -1', but a block index must be a non-negative integer."],
+      ['a negative index', [bad({ type: 'content_block_stop', index: -1 })], "content_block_stop.index is number -1, but it must be a non-negative integer: the block's position in the message."],
       ['a block without type', [bad({ type: 'content_block_start', index: 0, content_block: {} })], "content_block_start 0 has a content_block with 'type: undefined', but it must be a string such as 'text'."],
-      ['a missing content_block', [bad({ type: 'content_block_start', index: 0 })], "content_block_start 0 has 'content_block: undefined', but it must be an object such as { type: 'text', text: '' }."],
+      ['a missing content_block', [bad({ type: 'content_block_start', index: 0 })], "content_block_start 0: content_block is undefined, but it must be an object such as { type: 'text', text: '' }."],
       ['a tool_use without id', [blockStart(0, { type: 'tool_use', name: 'x' } as never)], "content_block_start 0: content_block is a tool_use block without an 'id'. Each tool call block must carry the call's id and the tool's name."],
       ['a delta without type', [textBlock(0), bad({ type: 'content_block_delta', index: 0, delta: { text: 'x' } })], "content_block_delta 0 has 'delta: an object', but it must be an object with a string 'type' such as { type: 'text_delta', text: 'Hi' }."],
       ['a text that is not a string', [textBlock(0), bad({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 7 } })], 'content_block_delta 0: delta.text is number 7, but it must be a string.'],
       ['input_json_delta on a text block', [textBlock(0), jsonDelta(0, '{}')], 'content_block_delta 0: delta is an input_json_delta for block 0, which is not a tool_use block.'],
       ['thinking_delta on a text block', [textBlock(0), thinkingDelta(0, 'x')], 'content_block_delta 0: delta is a thinking_delta for block 0, which is not a thinking block.'],
-      ['a message_start without message', [bad({ type: 'message_start' })], "message_start has 'message: undefined', but it must be an object such as { id: 'msg_…', usage: { … } }."],
+      ['a message_start without message', [bad({ type: 'message_start' })], "message_start: message is undefined, but it must be an object such as { id: 'msg_…', usage: { … } }."],
     ])('should fail with INVALID_EVENT for %s', async (_name, inputs, detail) => {
       expect((await failure(inputs)).error).toEqual(invalidEvent(detail));
     });

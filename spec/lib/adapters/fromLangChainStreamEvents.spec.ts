@@ -515,14 +515,14 @@ describe('fromLangChainStreamEvents', () => {
 
     it('should refuse malformed events and chunks', async () => {
       const cases: [LangChainStreamEvent, AguiRxError][] = [
-        [bad({ event: 'on_chat_model_stream', name: 'm', data: 'x' }), invalid("fromLangChainStreamEvents received a malformed streamEvents v2 event: 'on_chat_model_stream' has data: \"x\", but data must be an object.")],
+        [bad({ event: 'on_chat_model_stream', name: 'm', data: 'x' }), invalid("fromLangChainStreamEvents received a malformed streamEvents v2 event: on_chat_model_stream.data is \"x\", but it must be an object.")],
         [bad({ event: 'on_chat_model_stream', name: 'm', data: { chunk: { content: 'x' } } }), invalid("fromLangChainStreamEvents received a malformed streamEvents v2 event: 'on_chat_model_stream' has run_id: undefined, but every event names its run with a non-empty string run_id.")],
         [modelEvent('on_chat_model_stream', { chunk: 'x' }), invalid("fromLangChainStreamEvents received a malformed streamEvents v2 event: data.chunk of 'ChatOpenAI' is \"x\", but it must be a message chunk such as { content: 'Hi' }.")],
         [stream({ content: 5 as never }), invalid('fromLangChainStreamEvents received a malformed LangChain message: data.chunk.content is number 5, but it must be a string or a list of content blocks.')],
-        [stream({ content: [7 as never] }), invalid("fromLangChainStreamEvents received a malformed LangChain message: data.chunk.content[0] is number 7, but a content block must be an object such as { type: 'text', text: 'Hi' }.")],
+        [stream({ content: [7 as never] }), invalid("fromLangChainStreamEvents received a malformed LangChain message: data.chunk.content[0] is number 7, but it must be an object such as { type: 'text', text: 'Hi' }.")],
         [stream({ tool_call_chunks: 'x' as never }), invalid('fromLangChainStreamEvents received a malformed LangChain message: data.chunk.tool_call_chunks is "x", but it must be an array.')],
         [pieces({ id: 'c', name: 'n', index: 1.5 }), invalid("fromLangChainStreamEvents received a malformed LangChain message: data.chunk.tool_call_chunks[0].index is number 1.5, but a tool call's index must be an integer.")],
-        [pieces({ id: 'c', name: 'n', args: {} as never, index: 0 }), invalid('fromLangChainStreamEvents received a malformed LangChain message: data.chunk.tool_call_chunks[0].args is an object, but it must be a string (or null).')],
+        [pieces({ id: 'c', name: 'n', args: {} as never, index: 0 }), invalid('fromLangChainStreamEvents received a malformed LangChain message: data.chunk.tool_call_chunks[0].args is an object, but it must be a string.')],
       ];
       for (const [input, expected] of cases) {
         const error = (await failure([input])) as AguiRxError;

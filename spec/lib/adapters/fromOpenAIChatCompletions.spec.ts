@@ -423,7 +423,7 @@ describe('fromOpenAIChatCompletions', () => {
 
     it('should end the calls at finish_reason: a later piece at the same index is no continuation', async () => {
       expect(await failure([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), toolPiece(0, { args: '{}' })])).toEqual(
-        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?"),
+        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call without function.name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?"),
       );
     });
 
@@ -504,7 +504,7 @@ describe('fromOpenAIChatCompletions', () => {
 
     it.each([['"0"'], ['1.5'], ['-1']])('should fail with INVALID_EVENT for a choice index of %s', async (index) => {
       expect(await failure([{ id: 'c', choices: [{ index: JSON.parse(index), delta: { content: 'hi' } }] } as never])).toEqual(
-        invalidEvent(`choices[0].index is ${index === '"0"' ? '"0"' : `number ${index}`}, but a choice's index must be a non-negative integer.`),
+        invalidEvent(`choices[0].index is ${index === '"0"' ? '"0"' : `number ${index}`}, but it must be a non-negative integer.`),
       );
     });
 
@@ -596,20 +596,20 @@ describe('fromOpenAIChatCompletions', () => {
         { id: 'x', choices: {} },
         "it has 'choices: an object', not an 'choices' array. Is this a Chat Completions stream (stream: true)? Responses API and other providers' events need their own adapter.",
       ],
-      ['a choice that is not an object', { id: 'x', choices: [null] }, "choices[0] is null, but each choice must be an object such as { index: 0, delta: { content: 'Hi' } }."],
+      ['a choice that is not an object', { id: 'x', choices: [null] }, "choices[0] is null, but it must be an object such as { index: 0, delta: { content: 'Hi' } }."],
       ['a delta that is not an object', { id: 'x', choices: [{ index: 0, delta: 'Hi' }] }, `choices[0].delta is "Hi", but it must be an object such as { content: 'Hi' }.`],
-      ['non-string content', { id: 'x', choices: [{ index: 0, delta: { content: 42 } }] }, 'choices[0].delta.content is number 42, but it must be a string (or null).'],
-      ['a non-string refusal', { id: 'x', choices: [{ index: 0, delta: { refusal: {} } }] }, 'choices[0].delta.refusal is an object, but it must be a string (or null).'],
+      ['non-string content', { id: 'x', choices: [{ index: 0, delta: { content: 42 } }] }, 'choices[0].delta.content is number 42, but it must be a string.'],
+      ['a non-string refusal', { id: 'x', choices: [{ index: 0, delta: { refusal: {} } }] }, 'choices[0].delta.refusal is an object, but it must be a string.'],
       [
         'non-string reasoning_content',
         { id: 'x', choices: [{ index: 0, delta: { reasoning_content: ['a'] } }] },
-        'choices[0].delta.reasoning_content is an array of 1, but it must be a string (or null).',
+        'choices[0].delta.reasoning_content is an array of 1, but it must be a string.',
       ],
       ['tool_calls that are not an array', { id: 'x', choices: [{ index: 0, delta: { tool_calls: {} } }] }, 'choices[0].delta.tool_calls is an object, but it must be an array of tool call pieces.'],
       [
         'a tool call piece that is not an object',
         { id: 'x', choices: [{ index: 0, delta: { tool_calls: ['call'] } }] },
-        `choices[0].delta.tool_calls[0] is "call", but each tool call piece must be an object such as { index: 0, function: { arguments: '…' } }.`,
+        `choices[0].delta.tool_calls[0] is "call", but it must be an object such as { index: 0, function: { arguments: '…' } }.`,
       ],
       [
         'a tool call index that is not an integer',
@@ -624,14 +624,14 @@ describe('fromOpenAIChatCompletions', () => {
       [
         'non-string arguments',
         { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: { a: 1 } } }] } }] },
-        'choices[0].delta.tool_calls[0].function.arguments is an object, but it must be a string (or null).',
+        'choices[0].delta.tool_calls[0].function.arguments is an object, but it must be a string.',
       ],
       [
         'a first tool call piece without a name',
         { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call-1', function: { arguments: '{}' } }] } }] },
-        "choices[0].delta.tool_calls[0] starts a tool call ('call-1') without function.name. The first piece of each call must carry the tool's name and id; is the stream cut short or reordered?",
+        "choices[0].delta.tool_calls[0] starts a tool call ('call-1') without function.name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?",
       ],
-      ['a non-string id', { id: 12, choices: [{ index: 0, delta: { content: 'a' } }] }, 'id is number 12, but it must be a string (or null).'],
+      ['a non-string id', { id: 12, choices: [{ index: 0, delta: { content: 'a' } }] }, 'id is number 12, but it must be a string.'],
     ])('should fail with INVALID_EVENT on %s', async (_name, input, detail) => {
       expect(await failure([chunk({ content: 'ok' }), bad(input)])).toEqual(invalidEvent(detail));
     });
@@ -663,7 +663,7 @@ describe('fromOpenAIChatCompletions', () => {
       ]);
       expect(events[events.length - 1]).toMatchObject({
         code: 'INVALID_EVENT',
-        message: 'fromOpenAIChatCompletions received a malformed chat.completion.chunk: choices[0].delta.content is number 5, but it must be a string (or null).',
+        message: 'fromOpenAIChatCompletions received a malformed chat.completion.chunk: choices[0].delta.content is number 5, but it must be a string.',
       });
     });
   });

@@ -1,0 +1,255 @@
+/**
+ * The Vercel AI SDK's stream parts (`fullStream`, provider `doStream()` parts, UI message stream chunks): what `fromAiSdkStream` reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
+ */
+
+/**
+ * Token counts as the AI SDK reports them: v5's flat `LanguageModelUsage` (v6 adds the
+ * `inputTokenDetails`/`outputTokenDetails`), or the provider-level LanguageModelV3 form whose
+ * `inputTokens` and `outputTokens` are objects. A count the provider did not return is absent,
+ * `undefined` or `NaN`.
+ */
+export type AiSdkUsage = AiSdkFlatUsage | AiSdkNestedUsage;
+
+/** `LanguageModelUsage` of `streamText` (v5, v6): counts at the top level. */
+export interface AiSdkFlatUsage {
+  /** Prompt tokens (AI SDK 4/5 flat usage). */
+  inputTokens?: number;
+  /** Completion tokens. */
+  outputTokens?: number;
+  /** Prompt plus completion tokens. */
+  totalTokens?: number;
+  /** Reasoning tokens, part of `outputTokens`. */
+  reasoningTokens?: number;
+  /** Prompt tokens read from the provider's cache. */
+  cachedInputTokens?: number;
+  /** v6: the input split by cache use. */
+  inputTokenDetails?: {
+    /** Prompt tokens neither read from nor written to the cache. */
+    noCacheTokens?: number;
+    /** Prompt tokens read from the cache. */
+    cacheReadTokens?: number;
+    /** Prompt tokens written to the cache. */
+    cacheWriteTokens?: number;
+  };
+  /** v6: the output split into text and reasoning. */
+  outputTokenDetails?: {
+    /** Completion tokens of text. */
+    textTokens?: number;
+    /** Completion tokens of reasoning. */
+    reasoningTokens?: number;
+  };
+  /** The provider's own usage object; not read. */
+  raw?: unknown;
+}
+
+/** LanguageModelV3 usage (`doStream`'s `finish` part, AI SDK 6 providers): counts nested by kind. */
+export interface AiSdkNestedUsage {
+  /** Prompt token counts (AI SDK 6 / provider v3 nested usage). */
+  inputTokens: {
+    /** All prompt tokens. */
+    total?: number;
+    /** Prompt tokens neither read from nor written to the cache. */
+    noCache?: number;
+    /** Prompt tokens read from the cache. */
+    cacheRead?: number;
+    /** Prompt tokens written to the cache. */
+    cacheWrite?: number;
+  };
+  /** Completion token counts. */
+  outputTokens: {
+    /** All completion tokens. */
+    total?: number;
+    /** Completion tokens of text. */
+    text?: number;
+    /** Completion tokens of reasoning. */
+    reasoning?: number;
+  };
+  /** The provider's own usage object; not read. */
+  raw?: unknown;
+}
+
+/** Start, delta or end of a text or reasoning part. `fullStream` spells the delta `text`, providers and UI streams `delta`. */
+export interface AiSdkTextPart {
+  /** Discriminant: `'text-start'`, `'text-delta'`, `'text-end'`, `'reasoning-start'`, `'reasoning-delta'`, `'reasoning-end'`. */
+  type: 'text-start' | 'text-delta' | 'text-end' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end';
+  /** The part's id: the same on its start, deltas and end. */
+  id: string;
+  /** A piece of the text (LanguageModelV2/V3 parts, UI message stream chunks). */
+  delta?: string;
+  /** A piece of the text (`streamText().fullStream`). */
+  text?: string;
+  /** Provider-specific data; not read. */
+  providerMetadata?: Record<string, unknown>;
+}
+
+/** The start, a piece or the end of a tool call's input, streamed as JSON text. */
+export interface AiSdkToolInputPart {
+  /** Discriminant: `'tool-input-start'`, `'tool-input-delta'`, `'tool-input-end'`. */
+  type: 'tool-input-start' | 'tool-input-delta' | 'tool-input-end';
+  /** The call's id in `fullStream` and provider parts. */
+  id?: string;
+  /** The call's id in UI message stream chunks. */
+  toolCallId?: string;
+  /** The tool's name, on `tool-input-start`. */
+  toolName?: string;
+  /** A piece of the input's JSON text (`fullStream`, provider parts). */
+  delta?: string;
+  /** A piece of the input's JSON text (UI message stream). */
+  inputTextDelta?: string;
+  /** Set for tools the provider ran itself; not read. */
+  providerExecuted?: boolean;
+  /** Set for tools not known statically (MCP tools); not read. */
+  dynamic?: boolean;
+}
+
+/**
+ * A tool call with its whole input: `tool-call` (`fullStream`: input parsed; provider parts: input
+ * as JSON text), the UI stream's `tool-input-available`, or `tool-input-error` (input the model
+ * got wrong, kept as it came).
+ */
+export interface AiSdkToolCallPart {
+  /** Discriminant: `'tool-call'`, `'tool-input-available'`, `'tool-input-error'`. */
+  type: 'tool-call' | 'tool-input-available' | 'tool-input-error';
+  /** The tool call's id. */
+  toolCallId: string;
+  /** The tool's name. */
+  toolName: string;
+  /** The call's whole arguments: sent as JSON text when no fragment was. */
+  input?: unknown;
+  /** `tool-input-error`: why the input was rejected. */
+  errorText?: string;
+  /** Set for tools the provider ran itself; not read. */
+  providerExecuted?: boolean;
+  /** Set for tools not known statically (MCP tools); not read. */
+  dynamic?: boolean;
+  /** Set when the model's arguments failed the tool's schema (`tool-input-error`). */
+  invalid?: boolean;
+}
+
+/** A tool's output: `tool-result` (`fullStream` `output`, provider parts `result`) or the UI stream's `tool-output-available`. */
+export interface AiSdkToolResultPart {
+  /** Discriminant: `'tool-result'`, `'tool-output-available'`. */
+  type: 'tool-result' | 'tool-output-available';
+  /** The tool call's id. */
+  toolCallId: string;
+  /** The tool's name. */
+  toolName?: string;
+  /** The tool's output (`tool-output-available`, AI SDK 5 `tool-result`): TOOL_CALL_RESULT `content`. */
+  output?: unknown;
+  /** The tool's output (AI SDK 4 `tool-result`): TOOL_CALL_RESULT `content`. */
+  result?: unknown;
+  /** Provider parts: the result is the tool's error. */
+  isError?: boolean;
+  /** A streamed tool's intermediate output; only the final one is kept. */
+  preliminary?: boolean;
+  /** Set for tools the provider ran itself; not read. */
+  providerExecuted?: boolean;
+  /** Set for tools not known statically (MCP tools); not read. */
+  dynamic?: boolean;
+}
+
+/** A tool that failed (`fullStream` `tool-error`, UI `tool-output-error`) or whose call the user denied (`tool-output-denied`). */
+export interface AiSdkToolErrorPart {
+  /** Discriminant: `'tool-error'`, `'tool-output-error'`, `'tool-output-denied'`. */
+  type: 'tool-error' | 'tool-output-error' | 'tool-output-denied';
+  /** The tool call's id. */
+  toolCallId: string;
+  /** The tool's name. */
+  toolName?: string;
+  /** The arguments the failed call had; not read. */
+  input?: unknown;
+  /** `tool-error`: what was thrown. */
+  error?: unknown;
+  /** `tool-output-error`: the error's message. */
+  errorText?: string;
+}
+
+/** A tool call that waits for the user's approval (AI SDK 6): the UI stream names the call, `fullStream` carries it. */
+export interface AiSdkToolApprovalRequestPart {
+  /** Discriminant: `'tool-approval-request'`. */
+  type: 'tool-approval-request';
+  /** The approval's id: the interrupt's `id`. */
+  approvalId: string;
+  /** The call awaiting approval (UI message stream chunks). */
+  toolCallId?: string;
+  /** The call awaiting approval (`fullStream`). */
+  toolCall?: {
+    /** The call's id. */
+    toolCallId: string;
+    /** The tool's name. */
+    toolName?: string;
+    /** The call's arguments. */
+    input?: unknown;
+  };
+}
+
+/** The run's and each step's start and end. `finish` has the run's usage (`totalUsage` in `fullStream`, `usage` in provider parts). */
+export interface AiSdkLifecyclePart {
+  /** Discriminant: `'abort'`, `'start'`, `'finish'`, `'start-step'`, `'finish-step'`, `'stream-start'`. */
+  type: 'start' | 'finish' | 'start-step' | 'finish-step' | 'stream-start' | 'abort';
+  /** `start` (UI): the UI message's id. */
+  messageId?: string;
+  /** `finish-step`: the step's usage; `finish` (provider parts): the call's usage. */
+  usage?: AiSdkUsage;
+  /** `finish` (`fullStream`): every step's usage summed. */
+  totalUsage?: AiSdkUsage;
+  /** `finish-step` (`fullStream`): the model's response. */
+  response?: {
+    /** The provider's response id: names the step's assistant message. */
+    id?: string;
+    /** The model that answered: TOKEN_USAGE `model`. */
+    modelId?: string;
+  };
+  /** Why the model stopped (`finish`, `finish-step`); not read: the text sent is kept whatever the reason. */
+  finishReason?: unknown;
+  /** Why the stream was aborted (`abort`). */
+  reason?: string;
+  [field: string]: unknown;
+}
+
+/** Provider parts: the response's id and model, sent as the response begins. */
+export interface AiSdkResponseMetadataPart {
+  /** Discriminant: `'response-metadata'`. */
+  type: 'response-metadata';
+  /** The provider's response id: names the assistant message. */
+  id?: string;
+  /** The model that answered: TOKEN_USAGE `model`. */
+  modelId?: string;
+  /** When the response was created; not read. */
+  timestamp?: unknown;
+}
+
+/** A failure: `fullStream` and provider parts carry `error`, the UI stream `errorText`. */
+export interface AiSdkErrorPart {
+  /** Discriminant: `'error'`. */
+  type: 'error';
+  /** The error (`fullStream`): an Error or any value; its message becomes the `PROVIDER_ERROR` message. */
+  error?: unknown;
+  /** The error's text (UI message stream chunks). */
+  errorText?: string;
+}
+
+/** Parts that say nothing AG-UI carries: sources, files, raw provider chunks, message metadata, custom `data-*` parts. */
+export interface AiSdkIgnoredPart {
+  /** Discriminant: `'source'`, `'source-url'`, `'source-document'`, `'file'`, `'raw'`, `'message-metadata'`, `data-…`. */
+  type: 'source' | 'source-url' | 'source-document' | 'file' | 'raw' | 'message-metadata' | `data-${string}`;
+  [field: string]: unknown;
+}
+
+/**
+ * One part of a Vercel AI SDK stream: `streamText().fullStream` (v5, v6), a provider's
+ * `doStream()` (LanguageModelV2/V3 parts), or a UI message stream (`toUIMessageStream()`, the
+ * chunks behind `data: {…}` lines of a UI message stream response).
+ */
+export type AiSdkStreamPart =
+  | AiSdkTextPart
+  | AiSdkToolInputPart
+  | AiSdkToolCallPart
+  | AiSdkToolResultPart
+  | AiSdkToolErrorPart
+  | AiSdkToolApprovalRequestPart
+  | AiSdkLifecyclePart
+  | AiSdkResponseMetadataPart
+  | AiSdkErrorPart
+  | AiSdkIgnoredPart;

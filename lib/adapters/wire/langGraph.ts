@@ -1,0 +1,33 @@
+import type { LangChainMessageLike } from './langChain.js';
+
+/**
+ * LangGraph JS `graph.stream()` items (`streamMode: ["values", "messages"]`): what `fromLangGraphStream` reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
+ */
+
+/** The metadata LangGraph sends beside each message in `"messages"` mode. */
+export interface LangGraphMessageMetadata {
+  /** The node that produced the message. */
+  langgraph_node?: string;
+  /** The graph step (superstep) number; not read. */
+  langgraph_step?: number;
+  /** The provider LangSmith recorded; not read. */
+  ls_provider?: string;
+  /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
+  ls_model_name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * One item of LangGraph JS `graph.stream(input, { streamMode: ['values', 'messages'] })`:
+ * `['messages', [messageChunk, metadata]]` for each message chunk (and each whole message a node
+ * returns), `['values', state]` after each step. With `subgraphs: true` the namespace comes first:
+ * `[namespace, mode, payload]`. Other modes (`updates`, `custom`, `debug` …) are read and ignored.
+ */
+export type LangGraphStreamPart =
+  | ['messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
+  | ['values', Record<string, unknown>]
+  | [string, unknown]
+  | [string[], 'messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
+  | [string[], 'values', Record<string, unknown>]
+  | [string[], string, unknown];

@@ -1,0 +1,112 @@
+/**
+ * The OpenAI Chat Completions streaming format (`stream: true`): what `fromOpenAIChatCompletions` reads.
+ * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
+ */
+
+/**
+ * One streamed chunk of the OpenAI Chat Completions API (`stream: true`), the `data:` payload
+ * of one server-sent event parsed as JSON. OpenAI-compatible servers (Azure OpenAI, DeepSeek,
+ * vLLM, OpenRouter …) send the same shape, some with extra fields.
+ */
+export interface ChatCompletionChunk {
+  /** The completion's id, the same on every chunk of one completion (`chatcmpl-…`). */
+  id: string;
+  /** `chat.completion.chunk` (Azure's filter-only chunk has `''`). */
+  object?: string;
+  /** Unix time of the completion's creation, in seconds. */
+  created?: number;
+  /** The model that served the request, e.g. `gpt-4o-2024-08-06`. */
+  model?: string;
+  /** The backend configuration's fingerprint; not read. */
+  system_fingerprint?: string | null;
+  /** The service tier that ran the request; not read. */
+  service_tier?: string | null;
+  /** One entry per streamed choice; empty on the usage-only final chunk and on Azure's filter-only chunk. */
+  choices: ChatCompletionChunkChoice[];
+  /** Token counts: on the final chunk (`choices: []`) with `stream_options.include_usage`; DeepSeek puts them on the last chunk with choices. */
+  usage?: ChatCompletionUsage | null;
+  /** Azure OpenAI: the prompt's content filter verdicts, on a first chunk with `choices: []`. */
+  prompt_filter_results?: unknown[];
+}
+
+/** One choice of a {@link ChatCompletionChunk}. */
+export interface ChatCompletionChunkChoice {
+  /** Which of the `n` requested choices this is (0 for the first). */
+  index: number;
+  /** What this chunk adds to the choice's message. */
+  delta: ChatCompletionChunkDelta;
+  /** Why the choice ended, on its last chunk; `null` before. */
+  finish_reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | (string & {}) | null;
+  /** Log probabilities, when requested; not read. */
+  logprobs?: unknown;
+  /** Azure OpenAI: the content filter verdicts of this piece of output. */
+  content_filter_results?: unknown;
+}
+
+/** The part of an assistant message one chunk adds. Every field is optional; `null` means absent. */
+export interface ChatCompletionChunkDelta {
+  /** The role, on the first chunk (`assistant`). */
+  role?: 'assistant' | (string & {}) | null;
+  /** A piece of the assistant's text. */
+  content?: string | null;
+  /** A piece of the model's refusal, sent instead of `content`. */
+  refusal?: string | null;
+  /** DeepSeek (and vLLM): a piece of the model's reasoning, before its answer. */
+  reasoning_content?: string | null;
+  /** OpenRouter (and newer vLLM): the same as `reasoning_content`, read when that is absent. */
+  reasoning?: string | null;
+  /** Pieces of tool calls, each keyed by the call's `index`. */
+  tool_calls?: ChatCompletionChunkToolCall[] | null;
+  /** The legacy `functions` API's single call (deprecated by OpenAI). */
+  function_call?: {
+    /** The deprecated single function call's name; not read. */
+    name?: string;
+    /** The deprecated single function call's arguments; not read. */
+    arguments?: string;
+  } | null;
+}
+
+/** A piece of one tool call. */
+export interface ChatCompletionChunkToolCall {
+  /** Which call of the message this piece belongs to; not always 0-based (Anthropic's compatible endpoint starts at 1). */
+  index: number;
+  /** The call's id, on its first piece only. */
+  id?: string | null;
+  /** `function`, on a call's first piece. */
+  type?: 'function' | (string & {});
+  /** The function: its `name` on the first piece, `arguments` fragments after. */
+  function?: {
+    /** The tool's name, on the call's first piece only. */
+    name?: string | null;
+    /** A fragment of the arguments' JSON text. */
+    arguments?: string | null;
+  } | null;
+}
+
+/** Token counts of one completion. */
+export interface ChatCompletionUsage {
+  /** Every input token, cached ones included. */
+  prompt_tokens?: number;
+  /** Every output token, reasoning included. */
+  completion_tokens?: number;
+  /** Prompt plus completion tokens: `totalTokens`. */
+  total_tokens?: number;
+  /** Prompt token breakdown. */
+  prompt_tokens_details?: {
+    /** Prompt tokens read from the cache: `cachedInputTokens`. */
+    cached_tokens?: number;
+    /** Prompt tokens of audio; not read. */
+    audio_tokens?: number;
+  } | null;
+  /** Completion token breakdown. */
+  completion_tokens_details?: {
+    /** Reasoning tokens: `reasoningTokens`. */
+    reasoning_tokens?: number;
+    /** Completion tokens of audio; not read. */
+    audio_tokens?: number;
+    /** Predicted-output tokens that appeared in the completion; not read. */
+    accepted_prediction_tokens?: number;
+    /** Predicted-output tokens that did not; not read. */
+    rejected_prediction_tokens?: number;
+  } | null;
+}
