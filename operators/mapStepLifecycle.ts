@@ -3,7 +3,7 @@ import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
-import { operatorLifecycleMessage, stepBoundaries } from '../lib/protocol/table.js';
+import { operatorLifecycleMessage, stepBoundaryOf } from '../lib/protocol/table.js';
 import { trackStepsAndSubagents } from '../lib/tracking/steps.js';
 
 /** Options of {@link mapStepLifecycle}. */
@@ -84,7 +84,7 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
             return subscriber.next(event);
           }
           default: {
-            const boundary = stepBoundaries.get(type);
+            const boundary = stepBoundaryOf(type);
             if (boundary === 'run') finish(undefined, true);
             else if (boundary === 'subagent') {
               const subagent = optionalString(fields, 'subagentRunId');

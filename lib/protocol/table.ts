@@ -210,7 +210,7 @@ export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
     if (entry.chunk !== undefined) entityEvents.set(entry.chunk, { kind: entry, role: 'chunk' });
   }
   const streams = kinds.filter((entry) => entry.content !== undefined);
-  const tokenKindOf = tokenLookup(streams.map((entry) => [entry.content!, entry] as const));
+  const tokenKindOf = typeLookup(streams.map((entry) => [entry.content!, entry] as const));
   return {
     entityKind: Object.freeze(Object.fromEntries(kinds.map((entry) => [entry.name, entry]))),
     entityEvents,
@@ -218,7 +218,7 @@ export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
     tokenKinds: new Map(streams.map((entry) => [entry.content!, entry])),
     tokenIdField: new Map(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'])),
     tokenKindOf,
-    tokenIdFieldOf: tokenLookup(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'] as const)),
+    tokenIdFieldOf: typeLookup(streams.map((entry) => [entry.content!, entry.idField as 'messageId' | 'toolCallId'] as const)),
     isTokenEventType: (type) => tokenKindOf(type) !== undefined,
     chunkStreamClosers: new Set<string>([
       ...[...entityEvents].filter(([, entry]) => entry.role !== 'chunk' && entry.kind.inTurn).map(([type]) => type),
@@ -233,15 +233,15 @@ export function indexEntityKinds(kinds: readonly EntityKind[]): EntityIndex {
 }
 
 /**
- * A lookup by per-token event type. It runs on every event of the hot paths, so the first three
- * types are tested with `===` (a pointer comparison for the interned type strings, cheaper than a
- * Map lookup); a Map answers for any beyond them.
+ * A lookup by event type for the hot paths, which run it on every event: the first four types are
+ * tested with `===` (a pointer comparison for the interned type strings, several times cheaper
+ * than a Map lookup); a Map answers for any beyond them.
  */
-function tokenLookup<T>(entries: readonly (readonly [string, T])[]): (type: unknown) => T | undefined {
-  // A missing slot has key and value undefined: an absent type then finds "not a per-token type" there too.
-  const [[t0, v0] = [], [t1, v1] = [], [t2, v2] = []] = entries;
-  const rest = entries.length > 3 ? new Map(entries.slice(3)) : undefined;
-  return (type) => (type === t0 ? v0 : type === t1 ? v1 : type === t2 ? v2 : rest?.get(type as string));
+function typeLookup<T>(entries: readonly (readonly [string, T])[]): (type: unknown) => T | undefined {
+  // A missing slot has key and value undefined: an absent type then finds "not there" in it too.
+  const [[t0, v0] = [], [t1, v1] = [], [t2, v2] = [], [t3, v3] = []] = entries;
+  const rest = entries.length > 4 ? new Map(entries.slice(4)) : undefined;
+  return (type) => (type === t0 ? v0 : type === t1 ? v1 : type === t2 ? v2 : type === t3 ? v3 : rest?.get(type as string));
 }
 
 const index = indexEntityKinds(entityKinds);
@@ -265,13 +265,13 @@ export const tokenKinds: ReadonlyMap<string, EntityKind> = index.tokenKinds;
 /** The id field of each per-token event type (`messageId` or `toolCallId`). */
 export const tokenIdField: ReadonlyMap<string, 'messageId' | 'toolCallId'> = index.tokenIdField;
 
-/** The entity kind a per-token event type streams, or `undefined` for any other type; as fast as three `===` tests. */
+/** The entity kind a per-token event type streams, or `undefined` for any other type; as fast as a few `===` tests. */
 export const tokenKindOf: (type: unknown) => EntityKind | undefined = index.tokenKindOf;
 
-/** The id field (`messageId` or `toolCallId`) of a per-token event type, or `undefined` for any other type; as fast as three `===` tests. */
+/** The id field (`messageId` or `toolCallId`) of a per-token event type, or `undefined` for any other type; as fast as a few `===` tests. */
 export const tokenIdFieldOf: (type: unknown) => 'messageId' | 'toolCallId' | undefined = index.tokenIdFieldOf;
 
-/** Whether `type` is a per-token event type (see {@link tokenEventTypes}); as fast as three `===` tests. */
+/** Whether `type` is a per-token event type (see {@link tokenEventTypes}); as fast as a few `===` tests. */
 export const isTokenEventType: (type: unknown) => boolean = index.isTokenEventType;
 
 /**
@@ -314,6 +314,9 @@ export const stepBoundaries: ReadonlyMap<string, 'subagent' | 'run'> = new Map<s
   ...entityKind.subagent.end.map((type) => [type, 'subagent'] as const),
   ...[...terminalEventTypes].map((type) => [type, 'run'] as const),
 ]);
+
+/** {@link stepBoundaries} as a lookup for every event of a hot path: `undefined` for an event that finishes no step. */
+export const stepBoundaryOf: (type: unknown) => 'subagent' | 'run' | undefined = typeLookup([...stepBoundaries]);
 
 /**
  * The kinds as "still open" messages list them (RUN_FINISHED with entities open, a stream that

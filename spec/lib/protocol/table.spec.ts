@@ -84,16 +84,22 @@ describe('the protocol table', () => {
       for (const other of [undefined, null, 0, '', 'TEXT_MESSAGE_CONTENT ', {}]) expect(table.isTokenEventType(other)).toBe(false);
     });
 
-    it('should look up a per-token type beyond the first three as well', () => {
-      const fake = { ...table.entityKind.textMessage, name: 'fake', start: 'FAKE_START', content: 'FAKE_CONTENT', end: ['FAKE_END'], chunk: undefined } as unknown as EntityKind;
-      const index = table.indexEntityKinds([...table.entityKinds, fake]);
+    it('should look up per-token types beyond the ones it tests with === as well', () => {
+      const fakes = [1, 2, 3].map(
+        (n) => ({ ...table.entityKind.toolCall, name: `fake${n}`, start: `FAKE${n}_START`, content: `FAKE${n}_CONTENT`, end: [`FAKE${n}_END`], chunk: undefined }) as unknown as EntityKind,
+      );
+      const index = table.indexEntityKinds([...table.entityKinds, ...fakes]);
 
-      expect(index.isTokenEventType('FAKE_CONTENT')).toBe(true);
-      expect(index.tokenKindOf('FAKE_CONTENT')).toBe(fake);
-      expect(index.tokenIdFieldOf('FAKE_CONTENT')).toBe('messageId');
+      for (const fake of fakes) {
+        expect(index.isTokenEventType(fake.content)).toBe(true);
+        expect(index.tokenKindOf(fake.content)).toBe(fake);
+        expect(index.tokenIdFieldOf(fake.content)).toBe('toolCallId');
+        expect(index.isTokenEventType(fake.start)).toBe(false);
+      }
       expect(index.isTokenEventType(EventType.TOOL_CALL_ARGS)).toBe(true);
-      expect(index.isTokenEventType('FAKE_START')).toBe(false);
+      expect(index.tokenEventTypes.size).toBe(6);
       expect(table.indexEntityKinds([]).isTokenEventType(undefined)).toBe(false);
+      expect(table.indexEntityKinds([]).tokenKindOf(undefined)).toBeUndefined();
     });
 
     it('should give every start, content, end and chunk event one kind and role', () => {
@@ -146,6 +152,7 @@ describe('the protocol table', () => {
 
     it('should finish steps at the end of their subagent and of the run', () => {
       expect(Object.fromEntries(table.stepBoundaries)).toEqual({ SUBAGENT_FINISHED: 'subagent', SUBAGENT_ERROR: 'subagent', RUN_FINISHED: 'run', RUN_ERROR: 'run' });
+      for (const type of [...Object.values(EventType), undefined, 'RUN_FINISHED_']) expect([type, table.stepBoundaryOf(type)]).toEqual([type, table.stepBoundaries.get(type as string)]);
       expect([...table.terminalEventTypes].sort()).toEqual([EventType.RUN_ERROR, EventType.RUN_FINISHED]);
     });
 
