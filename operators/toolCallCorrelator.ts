@@ -17,6 +17,7 @@ export interface ToolCallCorrelatorOptions {
 
 const { chunk, start, content, end } = entityKind.toolCall;
 const [toolCallEnd] = end;
+const textContent = entityKind.textMessage.content;
 
 /**
  * Turns tool-call chunks and results into TOOL_CALL_START / ARGS / END / RESULT with ids and parents.
@@ -75,6 +76,9 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         const type = eventTypeOf(event);
         const fields = event as unknown as Record<string, unknown>;
         switch (type) {
+          // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
+          case textContent:
+            return calls.pass(type, fields);
           case chunk:
             return calls.chunk(fields);
           case content:

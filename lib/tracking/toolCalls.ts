@@ -70,6 +70,7 @@ for (const [type, { kind, role }] of entityEvents) {
   if (role !== 'end' && kind.closesInLane.includes('toolCall')) callClosers.set(type, role === 'start' ? 'start' : 'content');
 }
 const messageStart = entityKind.textMessage.start;
+const textContent = entityKind.textMessage.content;
 
 /**
  * Creates the tool call bookkeeping of one subscription (the rules are `toolCallCorrelator`'s):
@@ -240,6 +241,8 @@ export function createToolCallTracker({ mint, emit, diagnose }: ToolCallTrackerO
     },
 
     pass(type, event) {
+      // The most frequent event, which only closes calls: with none open it passes without a lookup.
+      if (type === textContent && open.size === 0) return emit(event as AgentEvent);
       const closer = callClosers.get(type);
       if (closer !== undefined) {
         // Only content ends the calls: an empty chunk says nothing.
