@@ -15,8 +15,9 @@ export interface ToolCallCorrelatorOptions {
   onDiagnostic?: DiagnosticHandler;
 }
 
-const { chunk, start, content, end } = entityKind.toolCall;
-const [toolCallEnd] = end;
+// The events handed to the tracker's own methods, read off the protocol table.
+const toolCall = entityKind.toolCall;
+const [toolCallEnd] = toolCall.end;
 const textContent = entityKind.textMessage.content;
 
 /**
@@ -79,11 +80,11 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
           // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
           case textContent:
             return calls.pass(type, fields);
-          case chunk:
+          case toolCall.chunk:
             return calls.chunk(fields);
-          case content:
+          case toolCall.content:
             return calls.args(fields);
-          case start:
+          case toolCall.start:
             return calls.start(fields);
           case toolCallEnd:
             return calls.end(fields);
