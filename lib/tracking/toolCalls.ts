@@ -147,6 +147,44 @@ export function createToolCallTracker({ mint, emit, diagnose }: ToolCallTrackerO
   // The input event, under the wire id its call was given.
   const withWireId = (event: Fields, producerId: string, toolCallId: string) => (toolCallId === producerId ? event : { ...event, toolCallId }) as AgentEvent;
 
+  // What an event other than a tool call's closes and ends, and the event to send in its place.
+  const passing = (type: string, event: Fields): AgentEvent => {
+    const closer = callClosers.get(type);
+    if (closer !== undefined) {
+      // Only content ends the calls: an empty chunk says nothing.
+      if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event));
+      if (type === messageStart) {
+        const lane = laneOf(event);
+        const messageId = requiredString(event, 'messageId');
+        messageLane.set(messageId, lane);
+        if (event.role === undefined || event.role === 'assistant') turnMessage.set(lane, messageId);
+      }
+      return event as AgentEvent;
+    }
+    const boundary = turnBoundaries.get(type);
+    if (boundary === 'lane' || boundary === 'subagent') {
+      // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
+      const lane = laneOf(event);
+      closeLane(lane);
+      turnMessage.delete(lane);
+    } else if (boundary === 'run') {
+      closeAll();
+      turnMessage.clear();
+      if (type === EventType.RUN_FINISHED) {
+        const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, [...pending]);
+        // Pending calls are the run's: a next run reports its own.
+        pending.clear();
+        return { ...event, outcome } as AgentEvent;
+      }
+      // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
+      if (type !== EventType.MESSAGES_SNAPSHOT) {
+        pending.clear();
+        latest.clear();
+      }
+    }
+    return event as AgentEvent;
+  };
+
   return {
     chunk(event) {
       // Read by name: this runs once per token of the arguments.
@@ -242,41 +280,7 @@ export function createToolCallTracker({ mint, emit, diagnose }: ToolCallTrackerO
 
     pass(type, event) {
       // The most frequent event, which only closes calls: with none open it passes without a lookup.
-      if (type === textContent && open.size === 0) return emit(event as AgentEvent);
-      const closer = callClosers.get(type);
-      if (closer !== undefined) {
-        // Only content ends the calls: an empty chunk says nothing.
-        if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event));
-        if (type === messageStart) {
-          const lane = laneOf(event);
-          const messageId = requiredString(event, 'messageId');
-          messageLane.set(messageId, lane);
-          if (event.role === undefined || event.role === 'assistant') turnMessage.set(lane, messageId);
-        }
-        return emit(event as AgentEvent);
-      }
-      const boundary = turnBoundaries.get(type);
-      if (boundary === 'lane' || boundary === 'subagent') {
-        // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
-        const lane = laneOf(event);
-        closeLane(lane);
-        turnMessage.delete(lane);
-      } else if (boundary === 'run') {
-        closeAll();
-        turnMessage.clear();
-        if (type === EventType.RUN_FINISHED) {
-          const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, [...pending]);
-          // Pending calls are the run's: a next run reports its own.
-          pending.clear();
-          return emit({ ...event, outcome } as AgentEvent);
-        }
-        // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
-        if (type !== EventType.MESSAGES_SNAPSHOT) {
-          pending.clear();
-          latest.clear();
-        }
-      }
-      emit(event as AgentEvent);
+      emit(type === textContent && open.size === 0 ? (event as AgentEvent) : passing(type, event));
     },
 
     closeAll,
