@@ -1,0 +1,295 @@
+import { EventType, type RunFinishedOutcome } from '@ag-ui/core';
+import {
+  copyBaseFields,
+  describeLane,
+  laneFields,
+  laneOf,
+  optionalString,
+  requiredString,
+  stringField,
+  type AgentEvent,
+  type Lane,
+} from '../protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../protocol/diagnostics.js';
+import { AguiRxError } from '../protocol/errors.js';
+import type { IdGenerator } from '../protocol/generateId.js';
+import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
+import { entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
+import { toolResultContent } from '../protocol/toolResultContent.js';
+import { createEntityIds } from './ids.js';
+import { isCompleteJson } from './json.js';
+
+/** An input event, read by field name. */
+type Fields = Record<string, unknown>;
+
+/** What {@link createToolCallTracker} needs: where its output and its reports go, and how ids are made. */
+export interface ToolCallTrackerOptions {
+  /** Mints tool call ids, parent message ids and TOOL_CALL_RESULT message ids. */
+  mint: IdGenerator;
+  /** Receives every event to send, in order: the input events, completed, and the closers of calls. */
+  emit(event: AgentEvent): void;
+  /** Told about each event dropped to keep the stream valid (a late TOOL_CALL_ARGS, say). */
+  diagnose: DiagnosticHandler;
+}
+
+/**
+ * The tool calls of one subscription: takes each input event and sends what goes on the wire in
+ * its place through `emit`. Every method throws an `INVALID_EVENT` {@link AguiRxError} for an
+ * event that cannot be repaired; the events sent before the throw stay sent.
+ */
+export interface ToolCallTracker {
+  /** TOOL_CALL_CHUNK: opens a call (START, then ARGS for a non-empty delta) or continues one (ARGS). */
+  chunk(event: Fields): void;
+  /** TOOL_CALL_START: opens a call, under a fresh id when the producer's was used; a second START for an open call is dropped. */
+  start(event: Fields): void;
+  /** TOOL_CALL_ARGS: sent for an open call, dropped after its end, an error for a call never started. */
+  args(event: Fields): void;
+  /** TOOL_CALL_END: closes the call (ARGS `"{}"` first if it got none); dropped when no such call is open. */
+  end(event: Fields): void;
+  /** TOOL_CALL_RESULT: closes its call and the lane's turn, and gets a `messageId` and text content. */
+  result(event: Fields): void;
+  /** Any other event of type `type`: closes the calls and turns it ends, then sends it (RUN_FINISHED with the run's pending ids). */
+  pass(type: string, event: Fields): void;
+  /** Closes every open call: upstream completed or failed. */
+  closeAll(): void;
+}
+
+/** An open tool call. */
+interface OpenCall {
+  lane: Lane;
+  /** Whether any TOOL_CALL_ARGS was sent. */
+  hasArgs: boolean;
+  /** The arguments sent so far: a call whose arguments are complete JSON cannot be continued by a new named chunk. */
+  args: string;
+}
+
+// The events that end their lane's tool calls (text and reasoning, by the table's closesInLane):
+// a start always, content and chunks only when they carry content.
+const callClosers = new Map<string, 'start' | 'content'>();
+for (const [type, { kind, role }] of entityEvents) {
+  if (role !== 'end' && kind.closesInLane.includes('toolCall')) callClosers.set(type, role === 'start' ? 'start' : 'content');
+}
+const messageStart = entityKind.textMessage.start;
+const textContent = entityKind.textMessage.content;
+
+/**
+ * Creates the tool call bookkeeping of one subscription (the rules are `toolCallCorrelator`'s):
+ * open calls and the ids used in the run, the lane's latest call (continued by chunks without an
+ * id), the turn's parent message, and the calls still waiting for a result.
+ */
+export function createToolCallTracker({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
+  // Open calls by wire id, in open order.
+  const open = new Map<string, OpenCall>();
+  // Every call id sent (an ended one is used and not open), and the fresh ids of reused ones.
+  const ids = createEntityIds(mint);
+  // Calls started in this run and not yet answered by a TOOL_CALL_RESULT.
+  const pending = new Set<string>();
+  // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
+  const latest = new Map<Lane, string>();
+  // The assistant message of the lane's current turn, parent of its tool calls.
+  const turnMessage = new Map<Lane, string>();
+  // The lane of each message seen: a call's parent must be a message of the call's own lane.
+  const messageLane = new Map<string, Lane>();
+
+  const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
+    if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
+    open.delete(toolCallId);
+    emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
+  };
+
+  const closeLane = (lane: Lane) => {
+    if (open.size === 0) return;
+    for (const [toolCallId, call] of open) if (call.lane === lane) close(toolCallId, call);
+  };
+
+  const closeAll = () => {
+    for (const [toolCallId, call] of open) close(toolCallId, call);
+  };
+
+  const assertParentLane = (parentMessageId: string, lane: Lane) => {
+    const owner = messageLane.get(parentMessageId);
+    if (messageLane.has(parentMessageId) && owner !== lane) {
+      throw new AguiRxError(
+        'INVALID_EVENT',
+        `A tool call of ${describeLane(lane)} names parentMessageId '${parentMessageId}', a message of ${describeLane(owner)}. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.`,
+      );
+    }
+  };
+
+  const register = (toolCallId: string, lane: Lane) => {
+    const call: OpenCall = { lane, hasArgs: false, args: '' };
+    open.set(toolCallId, call);
+    pending.add(toolCallId);
+    latest.set(lane, toolCallId);
+    return call;
+  };
+
+  const parentOf = (lane: Lane, given: string | undefined) => {
+    if (given !== undefined) assertParentLane(given, lane);
+    let parent = turnMessage.get(lane);
+    // A given parent names a turn that had no message yet, so the turn's later calls join it.
+    if (parent === undefined) turnMessage.set(lane, (parent = given ?? mint()));
+    return given ?? parent;
+  };
+
+  const sendArgs = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Fields) => {
+    if (delta === undefined || delta === '') return;
+    call.hasArgs = true;
+    call.args += delta;
+    emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
+  };
+
+  const lateArgs = (type: string, producerId: string, delta: string | undefined, event: Fields) => {
+    if (delta === undefined || delta === '') return;
+    diagnose({ message: `Dropped ${type} for tool call '${producerId}': the call already ended (its arguments were closed). Send all arguments before TOOL_CALL_END or the call's result.`, event });
+  };
+
+  // The input event, under the wire id its call was given.
+  const withWireId = (event: Fields, producerId: string, toolCallId: string) => (toolCallId === producerId ? event : { ...event, toolCallId }) as AgentEvent;
+
+  // What an event other than a tool call's closes and ends, and the event to send in its place.
+  const passing = (type: string, event: Fields): AgentEvent => {
+    const closer = callClosers.get(type);
+    if (closer !== undefined) {
+      // Only content ends the calls: an empty chunk says nothing.
+      if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event));
+      if (type === messageStart) {
+        const lane = laneOf(event);
+        const messageId = requiredString(event, 'messageId');
+        messageLane.set(messageId, lane);
+        if (event.role === undefined || event.role === 'assistant') turnMessage.set(lane, messageId);
+      }
+      return event as AgentEvent;
+    }
+    const boundary = turnBoundaries.get(type);
+    if (boundary === 'lane' || boundary === 'subagent') {
+      // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
+      const lane = laneOf(event);
+      closeLane(lane);
+      turnMessage.delete(lane);
+    } else if (boundary === 'run') {
+      closeAll();
+      turnMessage.clear();
+      if (type === EventType.RUN_FINISHED) {
+        const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, [...pending]);
+        // Pending calls are the run's: a next run reports its own.
+        pending.clear();
+        return { ...event, outcome } as AgentEvent;
+      }
+      // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
+      if (type !== EventType.MESSAGES_SNAPSHOT) {
+        pending.clear();
+        latest.clear();
+      }
+    }
+    return event as AgentEvent;
+  };
+
+  return {
+    chunk(event) {
+      // Read by name: this runs once per token of the arguments.
+      const producerId = stringField(event, 'toolCallId', event.toolCallId);
+      const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
+      const delta = stringField(event, 'delta', event.delta);
+      const lane = laneOf(event);
+      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : ids.wireId(producerId);
+      if (known !== undefined) {
+        const call = open.get(known);
+        // A named chunk for an open call whose arguments are already complete JSON is a second,
+        // parallel call under the same id (providers that use the function name as the id).
+        const parallel = call !== undefined && toolCallName !== undefined && call.hasArgs && isCompleteJson(call.args);
+        if (call !== undefined && !parallel) {
+          if (call.lane !== lane) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
+          return sendArgs(known, call, delta, event);
+        }
+        if (call === undefined && ids.isUsed(known) && toolCallName === undefined) return lateArgs('TOOL_CALL_CHUNK', producerId ?? known, delta, event);
+      }
+      if (toolCallName === undefined) {
+        throw new AguiRxError(
+          'INVALID_EVENT',
+          producerId === undefined
+            ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${describeLane(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
+            : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
+        );
+      }
+      const toolCallId = ids.claim(producerId, lane, false).id;
+      const parentMessageId = parentOf(lane, optionalString(event, 'parentMessageId'));
+      const call = register(toolCallId, lane);
+      const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
+      if (event.timestamp !== undefined) start.timestamp = event.timestamp;
+      if (lane !== undefined) start.subagentRunId = lane;
+      emit(start as AgentEvent);
+      sendArgs(toolCallId, call, delta, event);
+    },
+
+    start(event) {
+      const producerId = requiredString(event, 'toolCallId');
+      requiredString(event, 'toolCallName');
+      const lane = laneOf(event);
+      if (open.has(ids.wireId(producerId))) {
+        return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
+      }
+      const toolCallId = ids.claim(producerId, lane, false).id;
+      const parentMessageId = optionalString(event, 'parentMessageId');
+      if (parentMessageId !== undefined) assertParentLane(parentMessageId, lane);
+      if (parentMessageId !== undefined && !turnMessage.has(lane)) turnMessage.set(lane, parentMessageId);
+      register(toolCallId, lane);
+      emit(withWireId(event, producerId, toolCallId));
+    },
+
+    args(event) {
+      const producerId = requiredString(event, 'toolCallId');
+      const delta = requiredString(event, 'delta');
+      const toolCallId = ids.wireId(producerId);
+      const call = open.get(toolCallId);
+      if (call !== undefined) {
+        if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, laneOf(event));
+        if (delta === '') return;
+        call.hasArgs = true;
+        call.args += delta;
+        return emit(withWireId(event, producerId, toolCallId));
+      }
+      if (ids.isUsed(toolCallId)) return lateArgs('TOOL_CALL_ARGS', producerId, delta, event);
+      throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
+    },
+
+    end(event) {
+      const producerId = requiredString(event, 'toolCallId');
+      const toolCallId = ids.wireId(producerId);
+      const call = open.get(toolCallId);
+      if (call === undefined) {
+        return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
+      }
+      if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_END', producerId, call.lane, laneOf(event));
+      close(toolCallId, call, withWireId(event, producerId, toolCallId));
+    },
+
+    result(event) {
+      const producerId = requiredString(event, 'toolCallId');
+      const lane = laneOf(event);
+      const toolCallId = ids.wireId(producerId);
+      const call = open.get(toolCallId);
+      if (call !== undefined) close(toolCallId, call);
+      // A result means the model's turn is over: text after it is a new assistant message.
+      turnMessage.delete(lane);
+      pending.delete(toolCallId);
+      const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
+      if (optionalString(event, 'messageId') === undefined) result.messageId = mint();
+      emit(result as AgentEvent);
+    },
+
+    pass(type, event) {
+      // The most frequent event, which only closes calls: with none open it passes without a lookup.
+      emit(type === textContent && open.size === 0 ? (event as AgentEvent) : passing(type, event));
+    },
+
+    closeAll,
+  };
+}
+
+function wrongLane(type: string, toolCallId: string, opener: Lane, lane: Lane): AguiRxError {
+  return new AguiRxError(
+    'INVALID_EVENT',
+    `${type} for tool call '${toolCallId}' comes from ${describeLane(lane)}, but the call was started by ${describeLane(opener)}. Set the same subagentRunId on every event of a call.`,
+  );
+}
