@@ -3,7 +3,7 @@ import type { AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
-import { createMessageLanes } from '../lib/tracking/messageLanes.js';
+import { trackMessageLanes } from '../lib/tracking/messageLanes.js';
 
 /** Options of {@link openMessageStartContentEnd}. */
 export interface OpenMessageStartContentEndOptions {
@@ -59,7 +59,7 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // The lanes' state lives here, one tracker per subscription; its decisions go straight out.
-    const lanes = createMessageLanes({ mint, diagnose, emit: (event) => subscriber.next(event) });
+    const lanes = trackMessageLanes({ mint, diagnose, emit: (event) => subscriber.next(event) });
     return { next: lanes.next, flush: lanes.closeAll };
   });
 }

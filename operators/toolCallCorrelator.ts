@@ -5,7 +5,7 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { entityKind } from '../lib/protocol/table.js';
-import { createToolCallTracker } from '../lib/tracking/toolCalls.js';
+import { trackToolCalls } from '../lib/tracking/toolCalls.js';
 
 /** Options of {@link toolCallCorrelator}. */
 export interface ToolCallCorrelatorOptions {
@@ -71,7 +71,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // The decisions are the tracker's (lib/tracking/toolCalls.ts): this wires events to its rules.
-    const calls = createToolCallTracker({ mint, diagnose, emit: (event) => subscriber.next(event) });
+    const calls = trackToolCalls({ mint, diagnose, emit: (event) => subscriber.next(event) });
     return {
       next(event) {
         const type = eventTypeOf(event);

@@ -15,7 +15,7 @@ import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
 import { createEntityIds } from './ids.js';
 
-/** What {@link createMessageLanes} needs: where its decisions go. */
+/** What {@link trackMessageLanes} needs: where its decisions go. */
 export interface MessageLanesOptions {
   /** Mints ids for messages whose chunks carry none, or whose id was already taken. */
   mint: IdGenerator;
@@ -95,7 +95,7 @@ const allSlots = laneKinds.map((_, i) => i);
  * (one id namespace for text, reasoning messages and spans, as `@ag-ui/client` checks them).
  * Pure bookkeeping, no RxJS: decisions go out through `emit` and `diagnose`, or are thrown.
  */
-export function createMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
+export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
   const lanes = new Map<Lane, LaneState>();
   // Open message id -> its lane and kind, across lanes and kinds.
   const openMessages = new Map<string, { lane: Lane; kind: EntityKind }>();

@@ -22,7 +22,7 @@ import { isCompleteJson } from './json.js';
 /** An input event, read by field name. */
 type Fields = Record<string, unknown>;
 
-/** What {@link createToolCallTracker} needs: where its output and its reports go, and how ids are made. */
+/** What {@link trackToolCalls} needs: where its output and its reports go, and how ids are made. */
 export interface ToolCallTrackerOptions {
   /** Mints tool call ids, parent message ids and TOOL_CALL_RESULT message ids. */
   mint: IdGenerator;
@@ -77,7 +77,7 @@ const textContent = entityKind.textMessage.content;
  * open calls and the ids used in the run, the lane's latest call (continued by chunks without an
  * id), the turn's parent message, and the calls still waiting for a result.
  */
-export function createToolCallTracker({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
+export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
   // Open calls by wire id, in open order.
   const open = new Map<string, OpenCall>();
   // Every call id sent (an ended one is used and not open), and the fresh ids of reused ones.

@@ -2,14 +2,14 @@ import { EventType } from '@ag-ui/core';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../../../lib/protocol/diagnostics.js';
 import { entityKind } from '../../../lib/protocol/table.js';
-import { createMessageLanes, type MessageLanes } from '../../../lib/tracking/messageLanes.js';
+import { trackMessageLanes, type MessageLanes } from '../../../lib/tracking/messageLanes.js';
 
 /** A tracker with ids `id1`, `id2`, … and what it emitted and reported. */
 function tracker(): MessageLanes & { out: AgentEvent[]; diagnostics: string[]; feed(...events: object[]): AgentEvent[] } {
   let n = 0;
   const out: AgentEvent[] = [];
   const diagnostics: string[] = [];
-  const lanes = createMessageLanes({ mint: () => `id${++n}`, diagnose: (d: AguiDiagnostic) => diagnostics.push(d.message), emit: (e) => out.push(e) });
+  const lanes = trackMessageLanes({ mint: () => `id${++n}`, diagnose: (d: AguiDiagnostic) => diagnostics.push(d.message), emit: (e) => out.push(e) });
   return {
     ...lanes,
     out,
@@ -36,7 +36,7 @@ function thrown(fn: () => void): unknown {
 const chunk = (delta: string, fields: object = {}) => ({ type: EventType.TEXT_MESSAGE_CHUNK, delta, ...fields });
 const thinking = (delta: string, fields: object = {}) => ({ type: EventType.REASONING_MESSAGE_CHUNK, delta, ...fields });
 
-describe('createMessageLanes', () => {
+describe('trackMessageLanes', () => {
   describe('chunks', () => {
     it('should open a text message under a minted id with role assistant, then stream its content', () => {
       const lanes = tracker();

@@ -1,7 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
-import { createToolCallTracker, type ToolCallTracker } from '../../../lib/tracking/toolCalls.js';
+import { trackToolCalls, type ToolCallTracker } from '../../../lib/tracking/toolCalls.js';
 import { sequentialIds } from '../../support/helpers.js';
 
 type Fields = Record<string, unknown>;
@@ -10,7 +10,7 @@ type Fields = Record<string, unknown>;
 function tracking(): { calls: ToolCallTracker; out: AgentEvent[]; diagnostics: string[]; sent(): AgentEvent[] } {
   const out: AgentEvent[] = [];
   const diagnostics: string[] = [];
-  const calls = createToolCallTracker({ mint: sequentialIds(), emit: (event) => void out.push(event), diagnose: (d) => void diagnostics.push(d.message) });
+  const calls = trackToolCalls({ mint: sequentialIds(), emit: (event) => void out.push(event), diagnose: (d) => void diagnostics.push(d.message) });
   // What was sent since the last call of sent().
   return { calls, out, diagnostics, sent: () => out.splice(0) };
 }
@@ -50,7 +50,7 @@ function after(...events: Fields[]): ReturnType<typeof tracking> {
 
 const invalidEvent = (message: string) => expect.objectContaining({ constructor: AguiRxError, code: 'INVALID_EVENT', message });
 
-describe('createToolCallTracker', () => {
+describe('trackToolCalls', () => {
   describe('opening a call', () => {
     it('should send START under the chunk\'s id, then ARGS for its delta', () => {
       const { calls, sent } = tracking();
