@@ -5,7 +5,7 @@ import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
-import { tokenEventTypes } from '../lib/protocol/table.js';
+import { isTokenEventType } from '../lib/protocol/table.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
 import { trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
@@ -99,8 +99,6 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // The run's state and decisions: started, ended, what is open, the usage reported.
     const lifecycle = trackRunLifecycle(run);
-    // The last per-token type seen: tokens come in runs of one type, so one compare mostly spares the Set lookup.
-    let tokenType: string | undefined;
 
     const start = (upstream?: Record<string, unknown>) => subscriber.next(lifecycle.start(upstream));
 
@@ -131,8 +129,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
           start();
         }
         // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
-        if (type === tokenType || tokenEventTypes.has(type)) {
-          tokenType = type;
+        if (isTokenEventType(type)) {
           return subscriber.next(assertWireEvent(fields));
         }
         switch (type) {

@@ -47,17 +47,10 @@ export interface EntityKind {
    */
   readonly perLane: boolean;
   /**
-   * Whether its id names it only within its lane: the parent agent and a subagent may each run a
-   * step 'plan' at once, while a message or tool call id is one entity in the whole run.
-   */
-  readonly keyedByLane: boolean;
-  /**
    * Whether it lives inside one turn of its lane, so that the {@link turnBoundaries} close it (text
    * and reasoning messages, reasoning spans, tool calls); steps and subagents span turns.
    */
   readonly inTurn: boolean;
-  /** Whether instances of this kind nest (close the latest first) rather than stand side by side. */
-  readonly nests: boolean;
   /**
    * Other kinds that starting or streaming this one closes in its lane: text ends reasoning and
    * reasoning ends text; a tool call ends reasoning; text and reasoning end the lane's tool calls.
@@ -85,9 +78,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'toolCallId',
     idSpace: 'toolCall',
     perLane: true,
-    keyedByLane: false,
     inTurn: true,
-    nests: false,
     closesInLane: ['reasoningMessage', 'reasoning'],
   }),
   kind({
@@ -102,9 +93,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'message',
     perLane: true,
-    keyedByLane: false,
     inTurn: true,
-    nests: false,
     closesInLane: ['reasoningMessage', 'reasoning', 'toolCall'],
   }),
   kind({
@@ -119,9 +108,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'reasoning',
     perLane: true,
-    keyedByLane: false,
     inTurn: true,
-    nests: false,
     closesInLane: ['textMessage', 'toolCall'],
   }),
   kind({
@@ -133,9 +120,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'messageId',
     idSpace: 'reasoning',
     perLane: true,
-    keyedByLane: false,
     inTurn: true,
-    nests: false,
     closesInLane: ['textMessage', 'reasoningMessage', 'toolCall'],
   }),
   kind({
@@ -147,9 +132,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'stepName',
     idSpace: 'step',
     perLane: true,
-    keyedByLane: true,
     inTurn: false,
-    nests: true,
     closesInLane: [],
   }),
   kind({
@@ -161,9 +144,7 @@ export const entityKinds: readonly EntityKind[] = Object.freeze([
     idField: 'subagentRunId',
     idSpace: 'subagent',
     perLane: false,
-    keyedByLane: false,
     inTurn: false,
-    nests: true,
     closesInLane: [],
   }),
 ]);
