@@ -5,6 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { isObject } from '../lib/protocol/values.js';
 
 /** Options of {@link activityDelta}. */
 export interface ActivityDeltaOptions {
@@ -124,7 +125,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
             );
           }
         });
-        if (!isPlainObject(document)) {
+        if (!isObject(document)) {
           throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
         }
         // The client sets the message's activityType from the delta.
@@ -159,14 +160,10 @@ function serialise(content: unknown, messageId: string): string {
   } catch (error) {
     throw new AguiRxError('INVALID_ACTIVITY', `ACTIVITY_SNAPSHOT '${messageId}' content is not JSON-serialisable: ${firstLine((error as Error).message)}. Content must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
   }
-  if (json === undefined || !isPlainObject(content)) {
+  if (json === undefined || !isObject(content)) {
     throw new AguiRxError('INVALID_ACTIVITY', `ACTIVITY_SNAPSHOT '${messageId}' has 'content: ${describeValue(content)}', but it must be a JSON object.`);
   }
   return json;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function firstLine(message: string): string {

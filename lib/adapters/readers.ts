@@ -1,6 +1,7 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { isObject } from '../protocol/values.js';
 
 /**
  * What every adapter reads provider data with: the object check, field readers whose errors name
@@ -11,10 +12,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 /** A record read without trusting its types. */
 export type Fields = Record<string, unknown>;
 
-/** Whether `value` is a plain record (not `null`, not an array). */
-export function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 /** A non-empty string, else `undefined`. */
 export function nonEmpty(value: unknown): string | undefined {

@@ -4,6 +4,7 @@ import { fromOpenAIChatCompletions } from '../adapters/index.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import type { AguiAgent } from '../transports/createAguiHandler.js';
 import { generateId, type IdGenerator } from '../protocol/generateId.js';
+import { isObject } from '../protocol/values.js';
 import type { AgentEventModel, ChatMessage, ChatModel } from './chatTypes.js';
 import { paceDelay, type Pace } from './paced.js';
 import { toChatMessages } from './toChatMessages.js';
@@ -114,8 +115,6 @@ function chatModelEvents(model: ChatModel): AgentEventModel {
   };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * An agent loop over a chat model, as an {@link AguiAgent}: the demo's scripted, OpenAI,
  * Anthropic and any other model run through it alike.
@@ -156,7 +155,7 @@ export function createChatAgent(options: ChatAgentOptions): AguiAgent {
   return (input) =>
     defer(() => {
       // The state the tools change, starting from the client's.
-      let state: DemoState = isRecord(input.state) ? { ...input.state } : {};
+      let state: DemoState = isObject(input.state) ? { ...input.state } : {};
 
       const runTools = (calls: readonly ToolCall[], results: Map<string, string>): Observable<AgentEvent> =>
         merge(

@@ -1,4 +1,5 @@
 import type { RunAgentInput } from '@ag-ui/core';
+import { isObject } from '../protocol/values.js';
 
 /**
  * What the user did on a surface, as A2UI reports it: the action's `name`, the `surfaceId`, and
@@ -54,8 +55,8 @@ export function a2uiUserAction(input: RunAgentInput, version: 'v0.8' | 'v1.0'): 
 export function a2uiUserAction(input: RunAgentInput, version: 'v0.8' | 'v1.0' = 'v1.0'): A2uiV1ActionMessage | A2uiV08ActionMessage | undefined {
   const forwarded = (input as { forwardedProps?: unknown } | null | undefined)?.forwardedProps;
   const action = fieldOf(fieldOf(forwarded, 'a2uiAction'), 'userAction');
-  if (!isPlainObject(action) || typeof action.name !== 'string' || typeof action.surfaceId !== 'string') return undefined;
-  if (action.context !== undefined && !isPlainObject(action.context)) return undefined;
+  if (!isObject(action) || typeof action.name !== 'string' || typeof action.surfaceId !== 'string') return undefined;
+  if (action.context !== undefined && !isObject(action.context)) return undefined;
   let payload: A2uiUserActionPayload;
   try {
     payload = JSON.parse(JSON.stringify(action));
@@ -66,9 +67,5 @@ export function a2uiUserAction(input: RunAgentInput, version: 'v0.8' | 'v1.0' = 
 }
 
 function fieldOf(value: unknown, field: string): unknown {
-  return isPlainObject(value) ? value[field] : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isObject(value) ? value[field] : undefined;
 }
