@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { AguiRxError } from '../protocol/errors.js';
@@ -72,7 +72,17 @@ interface OwnedRun {
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
   readonly heartbeat: ReturnType<typeof setInterval>;
   appended: number;
+  /**
+   * The run's latest events as emitted, with their cursors once written (at most
+   * `MIRROR_EVENTS`): what this instance's readers go on with while the store is unreachable.
+   */
+  readonly mirror: { event: Event; cursor?: string | undefined }[];
+  /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
+  readonly emitted: Subject<{ event: Event; cursor?: string | undefined }>;
 }
+
+/** How many of its latest events an owned run keeps in memory for its local readers. */
+const MIRROR_EVENTS = 10_000;
 
 const keyOf = (threadId: string, runId: string) => `${threadId}\u0000${runId}`;
 
@@ -169,10 +179,14 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     let terminal: Event | undefined;
     // Until when this instance's lease is known to hold, in ms since the epoch.
     let leaseUntil = record.leaseUntil;
+    // Index in run.mirror of the first event not yet written.
+    let unwritten = 0;
     const run: OwnedRun = {
       controller,
       localReaders: 0,
       appended: 0,
+      mirror: [],
+      emitted: new Subject(),
       heartbeat: setInterval(() => {
         const until = Date.now() + leaseMs;
         void store.renewLease(threadId, runId, instanceId, until).then(
@@ -190,8 +204,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     owned.set(key, run);
     report({ type: 'run-started', threadId, runId, instanceId });
 
-    const release = () => {
+    const release = (reason?: Event) => {
       if (!owned.has(key)) return;
+      // Readers on the mirror learn why it ends; readers of the store see the store's own end.
+      if (reason !== undefined) run.emitted.next({ event: reason });
+      run.emitted.complete();
       owned.delete(key);
       clearInterval(run.heartbeat);
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
@@ -220,9 +237,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       batch = [];
       inFlight = true;
       store.append(threadId, runId, events).then(
-        () => {
+        (cursors) => {
           inFlight = false;
           run.appended += events.length;
+          for (let i = 0; i < cursors.length && unwritten < run.mirror.length; i++) run.mirror[unwritten++].cursor = cursors[i];
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
           flush();
         },
@@ -231,11 +249,26 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           const code = (error as { code?: unknown })?.code;
           report({ type: 'store-error', threadId, runId, message: (error as Error)?.message ?? String(error), unwritten: events.length + batch.length });
           // Ended elsewhere (declared lost, or the store lost the run): stop running it.
-          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') return release();
+          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
+            return release({
+              type: EventType.RUN_ERROR,
+              code: 'RUN_LOST',
+              message:
+                code === 'RUN_ENDED'
+                  ? 'The run was ended by another server (its lease was taken for lapsed); this server stopped running it.'
+                  : `The run log store lost this run (was it restarted without its data?); ${events.length + batch.length} events could not be written. Start the run again.`,
+            });
+          }
           // Otherwise the store is unreachable: retry with the events kept, until the lease would lapse.
           batch = [...events, ...batch];
           // Past the lease another instance may have declared the run lost: stop rather than write after it.
-          if (Date.now() > leaseUntil) return release();
+          if (Date.now() > leaseUntil) {
+            return release({
+              type: EventType.RUN_ERROR,
+              code: 'STORE_UNAVAILABLE',
+              message: `The run log store was unreachable for longer than the lease (${leaseMs} ms), so the run was stopped; ${batch.length} events could not be written. Start the run again.`,
+            });
+          }
           setTimeout(flush, Math.min(1000, leaseMs / 10));
         },
       );
@@ -244,6 +277,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       next(event) {
         if (ended) return;
         batch.push(event);
+        run.mirror.push({ event });
+        if (run.mirror.length > MIRROR_EVENTS * 1.5) {
+          const dropped = run.mirror.length - MIRROR_EVENTS;
+          run.mirror.splice(0, dropped);
+          unwritten = Math.max(0, unwritten - dropped);
+        }
+        run.emitted.next({ event });
         if (isTerminalEvent(event)) {
           ended = true;
           terminal = event;
@@ -257,6 +297,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         ended = true;
         terminal = { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' };
         batch.push(terminal);
+        run.mirror.push({ event: terminal });
+        run.emitted.next({ event: terminal });
         queueMicrotask(flush);
       },
     });
@@ -284,7 +326,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
       const watch = setInterval(() => {
         void touch();
-        if (Date.now() - lastEventAt < leaseMs / 2) return;
+        // On the mirror, the owner (this instance) says how the run ends.
+        if (fallbackSubscription !== undefined || Date.now() - lastEventAt < leaseMs / 2) return;
         void store.getRun(threadId, runId).then(
           (record) => {
             if (done) return;
@@ -304,8 +347,40 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         );
       }, tickMs);
       watch.unref?.();
+      let lastCursor = after;
+      // Goes on from this instance's memory when the store fails under a run it owns.
+      const fallBack = (): boolean => {
+        const mine = owned.get(key);
+        if (mine === undefined) return false;
+        let from = 0;
+        if (lastCursor !== undefined) {
+          from = mine.mirror.findIndex((entry) => entry.cursor === lastCursor) + 1;
+          if (from === 0) return false;
+        }
+        for (let i = from; i < mine.mirror.length && !done; i++) deliver(mine.mirror[i]);
+        if (done) return true;
+        fallbackSubscription = mine.emitted.subscribe({
+          next: deliver,
+          complete() {
+            done = true;
+            subscriber.complete();
+          },
+        });
+        return true;
+      };
+      let fallbackSubscription: Subscription | undefined;
+      const deliver = (frame: BrokerFrame) => {
+        delivered++;
+        if (frame.cursor !== undefined) lastCursor = frame.cursor;
+        subscriber.next(frame);
+        if (isTerminalEvent(frame.event)) {
+          done = true;
+          subscriber.complete();
+        }
+      };
       const fail = (error: unknown) => {
         if (done) return;
+        if ((error as { code?: unknown })?.code === 'STORE_UNAVAILABLE' && fallBack()) return;
         done = true;
         const code = (error as { code?: unknown })?.code;
         subscriber.next({
@@ -322,6 +397,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           lastEventAt = Date.now();
           for (const entry of entries) {
             delivered++;
+            lastCursor = entry.cursor;
             subscriber.next(entry);
             if (done) return;
           }
@@ -336,6 +412,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         done = true;
         clearInterval(watch);
         safeUnsubscribe(subscription);
+        safeUnsubscribe(fallbackSubscription);
         const left = (localReaders.get(key) ?? 1) - 1;
         if (left > 0) localReaders.set(key, left);
         else localReaders.delete(key);
