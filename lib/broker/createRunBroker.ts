@@ -232,7 +232,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       });
     };
     const flush = () => {
-      if (inFlight || batch.length === 0) return;
+      // A released run writes nothing more (closed broker, or given up).
+      if (inFlight || batch.length === 0 || !owned.has(key)) return;
       const events = batch;
       batch = [];
       inFlight = true;
@@ -269,7 +270,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
               message: `The run log store was unreachable for longer than the lease (${leaseMs} ms), so the run was stopped; ${batch.length} events could not be written. Start the run again.`,
             });
           }
-          setTimeout(flush, Math.min(1000, leaseMs / 10));
+          setTimeout(flush, Math.min(1000, leaseMs / 10)).unref?.();
         },
       );
     };
