@@ -267,10 +267,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     new Observable<BrokerFrame>((subscriber) => {
       const key = keyOf(threadId, runId);
       const count = localReaders.get(key) ?? 0;
-      if (count >= maxSubscribers) {
-        subscriber.error(new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`));
-        return;
-      }
+      if (count >= maxSubscribers) return subscriber.error(tooManySubscribers(runId));
       localReaders.set(key, count + 1);
       const readerId = generateId();
       const ownedRun = owned.get(key);
@@ -352,6 +349,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       };
     });
 
+  const tooManySubscribers = (runId: string) =>
+    new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`);
+  /** Refuses a reader before its stream starts, so that the handler can answer 429 rather than a 200 holding a RUN_ERROR. */
+  const assertRoom = (threadId: string, runId: string) => {
+    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooManySubscribers(runId);
+  };
+
   const assertCursor = (after: string | undefined) => {
     if (after !== undefined && !store.isCursor(after)) {
       throw new AguiRxError('INVALID_CURSOR', `Last-Event-ID '${after.slice(0, 80)}' is not a cursor of this server's run log. Send the id of the last event received, or none to read the run from its start.`);
@@ -368,7 +372,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       const now = Date.now();
       const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
       const created = await store.createRun(record);
-      if (!created) await authorize({ ...access, action: 'attach', threadId, runId });
+      if (!created) {
+        await authorize({ ...access, action: 'attach', threadId, runId });
+        assertRoom(threadId, runId);
+      }
       // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
       else own(record, start);
       return readRun(threadId, runId, after);
@@ -379,6 +386,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       if ((await store.getRun(threadId, runId)) === undefined) {
         throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}': it never started, or it finished longer ago than runs are kept.`);
       }
+      assertRoom(threadId, runId);
       return readRun(threadId, runId, after);
     },
     async connect(input: RunAgentInput, access: BrokerAccess) {
