@@ -72,6 +72,8 @@ interface OwnedRun {
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
   readonly heartbeat: ReturnType<typeof setInterval>;
   appended: number;
+  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
+  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
 }
 
 const keyOf = (threadId: string, runId: string) => `${threadId}\u0000${runId}`;
@@ -147,6 +149,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   const checkDetached = async (threadId: string, runId: string, run: OwnedRun) => {
     if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
     const readers = run.localReaders > 0 ? run.localReaders : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    // The run may have ended while the store counted: nothing is left to detach.
+    if (owned.get(keyOf(threadId, runId)) !== run || run.controller.signal.aborted) return;
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
@@ -173,6 +177,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       controller,
       localReaders: 0,
       appended: 0,
+      onWriteFailure: new Set(),
       heartbeat: setInterval(() => {
         const until = Date.now() + leaseMs;
         void store.renewLease(threadId, runId, instanceId, until).then(
@@ -214,6 +219,21 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         durationMs: Date.now() - startedAt,
       });
     };
+    // Since when appends have failed without a success in between, in ms since the epoch.
+    let failingSince: number | undefined;
+    /** The store would not take the run's events for a lease's time: stop the run and tell its readers here, rather than leave them waiting. */
+    const giveUp = (cause: unknown) => {
+      const error = new AguiRxError(
+        'STORE_UNAVAILABLE',
+        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${(cause as Error)?.message ?? String(cause)}), so the run was stopped. Start it again once the store is back.`,
+      );
+      const readers = [...run.onWriteFailure];
+      terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
+      // Readers elsewhere learn it from the log, if the store takes this one last write.
+      void store.endRun(threadId, runId, terminal).catch(() => undefined);
+      finished();
+      for (const tell of readers) tell(error);
+    };
     const flush = () => {
       if (inFlight || batch.length === 0) return;
       const events = batch;
@@ -222,6 +242,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       store.append(threadId, runId, events).then(
         () => {
           inFlight = false;
+          failingSince = undefined;
           run.appended += events.length;
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
           flush();
@@ -232,10 +253,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           report({ type: 'store-error', threadId, runId, message: (error as Error)?.message ?? String(error), unwritten: events.length + batch.length });
           // Ended elsewhere (declared lost, or the store lost the run): stop running it.
           if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') return release();
-          // Otherwise the store is unreachable: retry with the events kept, until the lease would lapse.
+          // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
           batch = [...events, ...batch];
+          failingSince ??= Date.now();
           // Past the lease another instance may have declared the run lost: stop rather than write after it.
-          if (Date.now() > leaseUntil) return release();
+          if (Date.now() > leaseUntil || Date.now() - failingSince >= leaseMs) return giveUp(error);
           setTimeout(flush, Math.min(1000, leaseMs / 10));
         },
       );
@@ -271,8 +293,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       localReaders.set(key, count + 1);
       const readerId = generateId();
       const ownedRun = owned.get(key);
+      const onWriteFailure = (error: AguiRxError) => fail(error);
       if (ownedRun !== undefined) {
         ownedRun.localReaders++;
+        ownedRun.onWriteFailure.add(onWriteFailure);
         void checkDetached(threadId, runId, ownedRun);
       }
       const touch = () => store.touchReader(threadId, runId, readerId, Date.now() + leaseMs).catch(() => undefined);
@@ -281,12 +305,15 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       let delivered = 0;
       let lastEventAt = Date.now();
       let done = false;
+      // Since when the store has failed to answer this reader's checks, in ms since the epoch.
+      let unreachableSince: number | undefined;
       // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
       const watch = setInterval(() => {
         void touch();
         if (Date.now() - lastEventAt < leaseMs / 2) return;
         void store.getRun(threadId, runId).then(
           (record) => {
+            unreachableSince = undefined;
             if (done) return;
             if (record === undefined) return fail(new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
             if (record.status === 'running' && record.leaseUntil < Date.now()) {
@@ -300,7 +327,17 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
                 .catch(() => undefined);
             }
           },
-          () => undefined,
+          (error: unknown) => {
+            // A store that stays unreachable for a lease's time will not deliver the rest: say so rather than hang.
+            unreachableSince ??= Date.now();
+            if (Date.now() - unreachableSince < leaseMs) return;
+            fail(
+              new AguiRxError(
+                'STORE_UNAVAILABLE',
+                `The run store has not answered for ${Date.now() - unreachableSince} ms (${(error as Error)?.message ?? String(error)}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
+              ),
+            );
+          },
         );
       }, tickMs);
       watch.unref?.();
@@ -340,6 +377,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         if (left > 0) localReaders.set(key, left);
         else localReaders.delete(key);
         void store.removeReader(threadId, runId, readerId).catch(() => undefined);
+        ownedRun?.onWriteFailure.delete(onWriteFailure);
         const stillOwned = owned.get(key);
         if (stillOwned !== undefined) {
           stillOwned.localReaders--;
