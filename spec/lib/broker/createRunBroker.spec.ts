@@ -238,6 +238,26 @@ describe('createRunBroker', () => {
     await expect(broker.stop('t1', 'r1', access)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
   });
 
+  it("should end a reader on another instance with RUN_ERROR STORE_UNAVAILABLE once the store has not answered for a lease's time", async () => {
+    const store = createMemoryRunStore();
+    const owner = createRunBroker({ store: { ...store, close: async () => undefined }, authorize: allowAll, detachGraceMs: Infinity, leaseMs: 300 });
+    let down = false;
+    broker = createRunBroker({
+      store: { ...store, getRun: (...args) => (down ? Promise.reject(new AguiRxError('STORE_UNAVAILABLE', 'Connection refused.')) : store.getRun(...args)) },
+      authorize: allowAll,
+      leaseMs: 300,
+    });
+    const started = await owner.run(runInput('t1', 'r1'), () => new Observable<Event>((subscriber) => subscriber.next({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' })), access);
+    const first = started.subscribe();
+    const frames = collect(await broker.events('t1', 'r1', undefined, access));
+    down = true;
+    const log = await frames;
+    expect(log.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
+    expect(lastOf(log)).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/^The run store has not answered for \d+ ms \(Connection refused\.\); the run's remaining events cannot be read\./) });
+    first.unsubscribe();
+    await owner.close();
+  });
+
   it('should cancel the runs it owns on close, each log ending cancelled', async () => {
     const store = createMemoryRunStore();
     const reader = createRunBroker({ store, authorize: allowAll });
