@@ -79,6 +79,8 @@ interface OwnedRun {
   readonly mirror: { event: Event; cursor?: string | undefined }[];
   /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
   readonly emitted: Subject<{ event: Event; cursor?: string | undefined }>;
+  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
+  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
 }
 
 /** How many of its latest events an owned run keeps in memory for its local readers. */
@@ -157,6 +159,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   const checkDetached = async (threadId: string, runId: string, run: OwnedRun) => {
     if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
     const readers = run.localReaders > 0 ? run.localReaders : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    // The run may have ended while the store counted: nothing is left to detach.
+    if (owned.get(keyOf(threadId, runId)) !== run || run.controller.signal.aborted) return;
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
@@ -187,6 +191,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       appended: 0,
       mirror: [],
       emitted: new Subject(),
+      onWriteFailure: new Set(),
       heartbeat: setInterval(() => {
         const until = Date.now() + leaseMs;
         void store.renewLease(threadId, runId, instanceId, until).then(
@@ -231,6 +236,22 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         durationMs: Date.now() - startedAt,
       });
     };
+    // Since when appends have failed without a success in between, in ms since the epoch.
+    let failingSince: number | undefined;
+    /** The store would not take the run's events for a lease's time: stop the run and tell its readers here, rather than leave them waiting. */
+    const giveUp = (cause: unknown) => {
+      const error = new AguiRxError(
+        'STORE_UNAVAILABLE',
+        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${(cause as Error)?.message ?? String(cause)}): ${batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
+      );
+      terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
+      // Readers elsewhere learn it from the log, if the store takes this one last write.
+      void store.endRun(threadId, runId, terminal).catch(() => undefined);
+      // Readers here go on from memory (the events the store never took), then get the RUN_ERROR.
+      for (const tell of [...run.onWriteFailure]) tell(error);
+      release(terminal);
+      finished();
+    };
     const flush = () => {
       // A released run writes nothing more (closed broker, or given up).
       if (inFlight || batch.length === 0 || !owned.has(key)) return;
@@ -240,6 +261,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       store.append(threadId, runId, events).then(
         (cursors) => {
           inFlight = false;
+          failingSince = undefined;
           run.appended += events.length;
           for (let i = 0; i < cursors.length && unwritten < run.mirror.length; i++) run.mirror[unwritten++].cursor = cursors[i];
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
@@ -260,16 +282,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
                   : `The run log store lost this run (was it restarted without its data?); ${events.length + batch.length} events could not be written. Start the run again.`,
             });
           }
-          // Otherwise the store is unreachable: retry with the events kept, until the lease would lapse.
+          // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
           batch = [...events, ...batch];
+          failingSince ??= Date.now();
           // Past the lease another instance may have declared the run lost: stop rather than write after it.
-          if (Date.now() > leaseUntil) {
-            return release({
-              type: EventType.RUN_ERROR,
-              code: 'STORE_UNAVAILABLE',
-              message: `The run log store was unreachable for longer than the lease (${leaseMs} ms), so the run was stopped; ${batch.length} events could not be written. Start the run again.`,
-            });
-          }
+          if (Date.now() > leaseUntil || Date.now() - failingSince >= leaseMs) return giveUp(error);
           setTimeout(flush, Math.min(1000, leaseMs / 10)).unref?.();
         },
       );
@@ -310,12 +327,17 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     new Observable<BrokerFrame>((subscriber) => {
       const key = keyOf(threadId, runId);
       const count = localReaders.get(key) ?? 0;
-      if (count >= maxSubscribers) return subscriber.error(tooMany(runId));
+      if (count >= maxSubscribers) return subscriber.error(tooManySubscribers(runId));
       localReaders.set(key, count + 1);
       const readerId = generateId();
       const ownedRun = owned.get(key);
+      const onWriteFailure = (error: AguiRxError) => {
+        if (done || fallbackSubscription !== undefined || fallBack()) return;
+        fail(error);
+      };
       if (ownedRun !== undefined) {
         ownedRun.localReaders++;
+        ownedRun.onWriteFailure.add(onWriteFailure);
         void checkDetached(threadId, runId, ownedRun);
       }
       const touch = () => store.touchReader(threadId, runId, readerId, Date.now() + leaseMs).catch(() => undefined);
@@ -324,6 +346,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       let delivered = 0;
       let lastEventAt = Date.now();
       let done = false;
+      // Since when the store has failed to answer this reader's checks, in ms since the epoch.
+      let unreachableSince: number | undefined;
       // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
       const watch = setInterval(() => {
         void touch();
@@ -331,6 +355,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         if (fallbackSubscription !== undefined || Date.now() - lastEventAt < leaseMs / 2) return;
         void store.getRun(threadId, runId).then(
           (record) => {
+            unreachableSince = undefined;
             if (done) return;
             if (record === undefined) return fail(new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
             if (record.status === 'running' && record.leaseUntil < Date.now()) {
@@ -344,7 +369,17 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
                 .catch(() => undefined);
             }
           },
-          () => undefined,
+          (error: unknown) => {
+            // A store that stays unreachable for a lease's time will not deliver the rest: say so rather than hang.
+            unreachableSince ??= Date.now();
+            if (Date.now() - unreachableSince < leaseMs) return;
+            fail(
+              new AguiRxError(
+                'STORE_UNAVAILABLE',
+                `The run store has not answered for ${Date.now() - unreachableSince} ms (${(error as Error)?.message ?? String(error)}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
+              ),
+            );
+          },
         );
       }, tickMs);
       watch.unref?.();
@@ -418,6 +453,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         if (left > 0) localReaders.set(key, left);
         else localReaders.delete(key);
         void store.removeReader(threadId, runId, readerId).catch(() => undefined);
+        ownedRun?.onWriteFailure.delete(onWriteFailure);
         const stillOwned = owned.get(key);
         if (stillOwned !== undefined) {
           stillOwned.localReaders--;
@@ -427,11 +463,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       };
     });
 
-  const tooMany = (runId: string) =>
+  const tooManySubscribers = (runId: string) =>
     new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`);
-  /** Refuses a reader over the limit before its response starts (429), not in the middle of it. */
+  /** Refuses a reader before its stream starts, so that the handler can answer 429 rather than a 200 holding a RUN_ERROR. */
   const assertRoom = (threadId: string, runId: string) => {
-    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooMany(runId);
+    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooManySubscribers(runId);
   };
 
   const assertCursor = (after: string | undefined) => {
