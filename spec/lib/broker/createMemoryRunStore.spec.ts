@@ -1,0 +1,9 @@
+import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
+import { describeRunStore } from './runStoreConformance.js';
+
+describeRunStore('createMemoryRunStore', {
+  make: (options) => createMemoryRunStore({ retainMs: options?.retainMs }),
+  // One process: the "other instance" is the store itself.
+  peer: (store) => store,
+  trims: false,
+});
