@@ -19,7 +19,7 @@ export interface RedisRunStoreOptions {
   keyPrefix?: string | undefined;
   /** How long a finished run stays readable (its record, readers and, once no run of the thread runs, the thread's stream), in ms. Default: 600000 (10 min). */
   retainMs?: number | undefined;
-  /** About how many entries a thread's stream keeps (`XADD MAXLEN ~`): a reader behind what was trimmed gets `CURSOR_EXPIRED`. Default: 100000. */
+  /** About how many entries a thread's stream keeps (`XADD MAXLEN ~`): a reader behind what was trimmed gets `CURSOR_EXPIRED`. Default: 1000000 (a run of 100k events replays whole). */
   maxLen?: number | undefined;
   /** How long an operation or a live read waits for an unreachable Redis before it fails with `STORE_UNAVAILABLE`, in ms. Default: 5000. */
   unavailableAfterMs?: number | undefined;
@@ -113,7 +113,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
   }
   const prefix = options.keyPrefix ?? 'agui';
   const retainMs = options.retainMs ?? 600_000;
-  const maxLen = options.maxLen ?? 100_000;
+  const maxLen = options.maxLen ?? 1_000_000;
   const unavailableAfterMs = options.unavailableAfterMs ?? 5_000;
   const now = options.now ?? Date.now;
   const where = options.url !== undefined ? redactUrl(options.url) : describeClient(options.client!);

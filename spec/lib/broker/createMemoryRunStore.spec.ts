@@ -2,8 +2,7 @@ import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.j
 import { describeRunStore } from './runStoreConformance.js';
 
 describeRunStore('createMemoryRunStore', {
-  make: (options) => createMemoryRunStore({ retainMs: options?.retainMs }),
+  make: (options) => createMemoryRunStore({ retainMs: options?.retainMs, maxLen: options?.maxLen }),
   // One process: the "other instance" is the store itself.
   peer: (store) => store,
-  trims: false,
 });

@@ -6,7 +6,7 @@ import type { RunLogEntry, RunRecord, RunStore } from '../../../lib/broker/runSt
 export interface RunStoreCaseOptions {
   /** How long finished runs are kept, in ms. */
   retainMs?: number;
-  /** About how many entries a thread's log keeps (a store that trims). */
+  /** About how many entries a thread's log keeps. */
   maxLen?: number;
 }
 
@@ -16,8 +16,6 @@ export interface RunStoreFactory {
   make(options?: RunStoreCaseOptions): RunStore;
   /** Another instance that shares `store`'s runs (another connection to the same Redis); for a single-process store, `store` itself. */
   peer(store: RunStore): RunStore;
-  /** Whether the store trims a thread's log to `maxLen` (then CURSOR_EXPIRED is tested). */
-  trims: boolean;
 }
 
 let threads = 0;
@@ -259,7 +257,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect((await again).map((entry) => entry.event)).toEqual([text('a'), finished(threadId, runId)]);
       });
 
-      (factory.trims ? it : it.skip)('should error CURSOR_EXPIRED when trimming passed the cursor, and read after a recent one', async () => {
+      it('should error CURSOR_EXPIRED when trimming passed the cursor, and read after a recent one', async () => {
         const { store, threadId, runId } = await started({ maxLen: 10 });
         const cursors: string[] = [];
         for (let i = 0; i < 10; i++) cursors.push(...(await store.append(threadId, runId, Array.from({ length: 100 }, (_, j) => text(`${i}-${j}`)))));
