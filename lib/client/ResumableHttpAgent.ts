@@ -128,9 +128,12 @@ function readBody(response: Response): Observable<Uint8Array> {
 
 /** A short description of a failure for messages: the error's message and its cause's (undici says "terminated: other side closed"). */
 function describeFailure(error: unknown): string {
-  if (!(error instanceof Error)) return describeValue(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
+  // Read by shape: an error from another realm (a worker, a test sandbox) is no `instanceof Error` here.
+  const messageOf = (value: unknown) => (typeof (value as { message?: unknown } | null)?.message === 'string' ? (value as { message: string }).message : undefined);
+  const message = messageOf(error);
+  if (message === undefined) return describeValue(error);
+  const cause = messageOf((error as { cause?: unknown }).cause);
+  return cause === undefined ? message : `${message}: ${cause}`;
 }
 
 /** The `error` reason of a JSON error body (`{ "error": "…" }`), else the body's text, shortened. */
