@@ -401,7 +401,7 @@ describe('ResumableHttpAgent', () => {
       const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], runAnswer: { status: 500, error: 'boom' } });
       const { agent } = resumableAgent(server.url);
       const official = new HttpAgent({ url: server.url, threadId: 'thread-1' });
-      const theirs = await official.runAgent({ runId: 'run-1' }).catch((error: Error) => error.message);
+      const theirs = await official.runAgent({ runId: 'run-1' }).then(() => 'resolved', (error: Error) => error.message);
       expect(theirs).toBe('HTTP 500: {"error":"boom"}');
       await expect(agent.runAgent({ runId: 'run-1' })).rejects.toThrow(theirs);
       expect(server.requests.map((request) => request.route)).toEqual(['POST /agent', 'POST /agent']);
