@@ -33,3 +33,7 @@ export { HEARTBEAT, type FrameOptions } from './transports/frames.js';
 export { sendSSE, type SendSSEOptions } from './transports/sendSSE.js';
 export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './transports/toSSEStream.js';
 export { generateId, type IdGenerator } from './protocol/generateId.js';
+export { createRunBroker, type AuthorizeRequest, type BrokerAction, type BrokerActivity, type RunBroker, type RunBrokerOptions } from './broker/createRunBroker.js';
+export { createMemoryRunStore, type MemoryRunStoreOptions } from './broker/createMemoryRunStore.js';
+export type { RunLogEntry, RunRecord, RunStatus, RunStore } from './broker/runStore.js';
+export type { BrokerAccess, BrokerFrame, RunBrokerApi } from './transports/brokerRoutes.js';

@@ -5,8 +5,9 @@ import { Observable, defer, type Subscription } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
-import { sendSSE } from './sendSSE.js';
-import { toSSEResponse } from './toSSEStream.js';
+import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
+import { sendBrokerFrames, sendSSE } from './sendSSE.js';
+import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { describeIssue } from '../protocol/validate.js';
 
 /**
@@ -24,12 +25,24 @@ export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'ru
   heartbeatMs?: number | undefined;
   /** Node only: bytes that may wait unsent for a slow client before the run is stopped. Default: 4 MiB. */
   maxBufferedBytes?: number | undefined;
+  /**
+   * A run broker (`createRunBroker`): runs outlive their connections, and the handler serves the
+   * broker's routes (resume, connect, stop) besides POST. Without one a run lives in its response
+   * and ends when the client goes away.
+   */
+  broker?: RunBrokerApi | undefined;
+  /**
+   * With a broker: the path the handler is mounted at, e.g. `/agent` (the routes are relative to
+   * it). Default: '' (for frameworks that strip the mount point, such as Express's `app.use`).
+   */
+  basePath?: string | undefined;
 }
 
 /** A request the handler refuses: its HTTP status and the reason, sent as `{ "error": reason }`. */
 interface Refusal {
-  status: 400 | 405 | 413;
+  status: number;
   reason: string;
+  allow?: string | undefined;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -73,16 +86,23 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
   return input;
 }
 
-/** The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed. */
-function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerOptions): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, ...aguiOptions } = options;
+/**
+ * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed.
+ * With `cancel` (the broker's), aborting it ends the run with RUN_FINISHED `cancelled` and aborts the agent.
+ */
+function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal): Observable<Event> {
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
     const controller = new AbortController();
     const { signal } = controller;
+    const onCancel = () => controller.abort();
+    if (cancel?.aborted) controller.abort();
+    else cancel?.addEventListener('abort', onCancel);
     const subscription = defer(() => agent(input, { signal }))
       .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
       .subscribe(subscriber);
     return () => {
+      cancel?.removeEventListener('abort', onCancel);
       // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
       safeUnsubscribe(subscription);
       controller.abort();
@@ -116,44 +136,95 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
  */
 export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { broker } = options;
+  const basePath = options.basePath ?? '';
   return (req, res) => {
-    const refuse = ({ status, reason }: Refusal) => {
+    const refuse = ({ status, reason, allow }: Refusal) => {
       if (res.headersSent) return;
-      res.writeHead(status, { 'Content-Type': 'application/json', ...(status === 405 ? { Allow: 'POST' } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
+      res.writeHead(status, { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
       res.end(JSON.stringify({ error: reason }));
       // An oversize body is not read to its end: close the connection once the answer is out.
       if (status === 413) res.once('finish', () => req.destroy());
     };
-    if (req.method !== 'POST') {
-      req.resume();
-      return refuse({ status: 405, reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
-    }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
-
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      received += chunk.length;
-      if (received > maxBodyBytes) {
-        refused = true;
-        chunks.length = 0;
-        return refuse(tooLarge(maxBodyBytes));
+    const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes: options.maxBufferedBytes };
+    if (broker === undefined) {
+      if (req.method !== 'POST') {
+        req.resume();
+        return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       }
-      chunks.push(chunk);
-    });
-    req.on('error', () => {
-      refused = true;
-    });
-    req.on('end', () => {
-      if (refused) return;
-      const parsed = parseRunAgentInput(Buffer.concat(chunks).toString('utf8'));
-      if ('status' in parsed) return refuse(parsed);
-      sendSSE(res, runEvents(agent, parsed, options), { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes: options.maxBufferedBytes });
-    });
+      return readNodeBody(req, maxBodyBytes, refuse, (input) => void sendSSE(res, runEvents(agent, input, options), stream));
+    }
+    const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
+    const access = { request: req };
+    const lastEventId = lastEventIdOf(req.headers['last-event-id']);
+    const serve = (frames: Promise<Observable<BrokerFrame>>) =>
+      frames.then(
+        (frames$) => void sendBrokerFrames(res, frames$, stream),
+        (error: unknown) => refuse(brokerRefusal(error)),
+      );
+    switch (route.kind) {
+      case 'refused':
+        req.resume();
+        return refuse(route);
+      case 'events':
+        req.resume();
+        return void serve(broker.events(route.threadId, route.runId, lastEventId, access));
+      case 'stop':
+        req.resume();
+        return void broker.stop(route.threadId, route.runId, access).then(
+          () => {
+            res.writeHead(202, { 'Content-Type': 'application/json' });
+            res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
+          },
+          (error: unknown) => refuse(brokerRefusal(error)),
+        );
+      case 'connect':
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.connect(input, access)));
+      case 'run':
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)));
+    }
   };
+}
+
+/** A `Last-Event-ID` header's value, or undefined when absent or empty (an empty one means "from the start"). */
+function lastEventIdOf(header: string | string[] | null | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value === undefined || value === null || value.trim() === '' ? undefined : value.trim();
+}
+
+/** The answer to a broker error raised before a stream starts: its status and message. */
+function brokerRefusal(error: unknown): Refusal {
+  const status = statusOfBrokerError(error);
+  const message = (error as Error | undefined)?.message;
+  return { status, reason: status === 500 || typeof message !== 'string' ? 'The run broker failed to serve this request.' : message };
+}
+
+/** Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses (413, 400). */
+function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let refused = false;
+  req.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    received += chunk.length;
+    if (received > maxBodyBytes) {
+      refused = true;
+      chunks.length = 0;
+      return refuse(tooLarge(maxBodyBytes));
+    }
+    chunks.push(chunk);
+  });
+  req.on('error', () => {
+    refused = true;
+  });
+  req.on('end', () => {
+    if (refused) return;
+    const parsed = parseRunAgentInput(Buffer.concat(chunks).toString('utf8'));
+    if ('status' in parsed) return refuse(parsed);
+    then(parsed);
+  });
 }
 
 /**
@@ -174,27 +245,30 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
  */
 export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const refuse = ({ status, reason }: Refusal) =>
+  const { broker } = options;
+  const basePath = options.basePath ?? '';
+  const refuse = ({ status, reason, allow }: Refusal) =>
     new Response(JSON.stringify({ error: reason }), {
       status,
-      headers: { 'Content-Type': 'application/json', ...(status === 405 ? { Allow: 'POST' } : {}) },
+      headers: { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}) },
     });
-  return async (request) => {
-    if (request.method !== 'POST') return refuse({ status: 405, reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+  /** The request's RunAgentInput, or the refusal to answer with. */
+  const readInput = async (request: Request): Promise<RunAgentInput | Refusal> => {
     const declared = Number(request.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
+    if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
     let body: string | undefined;
     try {
       body = await readBounded(request, maxBodyBytes);
     } catch (error) {
-      return refuse({ status: 400, reason: `The request body could not be read: ${(error as Error)?.message ?? String(error)}.` });
+      return { status: 400, reason: `The request body could not be read: ${(error as Error)?.message ?? String(error)}.` };
     }
-    if (body === undefined) return refuse(tooLarge(maxBodyBytes));
-    const parsed = parseRunAgentInput(body);
-    if ('status' in parsed) return refuse(parsed);
-    let subscription: Subscription | undefined;
-    const events$ = new Observable<Event>((subscriber) => {
-      subscription = runEvents(agent, parsed, options).subscribe(subscriber);
+    if (body === undefined) return tooLarge(maxBodyBytes);
+    return parseRunAgentInput(body);
+  };
+  /** Unsubscribes `items$` when the request aborts (the client went away). */
+  const untilAborted = <T>(request: Request, items$: Observable<T>) =>
+    new Observable<T>((subscriber) => {
+      const subscription: Subscription = items$.subscribe(subscriber);
       const onAbort = () => safeUnsubscribe(subscription);
       request.signal?.addEventListener('abort', onAbort);
       return () => {
@@ -202,7 +276,49 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
         safeUnsubscribe(subscription);
       };
     });
-    return toSSEResponse(events$, { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined });
+  return async (request) => {
+    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined };
+    if (broker === undefined) {
+      if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+      const parsed = await readInput(request);
+      if ('status' in parsed) return refuse(parsed);
+      return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options)), stream);
+    }
+    let pathname: string;
+    try {
+      pathname = new URL(request.url).pathname;
+    } catch {
+      pathname = request.url;
+    }
+    const route = matchBrokerRoute(request.method, pathname, basePath);
+    const access = { request };
+    const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
+    const serve = async (frames: Promise<Observable<BrokerFrame>>) => {
+      try {
+        return toBrokerFramesResponse(untilAborted(request, await frames), stream);
+      } catch (error) {
+        return refuse(brokerRefusal(error));
+      }
+    };
+    switch (route.kind) {
+      case 'refused':
+        return refuse(route);
+      case 'events':
+        return serve(broker.events(route.threadId, route.runId, lastEventId, access));
+      case 'stop':
+        try {
+          await broker.stop(route.threadId, route.runId, access);
+        } catch (error) {
+          return refuse(brokerRefusal(error));
+        }
+        return new Response(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }), { status: 202, headers: { 'Content-Type': 'application/json' } });
+      case 'connect':
+      case 'run': {
+        const parsed = await readInput(request);
+        if ('status' in parsed) return refuse(parsed);
+        return serve(route.kind === 'connect' ? broker.connect(parsed, access) : broker.run(parsed, (cancel) => runEvents(agent, parsed, options, cancel), access, lastEventId));
+      }
+    }
   };
 }
 

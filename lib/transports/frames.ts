@@ -3,6 +3,7 @@ import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import type { BrokerFrame } from './brokerRoutes.js';
 
 /** The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts). */
 export function streamHeaders(contentType: string): Record<string, string> {
@@ -70,7 +71,13 @@ function messageOf(error: unknown): string | undefined {
  * for it), with a heartbeat comment while idle. If `events$` errors before a terminal event, a
  * RUN_ERROR frame ends the stream, so the client is never left waiting on a run that died.
  */
-export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options: FrameOptions = {}): Subscription {
+export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options?: FrameOptions): Subscription;
+/**
+ * The same for a brokered stream: each frame's `cursor` goes out as its SSE `id:` line (protobuf
+ * frames have no place for one and carry none).
+ */
+export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FrameOptions, framed: true): Subscription;
+export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
   const encode = frameEncoderFor(options.accept);
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
@@ -102,12 +109,16 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options:
     sink.end();
   };
   let subscription: Subscription | undefined;
-  subscription = events$.subscribe({
-    next(event) {
+  subscription = items$.subscribe({
+    next(item) {
       if (ended) return;
+      const event = framed ? (item as BrokerFrame).event : (item as Event);
       let frame: string | Uint8Array;
       try {
         frame = encode(event);
+        const cursor = framed ? (item as BrokerFrame).cursor : undefined;
+        // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
+        if (cursor !== undefined && !protobuf) frame = `id: ${cursor}\n${frame as string}`;
       } catch (error) {
         // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
         // with a message that names the event (the encoder's alone does not).

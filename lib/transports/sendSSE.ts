@@ -2,6 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import type { BrokerFrame } from './brokerRoutes.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link sendSSE}. */
@@ -35,6 +36,15 @@ const frameBytes = (frame: string | Uint8Array) => (typeof frame === 'string' ? 
  * @return The subscription to `events$`; unsubscribing it stops the run and leaves the response open.
  */
 export function sendSSE(res: ServerResponse, events$: Observable<Event>, options: SendSSEOptions = {}): Subscription {
+  return send(res, events$, options, false);
+}
+
+/** {@link sendSSE} for a brokered stream: each frame's cursor is its SSE `id:` line. */
+export function sendBrokerFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, options: SendSSEOptions = {}): Subscription {
+  return send(res, frames$, options, true);
+}
+
+function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, options: SendSSEOptions, framed: boolean): Subscription {
   const maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   res.writeHead(200, streamHeaders(contentTypeFor(options.accept)));
   res.flushHeaders();
@@ -75,7 +85,7 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
   let stopped = false;
   let subscription: Subscription | undefined = undefined;
   subscription = pipeFrames(
-    events$,
+    items$ as Observable<BrokerFrame>,
     {
       write(frame, event) {
         // A synchronous source goes on emitting after the stop (it could not be unsubscribed yet):
@@ -102,6 +112,7 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
       },
     },
     options,
+    framed as true,
   );
   const run = subscription;
   // A client gone before we started (it left while the request body was read) sends no 'close' again.

@@ -1,6 +1,7 @@
 import type { Event } from '@ag-ui/core';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import type { BrokerFrame } from './brokerRoutes.js';
 import { contentTypeFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link toSSEStream}. */
@@ -25,13 +26,22 @@ export type ToSSEStreamOptions = FrameOptions;
  * @return A `ReadableStream<Uint8Array>` of frames.
  */
 export function toSSEStream(events$: Observable<Event>, options: ToSSEStreamOptions = {}): ReadableStream<Uint8Array> {
+  return stream(events$, options, false);
+}
+
+/** {@link toSSEResponse} for a brokered stream: each frame's cursor is its SSE `id:` line. */
+export function toBrokerFramesResponse(frames$: Observable<BrokerFrame>, options: ToSSEStreamOptions = {}): Response {
+  return new Response(stream(frames$, options, true), { status: 200, headers: streamHeaders(contentTypeFor(options.accept)) });
+}
+
+function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOptions, framed: boolean): ReadableStream<Uint8Array> {
   const text = new TextEncoder();
   let subscription: Subscription | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       let closed = false;
       subscription = pipeFrames(
-        events$,
+        items$ as Observable<BrokerFrame>,
         {
           write(frame) {
             if (!closed) controller.enqueue(typeof frame === 'string' ? text.encode(frame) : frame);
@@ -43,6 +53,7 @@ export function toSSEStream(events$: Observable<Event>, options: ToSSEStreamOpti
           },
         },
         options,
+        framed as true,
       );
     },
     cancel() {

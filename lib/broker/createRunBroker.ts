@@ -1,0 +1,449 @@
+import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
+import { Observable, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
+import { isTerminalEvent } from '../protocol/agentEvent.js';
+import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { AguiRxError } from '../protocol/errors.js';
+import { generateId } from '../protocol/generateId.js';
+import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brokerRoutes.js';
+import { compactRuns, type FinishedRun } from './compactThread.js';
+import { createMemoryRunStore } from './createMemoryRunStore.js';
+import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
+
+/** What a request asks of a run, as the `authorize` hook sees it. */
+export type BrokerAction = 'attach' | 'events' | 'connect' | 'stop';
+
+/** The question the `authorize` hook answers: may this request do `action` on this thread (and run)? */
+export interface AuthorizeRequest extends BrokerAccess {
+  readonly action: BrokerAction;
+  readonly threadId: string;
+  /** Absent for `connect`, which names a thread only. */
+  readonly runId?: string | undefined;
+}
+
+/** What the broker reports through `onActivity`, one call per happening. Times in ms. */
+export type BrokerActivity =
+  | { type: 'run-started'; threadId: string; runId: string; instanceId: string }
+  | { type: 'run-ended'; threadId: string; runId: string; instanceId: string; outcome: 'success' | 'interrupt' | 'cancelled' | 'error'; code?: string | undefined; events: number; durationMs: number }
+  | { type: 'reader-attached'; threadId: string; runId: string; readerId: string; readers: number }
+  | { type: 'reader-left'; threadId: string; runId: string; readerId: string; readers: number; delivered: number; lag?: number | undefined }
+  | { type: 'run-detached'; threadId: string; runId: string; graceMs: number }
+  | { type: 'run-lost'; threadId: string; runId: string; owner: string }
+  | { type: 'store-error'; threadId: string; runId: string; message: string; unwritten: number };
+
+/** Options of {@link createRunBroker}. */
+export interface RunBrokerOptions {
+  /** Where run logs live. Default: {@link createMemoryRunStore} (one process). */
+  store?: RunStore | undefined;
+  /**
+   * How long a run goes on with no reader before it is cancelled, in ms. Default: 30000.
+   * `Infinity` lets every run finish; the stop route cancels at once.
+   */
+  detachGraceMs?: number | undefined;
+  /** How long an owner's lease holds without renewal, in ms; a dead owner's readers get RUN_ERROR `RUN_LOST` within about this. Default: 15000. */
+  leaseMs?: number | undefined;
+  /** The most readers of one run on this instance; one more is refused (429). Default: 100. */
+  maxSubscribers?: number | undefined;
+  /**
+   * Decides every attach (POST of a run that exists), events (GET), connect and stop. Without it
+   * only the POST that started a run reads it and every other request is refused (403).
+   */
+  authorize?: ((request: AuthorizeRequest) => boolean | Promise<boolean>) | undefined;
+  /** Called for each run start and end, reader arrival and departure, loss and store failure. */
+  onActivity?: ((activity: BrokerActivity) => void) | undefined;
+  /** This instance's id (the owner recorded on its runs). Default: a minted id. */
+  instanceId?: string | undefined;
+}
+
+/** A run broker: runs agents into run logs and serves readers of them (see {@link createRunBroker}). */
+export interface RunBroker extends RunBrokerApi {
+  /** This instance's id. */
+  readonly instanceId: string;
+  /** The store it writes to. */
+  readonly store: RunStore;
+  /** Cancels every run this instance owns (each ends RUN_FINISHED `cancelled`), then closes the store. */
+  close(): Promise<void>;
+}
+
+/** A run this instance runs: its cancel switch and timers. */
+interface OwnedRun {
+  readonly controller: AbortController;
+  subscription?: Subscription;
+  localReaders: number;
+  graceTimer?: ReturnType<typeof setTimeout> | undefined;
+  readonly heartbeat: ReturnType<typeof setInterval>;
+  appended: number;
+}
+
+const keyOf = (threadId: string, runId: string) => `${threadId}\u0000${runId}`;
+
+const forbidden = (action: BrokerAction) =>
+  new AguiRxError(
+    'FORBIDDEN',
+    action === 'attach'
+      ? 'This run exists already and this request may not read it. Configure the run broker\'s `authorize` hook to let clients attach to, resume, connect to and stop runs.'
+      : `This request may not ${action === 'events' ? 'read this run' : action === 'connect' ? 'connect to this thread' : 'stop this run'}. Configure the run broker's \`authorize\` hook to allow it.`,
+  );
+
+/**
+ * Creates a run broker: the agent's `toAgui` output is appended to a run log (one per thread, in
+ * `store`), and every connection reads the log with its own cursor, so that runs outlive their
+ * connections.
+ *
+ * - `run(input, start, access)` starts run `input.runId` unless the store has it (then it
+ *   attaches, if `authorize` allows): the agent is never started twice for one `runId`, across
+ *   every instance sharing the store. It returns the run's frames, `{ cursor, event }`.
+ * - `events(threadId, runId, after)` replays the run after cursor `after` (strictly), then live;
+ *   it completes right after the run's terminal event (RUN_FINISHED or RUN_ERROR).
+ * - `connect(input)` rebuilds the thread: its finished runs compacted into RUN_STARTED,
+ *   MESSAGES_SNAPSHOT, STATE_SNAPSHOT and RUN_FINISHED, then each running run from its start, live.
+ * - `stop(threadId, runId)` cancels the run wherever it runs: its log ends RUN_FINISHED
+ *   `outcome: { type: "cancelled" }` after whatever was open is closed.
+ * - Detached runs: when the last reader leaves, the run goes on for `detachGraceMs` (30 s), then
+ *   is cancelled unless a reader came back.
+ * - Leases: the owner renews its lease every `leaseMs / 3`; a reader that sees the lease expired
+ *   with the run still running appends RUN_ERROR `RUN_LOST`, once (the store decides who).
+ * - Errors are {@link AguiRxError}s: `FORBIDDEN` (403), `RUN_NOT_FOUND` (404),
+ *   `TOO_MANY_SUBSCRIBERS` (429), `INVALID_CURSOR` (400); a reader whose store fails mid-stream
+ *   gets a RUN_ERROR frame with the store's code (e.g. `STORE_UNAVAILABLE`, `CURSOR_EXPIRED`).
+ *
+ * ## Example
+ *
+ * ```ts
+ * const broker = createRunBroker({ authorize: ({ request }) => isSignedIn(request) });
+ * createServer(createAguiHandler(agent, { broker, basePath: '/agent' })).listen(8000);
+ * ```
+ *
+ * @param options The store, grace and lease times (ms), the reader limit, `authorize` and `onActivity`.
+ * @return The broker; pass it to `createAguiHandler` / `createAguiFetchHandler` as `broker`.
+ */
+export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
+  const store = options.store ?? createMemoryRunStore();
+  const detachGraceMs = options.detachGraceMs ?? 30_000;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const maxSubscribers = options.maxSubscribers ?? 100;
+  const instanceId = options.instanceId ?? generateId();
+  const report = (activity: BrokerActivity) => {
+    try {
+      options.onActivity?.(activity);
+    } catch {
+      // An observer's bug must not break a run.
+    }
+  };
+  // How often leases and reader registrations are refreshed, and detachment checked, in ms.
+  const tickMs = Math.max(50, Math.min(leaseMs / 3, 1000));
+  const owned = new Map<string, OwnedRun>();
+  // Readers of this instance per run, for the subscriber limit.
+  const localReaders = new Map<string, number>();
+  let closed = false;
+
+  const stopSubscription = store.stopRequests().subscribe(({ threadId, runId }) => owned.get(keyOf(threadId, runId))?.controller.abort());
+
+  const authorize = async (request: AuthorizeRequest): Promise<void> => {
+    const allowed = options.authorize === undefined ? false : await options.authorize(request);
+    if (allowed !== true) throw forbidden(request.action);
+  };
+
+  /** Cancels an owned run once no reader has been seen for `detachGraceMs`. */
+  const checkDetached = async (threadId: string, runId: string, run: OwnedRun) => {
+    if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
+    const readers = run.localReaders > 0 ? run.localReaders : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    if (readers > 0) {
+      if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
+      run.graceTimer = undefined;
+    } else if (run.graceTimer === undefined) {
+      report({ type: 'run-detached', threadId, runId, graceMs: detachGraceMs });
+      run.graceTimer = setTimeout(() => run.controller.abort(), detachGraceMs);
+      run.graceTimer.unref?.();
+    }
+  };
+
+  /** Runs the agent of a run this instance just created: its events go to the store in batches, one append in flight at a time. */
+  const own = (record: RunRecord, start: (signal: AbortSignal) => Observable<Event>) => {
+    const { threadId, runId } = record;
+    const key = keyOf(threadId, runId);
+    const controller = new AbortController();
+    const startedAt = Date.now();
+    let batch: Event[] = [];
+    let inFlight = false;
+    let ended = false;
+    let terminal: Event | undefined;
+    // Until when this instance's lease is known to hold, in ms since the epoch.
+    let leaseUntil = record.leaseUntil;
+    const run: OwnedRun = {
+      controller,
+      localReaders: 0,
+      appended: 0,
+      heartbeat: setInterval(() => {
+        const until = Date.now() + leaseMs;
+        void store.renewLease(threadId, runId, instanceId, until).then(
+          (held) => {
+            if (held) leaseUntil = until;
+            else release();
+          },
+          () => undefined,
+        );
+        void checkDetached(threadId, runId, run);
+      }, tickMs),
+    };
+    // Timers of a run never keep a process alive on their own.
+    run.heartbeat.unref?.();
+    owned.set(key, run);
+    report({ type: 'run-started', threadId, runId, instanceId });
+
+    const release = () => {
+      if (!owned.has(key)) return;
+      owned.delete(key);
+      clearInterval(run.heartbeat);
+      if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
+      safeUnsubscribe(run.subscription);
+      // The agent's own work (its model request) is aborted too.
+      controller.abort();
+    };
+    const finished = () => {
+      release();
+      const outcome =
+        terminal?.type === EventType.RUN_ERROR ? 'error' : ((terminal as { outcome?: { type?: string } } | undefined)?.outcome?.type ?? 'success');
+      report({
+        type: 'run-ended',
+        threadId,
+        runId,
+        instanceId,
+        outcome: outcome as 'success' | 'interrupt' | 'cancelled' | 'error',
+        code: terminal?.type === EventType.RUN_ERROR ? terminal.code : undefined,
+        events: run.appended,
+        durationMs: Date.now() - startedAt,
+      });
+    };
+    const flush = () => {
+      if (inFlight || batch.length === 0) return;
+      const events = batch;
+      batch = [];
+      inFlight = true;
+      store.append(threadId, runId, events).then(
+        () => {
+          inFlight = false;
+          run.appended += events.length;
+          if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
+          flush();
+        },
+        (error: unknown) => {
+          inFlight = false;
+          const code = (error as { code?: unknown })?.code;
+          report({ type: 'store-error', threadId, runId, message: (error as Error)?.message ?? String(error), unwritten: events.length + batch.length });
+          // Ended elsewhere (declared lost, or the store lost the run): stop running it.
+          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') return release();
+          // Otherwise the store is unreachable: retry with the events kept, until the lease would lapse.
+          batch = [...events, ...batch];
+          // Past the lease another instance may have declared the run lost: stop rather than write after it.
+          if (Date.now() > leaseUntil) return release();
+          setTimeout(flush, Math.min(1000, leaseMs / 10));
+        },
+      );
+    };
+    run.subscription = start(controller.signal).subscribe({
+      next(event) {
+        if (ended) return;
+        batch.push(event);
+        if (isTerminalEvent(event)) {
+          ended = true;
+          terminal = event;
+        }
+        // One append per tick: a synchronous burst goes in one batch.
+        if (batch.length === 1) queueMicrotask(flush);
+      },
+      error() {
+        // toAgui turns errors into RUN_ERROR; an error here means the pipeline itself broke.
+        if (ended) return;
+        ended = true;
+        terminal = { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' };
+        batch.push(terminal);
+        queueMicrotask(flush);
+      },
+    });
+  };
+
+  /** The run's frames after `after`, with this instance counted as a reader while subscribed. */
+  const readRun = (threadId: string, runId: string, after: string | undefined): Observable<BrokerFrame> =>
+    new Observable<BrokerFrame>((subscriber) => {
+      const key = keyOf(threadId, runId);
+      const count = localReaders.get(key) ?? 0;
+      if (count >= maxSubscribers) return subscriber.error(tooMany(runId));
+      localReaders.set(key, count + 1);
+      const readerId = generateId();
+      const ownedRun = owned.get(key);
+      if (ownedRun !== undefined) {
+        ownedRun.localReaders++;
+        void checkDetached(threadId, runId, ownedRun);
+      }
+      const touch = () => store.touchReader(threadId, runId, readerId, Date.now() + leaseMs).catch(() => undefined);
+      void touch();
+      report({ type: 'reader-attached', threadId, runId, readerId, readers: count + 1 });
+      let delivered = 0;
+      let lastEventAt = Date.now();
+      let done = false;
+      // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
+      const watch = setInterval(() => {
+        void touch();
+        if (Date.now() - lastEventAt < leaseMs / 2) return;
+        void store.getRun(threadId, runId).then(
+          (record) => {
+            if (done) return;
+            if (record === undefined) return fail(new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
+            if (record.status === 'running' && record.leaseUntil < Date.now()) {
+              report({ type: 'run-lost', threadId, runId, owner: record.owner });
+              void store
+                .endRun(threadId, runId, {
+                  type: EventType.RUN_ERROR,
+                  code: 'RUN_LOST',
+                  message: `The server running this run (${record.owner}) stopped answering: its lease lapsed ${Date.now() - record.leaseUntil} ms ago. The run cannot go on; start it again.`,
+                })
+                .catch(() => undefined);
+            }
+          },
+          () => undefined,
+        );
+      }, tickMs);
+      watch.unref?.();
+      const fail = (error: unknown) => {
+        if (done) return;
+        done = true;
+        const code = (error as { code?: unknown })?.code;
+        subscriber.next({
+          event: {
+            type: EventType.RUN_ERROR,
+            code: typeof code === 'string' ? code : 'STORE_UNAVAILABLE',
+            message: (error as Error)?.message ?? 'The run log could not be read.',
+          },
+        });
+        subscriber.complete();
+      };
+      const subscription = store.read(threadId, runId, after).subscribe({
+        next(entries: RunLogEntry[]) {
+          lastEventAt = Date.now();
+          for (const entry of entries) {
+            delivered++;
+            subscriber.next(entry);
+            if (done) return;
+          }
+        },
+        error: fail,
+        complete() {
+          done = true;
+          subscriber.complete();
+        },
+      });
+      return () => {
+        done = true;
+        clearInterval(watch);
+        safeUnsubscribe(subscription);
+        const left = (localReaders.get(key) ?? 1) - 1;
+        if (left > 0) localReaders.set(key, left);
+        else localReaders.delete(key);
+        void store.removeReader(threadId, runId, readerId).catch(() => undefined);
+        const stillOwned = owned.get(key);
+        if (stillOwned !== undefined) {
+          stillOwned.localReaders--;
+          void checkDetached(threadId, runId, stillOwned);
+        }
+        report({ type: 'reader-left', threadId, runId, readerId, readers: left, delivered, lag: stillOwned === undefined ? undefined : Math.max(0, stillOwned.appended - delivered) });
+      };
+    });
+
+  const tooMany = (runId: string) =>
+    new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`);
+  /** Refuses a reader over the limit before its response starts (429), not in the middle of it. */
+  const assertRoom = (threadId: string, runId: string) => {
+    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooMany(runId);
+  };
+
+  const assertCursor = (after: string | undefined) => {
+    if (after !== undefined && !store.isCursor(after)) {
+      throw new AguiRxError('INVALID_CURSOR', `Last-Event-ID '${after.slice(0, 80)}' is not a cursor of this server's run log. Send the id of the last event received, or none to read the run from its start.`);
+    }
+  };
+
+  return {
+    instanceId,
+    store,
+    async run(input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string) {
+      if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run broker is closed.');
+      assertCursor(after);
+      const { threadId, runId } = input;
+      const now = Date.now();
+      const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
+      const created = await store.createRun(record);
+      if (!created) {
+        await authorize({ ...access, action: 'attach', threadId, runId });
+        assertRoom(threadId, runId);
+      }
+      // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
+      else own(record, start);
+      return readRun(threadId, runId, after);
+    },
+    async events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess) {
+      assertCursor(after);
+      await authorize({ ...access, action: 'events', threadId, runId });
+      if ((await store.getRun(threadId, runId)) === undefined) {
+        throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}': it never started, or it finished longer ago than runs are kept.`);
+      }
+      assertRoom(threadId, runId);
+      return readRun(threadId, runId, after);
+    },
+    async connect(input: RunAgentInput, access: BrokerAccess) {
+      const { threadId } = input;
+      await authorize({ ...access, action: 'connect', threadId });
+      const runs = await store.listRuns(threadId);
+      const finishedRuns = runs.filter((run) => run.status === 'finished');
+      const running = runs.filter((run) => run.status === 'running');
+      const history = await Promise.all(
+        finishedRuns.map(
+          (record) =>
+            new Promise<FinishedRun>((resolve, reject) => {
+              const events: Event[] = [];
+              store.read(threadId, record.runId).subscribe({ next: (entries) => entries.forEach((entry) => events.push(entry.event)), error: reject, complete: () => resolve({ record, events }) });
+            }),
+        ),
+      );
+      const compacted = compactRuns(threadId, history).map((event): BrokerFrame => ({ event }));
+      const live = running.map((record) =>
+        defer(() => {
+          let first = true;
+          // The run's deltas were computed against its own input state: give it to the client first.
+          return readRun(threadId, record.runId, undefined).pipe(
+            mergeMap((frame) => {
+              if (!first || frame.event.type !== EventType.RUN_STARTED) return of(frame);
+              first = false;
+              return record.input.state === undefined ? of(frame) : of(frame, { event: { type: EventType.STATE_SNAPSHOT, snapshot: record.input.state } as Event });
+            }),
+          );
+        }),
+      );
+      return concat(from(compacted), ...live);
+    },
+    async stop(threadId: string, runId: string, access: BrokerAccess) {
+      await authorize({ ...access, action: 'stop', threadId, runId });
+      const record = await store.getRun(threadId, runId);
+      if (record === undefined) {
+        throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}' to stop.`);
+      }
+      if (record.status === 'finished') return;
+      const mine = owned.get(keyOf(threadId, runId));
+      if (mine !== undefined) return void mine.controller.abort();
+      if (record.leaseUntil < Date.now()) {
+        // Its owner is gone: nothing is left to close it, so it ends as lost (RUN_ERROR may come at any time).
+        await store.endRun(threadId, runId, { type: EventType.RUN_ERROR, code: 'RUN_LOST', message: `The run was stopped, and the server running it (${record.owner}) had stopped answering.` });
+        return;
+      }
+      await store.requestStop(threadId, runId);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const run of owned.values()) run.controller.abort();
+      // Give the cancelled runs' last appends a moment to land.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      safeUnsubscribe(stopSubscription);
+      await store.close();
+    },
+  };
+}

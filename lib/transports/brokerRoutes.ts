@@ -1,0 +1,106 @@
+import type { Event, RunAgentInput } from '@ag-ui/core';
+import type { Observable } from 'rxjs';
+
+/** Who asks: the request as the server received it (node `IncomingMessage` or Web `Request`), and what the server made of it. */
+export interface BrokerAccess {
+  /** The HTTP request (node `IncomingMessage`, or Web `Request`). */
+  readonly request: unknown;
+  /** Whatever the handler's `context(request)` returned (the user, the tenant), if it has one. */
+  readonly context?: unknown;
+}
+
+/** One frame of a brokered stream: an event and, for events of the run log, its cursor (the SSE `id:`). */
+export interface BrokerFrame {
+  /** The log entry's cursor; absent for frames that are not in the log (a compacted history, a reader's own RUN_ERROR). */
+  readonly cursor?: string | undefined;
+  readonly event: Event;
+}
+
+/**
+ * What the handlers need of a run broker (`createRunBroker` in lib/broker implements it). Every
+ * method rejects with an `AguiRxError` before any stream starts when the request cannot be
+ * served: `FORBIDDEN`, `RUN_NOT_FOUND`, `INVALID_CURSOR`, `TOO_MANY_SUBSCRIBERS`, `STORE_UNAVAILABLE`.
+ */
+export interface RunBrokerApi {
+  /** Starts run `input.runId` with `start` unless it exists (then attaches); the run's frames strictly after `after`, then live. */
+  run(input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string): Promise<Observable<BrokerFrame>>;
+  /** A run's frames strictly after `after`, then live; never starts anything. */
+  events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess): Promise<Observable<BrokerFrame>>;
+  /** The thread rebuilt (finished runs compacted), then its running runs live. */
+  connect(input: RunAgentInput, access: BrokerAccess): Promise<Observable<BrokerFrame>>;
+  /** Cancels the run wherever it runs. */
+  stop(threadId: string, runId: string, access: BrokerAccess): Promise<void>;
+}
+
+/** A route of the broker's wire contract, or why the path matches none. */
+export type BrokerRoute =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'connect' }
+  | { readonly kind: 'events'; readonly threadId: string; readonly runId: string }
+  | { readonly kind: 'stop'; readonly threadId: string; readonly runId: string }
+  | { readonly kind: 'refused'; readonly status: 400 | 404 | 405; readonly reason: string; readonly allow?: string };
+
+const RUN_PATH = /^\/threads\/([^/]+)\/runs\/([^/]+)\/(events|stop)\/?$/;
+
+/**
+ * Matches a request to the broker routes, relative to `basePath` (where the handler is mounted;
+ * '' when the framework strips the mount point, as Express's `app.use` does):
+ *
+ * 1. `POST <base>`: start or attach to a run.
+ * 2. `GET <base>/threads/<threadId>/runs/<runId>/events`: replay then live.
+ * 3. `POST <base>/connect`: rebuild the thread.
+ * 4. `POST <base>/threads/<threadId>/runs/<runId>/stop`: cancel.
+ *
+ * Ids are URL-decoded path segments. Anything else is 404 (a path) or 405 (a method, with `Allow`).
+ */
+export function matchBrokerRoute(method: string | undefined, url: string, basePath: string): BrokerRoute {
+  const base = basePath.replace(/\/+$/, '');
+  const path = url.split('?')[0].split('#')[0];
+  if (path !== base && !path.startsWith(`${base}/`)) return notFound(path, base);
+  const rest = path.slice(base.length);
+  if (rest === '' || rest === '/') return method === 'POST' ? { kind: 'run' } : notAllowed(method, 'POST', 'POST a RunAgentInput to start or attach to a run');
+  if (rest === '/connect' || rest === '/connect/') return method === 'POST' ? { kind: 'connect' } : notAllowed(method, 'POST', 'POST a RunAgentInput to connect to its thread');
+  const match = RUN_PATH.exec(rest);
+  if (match === null) return notFound(path, base);
+  let threadId: string;
+  let runId: string;
+  try {
+    threadId = decodeURIComponent(match[1]);
+    runId = decodeURIComponent(match[2]);
+  } catch {
+    return { kind: 'refused', status: 400, reason: `The path '${path.slice(0, 200)}' has a malformed percent-encoding in its thread or run id.` };
+  }
+  if (match[3] === 'events') return method === 'GET' ? { kind: 'events', threadId, runId } : notAllowed(method, 'GET', 'GET this path to read the run');
+  return method === 'POST' ? { kind: 'stop', threadId, runId } : notAllowed(method, 'POST', 'POST this path to stop the run');
+}
+
+const notFound = (path: string, base: string): BrokerRoute => ({
+  kind: 'refused',
+  status: 404,
+  reason: `Nothing is served at '${path.slice(0, 200)}'. This agent serves POST ${base || '/'} (run), POST ${base}/connect, GET ${base}/threads/<threadId>/runs/<runId>/events and POST ${base}/threads/<threadId>/runs/<runId>/stop; set the handler's basePath to where it is mounted.`,
+});
+
+const notAllowed = (method: string | undefined, allow: string, what: string): BrokerRoute => ({
+  kind: 'refused',
+  status: 405,
+  reason: `${method} is not supported here: ${what}.`,
+  allow,
+});
+
+/** The HTTP status for a broker error's code: 403, 404, 400, 429, 503, else 500. */
+export function statusOfBrokerError(error: unknown): number {
+  switch ((error as { code?: unknown } | null)?.code) {
+    case 'FORBIDDEN':
+      return 403;
+    case 'RUN_NOT_FOUND':
+      return 404;
+    case 'INVALID_CURSOR':
+      return 400;
+    case 'TOO_MANY_SUBSCRIBERS':
+      return 429;
+    case 'STORE_UNAVAILABLE':
+      return 503;
+    default:
+      return 500;
+  }
+}
