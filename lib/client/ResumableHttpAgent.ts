@@ -69,7 +69,7 @@ interface Session {
   runId: string | undefined;
   /** The `id:` of the last frame received (an opaque cursor). */
   cursor: string | undefined;
-  /** An event stream answered and every frame so far had an id: a drop can be resumed. */
+  /** An event stream answered and every frame of the current run so far had an id: a drop can be resumed. */
   resumable: boolean;
   /** A RUN_STARTED came and its terminal event has not. */
   open: boolean;
@@ -360,6 +360,8 @@ export class ResumableHttpAgent extends HttpAgent {
           if (typeof started.threadId === 'string') session.threadId = started.threadId;
           if (session.kind === 'connect' && session.runId !== undefined) this.currentRun = { threadId: session.threadId, runId: session.runId };
           session.open = true;
+          // Per run: a connect stream's compacted history has no ids, its running run has.
+          session.resumable = message.id !== undefined;
         } else if (terminalEventTypes.has(event?.type)) {
           session.open = false;
           session.ended = true;

@@ -2,8 +2,10 @@ import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput, type State } from '@ag-ui/core';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { concat, from, ignoreElements, lastValueFrom, toArray } from 'rxjs';
 import { toAgui } from '../../../operators/toAgui.js';
+import { createRunBroker, type RunBroker } from '../../../lib/broker/createRunBroker.js';
+import { createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { ResumableHttpAgent, ResumeError, type ReconnectingInfo, type ResumableHttpAgentConfig } from '../../../lib/client/index.js';
 
@@ -13,10 +15,10 @@ async function runEvents(threadId: string, runId: string, agentEvents: AgentEven
 }
 
 const weather: AgentEvent[] = [
-  { type: 'TEXT_MESSAGE_CHUNK', delta: 'Checking ' },
-  { type: 'TEXT_MESSAGE_CHUNK', delta: 'the weather.' },
+  { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm-checking', delta: 'Checking ' },
+  { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm-checking', delta: 'the weather.' },
   { type: 'TOOL_CALL_CHUNK', toolCallId: 'call-1', toolCallName: 'weather', delta: '{"city":"Oslo"}' },
-  { type: 'TOOL_CALL_RESULT', toolCallId: 'call-1', content: { celsius: -3 } },
+  { type: 'TOOL_CALL_RESULT', toolCallId: 'call-1', messageId: 'm-result', content: { celsius: -3 } },
   { type: 'STATE_SNAPSHOT', snapshot: { count: 1, city: 'Oslo' } },
   { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm-answer', delta: 'It is ' },
   { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm-answer', delta: '-3°C.' },
@@ -522,5 +524,154 @@ describe('ResumableHttpAgent', () => {
       expect([clone.resumeOptions, clone.onReconnecting, clone.url]).toEqual([agent.resumeOptions, onReconnecting, agent.url]);
       expect(new ResumeError('RESUME_FAILED', 'x', 1)).toBeInstanceOf(Error);
     });
+  });
+});
+
+/** The weather agent, holding after its first `holdAt` events until `release()`; counts its starts. */
+function heldAgent(holdAt: number) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let starts = 0;
+  const agent: AguiAgent = () => {
+    starts++;
+    return concat(from(weather.slice(0, holdAt)), from(released).pipe(ignoreElements()), from(weather.slice(holdAt)));
+  };
+  return { agent, release, starts: () => starts };
+}
+
+/**
+ * `createAguiHandler` with a run broker at /agent, on loopback. `cuts[n]` ends the n-th event-stream
+ * answer after that many frames: the socket is ended mid-body (the frames before it are flushed), as a
+ * dropped connection.
+ */
+async function startBrokerServer(agent: AguiAgent, options: { cuts?: (number | undefined)[]; broker?: RunBroker } = {}) {
+  const broker = options.broker ?? createRunBroker({ authorize: () => true });
+  const handler = createAguiHandler(agent, { broker, basePath: '/agent', heartbeatMs: 0 });
+  const requests: RequestSeen[] = [];
+  let answers = 0;
+  const server = createServer((req, res) => {
+    const lastEventId = req.headers['last-event-id'] as string | undefined;
+    const route = `${req.method} ${req.url}`;
+    requests.push(lastEventId === undefined ? { route } : { route, lastEventId });
+    if (!req.url?.endsWith('/stop')) {
+      const cutAfter = options.cuts?.[answers++];
+      if (cutAfter !== undefined) {
+        let frames = 0;
+        const write = res.write.bind(res) as (chunk: unknown) => boolean;
+        // sendSSE writes one frame per call: the one after the cut never leaves.
+        res.write = ((chunk: unknown) => {
+          if (frames === cutAfter) {
+            res.socket?.end();
+            return true;
+          }
+          frames++;
+          return write(chunk);
+        }) as typeof res.write;
+      }
+    }
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await broker.close();
+  };
+  brokerServers.push(stop);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`, requests };
+}
+
+const brokerServers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(brokerServers.splice(0).map((stop) => stop()));
+});
+
+describe('ResumableHttpAgent against createAguiHandler with a run broker', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** What the official client builds from the weather run when nothing drops. */
+  async function brokeredUninterrupted(): Promise<{ messages: Message[]; state: State }> {
+    const { agent, release } = heldAgent(0);
+    release();
+    const server = await startBrokerServer(agent);
+    const client = new ResumableHttpAgent({ url: server.url, threadId: 'thread-1', initialMessages: [question] });
+    await client.runAgent({ runId: 'run-1' });
+    return { messages: client.messages, state: client.state };
+  }
+
+  it('should resume a run dropped twice, live and in the replay, with the messages and state of an uninterrupted run, the agent started once', async () => {
+    const expected = await brokeredUninterrupted();
+    const held = heldAgent(4);
+    const server = await startBrokerServer(held.agent, { cuts: [3, 2] });
+    const { agent, reconnecting } = resumableAgent(server.url);
+    await agent.runAgent(
+      { runId: 'run-1' },
+      // The rest of the run is produced only once the client has resumed past the tool call.
+      { onToolCallResultEvent: () => held.release() },
+    );
+    expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+    expect(expected.messages.map((message) => message.id)).toEqual(['u1', 'm-checking', 'm-result', 'm-answer']);
+    expect(held.starts()).toBe(1);
+    expect(reconnecting.map((info) => info.attempt)).toEqual([1, 1]);
+    const [post, first, second] = server.requests;
+    expect([post.route, first.route, second.route]).toEqual(['POST /agent', 'GET /agent/threads/thread-1/runs/run-1/events', 'GET /agent/threads/thread-1/runs/run-1/events']);
+    // Each resume names the last cursor received: two different, non-empty ones.
+    expect([first.lastEventId, second.lastEventId]).toEqual([expect.stringMatching(/./), expect.stringMatching(/./)]);
+    expect(first.lastEventId).not.toBe(second.lastEventId);
+  });
+
+  it('should rebuild a finished thread with connectAgent(): the messages and state of the client that ran it', async () => {
+    const held = heldAgent(0);
+    held.release();
+    const server = await startBrokerServer(held.agent);
+    const runner = new ResumableHttpAgent({ url: server.url, threadId: 'thread-1', initialMessages: [question] });
+    await runner.runAgent({ runId: 'run-1' });
+    const { agent } = resumableAgent(server.url, { initialMessages: [] });
+    await agent.connectAgent();
+    expect({ messages: agent.messages, state: agent.state }).toEqual({ messages: runner.messages, state: runner.state });
+    expect(held.starts()).toBe(1);
+  });
+
+  it('should connect to a running run, resume it after a drop, and follow it live to its end', async () => {
+    const held = heldAgent(4);
+    const server = await startBrokerServer(held.agent, { cuts: [undefined, 2] });
+    const runner = new ResumableHttpAgent({ url: server.url, threadId: 'thread-1', initialMessages: [question] });
+    let started!: () => void;
+    const runnerSawResult = new Promise<void>((resolve) => (started = resolve));
+    const running = runner.runAgent({ runId: 'run-1' }, { onToolCallResultEvent: () => started() });
+    await runnerSawResult;
+    const { agent, reconnecting } = resumableAgent(server.url, { initialMessages: [question] });
+    await agent.connectAgent({}, { onToolCallResultEvent: () => held.release() });
+    await running;
+    expect({ messages: agent.messages, state: agent.state }).toEqual({ messages: runner.messages, state: runner.state });
+    expect(reconnecting).toHaveLength(1);
+    expect(server.requests.map((request) => request.route)).toEqual(['POST /agent', 'POST /agent/connect', 'GET /agent/threads/thread-1/runs/run-1/events']);
+    expect(held.starts()).toBe(1);
+  });
+
+  it('should stop the running run: accepted, and the run ends cancelled', async () => {
+    const held = heldAgent(4);
+    const server = await startBrokerServer(held.agent);
+    const { agent } = resumableAgent(server.url);
+    let accepted: Promise<boolean> | undefined;
+    const outcomes: string[] = [];
+    await agent.runAgent(
+      { runId: 'run-1' },
+      { onToolCallResultEvent: () => void (accepted = agent.stopRun()), onRunFinishedEvent: (params) => void outcomes.push(params.outcome) },
+    );
+    await expect(accepted).resolves.toBe(true);
+    expect(outcomes).toEqual(['cancelled']);
+    await expect(agent.stopRun('run-9')).resolves.toBe(false);
+  });
+
+  it("should fail at once, naming 403 and the broker's reason, when its authorize hook refuses the resume", async () => {
+    quietClientErrors();
+    const held = heldAgent(4);
+    // Without authorize, only the POST that started a run reads it.
+    const server = await startBrokerServer(held.agent, { cuts: [3], broker: createRunBroker() });
+    const { agent } = resumableAgent(server.url);
+    const failure = agent.runAgent({ runId: 'run-1' });
+    await expect(failure).rejects.toThrow(/^Could not resume run 'run-1' of thread 'thread-1': the server answered HTTP 403 \(This request may not read this run\. Configure the run broker's `authorize` hook to allow it\.\)\. This is final/);
+    await expect(failure).rejects.toMatchObject({ code: 'RESUME_REFUSED', status: 403 });
   });
 });
