@@ -237,7 +237,7 @@ export class ResumableHttpAgent extends HttpAgent {
 
   /** The run's events from `POST <url>`, resumed through `GET …/events` after a drop (rules 1–4). */
   override run(input: RunAgentInput): Observable<BaseEvent> {
-    return this.stream('run', this.base(), input);
+    return this.stream('run', this.url, input);
   }
 
   /** The thread's events from `POST <url>/connect`, its active run resumed after a drop (rule 5). */
@@ -262,6 +262,7 @@ export class ResumableHttpAgent extends HttpAgent {
     return response.status === 202;
   }
 
+  /** A copy with the same URL, headers, fetch, messages, state and resume options, and no current run. */
   override clone(): ResumableHttpAgent {
     const cloned = super.clone() as ResumableHttpAgent;
     (cloned as { resumeOptions: Readonly<Required<ResumeOptions>> }).resumeOptions = this.resumeOptions;
