@@ -10,7 +10,7 @@ import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
-export type BrokerAction = 'attach' | 'events' | 'connect' | 'stop';
+export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
 
 /** The question the `authorize` hook answers: may this request do `action` on this thread (and run)? */
 export interface AuthorizeRequest extends BrokerAccess {
@@ -44,8 +44,9 @@ export interface RunBrokerOptions {
   /** The most readers of one run on this instance; one more is refused (429). Default: 100. */
   maxSubscribers?: number | undefined;
   /**
-   * Decides every attach (POST of a run that exists), events (GET), connect and stop. Without it
-   * only the POST that started a run reads it and every other request is refused (403).
+   * Decides every start (POST of a new run), attach (POST of a run that exists), events (GET),
+   * connect and stop. Without it anyone may start a run, only the POST that started a run reads
+   * it, and every other request is refused (403).
    */
   authorize?: ((request: AuthorizeRequest) => boolean | Promise<boolean>) | undefined;
   /** Called for each run start and end, reader arrival and departure, loss and store failure. */
@@ -485,6 +486,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       const { threadId, runId } = input;
       const now = Date.now();
       const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
+      // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
+      if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize({ ...access, action: 'start', threadId, runId });
       const created = await store.createRun(record);
       if (!created) {
         await authorize({ ...access, action: 'attach', threadId, runId });

@@ -308,7 +308,7 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
   });
 
   describe('authorize, limits and protobuf', () => {
-    it('should ask authorize with the request, threadId, runId and the action of each route', async () => {
+    it('should ask authorize with the request, threadId, runId and the action of each route (a new run\'s start too)', async () => {
       const calls: Omit<AuthorizeRequest, 'request'>[] = [];
       const requests: unknown[] = [];
       await setup({
@@ -320,12 +320,13 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
         },
       });
       await post(base, runInput('t1', 'r1'));
-      expect(calls).toEqual([]);
+      expect(calls).toEqual([{ action: 'start', threadId: 't1', runId: 'r1' }]);
       await post(base, runInput('t1', 'r1'));
       await send(eventsUrl('t1', 'r1'), { method: 'GET' });
       await post(`${base}/connect`, runInput('t1', 'fresh'));
       await send(stopUrl('t1', 'r1'), { method: 'POST' });
       expect(calls).toEqual([
+        { action: 'start', threadId: 't1', runId: 'r1' },
         { action: 'attach', threadId: 't1', runId: 'r1' },
         { action: 'events', threadId: 't1', runId: 'r1' },
         { action: 'connect', threadId: 't1' },
@@ -340,7 +341,12 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
     it('should refuse when authorize resolves false, and answer 500 without crashing when it throws or rejects', async () => {
       let answer: () => boolean | Promise<boolean> = () => false;
       await setup({ authorize: () => answer() });
+      // Refused a start, nothing runs.
+      expect((await post(base, runInput('t1', 'r1'))).status).toBe(403);
+      expect((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).status).toBe(403);
+      answer = () => true;
       await post(base, runInput('t1', 'r1'));
+      answer = () => false;
       expect((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).status).toBe(403);
       answer = () => {
         throw new Error('auth backend down');
