@@ -35,6 +35,11 @@ export interface InstanceStats {
   starts: Record<string, number>;
   /** The broker's `store-error`, `run-lost` and `run-ended` activity, with the time it was reported (`at`). */
   activity: ({ type: string; runId: string; at: number } & Record<string, unknown>)[];
+  /** CPU time the process used so far, in ms. */
+  cpuMs: number;
+  /** Its event loop's delay, max and 99th percentile, in ms. */
+  lagMaxMs: number;
+  lagP99Ms: number;
 }
 
 /** A running worker: a server instance in its own process. */
@@ -42,6 +47,8 @@ export interface Instance {
   readonly name: string;
   readonly url: string;
   readonly child: ChildProcess;
+  /** What it wrote on stderr (the last 10 kB or so): a crash's stack, say. */
+  stderr(): string;
   stats(): Promise<InstanceStats>;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
@@ -73,6 +80,7 @@ export function startInstance(name: string, env: Record<string, string>): Promis
         name,
         url,
         child,
+        stderr: () => stderr,
         stats: async () => (await (await fetch(`${url}/stats`)).json()) as InstanceStats,
         kill: () => end('SIGKILL'),
         stop: () => end('SIGTERM'),
@@ -96,6 +104,9 @@ export interface ReadResult {
   status: number;
   /** When each frame arrived (performance.now()). */
   times: number[];
+  /** When the request was sent and when its response headers arrived (performance.now()). */
+  sentAt: number;
+  headersAt: number;
 }
 
 const TERMINAL = new Set(['RUN_FINISHED', 'RUN_ERROR']);
@@ -116,22 +127,25 @@ export async function readStream(
   const frames: Frame[] = [];
   const times: number[] = [];
   let status = 0;
+  const sentAt = performance.now();
+  let headersAt = 0;
   try {
     const response = await fetch(url, { ...init, signal: controller.signal });
+    headersAt = performance.now();
     status = response.status;
     if (status !== 200) {
       await response.text().catch(() => '');
-      return { frames, end: 'ended', status, times };
+      return { frames, end: 'ended', status, times, sentAt, headersAt };
     }
     if (cutAfter === 0) {
       controller.abort();
-      return { frames, end: 'cut', status, times };
+      return { frames, end: 'cut', status, times, sentAt, headersAt };
     }
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return { frames, end: 'ended', status, times };
+      if (done) return { frames, end: 'ended', status, times, sentAt, headersAt };
       buffer += value;
       let boundary: number;
       while ((boundary = buffer.indexOf('\n\n')) >= 0) {
@@ -145,13 +159,14 @@ export async function readStream(
         if (cutAfter !== undefined && frames.length >= cutAfter) {
           controller.abort();
           await reader.cancel().catch(() => undefined);
-          return { frames, end: 'cut', status, times };
+          return { frames, end: 'cut', status, times, sentAt, headersAt };
         }
       }
     }
   } catch (error) {
-    if (controller.signal.aborted) return { frames, end: 'timeout', status, times };
-    throw error;
+    if (controller.signal.aborted) return { frames, end: 'timeout', status, times, sentAt, headersAt };
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${init.method ?? 'GET'} ${url} failed after ${frames.length} frames: ${(error as Error).message}${cause === undefined ? '' : ` (${cause.code ?? ''} ${cause.message ?? ''})`}`, { cause: error });
   } finally {
     clearTimeout(timer);
   }

@@ -1,4 +1,5 @@
 import type { Event, Message, RunAgentInput, State } from '@ag-ui/core';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { from } from 'rxjs';
 import { runWithOfficialClient } from '../../lib/testing/runWithOfficialClient.js';
 import { toAgui } from '../../operators/toAgui.js';
@@ -47,6 +48,9 @@ const figures = {
   runLostMs: [] as number[],
   stopMs: [] as number[],
   redisRestartMs: [] as number[],
+  wallMs: 0,
+  judgeMs: 0,
+  workerCpuMs: [] as number[],
 };
 
 /** The input of a seed's run: a user turn, a starting state, and the seed for the worker's agent. */
@@ -94,7 +98,7 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     const gap = summarize(figures.gaps);
     const ms = (values: number[]) => (values.length === 0 ? 'n/a' : values.map((value) => `${Math.round(value)} ms`).join(', '));
     console.log(
-      `chaos: ${figures.runs} runs, ${figures.frames} frames, ${figures.cuts} cuts, ${figures.resumes} resumes (${figures.attaches} by POST attach), ` +
+      `chaos: ${figures.runs} runs in ${(figures.wallMs / 1000).toFixed(1)} s, judged in ${(figures.judgeMs / 1000).toFixed(1)} s (instances' CPU ${figures.workerCpuMs.map((cpu) => (cpu / 1000).toFixed(1)).join('/')} s, jest's ${(process.cpuUsage().user / 1e6).toFixed(1)} s), ${figures.frames} frames, ${figures.cuts} cuts, ${figures.resumes} resumes (${figures.attaches} by POST attach), ` +
         `resume gap median ${gap.median.toFixed(1)} ms / max ${gap.max.toFixed(1)} ms; RUN_LOST after SIGKILL (lease ${LEASE_MS} ms): ${ms(figures.runLostMs)}; ` +
         `stop via another instance → cancelled: ${ms(figures.stopMs)}; Redis restart → reader RUN_ERROR: ${ms(figures.redisRestartMs)}`,
     );
@@ -127,7 +131,10 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       if (attempt > 0) {
         figures.resumes++;
         if (attach) figures.attaches++;
-        if (cutAt !== undefined && result.times.length > 0) figures.gaps.push(result.times[0] - cutAt);
+        if (cutAt !== undefined && result.times.length > 0) {
+          figures.gaps.push(result.times[0] - cutAt);
+          if (process.env.CHAOS_DEBUG) console.log(`seed ${seed} ${attach ? 'POST' : 'GET'} ${instance.name}: headers ${(result.headersAt - result.sentAt).toFixed(0)} ms, first frame ${(result.times[0] - result.headersAt).toFixed(0)} ms`);
+        }
       }
       frames.push(...result.frames);
       if (result.end === 'ended') break;
@@ -137,8 +144,8 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     return { input, frames };
   }
 
-  /** Why a run's stitched frames are wrong, or undefined when they are right. */
-  async function check(seed: number, input: RunAgentInput, frames: Frame[]): Promise<string | undefined> {
+  /** Why a run's stitched frames are wrong on the wire (ids, order, terminal, against a full replay), or undefined. */
+  async function checkWire(input: RunAgentInput, frames: Frame[]): Promise<string | undefined> {
     const missingId = frames.findIndex((frame) => frame.id === undefined || frame.id === '');
     if (missingId >= 0) return `frame ${missingId} (${frames[missingId].event.type}) has no id`;
     for (let i = 1; i < frames.length; i++) {
@@ -156,16 +163,29 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
         return `frame ${i} differs from the full replay: ${frames[i].id} ${JSON.stringify(frames[i].event)} vs ${replay.frames[i].id} ${JSON.stringify(replay.frames[i].event)}`;
       }
     }
+    return undefined;
+  }
+
+  /**
+   * Why the official client's view of the stitched events differs from an uninterrupted run's, or
+   * undefined. The uninterrupted run is computed here from the seed's script (every id given, so it
+   * is deterministic): the stitched events must equal its events, and the official client must
+   * accept them; equal events give equal messages and state (compared explicitly when they differ).
+   */
+  async function checkJudged(input: RunAgentInput, frames: Frame[]): Promise<string | undefined> {
     let got: { messages: Message[]; state: State };
     try {
       got = await judge(input, eventsOf(frames));
     } catch (error) {
       return `the official client refused the stitched stream: ${(error as Error).message}`;
     }
-    const expected = await judge(input, await expectedEvents(input));
+    const expectedList = await expectedEvents(input);
+    if (JSON.stringify(eventsOf(frames)) === JSON.stringify(expectedList)) return undefined;
+    const expected = await judge(input, expectedList);
     if (JSON.stringify(got.messages) !== JSON.stringify(expected.messages)) return `messages differ from an uninterrupted run's:\n${JSON.stringify(got.messages)}\n${JSON.stringify(expected.messages)}`;
     if (JSON.stringify(got.state) !== JSON.stringify(expected.state)) return `state differs from an uninterrupted run's:\n${JSON.stringify(got.state)}\n${JSON.stringify(expected.state)}`;
-    return undefined;
+    const at = expectedList.findIndex((event, i) => JSON.stringify(event) !== JSON.stringify(frames[i]?.event));
+    return `events differ from an uninterrupted run's at ${at}: ${JSON.stringify(frames[at]?.event)} vs ${JSON.stringify(expectedList[at])}`;
   }
 
   /** Agent starts of `runIds`, summed over the live instances. */
@@ -177,23 +197,41 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
   it(`should give each of ${runs} runs cut and resumed on random instances the messages and state of an uninterrupted run, every event once, the agent started once`, async () => {
     const seeds = Array.from({ length: runs }, (_, i) => firstSeed + i);
     const failures: string[] = [];
+    const began = performance.now();
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    // First the network part, runs concurrently; then the official client judges, one run at a
+    // time: its CPU work would otherwise stall the readers and inflate the resume gaps.
+    const done: { seed: number; input: RunAgentInput; frames: Frame[] }[] = [];
     await pool(seeds, concurrency, async (seed) => {
       try {
         const { input, frames } = await cutAndResume(seed);
         figures.runs++;
         figures.frames += frames.length;
-        const problem = await check(seed, input, frames);
+        const problem = await checkWire(input, frames);
         if (problem !== undefined) failures.push(`seed ${seed}: ${problem}`);
+        else done.push({ seed, input, frames });
       } catch (error) {
-        const cause = (error as { cause?: { message?: string; code?: string } }).cause;
-        failures.push(`seed ${seed}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause.code ?? ''} ${cause.message ?? ''})`}`);
+        failures.push(`seed ${seed}: ${(error as Error).message}`);
       }
     });
+    figures.wallMs = performance.now() - began;
+    for (const { seed, input, frames } of done) {
+      const problem = await checkJudged(input, frames);
+      if (problem !== undefined) failures.push(`seed ${seed}: ${problem}`);
+    }
+    figures.judgeMs = performance.now() - began - figures.wallMs;
+    for (const instance of instances) if (instance.child.exitCode !== null || instance.child.signalCode !== null) failures.push(`instance ${instance.name} died: ${instance.stderr()}`);
     const starts = await startsOf(seeds.map((seed) => `run-${seed}`));
     for (const [runId, count] of Object.entries(starts)) if (count !== 1) failures.push(`${runId}: the agent started ${count} times`);
+    const stats = await Promise.all(instances.map((instance) => instance.stats()));
+    if (process.env.CHAOS_DEBUG) for (const instance of instances) console.log(instance.stderr());
+    lag.disable();
+    if (process.env.CHAOS_DEBUG) console.log(JSON.stringify([...stats, { lagMaxMs: lag.max / 1e6, lagP99Ms: lag.percentile(99) / 1e6 }].map(({ lagMaxMs, lagP99Ms }) => ({ lagMaxMs, lagP99Ms }))));
+    figures.workerCpuMs = stats.map((entry) => entry.cpuMs);
     if (failures.length > 0) console.log(`chaos failures (replay one with CHAOS_SEED=<seed> npx jest spec/chaos):\n${failures.join('\n')}`);
     expect(failures).toEqual([]);
-  });
+  }, Math.max(120_000, runs * 1_500));
 
   /** Starts a long run on `owner` (its POST read in the background) and readers on `others` from the start; resolves mid-run, once the owner's reader has 20 frames. */
   async function longRun(seed: number, owner: Instance, others: Instance[], long = 10_000) {

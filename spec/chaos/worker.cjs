@@ -139,15 +139,29 @@ function main() {
       return () => clearTimeout(timer);
     });
 
+  const lag = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const handler = createAguiHandler(agent, { broker, basePath: '/agent', heartbeatMs: 1000 });
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/stats') {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      return res.end(JSON.stringify({ instanceId, starts, activity }));
+      return res.end(JSON.stringify({ instanceId, starts, activity, cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000), lagMaxMs: lag.max / 1e6, lagP99Ms: lag.percentile(99) / 1e6 }));
+    }
+    if (process.env.CHAOS_DEBUG) {
+      const arrived = performance.now();
+      const writeHead = res.writeHead;
+      res.writeHead = function (...args) {
+        process.stderr.write(`${instanceId} ${req.method} ${req.url}: socket ${(arrived - (req.socket.connectedAt ?? arrived)).toFixed(0)} ms before, headers after ${(performance.now() - arrived).toFixed(0)} ms\n`);
+        return writeHead.apply(this, args);
+      };
     }
     handler(req, res);
   });
-  server.keepAliveTimeout = 1000;
+  // Idle connections are closed by the client (fetch's pool, after about 4 s), never by the server: a
+  // server closing one as the client reuses it fails that request ("other side closed"), a race of
+  // HTTP keep-alive itself, not of the broker.
+  server.keepAliveTimeout = 60_000;
+  if (process.env.CHAOS_DEBUG) server.on('connection', (socket) => void (socket.connectedAt = performance.now()));
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port, instanceId })}\n`));
   const shutdown = () => {
     server.close();
