@@ -1,5 +1,6 @@
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -58,6 +59,8 @@ export interface Instance {
 
 /** Starts a worker (`node spec/chaos/worker.cjs`) and resolves once it listens. */
 export function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
+  const built = join(__dirname, '../../dist/cjs/lib/index.js');
+  if (!existsSync(built)) return Promise.reject(new Error(`The chaos workers run the built package, and ${built} is missing: run \`npm run build\` first (\`npm test\` and \`npm run chaos\` do).`));
   const child = spawn(process.execPath, [workerPath], { env: { ...process.env, ...env, INSTANCE_ID: name }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -113,7 +116,8 @@ const TERMINAL = new Set(['RUN_FINISHED', 'RUN_ERROR']);
 
 /**
  * Opens an SSE stream (`fetch(url, init)`) and reads complete frames; with `cutAfter`, aborts the
- * connection right after that many frames (0: right after the response headers), leaving whatever
+ * connection right after that many frames (0: right after the response headers; -1: 0 to 4 ms after
+ * sending the request, before or after it reached the server), leaving whatever
  * part of the next frame had arrived unread. `onFrame` sees each frame as it arrives. Gives up
  * after `timeoutMs`.
  */
@@ -130,7 +134,16 @@ export async function readStream(
   const sentAt = performance.now();
   let headersAt = 0;
   try {
-    const response = await fetch(url, { ...init, signal: controller.signal });
+    const fetched = fetch(url, { ...init, signal: controller.signal });
+    if (cutAfter === -1) {
+      // Cut before the answer: a few ms after sending, whether or not the request got there.
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5)));
+      controller.abort();
+      const response = await fetched.catch(() => undefined);
+      await response?.body?.cancel().catch(() => undefined);
+      return { frames, end: 'cut', status: response?.status ?? 0, times, sentAt, headersAt };
+    }
+    const response = await fetched;
     headersAt = performance.now();
     status = response.status;
     if (status !== 200) {

@@ -29,13 +29,13 @@ import {
  * stopped from elsewhere, Redis restarted; the official client judges what the readers got.
  *
  * `CHAOS_RUNS` (default 200) seeded runs, seeds `CHAOS_FROM` (default 1) onwards; `CHAOS_SEED`
- * replays one seed; `CHAOS_CONCURRENCY` (default 8) runs at once. `npm run chaos` runs 1,000.
+ * replays one seed; `CHAOS_CONCURRENCY` (default 16) runs at once. `npm run chaos` runs 1,000.
  */
 const LEASE_MS = 2000;
 const replaySeed = process.env.CHAOS_SEED === undefined ? undefined : Number(process.env.CHAOS_SEED);
 const runs = replaySeed !== undefined ? 1 : Number(process.env.CHAOS_RUNS ?? 200);
 const firstSeed = replaySeed ?? Number(process.env.CHAOS_FROM ?? 1);
-const concurrency = Number(process.env.CHAOS_CONCURRENCY ?? 8);
+const concurrency = Number(process.env.CHAOS_CONCURRENCY ?? 16);
 
 /** The figures of this spec run, printed in one line at the end. */
 const figures = {
@@ -48,6 +48,7 @@ const figures = {
   runLostMs: [] as number[],
   stopMs: [] as number[],
   redisRestartMs: [] as number[],
+  redisRestartCodes: [] as string[],
   wallMs: 0,
   judgeMs: 0,
   workerCpuMs: [] as number[],
@@ -100,7 +101,7 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     console.log(
       `chaos: ${figures.runs} runs in ${(figures.wallMs / 1000).toFixed(1)} s, judged in ${(figures.judgeMs / 1000).toFixed(1)} s (instances' CPU ${figures.workerCpuMs.map((cpu) => (cpu / 1000).toFixed(1)).join('/')} s, jest's ${(process.cpuUsage().user / 1e6).toFixed(1)} s), ${figures.frames} frames, ${figures.cuts} cuts, ${figures.resumes} resumes (${figures.attaches} by POST attach), ` +
         `resume gap median ${gap.median.toFixed(1)} ms / max ${gap.max.toFixed(1)} ms; RUN_LOST after SIGKILL (lease ${LEASE_MS} ms): ${ms(figures.runLostMs)}; ` +
-        `stop via another instance → cancelled: ${ms(figures.stopMs)}; Redis restart → reader RUN_ERROR: ${ms(figures.redisRestartMs)}`,
+        `stop via another instance → cancelled: ${ms(figures.stopMs)}; Redis restart → reader RUN_ERROR: ${ms(figures.redisRestartMs)} (${figures.redisRestartCodes.join(', ')})`,
     );
   }, 30_000);
 
@@ -121,12 +122,13 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       if (attempt > cuts + 3) throw new Error(`seed ${seed}: still not at the end after ${attempt} connections`);
       const instance = pick(random, instances);
       const last = frames.length === 0 ? undefined : frames[frames.length - 1].id;
-      const cutAfter = attempt < cuts ? (random() < 0.1 ? 0 : 1 + Math.floor(random() * 40)) : undefined;
+      // -1: before the response (the request may or may not have reached the server), 0: right after the headers.
+      const cutAfter = attempt < cuts ? (random() < 0.1 ? (random() < 0.5 ? -1 : 0) : 1 + Math.floor(random() * 40)) : undefined;
       const attach = attempt === 0 || last === undefined || random() < 0.3;
       const result: ReadResult = attach
         ? await readStream(`${instance.url}/agent`, postRun(input, last), { cutAfter })
         : await readStream(runPath(instance.url, input.threadId, input.runId, 'events'), getEvents(last), { cutAfter });
-      if (result.status !== 200) throw new Error(`seed ${seed}: connection ${attempt} (${attach ? 'POST' : 'GET events'} on ${instance.name}, after ${last}) answered ${result.status}`);
+      if (result.status !== 200 && !(cutAfter === -1 && result.status === 0)) throw new Error(`seed ${seed}: connection ${attempt} (${attach ? 'POST' : 'GET events'} on ${instance.name}, after ${last}) answered ${result.status}`);
       if (result.end === 'timeout') throw new Error(`seed ${seed}: connection ${attempt} on ${instance.name} got no end within 30 s (${result.frames.length} frames)`);
       if (attempt > 0) {
         figures.resumes++;
@@ -275,6 +277,11 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     expect(await ownerEnd).toBeDefined();
     // The killed instance comes back (an empty process), for the cases after this one.
     instances[0] = await startInstance('a', env());
+    // Posting the lost run again attaches to its log (which ends RUN_LOST): the agent does not start again.
+    const again = await readStream(`${instances[0].url}/agent`, postRun(input, results[0].frames[0].id));
+    expect(again.end).toBe('ended');
+    expect(again.frames[again.frames.length - 1]).toEqual(results[0].frames[results[0].frames.length - 1]);
+    expect(await startsOf([input.runId])).toEqual({ [input.runId]: 0 });
   });
 
   it('should cancel a run stopped through another instance: its log ends RUN_FINISHED cancelled within 2 s', async () => {
@@ -309,6 +316,7 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       const last = result.frames[result.frames.length - 1];
       expect(last.event).toMatchObject({ type: 'RUN_ERROR', code: expect.any(String), message: expect.any(String) });
       figures.redisRestartMs.push(result.times[result.times.length - 1] - restartedAt);
+      figures.redisRestartCodes.push((last.event as { code?: string }).code ?? '');
       // No silent gap: what came before the RUN_ERROR is the run's start, every event once, in order.
       const before = eventsOf(result.frames.slice(0, -1));
       expect(before).toEqual(expected.slice(0, before.length));

@@ -48,7 +48,7 @@ function scriptOf(seed, { long = 0, paceMs = 3 } = {}) {
     push({ type: 'STATE_SNAPSHOT', snapshot: JSON.parse(JSON.stringify(state)) });
   };
   // A turn is about 20 events, 0.7 of them after a pause of 1 + paceMs / 2 ms on average.
-  const turns = long > 0 ? Math.max(1, Math.round(long / (7 * paceMs + 14))) : 1 + int(3);
+  const turns = long > 0 ? Math.max(1, Math.round(long / (7 * paceMs + 14))) : 1 + int(2);
   for (let turn = 0; turn < turns; turn++) {
     const id = `${seed}-${turn}`;
     if (random() < 0.5) {
@@ -57,7 +57,7 @@ function scriptOf(seed, { long = 0, paceMs = 3 } = {}) {
     }
     if (random() < 0.5) snapshot();
     const messageId = `m-${id}`;
-    for (let i = 0, n = 2 + int(12); i < n; i++) {
+    for (let i = 0, n = 2 + int(8); i < n; i++) {
       push({ type: 'TEXT_MESSAGE_CHUNK', messageId, role: 'assistant', delta: `${pick(WORDS)} ` });
       if (random() < 0.1) snapshot();
     }
