@@ -43,6 +43,8 @@ const figures = {
   cuts: 0,
   resumes: 0,
   attaches: 0,
+  stops: 0,
+  cancelled: 0,
   frames: 0,
   gaps: [] as number[],
   runLostMs: [] as number[],
@@ -80,6 +82,14 @@ function expectedEvents(input: RunAgentInput): Promise<Event[]> {
   return collect(from(events).pipe(toAgui({ threadId: input.threadId, runId: input.runId, input })));
 }
 
+/** One chaos run as read: its seed and input, the frames stitched from every connection, and what its stop (if any) answered. */
+interface ChaosRun {
+  seed: number;
+  input: RunAgentInput;
+  frames: Frame[];
+  stopStatus?: number | undefined;
+}
+
 /** Frames with their events only, ids dropped, for comparing with the computed events. */
 const eventsOf = (frames: Frame[]) => frames.map((frame) => frame.event);
 
@@ -99,7 +109,7 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     const gap = summarize(figures.gaps);
     const ms = (values: number[]) => (values.length === 0 ? 'n/a' : values.map((value) => `${Math.round(value)} ms`).join(', '));
     console.log(
-      `chaos: ${figures.runs} runs in ${(figures.wallMs / 1000).toFixed(1)} s, judged in ${(figures.judgeMs / 1000).toFixed(1)} s (instances' CPU ${figures.workerCpuMs.map((cpu) => (cpu / 1000).toFixed(1)).join('/')} s, jest's ${(process.cpuUsage().user / 1e6).toFixed(1)} s), ${figures.frames} frames, ${figures.cuts} cuts, ${figures.resumes} resumes (${figures.attaches} by POST attach), ` +
+      `chaos: ${figures.runs} runs in ${(figures.wallMs / 1000).toFixed(1)} s, judged in ${(figures.judgeMs / 1000).toFixed(1)} s (instances' CPU ${figures.workerCpuMs.map((cpu) => (cpu / 1000).toFixed(1)).join('/')} s, jest's ${(process.cpuUsage().user / 1e6).toFixed(1)} s), ${figures.frames} frames, ${figures.cuts} cuts, ${figures.resumes} resumes (${figures.attaches} by POST attach), ${figures.stops} stops (${figures.cancelled} cancelled the run), ` +
         `resume gap median ${gap.median.toFixed(1)} ms / max ${gap.max.toFixed(1)} ms; RUN_LOST after SIGKILL (lease ${LEASE_MS} ms): ${ms(figures.runLostMs)}; ` +
         `stop via another instance → cancelled: ${ms(figures.stopMs)}; Redis restart → reader RUN_ERROR: ${ms(figures.redisRestartMs)} (${figures.redisRestartCodes.join(', ')})`,
     );
@@ -112,13 +122,28 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
    * the headers) several times, each time resuming on a random instance (GET events, or POST again
    * to attach) with Last-Event-ID; then read to the end. Resolves with the stitched frames.
    */
-  async function cutAndResume(seed: number): Promise<{ input: RunAgentInput; frames: Frame[] }> {
+  async function cutAndResume(seed: number): Promise<ChaosRun> {
     const random = prng((seed * 2654435761) ^ 0x5bd1e995);
     const input = inputOf(seed);
     const cuts = 1 + Math.floor(random() * 4);
     const frames: Frame[] = [];
     let cutAt: number | undefined;
+    // Some runs are also stopped, through a random instance, a random moment after they were posted.
+    const stopAfter = random() < 0.15 ? Math.floor(random() * 150) : undefined;
+    const stopper = pick(random, instances);
+    let stopped: Promise<number> | undefined;
     for (let attempt = 0; ; attempt++) {
+      if (attempt === 1 || (attempt === 0 && stopAfter !== undefined)) {
+        stopped ??=
+          stopAfter === undefined
+            ? undefined
+            : new Promise<void>((resolve) => setTimeout(resolve, stopAfter)).then(async () => {
+                figures.stops++;
+                const response = await fetch(runPath(stopper.url, input.threadId, input.runId, 'stop'), { method: 'POST' });
+                await response.text();
+                return response.status;
+              });
+      }
       if (attempt > cuts + 3) throw new Error(`seed ${seed}: still not at the end after ${attempt} connections`);
       const instance = pick(random, instances);
       const last = frames.length === 0 ? undefined : frames[frames.length - 1].id;
@@ -143,11 +168,11 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       figures.cuts++;
       cutAt = performance.now();
     }
-    return { input, frames };
+    return { seed, input, frames, stopStatus: await stopped };
   }
 
   /** Why a run's stitched frames are wrong on the wire (ids, order, terminal, against a full replay), or undefined. */
-  async function checkWire(input: RunAgentInput, frames: Frame[]): Promise<string | undefined> {
+  async function checkWire({ input, frames, stopStatus }: ChaosRun): Promise<string | undefined> {
     const missingId = frames.findIndex((frame) => frame.id === undefined || frame.id === '');
     if (missingId >= 0) return `frame ${missingId} (${frames[missingId].event.type}) has no id`;
     for (let i = 1; i < frames.length; i++) {
@@ -155,7 +180,10 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     }
     const terminals = frames.filter(isTerminal);
     if (terminals.length !== 1 || !isTerminal(frames[frames.length - 1])) return `expected one terminal event, last; got ${terminals.map((frame) => frame.event.type).join(', ') || 'none'}`;
-    if (frames[frames.length - 1].event.type !== 'RUN_FINISHED') return `the run ended ${JSON.stringify(frames[frames.length - 1].event)}`;
+    const terminal = frames[frames.length - 1].event as { type: string; outcome?: { type: string } };
+    if (terminal.type !== 'RUN_FINISHED') return `the run ended ${JSON.stringify(terminal)}`;
+    if (terminal.outcome?.type === 'cancelled' && stopStatus !== 202) return `the run was cancelled, but no stop was accepted (stop answered ${stopStatus})`;
+    if (stopStatus !== undefined && stopStatus !== 202 && stopStatus !== 404) return `stop answered ${stopStatus}`;
     // A full replay from the start, on a random instance: the same frames, cursors and all.
     const replay = await readStream(runPath(pick(Math.random, instances).url, input.threadId, input.runId, 'events'), getEvents());
     if (replay.end !== 'ended') return `the full replay did not end (${replay.end})`;
@@ -174,7 +202,7 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
    * is deterministic): the stitched events must equal its events, and the official client must
    * accept them; equal events give equal messages and state (compared explicitly when they differ).
    */
-  async function checkJudged(input: RunAgentInput, frames: Frame[]): Promise<string | undefined> {
+  async function checkJudged({ input, frames }: ChaosRun): Promise<string | undefined> {
     let got: { messages: Message[]; state: State };
     try {
       got = await judge(input, eventsOf(frames));
@@ -182,6 +210,15 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       return `the official client refused the stitched stream: ${(error as Error).message}`;
     }
     const expectedList = await expectedEvents(input);
+    if ((frames[frames.length - 1].event as { outcome?: { type: string } }).outcome?.type === 'cancelled') {
+      figures.cancelled++;
+      // Stopped: the uninterrupted run's events up to the stop, then only closers of what was open, then RUN_FINISHED cancelled.
+      const events = eventsOf(frames);
+      let same = 0;
+      while (same < events.length - 1 && JSON.stringify(events[same]) === JSON.stringify(expectedList[same])) same++;
+      const after = events.slice(same, -1).filter((event) => !/_END$/.test(event.type));
+      return after.length === 0 ? undefined : `the stopped run's events differ from an uninterrupted run's at ${same} by more than closers: ${JSON.stringify(after[0])} vs ${JSON.stringify(expectedList[same])}`;
+    }
     if (JSON.stringify(eventsOf(frames)) === JSON.stringify(expectedList)) return undefined;
     const expected = await judge(input, expectedList);
     if (JSON.stringify(got.messages) !== JSON.stringify(expected.messages)) return `messages differ from an uninterrupted run's:\n${JSON.stringify(got.messages)}\n${JSON.stringify(expected.messages)}`;
@@ -204,23 +241,23 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     lag.enable();
     // First the network part, runs concurrently; then the official client judges, one run at a
     // time: its CPU work would otherwise stall the readers and inflate the resume gaps.
-    const done: { seed: number; input: RunAgentInput; frames: Frame[] }[] = [];
+    const done: ChaosRun[] = [];
     await pool(seeds, concurrency, async (seed) => {
       try {
-        const { input, frames } = await cutAndResume(seed);
+        const run = await cutAndResume(seed);
         figures.runs++;
-        figures.frames += frames.length;
-        const problem = await checkWire(input, frames);
+        figures.frames += run.frames.length;
+        const problem = await checkWire(run);
         if (problem !== undefined) failures.push(`seed ${seed}: ${problem}`);
-        else done.push({ seed, input, frames });
+        else done.push(run);
       } catch (error) {
         failures.push(`seed ${seed}: ${(error as Error).message}`);
       }
     });
     figures.wallMs = performance.now() - began;
-    for (const { seed, input, frames } of done) {
-      const problem = await checkJudged(input, frames);
-      if (problem !== undefined) failures.push(`seed ${seed}: ${problem}`);
+    for (const run of done) {
+      const problem = await checkJudged(run);
+      if (problem !== undefined) failures.push(`seed ${run.seed}: ${problem}`);
     }
     figures.judgeMs = performance.now() - began - figures.wallMs;
     for (const instance of instances) if (instance.child.exitCode !== null || instance.child.signalCode !== null) failures.push(`instance ${instance.name} died: ${instance.stderr()}`);
