@@ -26,7 +26,6 @@ export interface ScriptStep {
 }
 
 /** The worker agent's script for a seed (`long`: about that many ms; `paceMs`: the longest pause). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const scriptOf: (seed: number, options?: { long?: number; paceMs?: number }) => ScriptStep[] = require('./worker.cjs').scriptOf;
 
 /** What a worker's `GET /stats` answers. */

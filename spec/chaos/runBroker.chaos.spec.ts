@@ -130,7 +130,8 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
    */
   async function cutAndResume(seed: number): Promise<ChaosRun> {
     const random = prng((seed * 2654435761) ^ 0x5bd1e995);
-    const input = inputOf(seed);
+    // Four runs share a thread, and run at once: their entries interleave in the thread's log.
+    const input = inputOf(seed, {}, `thread-${Math.floor(seed / 4)}`);
     const cuts = 1 + Math.floor(random() * 4);
     const frames: Frame[] = [];
     let cutAt: number | undefined;
