@@ -301,6 +301,11 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
   it('should end the run of a SIGKILLed owner with one RUN_ERROR RUN_LOST for readers on the other instances, within the lease', async () => {
     const [owner, ...others] = instances;
     const { input, ownerRead, reads } = await longRun(9001, owner, others, 20_000);
+    // Besides: a run of the owner that nobody reads when it dies, and a run of another instance, which goes on.
+    const unread = inputOf(9006, { long: 20_000, paceMs: 10 }, 'thread-long-9006', 'run-long-9006');
+    const unreadStarted = await readStream(`${owner.url}/agent`, postRun(unread), { cutAfter: 1 });
+    const bystander = inputOf(9007, { long: 4_000, paceMs: 10 });
+    const bystanderRead = readStream(`${others[0].url}/agent`, postRun(bystander), { timeoutMs: 60_000 });
     // The owner's own connection dies with it.
     const ownerEnd = ownerRead.then(() => 'ended', () => 'reset');
     await owner.kill();
@@ -327,6 +332,13 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     expect(again.end).toBe('ended');
     expect(again.frames[again.frames.length - 1]).toEqual(results[0].frames[results[0].frames.length - 1]);
     expect(await startsOf([input.runId])).toEqual({ [input.runId]: 0 });
+    // The unread run: whoever comes to read it later learns it was lost, after what it had written.
+    const late = await readStream(runPath(others[1].url, unread.threadId, unread.runId, 'events'), getEvents(unreadStarted.frames[0].id));
+    expect(late.end).toBe('ended');
+    expect(late.frames[late.frames.length - 1].event).toMatchObject({ type: 'RUN_ERROR', code: 'RUN_LOST' });
+    // The other instance's run finished as if nothing happened.
+    const bystanderResult = await bystanderRead;
+    expect(eventsOf(bystanderResult.frames)).toEqual(await expectedEvents(bystander));
   });
 
   it('should cancel a run stopped through another instance: its log ends RUN_FINISHED cancelled within 2 s', async () => {
