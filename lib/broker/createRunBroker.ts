@@ -417,9 +417,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       };
       const fail = (error: unknown) => {
         if (done) return;
-        if ((error as { code?: unknown })?.code === 'STORE_UNAVAILABLE' && fallBack()) return;
-        done = true;
+        // The store failed or lost the run: a run this instance owns goes on from its memory.
         const code = (error as { code?: unknown })?.code;
+        if ((code === 'STORE_UNAVAILABLE' || code === 'RUN_NOT_FOUND') && fallBack()) return;
+        done = true;
         subscriber.next({
           event: {
             type: EventType.RUN_ERROR,
