@@ -98,7 +98,7 @@ function readText(res) {
 // 9. Replay through route 2 vs sendSSE(from(array)).
 
 async function replay({ quick, runs, warmup, log }) {
-  const turns = quick ? 50 : 500;
+  const turns = quick ? 20 : 500;
   const agentEvents = mixedEvents(turns);
   // Nothing is trimmed and the run never detaches: the run is read again and again.
   const broker = createRunBroker({ store: createMemoryRunStore({ retainMs: Infinity }), authorize: allowAll, detachGraceMs: Infinity });
@@ -208,7 +208,11 @@ async function redisRoundTrips({ quick, runs, warmup, log, note }, createRedisRu
 
 const memoryChild = fileURLToPath(new URL('./broker-memory-child.mjs', import.meta.url));
 
-/** One server process in `mode` ('broker' | 'plain'); `n` open readers of silent runs; returns heap bytes per reader. */
+/**
+ * One server process in `mode`: 'broker' and 'plain' (a handler with or without a broker), `n`
+ * open readers each of its own silent run; 'readers' (with a broker), `n` more readers of one run.
+ * Returns the heap bytes per reader.
+ */
 async function heapPerReader(mode, n) {
   const child = fork(memoryChild, [mode], { execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ask = (message) =>
@@ -220,12 +224,16 @@ async function heapPerReader(mode, n) {
   const responses = [];
   try {
     const { port } = await new Promise((resolve) => child.once('message', resolve));
-    // Opens `count` readers, each once its first frame (RUN_STARTED) is in.
+    // Opens `count` readers, each once its first frame (RUN_STARTED) is in: each of its own run
+    // (POST), or, in mode 'readers', all of the one run the first POST started (GET …/events).
     const open = async (count, prefix) => {
       for (let i = 0; i < count; i += 100) {
         await Promise.all(
           Array.from({ length: Math.min(100, count - i) }, async (_, k) => {
-            const res = await request(port, 'POST', BASE, inputOf(`${prefix}-${i + k}`, `run-${i + k}`));
+            const res =
+              mode === 'readers' && responses.length > 0
+                ? await request(port, 'GET', `${BASE}/threads/warm-0/runs/run-0/events`)
+                : await request(port, 'POST', BASE, inputOf(`${prefix}-${i + k}`, `run-${i + k}`));
             responses.push(res);
             await new Promise((resolve) => res.once('data', resolve));
           }),
@@ -233,6 +241,7 @@ async function heapPerReader(mode, n) {
       }
     };
     // Warm-up readers stay open: the code paths are compiled before the first measure.
+    if (mode === 'readers') await open(1, 'warm');
     await open(20, 'warm');
     const { heapUsed: before } = await ask('heap');
     await open(n, 'thread');
@@ -245,12 +254,16 @@ async function heapPerReader(mode, n) {
 }
 
 async function readerMemory({ quick, log }) {
-  const n = quick ? 100 : 1000;
+  const n = quick ? 50 : 1000;
   const rounds = quick ? 1 : 3;
   log(`broker: heap per open reader, ${n} readers of silent never-ending runs, with and without a broker (${rounds} process(es) each)`);
-  const per = { broker: [], plain: [] };
+  const per = { broker: [], plain: [], readers: [] };
+  // Heap is per process: the servers of a round run at the same time.
   for (let i = 0; i < rounds; i++) {
-    for (const mode of i % 2 ? ['plain', 'broker'] : ['broker', 'plain']) per[mode].push(await heapPerReader(mode, n));
+    const [b, p, r] = await Promise.all([heapPerReader('broker', n), heapPerReader('plain', n), heapPerReader('readers', n)]);
+    per.broker.push(b);
+    per.plain.push(p);
+    per.readers.push(r);
   }
   const KB = 1024;
   const withBroker = median(per.broker) / KB;
@@ -266,6 +279,18 @@ async function readerMemory({ quick, log }) {
       ratioMeans: 'more per reader',
       ratioUnit: 'KB',
       target: { op: '<=', value: 2 },
+    }),
+    // What one more reader of a run costs, its connection included, without the run's own share
+    // (its log, lease and agent): no broker can be compared, since without one a run has one reader.
+    row({
+      item: 11,
+      name: `heap per extra SSE reader of one running run (${n} GET …/events readers) vs per run without a broker (informational)`,
+      ours: { name: 'extra reader', value: median(per.readers) / KB },
+      baseline: { name: 'no broker', value: without },
+      unit: 'KB',
+      ratio: median(per.readers) / KB - without,
+      ratioMeans: 'more per reader',
+      ratioUnit: 'KB',
     }),
   ];
 }
@@ -305,7 +330,7 @@ async function pacedRun(port, runId, skip) {
 }
 
 async function pacedLatency({ quick, runs, warmup, log, note }, createRedisRunStore) {
-  const count = quick ? 40 : 400;
+  const count = quick ? 25 : 400;
   const everyMs = 5;
   const skip = quick ? 5 : 20;
   const agent = pacedAgent(count, everyMs);
@@ -373,6 +398,9 @@ async function pacedLatency({ quick, runs, warmup, log, note }, createRedisRunSt
 
 // ---------------------------------------------------------------------------------------------
 
+/** The sections, by item, for running one alone while working on it (`run` runs them all). */
+export const sections = { replay, redisRoundTrips, readerMemory, pacedLatency, loadRedisStore };
+
 export async function run(ctx) {
   const createRedisRunStore = await loadRedisStore();
   let redis = createRedisRunStore;
@@ -381,9 +409,15 @@ export async function run(ctx) {
     ctx.note(`items 10 and 12 (Redis): skipped, ${redisServerPath} is missing (apt-get install redis-server).`);
     redis = undefined;
   }
-  const rows = [...(await replay(ctx))];
-  if (redis !== undefined) rows.push(...(await redisRoundTrips(ctx, redis)));
-  rows.push(...(await readerMemory(ctx)));
-  rows.push(...(await pacedLatency(ctx, redis)));
+  const rows = [];
+  const timed = async (what, fn) => {
+    const started = performance.now();
+    rows.push(...(await fn()));
+    ctx.log(`broker: ${what} took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  };
+  await timed('replay', () => replay(ctx));
+  if (redis !== undefined) await timed('Redis round trips', () => redisRoundTrips(ctx, redis));
+  await timed('memory per reader', () => readerMemory(ctx));
+  await timed('latency', () => pacedLatency(ctx, redis));
   return rows;
 }
