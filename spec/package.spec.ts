@@ -37,6 +37,14 @@ describe('the built package', () => {
     expect(out).toBe('RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED');
   });
 
+  it('should load redis only through agui-rx/broker/redis, with require() and import', () => {
+    const loaded = `Object.keys(require.cache).some((path) => /node_modules[\\\\/](redis|@redis)[\\\\/]/.test(path))`;
+    const cjs = node(['-e', `require('agui-rx'); const before = ${loaded}; const { createRedisRunStore } = require('agui-rx/broker/redis'); console.log(before, ${loaded}, typeof createRedisRunStore);`]);
+    expect(cjs).toBe('false true function');
+    const esm = node(['--input-type=module', '-e', `const { createRedisRunStore } = await import('agui-rx/broker/redis'); console.log(typeof createRedisRunStore);`]);
+    expect(esm).toBe('function');
+  });
+
   it('should ship type declarations for both module systems', () => {
     expect(existsSync(resolve(root, 'dist/esm/lib/index.d.ts'))).toBe(true);
     expect(existsSync(resolve(root, 'dist/cjs/lib/index.d.ts'))).toBe(true);

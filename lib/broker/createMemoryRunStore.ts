@@ -8,6 +8,8 @@ import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
 export interface MemoryRunStoreOptions {
   /** How long a finished run stays readable (its events and record), in ms. Default: 600000 (10 min). */
   retainMs?: number | undefined;
+  /** How many entries a thread's log keeps, the oldest dropped first: a reader behind what was dropped gets `CURSOR_EXPIRED`. Default: no limit. */
+  maxLen?: number | undefined;
   /** The clock, in ms since the epoch (specs pass a fake one). Default: `Date.now`. */
   now?: (() => number) | undefined;
 }
@@ -17,6 +19,8 @@ interface MemoryRun {
   record: RunRecord;
   /** Sequence numbers of the thread log, this run's entries only, ascending. */
   entries: { seq: number; event: Event }[];
+  /** The last sequence number of this run that `maxLen` dropped, if any: a read after an earlier one has lost entries. */
+  trimmedUpTo?: number;
   /** Live readers, told of every appended batch. */
   readonly live: Subject<RunLogEntry[]>;
   readers: Map<string, number>;
@@ -26,6 +30,8 @@ interface MemoryRun {
 interface MemoryThread {
   runs: Map<string, MemoryRun>;
   nextSeq: number;
+  /** The oldest sequence number the log still keeps (`maxLen`). */
+  firstSeq: number;
 }
 
 const cursorOf = (seq: number) => String(seq);
@@ -37,6 +43,8 @@ const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
  * `createRedisRunStore` from `agui-rx/broker/redis` for that).
  *
  * - Cursors are the decimal sequence numbers of the thread's log (`"1"`, `"2"`, …), ordered per thread.
+ * - A thread's log keeps its last `maxLen` entries (default: all); a read that needs a dropped one
+ *   errors `CURSOR_EXPIRED`.
  * - A finished run is kept `retainMs` (default 10 min) after its terminal event, then dropped;
  *   a thread with no runs left is dropped with it. Reading a dropped run errors `RUN_NOT_FOUND`.
  * - Live reads are synchronous: an append reaches every reader before `append` resolves.
@@ -47,12 +55,13 @@ const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
  * const broker = createRunBroker({ store: createMemoryRunStore({ retainMs: 60_000 }) });
  * ```
  *
- * @param options `retainMs` (ms) and the clock.
+ * @param options `retainMs` (ms), `maxLen` and the clock.
  * @return The store.
  */
 export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore {
   const retainMs = options.retainMs ?? 600_000;
   const now = options.now ?? Date.now;
+  const maxLen = options.maxLen ?? Infinity;
   const threads = new Map<string, MemoryThread>();
   const stops = new Subject<{ threadId: string; runId: string }>();
   // Retention timers of finished runs, cleared on close.
@@ -87,6 +96,18 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     timers.add(timer);
   };
 
+  /** Drops the thread's oldest entries beyond maxLen, from whichever runs hold them. */
+  const trim = (thread: MemoryThread) => {
+    thread.firstSeq = thread.nextSeq - maxLen;
+    for (const run of thread.runs.values()) {
+      let dropped = 0;
+      while (dropped < run.entries.length && run.entries[dropped].seq < thread.firstSeq) dropped++;
+      if (dropped === 0) continue;
+      run.trimmedUpTo = run.entries[dropped - 1].seq;
+      run.entries.splice(0, dropped);
+    }
+  };
+
   const appendTo = (thread: MemoryThread, threadId: string, run: MemoryRun, events: readonly Event[]): string[] => {
     const batch: RunLogEntry[] = [];
     for (const event of events) {
@@ -98,6 +119,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
         break;
       }
     }
+    if (thread.nextSeq - thread.firstSeq > maxLen) trim(thread);
     run.live.next(batch);
     if (run.record.status === 'finished') run.live.complete();
     return batch.map((entry) => entry.cursor);
@@ -107,7 +129,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     async createRun(record) {
       assertOpen();
       let thread = threads.get(record.threadId);
-      if (thread === undefined) threads.set(record.threadId, (thread = { runs: new Map(), nextSeq: 1 }));
+      if (thread === undefined) threads.set(record.threadId, (thread = { runs: new Map(), nextSeq: 1, firstSeq: 1 }));
       if (thread.runs.has(record.runId)) return false;
       thread.runs.set(record.runId, { record, entries: [], live: new Subject(), readers: new Map() });
       return true;
@@ -141,9 +163,14 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
         if (closed) return subscriber.error(new AguiRxError('STORE_UNAVAILABLE', 'The run store is closed.'));
         const run = runOf(threadId, runId);
         if (run === undefined) return subscriber.error(notFound(threadId, runId));
+        if (after !== undefined && !CURSOR.test(after)) return subscriber.error(new AguiRxError('INVALID_CURSOR', `'${after}' is not a cursor of this run log.`));
+        if (run.trimmedUpTo !== undefined && (after === undefined || Number(after) < run.trimmedUpTo)) {
+          return subscriber.error(
+            new AguiRxError('CURSOR_EXPIRED', `Run '${runId}' of thread '${threadId}' has entries the run store no longer keeps (maxLen ${maxLen}): read it again from its start, or raise maxLen.`),
+          );
+        }
         let from = 0;
         if (after !== undefined) {
-          if (!CURSOR.test(after)) return subscriber.error(new AguiRxError('INVALID_CURSOR', `'${after}' is not a cursor of this run log.`));
           const seq = Number(after);
           // Entries are ascending: the first one after the cursor.
           let lo = 0;

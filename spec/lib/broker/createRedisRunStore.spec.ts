@@ -1,0 +1,169 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { createClient } from 'redis';
+import { firstValueFrom, lastValueFrom, mergeMap, toArray } from 'rxjs';
+import { createRedisRunStore, type RedisClient } from '../../../lib/broker/redis/index.js';
+import type { RunRecord, RunStore } from '../../../lib/broker/runStore.js';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../../support/redisServer.js';
+import { describeRunStore } from './runStoreConformance.js';
+
+const text = (delta: string): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta }) as Event;
+const finished = (threadId: string, runId: string): Event => ({ type: EventType.RUN_FINISHED, threadId, runId }) as Event;
+const record = (threadId: string, runId: string): RunRecord => ({
+  threadId,
+  runId,
+  input: { threadId, runId, messages: [], tools: [], context: [], state: {}, forwardedProps: {} },
+  owner: 'owner-1',
+  status: 'running',
+  startedAt: 1_000,
+  leaseUntil: 2_000,
+});
+
+describeWithRedis('createRedisRunStore', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  // Every store is a new set of connections to the one server: a "peer" is another instance.
+  describeRunStore('createRedisRunStore', {
+    make: (options) => createRedisRunStore({ url: server.url, retainMs: options?.retainMs, maxLen: options?.maxLen }),
+    peer: () => createRedisRunStore({ url: server.url }),
+    });
+
+  describe('over Redis', () => {
+    const open: { close(): Promise<unknown> }[] = [];
+    afterEach(async () => {
+      for (const item of open.splice(0).reverse()) await item.close();
+    });
+    const store = (options: Parameters<typeof createRedisRunStore>[0]) => {
+      const made = createRedisRunStore(options);
+      open.push(made);
+      return made;
+    };
+    const client = async (url = server.url): Promise<RedisClient> => {
+      const made: RedisClient = createClient({ url });
+      made.on('error', () => undefined);
+      await made.connect();
+      open.push({ close: () => (made.isOpen ? made.close() : Promise.resolve()) });
+      return made;
+    };
+    /** How many connections sit in a blocking command right now (INFO clients). */
+    const blockedClients = async (admin: RedisClient) => Number(/blocked_clients:(\d+)/.exec(String(await admin.info('clients')))?.[1]);
+    /** Waits until the server counts `n` blocked connections (a blocking read re-blocks every few seconds at most). */
+    const untilBlocked = async (admin: RedisClient, n: number) => {
+      const until = Date.now() + 10_000;
+      while ((await blockedClients(admin)) !== n) {
+        if (Date.now() > until) throw new Error(`expected ${n} blocked clients, have ${await blockedClients(admin)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    it('should append a burst of 1,000 events in one round trip (counted by MONITOR)', async () => {
+      const runs = store({ url: server.url });
+      const threadId = `burst-${Date.now()}`;
+      await runs.createRun(record(threadId, 'r'));
+      // Loads the append script, so that the burst is one EVALSHA.
+      await runs.append(threadId, 'r', [text('warm-up')]);
+      const monitor = await client();
+      const marker = await client();
+      const commands: string[] = [];
+      await monitor.monitor((line) => void commands.push(String(line)));
+      const burst = Array.from({ length: 1000 }, (_, i) => text(`e${i}`));
+      const cursors = await runs.append(threadId, 'r', burst);
+      // A marker from another connection: MONITOR has shown everything before it once it arrives.
+      await marker.ping('marker');
+      while (!commands.some((line) => line.includes('"marker"'))) await new Promise((resolve) => setTimeout(resolve, 10));
+      const fromClients = commands.filter((line) => !line.includes(' lua]') && !line.includes('"marker"'));
+      const xadds = commands.filter((line) => line.includes(' lua]') && /"xadd"/i.test(line));
+      expect(cursors).toHaveLength(1000);
+      expect(xadds).toHaveLength(1000);
+      expect(fromClients.map((line) => /"(\w+)"/.exec(line.slice(line.indexOf(']')))?.[1].toLowerCase())).toEqual(['evalsha']);
+      console.log(`Redis run store: a burst of 1000 events took ${fromClients.length} round trip(s): ${1000 / fromClients.length} events per round trip.`);
+    });
+
+    it('should read live through one blocking connection per watched thread, released with the last reader', async () => {
+      const admin = await client();
+      const runs = store({ url: server.url });
+      const [a, b] = [`share-a-${Date.now()}`, `share-b-${Date.now()}`];
+      await runs.createRun(record(a, 'r'));
+      await runs.createRun(record(b, 'r'));
+      const readers = [runs.read(a, 'r').subscribe(), runs.read(a, 'r').subscribe(), runs.read(a, 'r').subscribe()];
+      await untilBlocked(admin, 1);
+      readers.push(runs.read(b, 'r').subscribe());
+      await untilBlocked(admin, 2);
+      for (const reader of readers) reader.unsubscribe();
+      await untilBlocked(admin, 0);
+    });
+
+    it('should share runs between two instances with their own connections', async () => {
+      const one = store({ url: server.url });
+      const two = store({ url: server.url });
+      const threadId = `two-${Date.now()}`;
+      await one.createRun(record(threadId, 'r'));
+      expect((await two.listRuns(threadId)).map((run) => run.runId)).toEqual(['r']);
+      const read = lastValueFrom(two.read(threadId, 'r').pipe(mergeMap((batch) => batch), toArray()));
+      await one.append(threadId, 'r', [text('a')]);
+      await one.append(threadId, 'r', [finished(threadId, 'r')]);
+      expect((await read).map((entry) => entry.event)).toEqual([text('a'), finished(threadId, 'r')]);
+    });
+
+    it("should use the user's client without closing it", async () => {
+      const own = await client();
+      const runs = createRedisRunStore({ client: own, keyPrefix: 'mine' });
+      const threadId = `own-${Date.now()}`;
+      await runs.createRun(record(threadId, 'r'));
+      expect(await own.exists(`mine:run:{${threadId}}:r`)).toBe(1);
+      await runs.close();
+      expect(own.isOpen).toBe(true);
+      expect(await own.ping()).toBe('PONG');
+    });
+
+    it('should error a live read with STORE_UNAVAILABLE, naming the URL without password, when Redis stops', async () => {
+      const doomed = await startRedisServer();
+      open.push({ close: () => doomed.stop() });
+      const url = `redis://:secret@127.0.0.1:${doomed.port}`;
+      const runs = store({ url: doomed.url, unavailableAfterMs: 500 });
+      const threadId = `down-${Date.now()}`;
+      await runs.createRun(record(threadId, 'r'));
+      const read = firstValueFrom(runs.read(threadId, 'r').pipe(toArray())).then(
+        () => undefined,
+        (error: { code?: string; message: string }) => error,
+      );
+      await runs.append(threadId, 'r', [text('a')]);
+      const stoppedAt = Date.now();
+      await doomed.stop();
+      const error = await read;
+      const waited = Date.now() - stoppedAt;
+      expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(error?.message).toContain(`redis://127.0.0.1:${doomed.port}`);
+      expect(waited).toBeLessThan(3_000);
+      expect(await runs.getRun(threadId, 'r').catch((failure: { code?: string }) => failure.code)).toBe('STORE_UNAVAILABLE');
+      const hidden = createRedisRunStore({ url, unavailableAfterMs: 200 });
+      const message = await hidden.getRun(threadId, 'r').catch((failure: Error) => failure.message);
+      await hidden.close();
+      expect(message).toContain(`redis://:***@127.0.0.1:${doomed.port}`);
+      expect(message).not.toContain('secret');
+    });
+
+    it('should answer STORE_UNAVAILABLE within unavailableAfterMs when Redis is not there at all', async () => {
+      const doomed = await startRedisServer();
+      await doomed.stop();
+      const runs: RunStore = store({ url: doomed.url, unavailableAfterMs: 300 });
+      const startedAt = Date.now();
+      expect(await runs.createRun(record('t', 'r')).catch((failure: { code?: string }) => failure.code)).toBe('STORE_UNAVAILABLE');
+      expect(Date.now() - startedAt).toBeLessThan(2_000);
+    });
+
+    it('should not load the store (nor redis) with the package root', () => {
+      jest.isolateModules(() => {
+        jest.doMock('redis', () => {
+          throw new Error('the package root loaded redis');
+        });
+        expect(() => require('../../../lib/index')).not.toThrow();
+      });
+    });
+  });
+});
