@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { from, interval, map, take } from 'rxjs';
 import { gc, measure, median, percentile, row, settings } from './harness.mjs';
-import { commandStats, hasRedisServer, redisServerPath, startCountingProxy, startRedis, statsDelta } from './redis.mjs';
+import { commandStats, hasRedisServer, pingLatencies, redisServerPath, startCountingProxy, startRedis, statsDelta } from './redis.mjs';
 import { mixedEvents, onDiagnostic, textEvents } from './workloads.mjs';
 
 export const name = 'broker';
@@ -352,6 +352,8 @@ async function pacedLatency({ quick, runs, warmup, log, note }, createRedisRunSt
       const server = await listen(createAguiHandler(agent, { ...options, broker: redisBroker, basePath: BASE }));
       closers.unshift(server.close, () => redisBroker.close());
       contenders.push({ name: 'Redis store', port: server.port });
+      // Not a handler: a bare PING to the same redis-server, paced alike, in the same rounds.
+      contenders.push({ name: 'Redis PING', measure: () => pingLatencies(redis.port, count, everyMs).then((values) => values.slice(skip)) });
     }
     log(`broker: latency of ${count} events paced every ${everyMs} ms, emission → client, ${contenders.map((c) => c.name).join(' / ')}`);
     const stats = Object.fromEntries(contenders.map((c) => [c.name, { p50: [], p99: [] }]));
@@ -359,7 +361,7 @@ async function pacedLatency({ quick, runs, warmup, log, note }, createRedisRunSt
       for (let k = 0; k < contenders.length; k++) {
         const contender = contenders[(k + round) % contenders.length];
         if (settings.gcBetweenRuns) gc();
-        const values = await pacedRun(contender.port, `r${round}`, skip);
+        const values = contender.measure ? await contender.measure() : await pacedRun(contender.port, `r${round}`, skip);
         if (values.length !== count - skip) throw new Error(`${contender.name}: ${values.length} of ${count - skip} events arrived.`);
         if (round < warmup) continue;
         stats[contender.name].p50.push(percentile(values, 50));
@@ -389,6 +391,21 @@ async function pacedLatency({ quick, runs, warmup, log, note }, createRedisRunSt
           }),
         );
       }
+    }
+    if (stats['Redis PING'] !== undefined) {
+      const ours = median(stats['Redis PING'].p99);
+      const theirs = median(base.p99);
+      rows.push(
+        row({
+          item: 12,
+          name: `(floor) a bare Redis PING round trip p99, paced every ${everyMs} ms, vs latency p99 without a broker: what any Redis store adds at least on this machine`,
+          ours: { name: 'PING round trip', value: ours },
+          baseline: { name: 'no broker', value: theirs },
+          ratio: ours - theirs,
+          ratioMeans: 'added',
+          ratioUnit: 'ms',
+        }),
+      );
     }
     return rows;
   } finally {

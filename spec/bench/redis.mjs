@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 export const redisServerPath = '/usr/bin/redis-server';
 
@@ -131,4 +132,38 @@ export function statsDelta(before, after) {
     if (n > 0 && command !== 'info') delta[command] = n;
   }
   return Object.fromEntries(Object.entries(delta).sort((a, b) => b[1] - a[1]));
+}
+
+/**
+ * The floor of any Redis store's latency on this machine: `count` PINGs over one raw connection,
+ * one every `everyMs` ms (each after the previous answer), timed from write to answer. A hop to
+ * another process: on a loaded machine its tail is the scheduler's, not the store's.
+ */
+export function pingLatencies(port, count, everyMs) {
+  return new Promise((resolve, reject) => {
+    const latencies = [];
+    let sentAt = 0;
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.setNoDelay(true);
+      ping();
+    });
+    const ping = () => {
+      sentAt = performance.now();
+      socket.write('PING\r\n');
+    };
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      const now = performance.now();
+      text += chunk;
+      if (!text.endsWith('\r\n')) return;
+      text = '';
+      latencies.push(now - sentAt);
+      if (latencies.length === count) {
+        socket.end();
+        resolve(latencies);
+      } else setTimeout(ping, everyMs);
+    });
+    socket.on('error', reject);
+  });
 }
