@@ -50,6 +50,19 @@ describe('the built package', () => {
     expect(existsSync(resolve(root, 'dist/cjs/lib/index.d.ts'))).toBe(true);
   });
 
+  it('should export agui-rx/client for both module systems: an HttpAgent of the official client', () => {
+    const check = `console.log([typeof ResumableHttpAgent, new ResumableHttpAgent({ url: 'http://localhost/agent' }) instanceof HttpAgent].join(','))`;
+    const cjs = node(['-e', `const { ResumableHttpAgent } = require('agui-rx/client'); const { HttpAgent } = require('@ag-ui/client'); ${check}`]);
+    const esm = node(['--input-type=module', '-e', `import { ResumableHttpAgent } from 'agui-rx/client'; import { HttpAgent } from '@ag-ui/client'; ${check}`]);
+    expect([cjs, esm]).toEqual(['function,true', 'function,true']);
+    for (const system of ['esm', 'cjs']) expect(existsSync(resolve(root, `dist/${system}/lib/client/index.d.ts`))).toBe(true);
+  });
+
+  it('should not load @ag-ui/client from the package root', () => {
+    const loaded = node(['-e', `require('agui-rx'); console.log(Object.keys(require.cache).filter((file) => /node_modules[\\\\/]@ag-ui[\\\\/]client[\\\\/]/.test(file)).length)`]);
+    expect(loaded).toBe('0');
+  });
+
   it('should work when installed from its packed tarball, with only the dependencies it declares', () => {
     // A user's project: nothing of ours is there but what package.json declares (a dev
     // dependency that happens to bring a needed package in cannot hide a missing one).
@@ -73,6 +86,13 @@ describe('the built package', () => {
         { cwd: app, encoding: 'utf8' },
       );
       expect(missing.trim()).toBe('MISSING_PEER_DEPENDENCY true');
+      // agui-rx/client subclasses the official HttpAgent: without @ag-ui/client it cannot load, and Node names the package.
+      const client = execFileSync(
+        process.execPath,
+        ['-e', `try { require('agui-rx/client'); console.log('loaded'); } catch (error) { console.log(error.code, /@ag-ui\\/client/.test(error.message)); }`],
+        { cwd: app, encoding: 'utf8' },
+      );
+      expect(client.trim()).toBe('MODULE_NOT_FOUND true');
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

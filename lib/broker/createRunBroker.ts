@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { AguiRxError } from '../protocol/errors.js';
@@ -10,7 +10,7 @@ import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
-export type BrokerAction = 'attach' | 'events' | 'connect' | 'stop';
+export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
 
 /** The question the `authorize` hook answers: may this request do `action` on this thread (and run)? */
 export interface AuthorizeRequest extends BrokerAccess {
@@ -44,8 +44,9 @@ export interface RunBrokerOptions {
   /** The most readers of one run on this instance; one more is refused (429). Default: 100. */
   maxSubscribers?: number | undefined;
   /**
-   * Decides every attach (POST of a run that exists), events (GET), connect and stop. Without it
-   * only the POST that started a run reads it and every other request is refused (403).
+   * Decides every start (POST of a new run), attach (POST of a run that exists), events (GET),
+   * connect and stop. Without it anyone may start a run, only the POST that started a run reads
+   * it, and every other request is refused (403).
    */
   authorize?: ((request: AuthorizeRequest) => boolean | Promise<boolean>) | undefined;
   /** Called for each run start and end, reader arrival and departure, loss and store failure. */
@@ -72,7 +73,19 @@ interface OwnedRun {
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
   readonly heartbeat: ReturnType<typeof setInterval>;
   appended: number;
+  /**
+   * The run's latest events as emitted, with their cursors once written (at most
+   * `MIRROR_EVENTS`): what this instance's readers go on with while the store is unreachable.
+   */
+  readonly mirror: { event: Event; cursor?: string | undefined }[];
+  /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
+  readonly emitted: Subject<{ event: Event; cursor?: string | undefined }>;
+  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
+  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
 }
+
+/** How many of its latest events an owned run keeps in memory for its local readers. */
+const MIRROR_EVENTS = 10_000;
 
 const keyOf = (threadId: string, runId: string) => `${threadId}\u0000${runId}`;
 
@@ -147,6 +160,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   const checkDetached = async (threadId: string, runId: string, run: OwnedRun) => {
     if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
     const readers = run.localReaders > 0 ? run.localReaders : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    // The run may have ended while the store counted: nothing is left to detach.
+    if (owned.get(keyOf(threadId, runId)) !== run || run.controller.signal.aborted) return;
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
@@ -169,10 +184,15 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     let terminal: Event | undefined;
     // Until when this instance's lease is known to hold, in ms since the epoch.
     let leaseUntil = record.leaseUntil;
+    // Index in run.mirror of the first event not yet written.
+    let unwritten = 0;
     const run: OwnedRun = {
       controller,
       localReaders: 0,
       appended: 0,
+      mirror: [],
+      emitted: new Subject(),
+      onWriteFailure: new Set(),
       heartbeat: setInterval(() => {
         const until = Date.now() + leaseMs;
         void store.renewLease(threadId, runId, instanceId, until).then(
@@ -190,8 +210,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     owned.set(key, run);
     report({ type: 'run-started', threadId, runId, instanceId });
 
-    const release = () => {
+    const release = (reason?: Event) => {
       if (!owned.has(key)) return;
+      // Readers on the mirror learn why it ends; readers of the store see the store's own end.
+      if (reason !== undefined) run.emitted.next({ event: reason });
+      run.emitted.complete();
       owned.delete(key);
       clearInterval(run.heartbeat);
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
@@ -214,15 +237,34 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         durationMs: Date.now() - startedAt,
       });
     };
+    // Since when appends have failed without a success in between, in ms since the epoch.
+    let failingSince: number | undefined;
+    /** The store would not take the run's events for a lease's time: stop the run and tell its readers here, rather than leave them waiting. */
+    const giveUp = (cause: unknown) => {
+      const error = new AguiRxError(
+        'STORE_UNAVAILABLE',
+        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${(cause as Error)?.message ?? String(cause)}): ${batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
+      );
+      terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
+      // Readers elsewhere learn it from the log, if the store takes this one last write.
+      void store.endRun(threadId, runId, terminal).catch(() => undefined);
+      // Readers here go on from memory (the events the store never took), then get the RUN_ERROR.
+      for (const tell of [...run.onWriteFailure]) tell(error);
+      release(terminal);
+      finished();
+    };
     const flush = () => {
-      if (inFlight || batch.length === 0) return;
+      // A released run writes nothing more (closed broker, or given up).
+      if (inFlight || batch.length === 0 || !owned.has(key)) return;
       const events = batch;
       batch = [];
       inFlight = true;
       store.append(threadId, runId, events).then(
-        () => {
+        (cursors) => {
           inFlight = false;
+          failingSince = undefined;
           run.appended += events.length;
+          for (let i = 0; i < cursors.length && unwritten < run.mirror.length; i++) run.mirror[unwritten++].cursor = cursors[i];
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
           flush();
         },
@@ -231,12 +273,22 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           const code = (error as { code?: unknown })?.code;
           report({ type: 'store-error', threadId, runId, message: (error as Error)?.message ?? String(error), unwritten: events.length + batch.length });
           // Ended elsewhere (declared lost, or the store lost the run): stop running it.
-          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') return release();
-          // Otherwise the store is unreachable: retry with the events kept, until the lease would lapse.
+          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
+            return release({
+              type: EventType.RUN_ERROR,
+              code: 'RUN_LOST',
+              message:
+                code === 'RUN_ENDED'
+                  ? 'The run was ended by another server (its lease was taken for lapsed); this server stopped running it.'
+                  : `The run log store lost this run (was it restarted without its data?); ${events.length + batch.length} events could not be written. Start the run again.`,
+            });
+          }
+          // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
           batch = [...events, ...batch];
+          failingSince ??= Date.now();
           // Past the lease another instance may have declared the run lost: stop rather than write after it.
-          if (Date.now() > leaseUntil) return release();
-          setTimeout(flush, Math.min(1000, leaseMs / 10));
+          if (Date.now() > leaseUntil || Date.now() - failingSince >= leaseMs) return giveUp(error);
+          setTimeout(flush, Math.min(1000, leaseMs / 10)).unref?.();
         },
       );
     };
@@ -244,6 +296,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       next(event) {
         if (ended) return;
         batch.push(event);
+        run.mirror.push({ event });
+        if (run.mirror.length > MIRROR_EVENTS * 1.5) {
+          const dropped = run.mirror.length - MIRROR_EVENTS;
+          run.mirror.splice(0, dropped);
+          unwritten = Math.max(0, unwritten - dropped);
+        }
+        run.emitted.next({ event });
         if (isTerminalEvent(event)) {
           ended = true;
           terminal = event;
@@ -257,6 +316,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         ended = true;
         terminal = { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' };
         batch.push(terminal);
+        run.mirror.push({ event: terminal });
+        run.emitted.next({ event: terminal });
         queueMicrotask(flush);
       },
     });
@@ -267,15 +328,17 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     new Observable<BrokerFrame>((subscriber) => {
       const key = keyOf(threadId, runId);
       const count = localReaders.get(key) ?? 0;
-      if (count >= maxSubscribers) {
-        subscriber.error(new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`));
-        return;
-      }
+      if (count >= maxSubscribers) return subscriber.error(tooManySubscribers(runId));
       localReaders.set(key, count + 1);
       const readerId = generateId();
       const ownedRun = owned.get(key);
+      const onWriteFailure = (error: AguiRxError) => {
+        if (done || fallbackSubscription !== undefined || fallBack()) return;
+        fail(error);
+      };
       if (ownedRun !== undefined) {
         ownedRun.localReaders++;
+        ownedRun.onWriteFailure.add(onWriteFailure);
         void checkDetached(threadId, runId, ownedRun);
       }
       const touch = () => store.touchReader(threadId, runId, readerId, Date.now() + leaseMs).catch(() => undefined);
@@ -284,12 +347,16 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       let delivered = 0;
       let lastEventAt = Date.now();
       let done = false;
+      // Since when the store has failed to answer this reader's checks, in ms since the epoch.
+      let unreachableSince: number | undefined;
       // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
       const watch = setInterval(() => {
         void touch();
-        if (Date.now() - lastEventAt < leaseMs / 2) return;
+        // On the mirror, the owner (this instance) says how the run ends.
+        if (fallbackSubscription !== undefined || Date.now() - lastEventAt < leaseMs / 2) return;
         void store.getRun(threadId, runId).then(
           (record) => {
+            unreachableSince = undefined;
             if (done) return;
             if (record === undefined) return fail(new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
             if (record.status === 'running' && record.leaseUntil < Date.now()) {
@@ -303,12 +370,54 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
                 .catch(() => undefined);
             }
           },
-          () => undefined,
+          (error: unknown) => {
+            // A store that stays unreachable for a lease's time will not deliver the rest: say so rather than hang.
+            unreachableSince ??= Date.now();
+            if (Date.now() - unreachableSince < leaseMs) return;
+            fail(
+              new AguiRxError(
+                'STORE_UNAVAILABLE',
+                `The run store has not answered for ${Date.now() - unreachableSince} ms (${(error as Error)?.message ?? String(error)}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
+              ),
+            );
+          },
         );
       }, tickMs);
       watch.unref?.();
+      let lastCursor = after;
+      // Goes on from this instance's memory when the store fails under a run it owns.
+      const fallBack = (): boolean => {
+        const mine = owned.get(key);
+        if (mine === undefined) return false;
+        let from = 0;
+        if (lastCursor !== undefined) {
+          from = mine.mirror.findIndex((entry) => entry.cursor === lastCursor) + 1;
+          if (from === 0) return false;
+        }
+        for (let i = from; i < mine.mirror.length && !done; i++) deliver(mine.mirror[i]);
+        if (done) return true;
+        fallbackSubscription = mine.emitted.subscribe({
+          next: deliver,
+          complete() {
+            done = true;
+            subscriber.complete();
+          },
+        });
+        return true;
+      };
+      let fallbackSubscription: Subscription | undefined;
+      const deliver = (frame: BrokerFrame) => {
+        delivered++;
+        if (frame.cursor !== undefined) lastCursor = frame.cursor;
+        subscriber.next(frame);
+        if (isTerminalEvent(frame.event)) {
+          done = true;
+          subscriber.complete();
+        }
+      };
       const fail = (error: unknown) => {
         if (done) return;
+        if ((error as { code?: unknown })?.code === 'STORE_UNAVAILABLE' && fallBack()) return;
         done = true;
         const code = (error as { code?: unknown })?.code;
         subscriber.next({
@@ -325,6 +434,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           lastEventAt = Date.now();
           for (const entry of entries) {
             delivered++;
+            lastCursor = entry.cursor;
             subscriber.next(entry);
             if (done) return;
           }
@@ -339,10 +449,12 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         done = true;
         clearInterval(watch);
         safeUnsubscribe(subscription);
+        safeUnsubscribe(fallbackSubscription);
         const left = (localReaders.get(key) ?? 1) - 1;
         if (left > 0) localReaders.set(key, left);
         else localReaders.delete(key);
         void store.removeReader(threadId, runId, readerId).catch(() => undefined);
+        ownedRun?.onWriteFailure.delete(onWriteFailure);
         const stillOwned = owned.get(key);
         if (stillOwned !== undefined) {
           stillOwned.localReaders--;
@@ -351,6 +463,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         report({ type: 'reader-left', threadId, runId, readerId, readers: left, delivered, lag: stillOwned === undefined ? undefined : Math.max(0, stillOwned.appended - delivered) });
       };
     });
+
+  const tooManySubscribers = (runId: string) =>
+    new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`);
+  /** Refuses a reader before its stream starts, so that the handler can answer 429 rather than a 200 holding a RUN_ERROR. */
+  const assertRoom = (threadId: string, runId: string) => {
+    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooManySubscribers(runId);
+  };
 
   const assertCursor = (after: string | undefined) => {
     if (after !== undefined && !store.isCursor(after)) {
@@ -367,8 +486,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       const { threadId, runId } = input;
       const now = Date.now();
       const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
+      // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
+      if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize({ ...access, action: 'start', threadId, runId });
       const created = await store.createRun(record);
-      if (!created) await authorize({ ...access, action: 'attach', threadId, runId });
+      if (!created) {
+        await authorize({ ...access, action: 'attach', threadId, runId });
+        assertRoom(threadId, runId);
+      }
       // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
       else own(record, start);
       return readRun(threadId, runId, after);
@@ -379,6 +503,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       if ((await store.getRun(threadId, runId)) === undefined) {
         throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}': it never started, or it finished longer ago than runs are kept.`);
       }
+      assertRoom(threadId, runId);
       return readRun(threadId, runId, after);
     },
     async connect(input: RunAgentInput, access: BrokerAccess) {

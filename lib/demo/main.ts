@@ -5,6 +5,8 @@ import { AguiRxError } from '../protocol/errors.js';
 import { createAnthropicAgent, DEFAULT_ANTHROPIC_MODEL } from './anthropicAgent.js';
 import { createOpenAIAgent, DEFAULT_OPENAI_MODEL } from './openAIAgent.js';
 import { createReplayAgent, readTranscript } from './replayAgent.js';
+import type { RunStore } from '../broker/runStore.js';
+import { ALLOW_ALL_NOTICE, describeActivity, loadRedisRunStore } from './demoBroker.js';
 import { createScriptedAgent } from './scriptedAgent.js';
 import { startDemoServer } from './server.js';
 
@@ -12,7 +14,10 @@ import { startDemoServer } from './server.js';
 export const DEMO_USAGE = `Usage: agui-rx demo [--replay <file>] [--provider <openai|anthropic>] [--port <n>]
 
 Serves a web page on http://localhost:8000/ (PORT or --port changes the port) and the AG-UI
-HTTP binding on POST /agent. The agent is, in order of preference:
+HTTP binding on POST /agent, through a run broker: runs outlive their connections (resume with
+Last-Event-ID, POST /agent/connect, POST /agent/threads/<t>/runs/<r>/stop). Runs live in memory;
+with REDIS_URL (e.g. redis://127.0.0.1:6379) in Redis, shared by every demo using that URL.
+The agent is, in order of preference:
   --replay <file>    a recorded OpenAI chat completions stream (.sse or .jsonl), replayed live
   OPENAI_API_KEY     the OpenAI chat completions API (model: OPENAI_MODEL, default ${DEFAULT_OPENAI_MODEL};
                      OPENAI_BASE_URL for a compatible server)
@@ -96,16 +101,29 @@ function sharedRecordings(): string | undefined {
   return existsSync(dir) ? dir : undefined;
 }
 
+/** A URL without its password, for the log. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
 /** Optional hooks of {@link runDemo}, for specs: the environment, the output, and a stop signal. */
 export interface RunDemoOptions {
-  /** The environment (`PORT`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_MODEL`, `ANTHROPIC_BASE_URL`). Default: `process.env`. */
+  /** The environment (`PORT`, `REDIS_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_MODEL`, `ANTHROPIC_BASE_URL`). Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Where the banner goes. Default: `console.log`. */
+  /** Where the banner and the broker's activity lines go. Default: `console.log`. */
   log?: (line: string) => void;
   /** Stops the server when aborted. Default: SIGINT or SIGTERM. */
   signal?: AbortSignal;
   /** Called once the server listens, with its URL. */
   onListening?: (url: string) => void;
+  /** How long a run nobody reads goes on before it is cancelled, in ms. Default: 30000. */
+  detachGraceMs?: number;
 }
 
 /**
@@ -120,11 +138,15 @@ export interface RunDemoOptions {
  * scripted agents stream through `fromOpenAIChatCompletions()`, the Anthropic one through
  * `fromAnthropicMessages()`, and all through `toAgui()`.
  *
+ * Runs go through a run broker whose log is in memory, or, with `REDIS_URL`, in Redis Streams (so
+ * that demos on several ports sharing one Redis serve each other's runs); each broker activity is
+ * one log line. Its `authorize` hook allows everything: for the demo only, as the banner says.
+ *
  * @param argv The arguments after `demo`: `[--replay <file>] [--provider <openai|anthropic>] [--port <n>] [--help]`.
  * @param options The environment, the output and a stop signal (for specs).
  * @return A promise that resolves when the server has stopped (at once for `--help`).
  * @throws {AguiRxError} `INVALID_ARGUMENTS` (also for `--provider` without its key),
- * `TRANSCRIPT_NOT_FOUND` or `INVALID_TRANSCRIPT` before anything is served; a listen error (port in use) as a rejection.
+ * `TRANSCRIPT_NOT_FOUND`, `INVALID_TRANSCRIPT` or `REDIS_UNAVAILABLE` (REDIS_URL set, no Redis store to load) before anything is served; a listen error (port in use) as a rejection.
  */
 export async function runDemo(argv: string[], options: RunDemoOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
@@ -158,11 +180,24 @@ export async function runDemo(argv: string[], options: RunDemoOptions = {}): Pro
     if (shared) hint += `\n  Replay a recording: npm run demo -- --replay ${relative(process.cwd(), resolve(shared, 'oaipy-gpt4o-parallel-tool-calls.sse'))}`;
   }
 
-  const server = await startDemoServer({ agent, port: config.port, page: { agentLabel: label, adapter } });
+  const redisUrl = env.REDIS_URL || undefined;
+  const store: RunStore | undefined = redisUrl === undefined ? undefined : await loadRedisRunStore(redisUrl);
+  const server = await startDemoServer({
+    agent,
+    port: config.port,
+    page: { agentLabel: label, adapter },
+    broker: { store, detachGraceMs: options.detachGraceMs, onActivity: (activity) => log(describeActivity(activity)) },
+  }).catch(async (error: unknown) => {
+    await store?.close().catch(() => undefined);
+    throw error;
+  });
   const pageUrl = `http://localhost:${server.port}/`;
   log(`agui-rx demo: open ${pageUrl}`);
   log(`  agent:  ${label}`);
   log(`  AG-UI:  POST ${pageUrl}agent (RunAgentInput in, SSE out)`);
+  log(`  runs:   ${redisUrl === undefined ? 'in memory (set REDIS_URL to share them between demos through Redis)' : `in Redis at ${redactUrl(redisUrl)}`}, broker instance ${server.broker.instanceId}`);
+  // The demo's authorize hook lets everyone read and stop every run: say so every time.
+  log(`  ${ALLOW_ALL_NOTICE}`);
   if (hint) log(`  ${hint}`);
   log('  Press Ctrl+C to stop.');
   options.onListening?.(server.url);

@@ -25,6 +25,17 @@ const DEFAULT_SUGGESTIONS = ["What's the weather in Tokyo right now?", 'Is it a 
  * arguments and results, state (applying STATE_DELTA as RFC 6902), run status, usage and errors.
  * The conversation (messages and state) is kept across turns and sent back with each run.
  *
+ * Runs outlive the page's connection (the demo server's run broker serves `endpoint` and the
+ * routes under it):
+ *
+ * 1. The thread id is kept in `localStorage` (or named by `?thread=<id>`); on load with a known
+ *    thread the page POSTs `<endpoint>/connect` and draws the rebuilt conversation, then the
+ *    running run, if any, live from its start.
+ * 2. When the stream breaks before the run's terminal event, it shows "reconnecting…" and resumes
+ *    with GET `<endpoint>/threads/<t>/runs/<r>/events` and `Last-Event-ID` (the last `id:` seen):
+ *    at most 6 attempts, 250 ms to 4 s apart with jitter; a 4xx answer ends the run with its reason.
+ * 3. Stop POSTs `<endpoint>/threads/<t>/runs/<r>/stop`; the run ends with RUN_FINISHED `cancelled`.
+ *
  * @param options The agent label, the endpoint, the example prompts and the adapter's name.
  * @return The HTML document, as a string.
  */
@@ -73,9 +84,9 @@ export function renderDemoPage(options: DemoPageOptions = {}): string {
       <pre class="json" id="state">{}</pre>
     </section>
     <section class="card">
-      <h2>Run</h2>
+      <h2>Run <button type="button" class="link" id="new-thread">new thread</button></h2>
       <dl class="run" id="run">
-        <dt>thread</dt><dd id="run-thread">–</dd>
+        <dt>thread</dt><dd><a id="run-thread" href="?">–</a></dd>
         <dt>run</dt><dd id="run-id">–</dd>
         <dt>events</dt><dd id="run-events">0</dd>
         <dt>time</dt><dd id="run-time">–</dd>
@@ -126,6 +137,7 @@ code, pre { font-family: var(--mono); font-size: 12.5px; }
 .status[data-status="running"] .dot { background: var(--accent); animation: pulse 1s ease-in-out infinite; }
 .status[data-status="finished"] .dot { background: var(--ok); }
 .status[data-status="error"] .dot, .status[data-status="cancelled"] .dot { background: var(--err); }
+.status[data-status="reconnecting"] .dot { background: var(--warn); animation: pulse 0.5s ease-in-out infinite; }
 @keyframes pulse { 50% { opacity: 0.3; } }
 .layout { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 16px; padding: 16px 20px 20px; }
 .chat { display: flex; flex-direction: column; min-height: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; }
@@ -161,6 +173,7 @@ code, pre { font-family: var(--mono); font-size: 12.5px; }
 .notice { font-size: 13px; padding: 8px 12px; border-radius: 8px; }
 .notice.error { background: var(--err-soft); color: var(--err); border: 1px solid color-mix(in srgb, var(--err) 30%, transparent); }
 .notice.cancelled { background: var(--warn-soft); color: var(--warn); }
+.notice.reconnect { background: var(--accent-soft); color: var(--accent); }
 .run-summary { align-self: center; font-size: 12px; color: var(--muted); display: flex; align-items: center; gap: 8px; }
 .run-summary::before, .run-summary::after { content: ""; width: 40px; height: 1px; background: var(--line); }
 .composer { display: flex; gap: 8px; padding: 12px; border-top: 1px solid var(--line); background: var(--panel); }
@@ -179,6 +192,7 @@ button.link { margin-left: auto; font: inherit; font-size: 11.5px; text-transfor
 .json.changed { box-shadow: 0 0 0 2px var(--accent); transition: none; }
 .run { display: grid; grid-template-columns: auto 1fr; gap: 3px 12px; margin: 0; font-size: 13px; }
 .run dt { color: var(--muted); }
+.run dd a { color: inherit; }
 .run dd { margin: 0; font-family: var(--mono); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .log { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1; font-family: var(--mono); font-size: 11.5px; }
 .log li { display: flex; gap: 8px; padding: 1px 0; white-space: nowrap; }
@@ -206,14 +220,22 @@ const PAGE_SCRIPT = String.raw`
   var $ = function (id) { return document.getElementById(id); };
   var messagesEl = $('messages'), inputEl = $('input'), sendEl = $('send'), stopEl = $('stop');
 
+  // The thread survives a reload: ?thread=<id> names it (a link to it opens it anywhere), else localStorage remembers it.
+  var STORAGE_KEY = 'agui-rx-demo:threadId';
+  var MAX_RESUME_ATTEMPTS = 6;
+  var restored = storedThread();
+  var threadId = restored || newId('thread');
+  rememberThread(threadId);
   // The conversation as AG-UI messages, and the agent's state: sent back with every run.
-  var threadId = newId('thread');
   var history = [];
   var state = {};
-  var controller = null;
+  // The run being followed live: { runId, view, lastId, done, stopping }; null when idle.
+  var active = null;
+  // Tool call cards by tool call id, so that a result (live or restored) finds its card.
+  var cards = {};
 
   $('agent-label').textContent = config.agentLabel;
-  $('run-thread').textContent = threadId;
+  showThread();
   config.suggestions.forEach(function (text) {
     var button = el('button', null, text);
     button.type = 'button';
@@ -225,8 +247,28 @@ const PAGE_SCRIPT = String.raw`
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); }
   });
   inputEl.addEventListener('input', autosize);
-  stopEl.addEventListener('click', function () { if (controller) controller.abort(); });
+  stopEl.addEventListener('click', stop);
   $('clear-log').addEventListener('click', function () { $('log').textContent = ''; });
+  $('new-thread').addEventListener('click', function () {
+    rememberThread(newId('thread'));
+    location.href = location.pathname;
+  });
+  // A known thread: rebuild it, and follow its running run if it has one.
+  if (restored) connectThread();
+
+  function storedThread() {
+    var fromUrl = new URLSearchParams(location.search).get('thread');
+    if (fromUrl) return fromUrl;
+    try { return localStorage.getItem(STORAGE_KEY); } catch (e) { return null; }
+  }
+  function rememberThread(id) {
+    try { localStorage.setItem(STORAGE_KEY, id); } catch (e) { /* storage disabled: the URL still names the thread */ }
+  }
+  function showThread() {
+    var link = $('run-thread');
+    link.textContent = threadId;
+    link.href = '?thread=' + encodeURIComponent(threadId);
+  }
 
   function newId(prefix) {
     var random = window.crypto && crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36);
@@ -325,15 +367,17 @@ const PAGE_SCRIPT = String.raw`
     else delete p.node[p.key];
   }
 
-  // The SSE body: frames end with a blank line; the data lines of a frame are joined with newlines.
-  function readSSE(body, onData) {
+  // The SSE body: frames end with a blank line; the data lines of a frame are joined with newlines;
+  // its id: line (the broker's cursor) comes along, for Last-Event-ID.
+  function readSSE(body, onFrame) {
     var reader = body.getReader(), decoder = new TextDecoder(), buffer = '';
     function dispatch(frame) {
-      var data = [];
+      var data = [], id = null;
       frame.split(/\r\n|\r|\n/).forEach(function (line) {
         if (line.slice(0, 5) === 'data:') data.push(line.charAt(5) === ' ' ? line.slice(6) : line.slice(5));
+        else if (line.slice(0, 3) === 'id:') id = line.charAt(3) === ' ' ? line.slice(4) : line.slice(3);
       });
-      if (data.length) onData(data.join('\n'));
+      if (data.length) onFrame(data.join('\n'), id);
     }
     function pump() {
       return reader.read().then(function (chunk) {
@@ -351,60 +395,224 @@ const PAGE_SCRIPT = String.raw`
     return pump();
   }
 
+  function runPath(run) {
+    return config.endpoint + '/threads/' + encodeURIComponent(threadId) + '/runs/' + encodeURIComponent(run.runId);
+  }
+
+  function httpError(response) {
+    return response.text().then(function (body) {
+      var reason = body;
+      try { reason = JSON.parse(body).error || body; } catch (e) { /* not JSON: show it as it is */ }
+      var error = new Error('HTTP ' + response.status + ': ' + reason);
+      error.status = response.status;
+      throw error;
+    });
+  }
+
+  function postJSON(path, input) {
+    return fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(input) });
+  }
+
+  function busy(on) {
+    sendEl.disabled = on;
+    stopEl.hidden = !on;
+    stopEl.disabled = false;
+    if (!on) inputEl.focus();
+  }
+
   function send() {
     var text = inputEl.value.trim();
-    if (!text || controller) return;
+    if (!text || active || sendEl.disabled) return;
     inputEl.value = '';
     autosize();
     var userMessage = { id: newId('msg'), role: 'user', content: text };
     history.push(userMessage);
     append(el('div', 'msg user', text));
-    run();
+    var input = { threadId: threadId, runId: newId('run'), state: state, messages: history.slice(), tools: [], context: [] };
+    follow(function () { return postJSON(config.endpoint, input); }, beginRun(input.runId, false));
   }
 
-  function run() {
-    var runId = newId('run');
-    var input = { threadId: threadId, runId: runId, state: state, messages: history.slice(), tools: [], context: [] };
-    var view = newRunView(runId);
-    controller = new AbortController();
+  // After a reload: POST connect rebuilds the thread (finished runs come compacted, without ids),
+  // then streams its running run, if any, from its start.
+  function connectThread() {
     sendEl.disabled = true;
-    stopEl.hidden = false;
-    setStatus('running', 'streaming');
-    fetch(config.endpoint, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify(input),
-      signal: controller.signal,
-    }).then(function (response) {
-      if (!response.ok) {
-        return response.text().then(function (body) {
-          var reason = body;
-          try { reason = JSON.parse(body).error || body; } catch (e) { /* not JSON: show it as it is */ }
-          throw new Error('HTTP ' + response.status + ': ' + reason);
-        });
-      }
-      return readSSE(response.body, function (data) { view.onEvent(JSON.parse(data)); });
-    }).then(function () {
-      view.end(null);
-    }, function (error) {
-      view.end(error);
-    }).then(function () {
-      controller = null;
-      sendEl.disabled = false;
-      stopEl.hidden = true;
-      inputEl.focus();
+    setStatus('running', 'restoring');
+    var input = { threadId: threadId, runId: newId('connect'), state: {}, messages: [], tools: [], context: [] };
+    follow(function () { return postJSON(config.endpoint + '/connect', input); }, null).then(function () {
+      if (!active) { sendEl.disabled = false; if ($('status').getAttribute('data-status') === 'running') setStatus('idle'); }
     });
   }
 
-  // One run's rendering: its messages, tool calls, reasoning and the run panel.
-  function newRunView(runId) {
-    var started = performance.now(), count = 0, terminal = null;
+  // Stop asks the server to cancel the run (wherever it runs); the stream then ends with RUN_FINISHED cancelled.
+  function stop() {
+    var run = active;
+    if (!run || run.stopping) return;
+    run.stopping = true;
+    stopEl.disabled = true;
+    setStatus('running', 'stopping…');
+    fetch(runPath(run) + '/stop', { method: 'POST' }).then(function (response) {
+      if (response.status !== 202) return httpError(response);
+    }).catch(function (error) {
+      run.stopping = false;
+      stopEl.disabled = false;
+      if (!run.done) run.view.notice('error', 'Could not stop the run: ' + error.message);
+    });
+  }
+
+  function beginRun(runId, restoring) {
+    var run = { runId: runId, view: newRunView(runId, restoring), lastId: null, done: false, stopping: false };
+    if (!restoring) {
+      active = run;
+      busy(true);
+      setStatus('running', 'streaming');
+    }
+    return run;
+  }
+
+  function finishRun(run, error) {
+    if (run.done) return;
+    run.done = true;
+    run.view.end(error);
+    if (active === run) { active = null; busy(false); }
+  }
+
+  // The pause before resume attempt n (1, 2, …): exponential from 250 ms up to 4 s, with ±25% jitter.
+  function backoff(attempt) {
+    return Math.min(4000, 250 * Math.pow(2, attempt - 1)) * (0.75 + Math.random() * 0.5);
+  }
+
+  // Follows a broker stream: open() makes the first request; each RUN_STARTED that comes while no run
+  // is followed opens one (a restored history has no ids; a live run has). When the stream breaks
+  // before the run's terminal event, it resumes with GET .../events and Last-Event-ID (the last id:
+  // seen), with bounded retries and backoff, so that nothing is shown twice and nothing is missed.
+  function follow(open, current) {
+    var attempts = 0;
+    function onFrame(data, id) {
+      try {
+        var event = JSON.parse(data);
+        if (event.type === 'RUN_STARTED' && (!current || current.done)) current = beginRun(event.runId, !id);
+        if (!current) return;
+        if (attempts > 0) { attempts = 0; current.view.resumed(current.lastId); }
+        if (id) current.lastId = id;
+        current.view.onEvent(event);
+        if (event.type === 'RUN_FINISHED' || event.type === 'RUN_ERROR') finishRun(current, null);
+      } catch (error) {
+        // A frame the page cannot show: not a network failure, so no resuming.
+        error.fatal = true;
+        throw error;
+      }
+    }
+    function attempt(request) {
+      return request().then(function (response) {
+        if (!response.ok) return httpError(response);
+        return readSSE(response.body, onFrame);
+      }).then(function () { return null; }, function (error) { return error; }).then(function (error) {
+        if (!current) {
+          if (error) notice('error', 'Could not restore the conversation: ' + error.message);
+          return;
+        }
+        if (current.done) return;
+        // Refused (404: the run is gone, 403 …) or broken beyond repair: no retry.
+        if (error && (error.fatal || (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429))) return finishRun(current, error);
+        if (attempts >= MAX_RESUME_ATTEMPTS) {
+          return finishRun(current, new Error('The stream broke and ' + MAX_RESUME_ATTEMPTS + ' attempts to resume it failed' + (error ? ' (the last: ' + error.message + ')' : '') + '. The run may still be going on the server: reload the page to follow it.'));
+        }
+        attempts++;
+        var run = current;
+        run.view.reconnecting(attempts, error);
+        return new Promise(function (resolve) { setTimeout(resolve, backoff(attempts)); }).then(function () {
+          return attempt(function () {
+            var headers = { Accept: 'text/event-stream' };
+            if (run.lastId) headers['Last-Event-ID'] = run.lastId;
+            return fetch(runPath(run) + '/events', { headers: headers });
+          });
+        });
+      });
+    }
+    return attempt(open);
+  }
+
+  function notice(kind, text) {
+    return append(el('div', 'notice ' + kind, text));
+  }
+
+  // A message of a rebuilt conversation (MESSAGES_SNAPSHOT, or a run's input), drawn as it would have streamed.
+  function renderMessage(message) {
+    if (message.role === 'user') {
+      append(el('div', 'msg user', textOf(message.content)));
+    } else if (message.role === 'assistant') {
+      if (message.content) {
+        var node = append(el('div', 'msg assistant'));
+        node.setAttribute('data-message-id', message.id);
+        node.appendChild(el('div', 'who', 'assistant'));
+        node.appendChild(el('span', 'text', textOf(message.content)));
+      }
+      if (message.toolCalls && message.toolCalls.length) {
+        var group = append(el('div', 'tool-group'));
+        message.toolCalls.forEach(function (call) {
+          var card = toolCard(group, call.id, call.function.name);
+          card.args.textContent = pretty(call.function.arguments);
+          card.card.setAttribute('data-status', 'pending');
+          card.badge.textContent = 'no result';
+        });
+      }
+    } else if (message.role === 'tool') {
+      if (cards[message.toolCallId]) showResult(cards[message.toolCallId], message.content, 'done');
+    } else if (message.role === 'reasoning') {
+      var details = append(el('details', 'msg reasoning'));
+      details.appendChild(el('summary', null, 'reasoning'));
+      details.appendChild(el('span', 'text', textOf(message.content)));
+    }
+  }
+  function textOf(content) {
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map(function (part) { return part && part.type === 'text' ? part.text : ''; }).join('');
+    return content === undefined || content === null ? '' : JSON.stringify(content);
+  }
+  // Adds the messages that history does not hold yet (by id), drawing each.
+  function addMessages(messages) {
+    var known = {};
+    history.forEach(function (message) { known[message.id] = true; });
+    messages.forEach(function (message) {
+      if (known[message.id]) return;
+      known[message.id] = true;
+      history.push(message);
+      renderMessage(message);
+    });
+  }
+
+  function toolCard(group, id, name) {
+    var card = group.appendChild(el('div', 'tool-call'));
+    card.setAttribute('data-tool-call-id', id);
+    card.setAttribute('data-name', name);
+    card.setAttribute('data-status', 'streaming');
+    var header = card.appendChild(el('header'));
+    header.appendChild(el('span', 'name', name));
+    var badge = header.appendChild(el('span', 'badge', 'calling…'));
+    var argsSection = card.appendChild(el('div', 'section'));
+    argsSection.appendChild(el('div', 'label', 'arguments'));
+    var args = argsSection.appendChild(el('pre', 'args'));
+    cards[id] = { card: card, badge: badge, args: args, started: performance.now() };
+    return cards[id];
+  }
+  function showResult(entry, content, badgeText) {
+    var resultSection = entry.card.appendChild(el('div', 'section'));
+    resultSection.appendChild(el('div', 'label', 'result'));
+    resultSection.appendChild(el('pre', 'result', pretty(typeof content === 'string' ? content : JSON.stringify(content))));
+    entry.card.setAttribute('data-status', 'done');
+    entry.badge.textContent = badgeText;
+  }
+
+  // One run's rendering: its messages, tool calls, reasoning and the run panel. A restoring view
+  // draws a rebuilt history (connect's compacted runs) rather than a live run.
+  function newRunView(runId, restoring) {
+    var started = performance.now(), count = 0, terminal = null, reconnectNotice = null, restoredMessages = 0;
     var texts = {}, reasonings = {}, calls = {}, group = null;
     $('run-id').textContent = runId;
     $('run-events').textContent = '0';
     $('run-time').textContent = '–';
     $('run-usage').textContent = '–';
-    $('run-outcome').textContent = 'running';
+    $('run-outcome').textContent = restoring ? 'restoring' : 'running';
 
     function elapsed() { return ((performance.now() - started) / 1000).toFixed(1) + ' s'; }
     function findMessage(id) { for (var i = history.length - 1; i >= 0; i--) if (history[i].id === id) return history[i]; return null; }
@@ -430,7 +638,7 @@ const PAGE_SCRIPT = String.raw`
       while (list.childNodes.length > 500) list.removeChild(list.firstChild);
       followLog();
     }
-    logLine(el('li', 'run-mark', runId));
+    logLine(el('li', 'run-mark', (restoring ? 'restored · ' : '') + runId));
 
     function onEvent(event) {
       count++;
@@ -439,6 +647,8 @@ const PAGE_SCRIPT = String.raw`
       log(event);
       switch (event.type) {
         case 'RUN_STARTED':
+          // The run's input echoed: the turns it adds (the user's message) appear once, even after a reload.
+          if (event.input && Array.isArray(event.input.messages)) addMessages(event.input.messages);
           break;
         case 'TEXT_MESSAGE_START': {
           group = null;
@@ -486,17 +696,8 @@ const PAGE_SCRIPT = String.raw`
           var call = { id: event.toolCallId, type: 'function', function: { name: event.toolCallName, arguments: '' } };
           parent.toolCalls.push(call);
           if (!group) group = append(el('div', 'tool-group'));
-          var card = group.appendChild(el('div', 'tool-call'));
-          card.setAttribute('data-tool-call-id', event.toolCallId);
-          card.setAttribute('data-name', event.toolCallName);
-          card.setAttribute('data-status', 'streaming');
-          var header = card.appendChild(el('header'));
-          header.appendChild(el('span', 'name', event.toolCallName));
-          var badge = header.appendChild(el('span', 'badge', 'calling…'));
-          var argsSection = card.appendChild(el('div', 'section'));
-          argsSection.appendChild(el('div', 'label', 'arguments'));
-          var args = argsSection.appendChild(el('pre', 'args'));
-          calls[event.toolCallId] = { call: call, card: card, badge: badge, args: args, started: performance.now() };
+          calls[event.toolCallId] = toolCard(group, event.toolCallId, event.toolCallName);
+          calls[event.toolCallId].call = call;
           break;
         }
         case 'TOOL_CALL_ARGS': {
@@ -515,13 +716,7 @@ const PAGE_SCRIPT = String.raw`
         case 'TOOL_CALL_RESULT': {
           history.push({ id: event.messageId, role: 'tool', toolCallId: event.toolCallId, content: event.content });
           var done = calls[event.toolCallId];
-          if (done) {
-            var resultSection = done.card.appendChild(el('div', 'section'));
-            resultSection.appendChild(el('div', 'label', 'result'));
-            resultSection.appendChild(el('pre', 'result', pretty(typeof event.content === 'string' ? event.content : JSON.stringify(event.content))));
-            done.card.setAttribute('data-status', 'done');
-            done.badge.textContent = 'done in ' + ((performance.now() - done.started) / 1000).toFixed(1) + ' s';
-          }
+          if (done) showResult(done, event.content, 'done in ' + ((performance.now() - done.started) / 1000).toFixed(1) + ' s');
           break;
         }
         case 'STATE_SNAPSHOT':
@@ -533,6 +728,9 @@ const PAGE_SCRIPT = String.raw`
           showState();
           break;
         case 'MESSAGES_SNAPSHOT':
+          // What is new is drawn (all of it, for a rebuilt thread); the snapshot is the conversation from now on.
+          restoredMessages = event.messages.length;
+          addMessages(event.messages);
           history = event.messages.slice();
           break;
         case 'RUN_FINISHED':
@@ -546,8 +744,30 @@ const PAGE_SCRIPT = String.raw`
       followMessages();
     }
 
+    // The stream broke mid-run: say so while the page resumes it.
+    function reconnecting(attempt, error) {
+      setStatus('reconnecting', 'reconnecting…');
+      var text = 'Connection lost: reconnecting…' + (attempt > 1 ? ' (attempt ' + attempt + ' of ' + MAX_RESUME_ATTEMPTS + ')' : '');
+      if (reconnectNotice) reconnectNotice.textContent = text;
+      else reconnectNotice = notice('reconnect', text);
+      logLine(el('li', 'run-mark', 'reconnecting… (attempt ' + attempt + (error ? ': ' + error.message : '') + ')'));
+    }
+    function resumed(lastId) {
+      setStatus('running', 'streaming');
+      var text = lastId ? 'Reconnected: resumed after event ' + lastId + ' (Last-Event-ID).' : 'Reconnected: the run was read again from its start.';
+      if (reconnectNotice) reconnectNotice.textContent = text;
+      reconnectNotice = null;
+      logLine(el('li', 'run-mark', text));
+    }
+
     function end(error) {
       $('run-time').textContent = elapsed();
+      if (restoring && !error) {
+        $('run-outcome').textContent = 'restored';
+        setStatus('finished', 'restored');
+        append(el('div', 'run-summary', 'restored · ' + restoredMessages + ' messages'));
+        return;
+      }
       Object.keys(texts).forEach(function (id) { texts[id].node.classList.remove('streaming'); });
       Object.keys(reasonings).forEach(function (id) { reasonings[id].node.classList.remove('streaming'); });
       var usage = terminal && terminal.usage ? terminal.usage : [];
@@ -561,7 +781,7 @@ const PAGE_SCRIPT = String.raw`
       var outcome, status;
       if (error && error.name === 'AbortError') {
         outcome = 'stopped'; status = 'cancelled';
-        append(el('div', 'notice cancelled', 'Stopped: the request was aborted, so the server unsubscribed the agent.'));
+        append(el('div', 'notice cancelled', 'Stopped: the request was aborted.'));
       } else if (error) {
         outcome = 'error'; status = 'error';
         append(el('div', 'notice error', 'Request failed: ' + error.message));
@@ -574,6 +794,7 @@ const PAGE_SCRIPT = String.raw`
       } else {
         outcome = terminal.outcome && terminal.outcome.type ? terminal.outcome.type : 'success';
         status = outcome === 'cancelled' ? 'cancelled' : 'finished';
+        if (outcome === 'cancelled') append(el('div', 'notice cancelled', 'Stopped: the server cancelled the run, which ended with RUN_FINISHED (outcome cancelled).'));
       }
       Object.keys(calls).forEach(function (id) {
         var c = calls[id];
@@ -587,7 +808,7 @@ const PAGE_SCRIPT = String.raw`
       append(el('div', 'run-summary', outcome + ' · ' + count + ' events · ' + elapsed() + (tokens ? ' · ' + tokens + ' tokens' : '')));
     }
 
-    return { onEvent: onEvent, end: end };
+    return { onEvent: onEvent, end: end, reconnecting: reconnecting, resumed: resumed, notice: notice };
   }
 })();
 `;

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRunBroker, type RunBroker, type RunBrokerOptions } from '../broker/createRunBroker.js';
 import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../transports/createAguiHandler.js';
+import { allowEveryRequest } from './demoBroker.js';
 import { renderDemoPage, type DemoPageOptions } from './page.js';
 
 /** Options of {@link startDemoServer}. */
@@ -14,7 +16,12 @@ export interface DemoServerOptions {
   /** What the page shows and offers (the agent's label, example prompts). */
   page?: Omit<DemoPageOptions, 'endpoint'>;
   /** Options of the AG-UI handler (body limit, heartbeat, `toAgui` options). */
-  handler?: AguiHandlerOptions;
+  handler?: Omit<AguiHandlerOptions, 'broker' | 'basePath'>;
+  /**
+   * Options of the run broker: its store (default: in memory), `detachGraceMs` (default 30 s),
+   * `onActivity`, … Its `authorize` defaults to the demo's allow-all hook ({@link allowEveryRequest}).
+   */
+  broker?: RunBrokerOptions;
 }
 
 /** A running demo server. */
@@ -23,13 +30,23 @@ export interface DemoServer {
   url: string;
   /** The port it listens on. */
   port: number;
-  /** Stops listening and ends open connections (running streams unsubscribe their agents). */
+  /** The run broker serving /agent. */
+  broker: RunBroker;
+  /** Stops listening, ends open connections, cancels the runs this server runs and closes the broker's store. */
   close(): Promise<void>;
 }
 
 /**
- * Starts the demo's node:http server: GET `/` serves the page ({@link renderDemoPage}) and POST
- * `/agent` is the AG-UI HTTP binding ({@link createAguiHandler}) for `options.agent`. Anything else is 404.
+ * Starts the demo's node:http server: GET `/` serves the page ({@link renderDemoPage}) and `/agent`
+ * the AG-UI HTTP binding ({@link createAguiHandler}) for `options.agent`, through a run broker
+ * (`createRunBroker`), so that runs outlive their connections:
+ *
+ * - `POST /agent` starts (or attaches to) a run; every SSE frame has an `id:`;
+ * - `GET /agent/threads/<threadId>/runs/<runId>/events` resumes after `Last-Event-ID`;
+ * - `POST /agent/connect` rebuilds a thread, then streams its running run live;
+ * - `POST /agent/threads/<threadId>/runs/<runId>/stop` cancels a run (202).
+ *
+ * A run nobody reads goes on for `broker.detachGraceMs` (30 s), then is cancelled. Anything else is 404.
  *
  * ## Example
  *
@@ -46,11 +63,13 @@ export interface DemoServer {
 export function startDemoServer(options: DemoServerOptions): Promise<DemoServer> {
   const host = options.host ?? '127.0.0.1';
   const html = renderDemoPage({ ...options.page, endpoint: '/agent' });
-  const handle = createAguiHandler(options.agent, options.handler);
+  // The allow-all hook is for the demo only: see allowEveryRequest.
+  const broker = createRunBroker({ ...options.broker, authorize: options.broker?.authorize ?? allowEveryRequest });
+  const handle = createAguiHandler(options.agent, { ...options.handler, broker, basePath: '/agent' });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/agent') return handle(req, res);
+    if (path === '/agent' || path.startsWith('/agent/')) return handle(req, res);
     if (path === '/' || path === '/index.html') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
@@ -66,6 +85,7 @@ export function startDemoServer(options: DemoServerOptions): Promise<DemoServer>
 
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
+      void broker.close();
       const port = options.port ?? 8000;
       reject(
         error.code === 'EADDRINUSE'
@@ -80,12 +100,16 @@ export function startDemoServer(options: DemoServerOptions): Promise<DemoServer>
       resolve({
         url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/`,
         port,
-        close: () =>
-          new Promise<void>((done, fail) => {
+        broker,
+        close: async () => {
+          // Runs end first (RUN_FINISHED cancelled reaches their readers), then the connections.
+          await broker.close();
+          await new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));
             // Open SSE streams and idle keep-alive sockets would hold close() open: end them.
             server.closeAllConnections();
-          }),
+          });
+        },
       });
     });
   });

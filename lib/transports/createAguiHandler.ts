@@ -12,8 +12,9 @@ import { describeIssue } from '../protocol/validate.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
- * when the client goes away, so that the agent can cancel its model request (`fetch(url, { signal })`).
- * Unsubscription stops it too.
+ * when the run is cancelled — without a run broker when the client goes away; with one when the run
+ * is stopped or left without readers past its grace — so that the agent can cancel its model
+ * request (`fetch(url, { signal })`). Unsubscription stops it too.
  */
 export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => Observable<AgentEvent>;
 
@@ -23,7 +24,7 @@ export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'ru
   maxBodyBytes?: number | undefined;
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
   heartbeatMs?: number | undefined;
-  /** Node only: bytes that may wait unsent for a slow client before the run is stopped. Default: 4 MiB. */
+  /** Node only: bytes that may wait unsent for a slow client before its stream is stopped (without a broker, the run too). Default: 4 MiB. */
   maxBufferedBytes?: number | undefined;
   /**
    * A run broker (`createRunBroker`): runs outlive their connections, and the handler serves the
@@ -111,8 +112,10 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
 }
 
 /**
- * A node:http request handler serving one agent over the AG-UI HTTP binding.
+ * A node:http request handler serving one agent over the AG-UI HTTP binding (and, with a run
+ * broker, the routes that resume, reconnect to and stop its runs).
  *
+ * Without `broker`:
  * - Anything but POST: 405 (with `Allow: POST`).
  * - A body over `maxBodyBytes` (default 1 MiB): 413, decided from `Content-Length` or while reading,
  *   before anything is parsed.
@@ -122,17 +125,45 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
  *   as SSE (or protobuf when `Accept` asks for `application/vnd.ag-ui.event+proto`) through
  *   {@link sendSSE}; a client that goes away unsubscribes the agent and aborts `signal`.
  *
+ * With `broker` (`createRunBroker`), paths relative to `basePath` (where the handler is mounted;
+ * '' where the framework strips the mount point, as Express's `app.use` does):
+ * 1. `POST <base>` with a RunAgentInput starts run `runId`, or attaches to it when the broker has it
+ *    (the agent is never started twice for one `runId`); with `Last-Event-ID`, only that run's
+ *    events strictly after that cursor, then live.
+ * 2. `GET <base>/threads/<threadId>/runs/<runId>/events`: the run's events after `Last-Event-ID`
+ *    (all of them without), then live; never starts anything.
+ * 3. `POST <base>/connect` with a RunAgentInput: events that rebuild the thread, then its running
+ *    run live (what `connectAgent()` of `@ag-ui/client` expects); an unknown thread is an empty stream.
+ * 4. `POST <base>/threads/<threadId>/runs/<runId>/stop`: cancels the run wherever it runs (its log
+ *    ends RUN_FINISHED `outcome: { type: 'cancelled' }`); 202 `{ threadId, runId, status: 'stopping' }`.
+ *
+ * Every SSE frame of a run's log carries its cursor as its own `id:` field, which `EventSource` sends
+ * back as `Last-Event-ID` (WHATWG HTML, "Server-sent events"); protobuf frames carry none. Each
+ * stream closes right after the run's terminal event (RUN_FINISHED or RUN_ERROR). A client that
+ * goes away only leaves: the run goes on, and is cancelled `detachGraceMs` (the broker's option, in
+ * ms) after its last reader left unless one came back. Refusals: 400 (a bad body, a
+ * malformed `Last-Event-ID` or percent-encoding), 403 (the broker's `authorize` refused, or is not
+ * configured: then only the POST that started a run reads it), 404 (an unknown run or path), 405
+ * (with `Allow`), 413, 429 (the broker's `maxSubscribers`), 503 (the run store is unreachable).
+ *
  * Refusals are JSON `{ "error": reason }`; the server keeps serving after any of them.
  *
  * ## Example
  *
  * ```ts
  * createServer(createAguiHandler((input) => myAgent$(input.messages))).listen(8000);
+ *
+ * // Runs that outlive their connections: a run broker, its routes under /agent.
+ * const broker = createRunBroker({ authorize: ({ request, threadId }) => ownsThread(request, threadId) });
+ * createServer(createAguiHandler((input) => myAgent$(input.messages), { broker, basePath: '/agent' })).listen(8001);
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`.
- * @param options Body limit (bytes), heartbeat (ms), slow-client buffer (bytes), and `toAgui`'s options.
- * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route.
+ * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`; `signal` aborts when the
+ * run is cancelled (without a broker: when the client goes away).
+ * @param options Body limit (bytes), heartbeat (ms), slow-client buffer (bytes), `broker` and
+ * `basePath`, and `toAgui`'s options.
+ * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
+ * mount it for every method under its path).
  */
 export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -233,14 +264,25 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
  * the field), then a streaming {@link toSSEResponse}. When the response stream is cancelled, or
  * `request.signal` aborts, the agent is unsubscribed and its `signal` aborted.
  *
+ * With `broker`, the same four routes under `basePath` as {@link createAguiHandler} (matched on the
+ * request URL's path, so `basePath` is the full mount path, e.g. '/agent'), with the same `id:`s,
+ * statuses (202, 400, 403, 404, 405, 413, 429, 503) and detached runs: a cancelled response stream or
+ * an aborted `request.signal` only removes that reader. In Next.js, serve them from an optional
+ * catch-all route (`app/agent/[[...path]]/route.ts`) exporting both GET and POST.
+ *
  * ## Example
  *
  * ```ts
  * export const POST = createAguiFetchHandler((input) => myAgent$(input.messages)); // Next.js app router
+ *
+ * // With a run broker, in app/agent/[[...path]]/route.ts instead:
+ * //   const handle = createAguiFetchHandler((input) => myAgent$(input.messages), { broker, basePath: '/agent' });
+ * //   export { handle as GET, handle as POST };
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`.
- * @param options Body limit (bytes), heartbeat (ms), and `toAgui`'s options.
+ * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`; `signal` aborts when the
+ * run is cancelled (without a broker: when the client goes away).
+ * @param options Body limit (bytes), heartbeat (ms), `broker` and `basePath`, and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
  */
 export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {

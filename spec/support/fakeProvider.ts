@@ -40,10 +40,11 @@ export function fakeProvider<Body>(readsFor: (body: Body) => Uint8Array[], optio
 /**
  * Serves `agent` with the demo server, posts `input` as a browser would, reads the first frame,
  * then goes away and waits for `abortSeen` (the provider request cancelled) before the server
- * closes; returns the first frame's text.
+ * closes; returns the first frame's text. The demo's run broker lets a run go on without readers
+ * for `detachGraceMs` (30 s by default): here it is `graceMs` (50 ms), after which the run is cancelled.
  */
-export async function leaveDemoServerMidRun(agent: AguiAgent, input: RunAgentInput, abortSeen: Promise<void>): Promise<string> {
-  const server = await startDemoServer({ port: 0, agent });
+export async function leaveDemoServerMidRun(agent: AguiAgent, input: RunAgentInput, abortSeen: Promise<void>, graceMs = 50): Promise<string> {
+  const server = await startDemoServer({ port: 0, agent, broker: { detachGraceMs: graceMs } });
   try {
     const browser = new AbortController();
     const response = await globalThis.fetch(`${server.url}agent`, {

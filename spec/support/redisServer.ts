@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ export interface RedisServer {
   readonly port: number;
   /** Kills the server (its data is lost) and waits until it exited. */
   stop(): Promise<void>;
-  /** Kills the server and starts an empty one on the same port, ready when this resolves. */
+  /** Kills the server (if it runs) and starts an empty one on the same port, ready when this resolves. */
   restart(): Promise<void>;
 }
 
@@ -82,6 +82,8 @@ export async function startRedisServer(): Promise<RedisServer> {
     },
     async restart() {
       await kill(child);
+      // stop() removed the directory: restart also brings a stopped server back.
+      mkdirSync(dir, { recursive: true });
       child = await launch(port, dir);
     },
   };

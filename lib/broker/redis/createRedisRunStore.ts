@@ -55,6 +55,16 @@ function compareIds(a: string, b: string): number {
   return compareDecimal(aMs, bMs) || compareDecimal(aSeq, bSeq);
 }
 
+/** A stop request as published on the stop channel; undefined for anything else published there. */
+function parseStopRequest(message: string): { threadId: string; runId: string } | undefined {
+  try {
+    const { threadId, runId } = JSON.parse(message) as { threadId?: unknown; runId?: unknown };
+    return typeof threadId === 'string' && typeof runId === 'string' ? { threadId, runId } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A {@link RunStore} over Redis Streams: runs shared by every instance that uses the same Redis,
  * so that a reader on one instance follows a run produced on another, and a stop made anywhere
@@ -142,8 +152,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
     if (options.client === undefined) await base.connect();
     await subscriber.connect();
     await subscriber.subscribe(channel, (message: string) => {
-      const request = JSON.parse(message) as { threadId: string; runId: string };
-      stops.next({ threadId: request.threadId, runId: request.runId });
+      const request = parseStopRequest(message);
+      if (request !== undefined) stops.next(request);
     });
     ready = true;
   })();

@@ -2,7 +2,6 @@ import type { RedisClientType } from 'redis';
 import { AguiRxError } from '../../protocol/errors.js';
 
 /** A node-redis client, whatever modules, scripts or RESP version it was created with. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type RedisClient = RedisClientType<any, any, any, any, any>;
 
 /** `url` with its password replaced by `***`, for messages and logs (never print a credential). */

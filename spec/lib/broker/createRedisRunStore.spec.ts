@@ -157,6 +157,37 @@ describeWithRedis('createRedisRunStore', () => {
       expect(Date.now() - startedAt).toBeLessThan(2_000);
     });
 
+    it('should serve once Redis comes up after the store was created', async () => {
+      const late = await startRedisServer();
+      open.push({ close: () => late.stop() });
+      await late.stop();
+      const runs = store({ url: late.url, unavailableAfterMs: 300 });
+      expect(await runs.listRuns('t').catch((failure: { code?: string }) => failure.code)).toBe('STORE_UNAVAILABLE');
+      await late.restart();
+      // node-redis reconnects by itself (backing off up to 1 s): poll until it has.
+      const until = Date.now() + 10_000;
+      let answer: unknown;
+      while (!Array.isArray((answer = await runs.listRuns('t').catch((failure: { code?: string }) => failure.code))) && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(answer).toEqual([]);
+    });
+
+    it('should error a live read with RUN_NOT_FOUND when Redis restarts without its data', async () => {
+      const amnesiac = await startRedisServer();
+      open.push({ close: () => amnesiac.stop() });
+      const runs = store({ url: amnesiac.url, unavailableAfterMs: 5_000 });
+      const threadId = `lost-${Date.now()}`;
+      await runs.createRun(record(threadId, 'r'));
+      const read = firstValueFrom(runs.read(threadId, 'r').pipe(toArray())).then(
+        () => undefined,
+        (error: { code?: string }) => error.code,
+      );
+      await runs.append(threadId, 'r', [text('a')]);
+      await amnesiac.restart();
+      expect(await read).toBe('RUN_NOT_FOUND');
+    });
+
     it('should not load the store (nor redis) with the package root', () => {
       jest.isolateModules(() => {
         jest.doMock('redis', () => {

@@ -202,7 +202,7 @@ describe('createAnthropicAgent', () => {
     expect(fake.calls[0].init.signal!.aborted).toBe(true);
   });
 
-  it('should abort the request when the browser goes away from the demo server', async () => {
+  it('should abort the request when the browser goes away from the demo server for longer than its detachGraceMs', async () => {
     const fake = fakeAnthropic({ hang: true });
     expect(await leaveDemoServerMidRun(createAnthropicAgent({ apiKey: 'k', fetch: fake.fetch, now }), input('Rome'), fake.abortSeen)).toContain('"type":"RUN_STARTED"');
     expect(fake.calls[0].init.signal!.aborted).toBe(true);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEMO_USAGE, parseDemoArgs, runDemo } from '../../../lib/demo/main.js';
 
@@ -47,6 +48,29 @@ describe('runDemo', () => {
       expect(lines[1]).toBe('  agent:  scripted agent · no key, no network');
       expect(await (await fetch(url)).text()).toContain('scripted agent · no key, no network');
     });
+  });
+
+  it('should say where runs live and that authorize allows all for the demo only, and log each broker activity', async () => {
+    await withDemo([], {}, async (url, lines) => {
+      expect(lines).toContainEqual(expect.stringMatching(/^ {2}runs: {3}in memory \(set REDIS_URL to share them between demos through Redis\), broker instance \S+$/));
+      expect(lines).toContain('  authorize: allow-all, FOR THE DEMO ONLY: anyone who can reach this server may read and stop any run. Configure a real `authorize` hook in your server.');
+      const response = await fetch(`${url}agent`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify({ threadId: 't', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'Hello' }] }),
+      });
+      await response.text();
+      const broker = lines.filter((line) => line.startsWith('broker: '));
+      expect(broker[0]).toMatch(/^broker: run started {3}t\/r on \S+$/);
+      expect(broker).toContainEqual(expect.stringMatching(/^broker: run ended {5}t\/r success · \d+ events in /));
+    });
+  });
+
+  // Until agui-rx/broker/redis is built into this checkout, REDIS_URL must fail before serving, saying why.
+  (existsSync(resolve(__dirname, '../../../lib/broker/redis/index.ts')) ? it.skip : it)('should refuse REDIS_URL with what to do when the Redis store cannot be loaded', async () => {
+    await expect(runDemo([], { env: { REDIS_URL: 'redis://127.0.0.1:1' }, log: () => undefined })).rejects.toThrow(
+      /^REDIS_URL is set, but the Redis run store could not be loaded: [\s\S]*Install the redis package \(npm install redis\) and rebuild, or unset REDIS_URL to keep runs in memory\.$/,
+    );
   });
 
   it('should use OpenAI when OPENAI_API_KEY is set, with OPENAI_MODEL', async () => {

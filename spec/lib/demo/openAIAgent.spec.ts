@@ -107,7 +107,7 @@ describe('createOpenAIAgent', () => {
     expect(fake.calls[0].init.signal!.aborted).toBe(true);
   });
 
-  it('should abort the request when the browser goes away from the demo server', async () => {
+  it('should abort the request when the browser goes away from the demo server for longer than its detachGraceMs', async () => {
     const fake = fakeOpenAI({ hang: true });
     expect(await leaveDemoServerMidRun(createOpenAIAgent({ apiKey: 'sk-test', fetch: fake.fetch, now }), input('Rome'), fake.abortSeen)).toContain('"type":"RUN_STARTED"');
     expect(fake.calls[0].init.signal!.aborted).toBe(true);

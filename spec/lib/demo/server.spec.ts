@@ -3,6 +3,8 @@ import { EventType, type AssistantMessage, type BaseEvent } from '@ag-ui/core';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChatCompletionChunk } from '../../../lib/adapters/index.js';
+import type { BrokerActivity } from '../../../lib/broker/createRunBroker.js';
+import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
 import { createReplayAgent, parseTranscript, readTranscript } from '../../../lib/demo/replayAgent.js';
 import { createScriptedAgent } from '../../../lib/demo/scriptedAgent.js';
 import { startDemoServer, type DemoServer } from '../../../lib/demo/server.js';
@@ -13,6 +15,69 @@ const input = { threadId: 't', runId: 'r', messages: [], tools: [], context: [] 
 
 const NOW = new Date('2026-11-29T12:34:00Z');
 const now = () => NOW;
+
+/** One SSE frame as the broker routes send it: its `id:` (cursor) and its event. */
+interface Frame {
+  id?: string;
+  event: { type: string; [field: string]: unknown };
+}
+
+/** The frames of an SSE body. */
+function framesOf(text: string): Frame[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.includes('data: '))
+    .map((frame) => {
+      const id = /^id: (.*)$/m.exec(frame)?.[1];
+      return { ...(id === undefined ? {} : { id }), event: JSON.parse(/^data: (.*)$/m.exec(frame)![1]) };
+    });
+}
+
+/** Reads a streaming response until it has `count` frames; the rest is left unread (cancel it or read it with `rest`). */
+async function readFrames(response: Response, count: number) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (framesOf(text).length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  const complete = text.slice(0, text.lastIndexOf('\n\n') + 2);
+  return {
+    frames: framesOf(complete),
+    /** The frames after those, to the end of the stream. */
+    rest: async () => {
+      let more = text.slice(complete.length);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) more += decoder.decode(read.value, { stream: true });
+      return framesOf(more);
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+const runInput = (threadId: string, runId: string, text: string) => ({ threadId, runId, state: {}, messages: [{ id: `${runId}-user`, role: 'user', content: text }], tools: [], context: [] });
+
+/** The broker activity of a server, and a promise of the first activity of a kind. */
+function activities() {
+  const seen: BrokerActivity[] = [];
+  const waiting: { type: BrokerActivity['type']; resolve: (activity: BrokerActivity) => void }[] = [];
+  return {
+    seen,
+    onActivity(activity: BrokerActivity) {
+      seen.push(activity);
+      for (const waiter of waiting.filter((candidate) => candidate.type === activity.type)) waiter.resolve(activity);
+    },
+    next<T extends BrokerActivity['type']>(type: T): Promise<BrokerActivity & { type: T }> {
+      const known = seen.find((activity) => activity.type === type);
+      if (known) return Promise.resolve(known as BrokerActivity & { type: T });
+      return new Promise((resolve) => waiting.push({ type, resolve: resolve as (activity: BrokerActivity) => void }));
+    },
+  };
+}
 
 /** Runs the official HttpAgent once against `url` and returns what it built. */
 async function runHttpAgent(url: string, text: string, state: Record<string, unknown> = {}) {
@@ -65,6 +130,7 @@ describe('startDemoServer', () => {
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|<img/);
 
     expect((await fetch(`${server.url}nothing`)).status).toBe(404);
+    expect((await fetch(`${server.url}agent/threads/t/runs/nope/events`)).status).toBe(404);
     expect((await fetch(server.url, { method: 'POST' })).status).toBe(405);
     const get = await fetch(`${server.url}agent`);
     expect(get.status).toBe(405);
@@ -78,11 +144,87 @@ describe('startDemoServer', () => {
       body: JSON.stringify({ threadId: 't', runId: 'r', state: {}, messages: [{ id: 'u', role: 'user', content: 'Oslo' }], tools: [], context: [] }),
     });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const frames = (await response.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
-    const types = frames.map((frame) => JSON.parse(frame.slice('data: '.length)).type);
+    const types = framesOf(await response.text()).map((frame) => frame.event.type);
     expect(types[0]).toBe(EventType.RUN_STARTED);
     expect(types[types.length - 1]).toBe(EventType.RUN_FINISHED);
     expect(types.filter((type) => type === EventType.TOOL_CALL_RESULT)).toHaveLength(2);
+  });
+
+  it('should serve the run broker under /agent: frames with ids, resume after Last-Event-ID, connect, stop', async () => {
+    const all = framesOf(await (await post(`${server.url}agent`, runInput('broker-thread', 'run-1', 'Oslo'))).text());
+    expect(all.every((frame) => frame.id !== undefined && frame.id !== '')).toBe(true);
+    expect(all[all.length - 1].event.type).toBe(EventType.RUN_FINISHED);
+
+    // Route 2: strictly after the cursor, the same frames.
+    const after = all[4].id!;
+    const resumed = await fetch(`${server.url}agent/threads/broker-thread/runs/run-1/events`, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': after } });
+    expect(framesOf(await resumed.text())).toEqual(all.slice(5));
+    // Route 1 again with the same runId attaches: the agent is not started twice.
+    expect(framesOf(await (await post(`${server.url}agent`, runInput('broker-thread', 'run-1', 'Oslo'), { 'Last-Event-ID': after })).text())).toEqual(all.slice(5));
+
+    // Route 3: the finished run compacted, without ids.
+    const connected = framesOf(await (await post(`${server.url}agent/connect`, runInput('broker-thread', 'connect-1', ''))).text());
+    expect(connected.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.MESSAGES_SNAPSHOT, EventType.STATE_SNAPSHOT, EventType.RUN_FINISHED]);
+    expect(connected.every((frame) => frame.id === undefined)).toBe(true);
+    expect((connected[1].event.messages as { role: string }[]).map((message) => message.role)).toEqual(['user', 'reasoning', 'assistant', 'tool', 'tool', 'assistant']);
+
+    // Route 4: a finished run stays as it was; an unknown one is 404.
+    expect((await fetch(`${server.url}agent/threads/broker-thread/runs/run-1/stop`, { method: 'POST' })).status).toBe(202);
+    expect((await fetch(`${server.url}agent/threads/broker-thread/runs/nope/stop`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('should let a run go on when its reader leaves (detached), until stop cancels it', async () => {
+    const log = activities();
+    let signal!: AbortSignal;
+    const scripted = createScriptedAgent({ pace: 5, toolLatency: 60_000, now });
+    const slow = await startDemoServer({ port: 0, agent: (input, ctx) => ((signal = ctx.signal), scripted(input, ctx)), broker: { detachGraceMs: 60_000, onActivity: log.onActivity } });
+    try {
+      const browser = new AbortController();
+      const response = await fetch(`${slow.url}agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(runInput('t', 'r', 'Rome')), signal: browser.signal });
+      await response.body!.getReader().read();
+      browser.abort();
+      expect(await log.next('run-detached')).toEqual({ type: 'run-detached', threadId: 't', runId: 'r', graceMs: 60_000 });
+      expect(signal.aborted).toBe(false);
+
+      expect((await fetch(`${slow.url}agent/threads/t/runs/r/stop`, { method: 'POST' })).status).toBe(202);
+      expect(await log.next('run-ended')).toMatchObject({ outcome: 'cancelled' });
+      expect(signal.aborted).toBe(true);
+      const frames = framesOf(await (await fetch(`${slow.url}agent/threads/t/runs/r/events`)).text());
+      expect(frames[frames.length - 1].event).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("should serve another server's runs when they share a run store: resume, connect and stop from either", async () => {
+    const store = createMemoryRunStore();
+    const logA = activities();
+    const scripted = createScriptedAgent({ pace: 5, toolLatency: 60_000, now });
+    const a = await startDemoServer({ port: 0, agent: scripted, broker: { store, onActivity: logA.onActivity, instanceId: 'a' } });
+    const b = await startDemoServer({ port: 0, agent: () => { throw new Error('B never runs an agent here'); }, broker: { store, instanceId: 'b' } });
+    try {
+      const onA = await readFrames(await post(`${a.url}agent`, runInput('shared', 'run-1', 'Rome')), 6);
+      const last = onA.frames[onA.frames.length - 1].id!;
+      await onA.cancel();
+
+      // B resumes A's run where A's reader left it, and connects to the thread (the running run from its start).
+      const onB = await readFrames(await fetch(`${b.url}agent/threads/shared/runs/run-1/events`, { headers: { 'Last-Event-ID': last } }), 1);
+      expect(Number(onB.frames[0].id)).toBeGreaterThan(Number(last));
+      const connected = await readFrames(await post(`${b.url}agent/connect`, runInput('shared', 'connect-1', '')), 6);
+      expect(connected.frames.slice(0, 6).map((frame) => frame.id)).toEqual([onA.frames[0].id, undefined, ...onA.frames.slice(1, 5).map((frame) => frame.id)]);
+      expect(connected.frames[0].event).toMatchObject({ type: EventType.RUN_STARTED, runId: 'run-1' });
+
+      // Stopping through B cancels the run on A; both readers on B see it end.
+      expect((await fetch(`${b.url}agent/threads/shared/runs/run-1/stop`, { method: 'POST' })).status).toBe(202);
+      expect(await logA.next('run-ended')).toMatchObject({ instanceId: 'a', outcome: 'cancelled' });
+      for (const reader of [onB, connected]) {
+        const rest = await reader.rest();
+        expect(rest[rest.length - 1].event).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it('should reject with what to do when the port is taken', async () => {

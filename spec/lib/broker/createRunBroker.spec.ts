@@ -1,0 +1,295 @@
+import { EventType, type Event } from '@ag-ui/core';
+import { Observable, firstValueFrom, from, throwError, toArray } from 'rxjs';
+import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
+import { createRunBroker, type BrokerActivity, type RunBroker, type RunBrokerOptions } from '../../../lib/broker/createRunBroker.js';
+import type { RunStore } from '../../../lib/broker/runStore.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { runWithOfficialClient } from '../../../lib/testing/runWithOfficialClient.js';
+import type { BrokerFrame } from '../../../lib/transports/brokerRoutes.js';
+import { createAguiFetchHandler, createAguiHandler, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
+import { agentHarness } from '../transports/brokerHarness.js';
+import { eventually, framesOf, open, post, runInput, serveFetch, serveNode, type Loopback } from '../transports/brokerHttp.js';
+
+const allowAll = () => true;
+const access = { request: {} };
+const collect = <T>(items$: Observable<T>) => firstValueFrom(items$.pipe(toArray()));
+const lastOf = (frames: readonly BrokerFrame[]) => frames[frames.length - 1]?.event;
+
+/** A memory store whose methods fail as `failing` says, with STORE_UNAVAILABLE. */
+function failingStore(failing: { append?: boolean; read?: boolean; renewLease?: boolean; getRun?: boolean; endRun?: boolean }): RunStore {
+  const store = createMemoryRunStore();
+  const down = () => new AguiRxError('STORE_UNAVAILABLE', 'The run store cannot be reached (connection refused).');
+  return {
+    ...store,
+    append: (...args) => (failing.append ? Promise.reject(down()) : store.append(...args)),
+    read: (...args) => (failing.read ? throwError(down) : store.read(...args)),
+    renewLease: (...args) => (failing.renewLease ? Promise.reject(down()) : store.renewLease(...args)),
+    getRun: (...args) => (failing.getRun ? Promise.reject(down()) : store.getRun(...args)),
+    endRun: (...args) => (failing.endRun ? Promise.reject(down()) : store.endRun(...args)),
+  };
+}
+
+const servers = [
+  ['node:http', (agent: Parameters<typeof createAguiHandler>[0], options: AguiHandlerOptions) => serveNode(createAguiHandler(agent, options))],
+  ['the fetch handler served through node', (agent: Parameters<typeof createAguiHandler>[0], options: AguiHandlerOptions) => serveFetch(createAguiFetchHandler(agent, options))],
+] as const;
+
+describe.each(servers)('createRunBroker over %s', (_name, serve) => {
+  let server: Loopback | undefined;
+  let broker: RunBroker | undefined;
+  let h: ReturnType<typeof agentHarness>;
+  let base: string;
+  let activity: BrokerActivity[];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+
+  async function setup(options: RunBrokerOptions = {}) {
+    h = agentHarness();
+    activity = [];
+    broker = createRunBroker({ onActivity: (happening) => void activity.push(happening), ...options });
+    server = await serve(h.agent, { broker, basePath: '/agent', heartbeatMs: 0 });
+    base = `${server.origin}/agent`;
+    return broker;
+  }
+  const happened = (type: BrokerActivity['type']) => () => activity.some((happening) => happening.type === type);
+
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterEach(async () => {
+    await server?.close();
+    await broker?.close();
+    server = undefined;
+    broker = undefined;
+    process.off('unhandledRejection', onUnhandled);
+    expect(unhandled).toEqual([]);
+  });
+
+  describe('detached runs', () => {
+    it('should go on for detachGraceMs after the last reader leaves, then cancel the run (its log ends cancelled)', async () => {
+      const b = await setup({ detachGraceMs: 100, authorize: allowAll });
+      h.endless('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Working' }, { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: 'slow', delta: '{' }]);
+      const posted = await open(base, { body: runInput('t1', 'r1') });
+      await posted.until((frame) => frame.event.type === EventType.TOOL_CALL_ARGS);
+      const left = Date.now();
+      posted.leave();
+      await eventually(happened('run-detached'), 5000, 'the run to detach');
+      expect(h.signals.get('r1')?.aborted).toBe(false);
+      await eventually(happened('run-ended'), 5000, 'the run to end');
+      expect(Date.now() - left).toBeGreaterThanOrEqual(90);
+      expect(activity.find((happening) => happening.type === 'run-ended')).toMatchObject({ outcome: 'cancelled' });
+      expect(h.signals.get('r1')?.aborted).toBe(true);
+      const log = await collect(await b.events('t1', 'r1', undefined, access));
+      expect(lastOf(log)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+      const oracle = await runWithOfficialClient(log.map((frame) => frame.event), { threadId: 't1', runId: 'r1' });
+      expect(oracle.messages.map((message) => message.role)).toEqual(['assistant']);
+    });
+
+    it('should keep the run going when a reader comes back within the grace', async () => {
+      await setup({ detachGraceMs: 100, authorize: allowAll });
+      h.hold('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hel' }], [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'lo' }]);
+      const posted = await open(base, { body: runInput('t1', 'r1') });
+      const seen = await posted.take(3);
+      posted.leave();
+      await eventually(happened('run-detached'), 5000, 'the run to detach');
+      const back = await open(`${base}/threads/t1/runs/r1/events`, { method: 'GET', headers: { 'Last-Event-ID': seen[2].id! } });
+      expect(back.status).toBe(200);
+      // Well past the grace, with the reader attached.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(h.signals.get('r1')?.aborted).toBe(false);
+      h.release('r1');
+      const rest = await back.ended;
+      expect(rest[rest.length - 1].event).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(rest[rest.length - 1].event).not.toHaveProperty('outcome.type', 'cancelled');
+      const events = [...seen, ...rest].map((frame) => frame.event);
+      expect((await runWithOfficialClient(events, { threadId: 't1', runId: 'r1' })).messages).toEqual([{ id: expect.any(String), role: 'assistant', content: 'Hello' }]);
+    });
+
+    it('should let the run finish with detachGraceMs: Infinity', async () => {
+      const b = await setup({ detachGraceMs: Infinity, authorize: allowAll });
+      h.hold('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hel' }], [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'lo' }]);
+      const posted = await open(base, { body: runInput('t1', 'r1') });
+      await posted.take(3);
+      posted.leave();
+      await eventually(happened('reader-left'), 5000, 'the reader to leave');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      h.release('r1');
+      await eventually(happened('run-ended'), 5000, 'the run to end');
+      expect(activity.find((happening) => happening.type === 'run-ended')).toMatchObject({ outcome: 'success' });
+      expect(activity.some((happening) => happening.type === 'run-detached')).toBe(false);
+      const log = await collect(await b.events('t1', 'r1', undefined, access));
+      expect((await runWithOfficialClient(log.map((frame) => frame.event), { threadId: 't1', runId: 'r1' })).messages).toEqual([{ id: expect.any(String), role: 'assistant', content: 'Hello' }]);
+    });
+  });
+
+  describe('onActivity', () => {
+    it('should report the start, a reader attaching, the end with its outcome, and the reader leaving', async () => {
+      await setup();
+      const frames = framesOf((await post(base, runInput('t1', 'r1'))).body);
+      await eventually(happened('reader-left'), 5000, 'the reader to leave');
+      await eventually(happened('run-ended'), 5000, 'the run to end');
+      // Give a spurious detach (the reader left as the run ended) the time to show up.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The reader leaves on the terminal event, as the store delivers it; the run ends once the append resolves.
+      expect(activity.map((happening) => happening.type)).toEqual(['run-started', 'reader-attached', 'reader-left', 'run-ended']);
+      expect(activity).toEqual([
+        { type: 'run-started', threadId: 't1', runId: 'r1', instanceId: broker!.instanceId },
+        { type: 'reader-attached', threadId: 't1', runId: 'r1', readerId: expect.any(String), readers: 1 },
+        { type: 'reader-left', threadId: 't1', runId: 'r1', readerId: expect.any(String), readers: 0, delivered: frames.length, lag: 0 },
+        { type: 'run-ended', threadId: 't1', runId: 'r1', instanceId: broker!.instanceId, outcome: 'success', code: undefined, events: frames.length, durationMs: expect.any(Number) },
+      ]);
+    });
+
+    it('should report a cancelled run and a failed one with their outcomes', async () => {
+      await setup({ authorize: allowAll });
+      h.endless('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Working' }]);
+      h.script('r2', () => throwError(() => Object.assign(new Error('No API key.'), { code: 'CONFIG' })));
+      const posted = await open(base, { body: runInput('t1', 'r1') });
+      await posted.take(2);
+      await post(`${base}/threads/t1/runs/r1/stop`, '');
+      await posted.ended;
+      const failed = framesOf((await post(base, runInput('t1', 'r2'))).body);
+      expect(failed[failed.length - 1].event).toEqual({ type: EventType.RUN_ERROR, message: 'No API key.', code: 'CONFIG' });
+      await eventually(() => activity.filter((happening) => happening.type === 'run-ended').length === 2, 5000, 'both runs to end');
+      expect(activity.filter((happening) => happening.type === 'run-ended')).toEqual([
+        expect.objectContaining({ runId: 'r1', outcome: 'cancelled', code: undefined }),
+        expect.objectContaining({ runId: 'r2', outcome: 'error', code: 'CONFIG' }),
+      ]);
+    });
+
+    it('should survive an onActivity hook that throws', async () => {
+      h = agentHarness();
+      broker = createRunBroker({
+        onActivity: () => {
+          throw new Error('observer bug');
+        },
+      });
+      server = await serve(h.agent, { broker, basePath: '/agent', heartbeatMs: 0 });
+      const frames = framesOf((await post(`${server.origin}/agent`, runInput('t1', 'r1'))).body);
+      expect(frames[frames.length - 1].event.type).toBe(EventType.RUN_FINISHED);
+    });
+  });
+
+  describe('a store that fails', () => {
+    it('should go on from the owner\'s memory when the store cannot be read, to the run\'s own end', async () => {
+      await setup({ store: failingStore({ read: true }), detachGraceMs: 50 });
+      const answer = await post(base, runInput('t1', 'r1'));
+      expect(answer.status).toBe(200);
+      const frames = framesOf(answer.body);
+      expect(frames[0].event.type).toBe(EventType.RUN_STARTED);
+      expect(frames[frames.length - 1].event.type).toBe(EventType.RUN_FINISHED);
+      // Every event once, in order: ids are on the wire only for events the reader saw written.
+      expect(new Set(frames.map((frame) => JSON.stringify(frame.event))).size).toBe(frames.length);
+      await runWithOfficialClient(from(frames.map((frame) => frame.event)));
+    });
+
+    it('should end a reader on another instance with a RUN_ERROR frame carrying the code and a clear message when the store cannot be read', async () => {
+      const store = failingStore({ read: true });
+      await setup({ store, detachGraceMs: Infinity, authorize: () => true });
+      await post(base, runInput('t1', 'r1'));
+      const other = createRunBroker({ store, authorize: () => true });
+      const frames = await firstValueFrom((await other.events('t1', 'r1', undefined, { request: undefined })).pipe(toArray()));
+      expect(frames).toEqual([{ event: { type: EventType.RUN_ERROR, code: 'STORE_UNAVAILABLE', message: 'The run store cannot be reached (connection refused).' } }]);
+    });
+
+    it('should end the reader with a RUN_ERROR frame, not hang, when the store cannot be written', async () => {
+      await setup({ store: failingStore({ append: true }), leaseMs: 300 });
+      const answer = await post(base, runInput('t1', 'r1'));
+      expect(answer.status).toBe(200);
+      const frames = framesOf(answer.body);
+      expect(frames).toHaveLength(1);
+      expect(frames[0].event).toMatchObject({ type: EventType.RUN_ERROR, code: 'STORE_UNAVAILABLE' });
+      expect((frames[0].event as { message: string }).message).toMatch(/run store/i);
+      await eventually(happened('run-ended'), 5000, 'the run to end');
+      expect(activity.some((happening) => happening.type === 'store-error')).toBe(true);
+      expect(h.signals.get('r1')?.aborted).toBe(true);
+    });
+
+    it('should end the reader with a RUN_ERROR frame, not hang, when the store is down altogether', async () => {
+      await setup({ store: failingStore({ append: true, renewLease: true, getRun: true, endRun: true }), leaseMs: 300 });
+      const answer = await post(base, runInput('t1', 'r1'));
+      const frames = framesOf(answer.body);
+      // The owner's reader gets the run from memory, none of it written (no cursors), and the stream ends.
+      expect(frames[0].event.type).toBe(EventType.RUN_STARTED);
+      expect(frames.every((frame) => frame.id === undefined)).toBe(true);
+      expect([EventType.RUN_FINISHED, EventType.RUN_ERROR]).toContain(frames[frames.length - 1].event.type);
+      await runWithOfficialClient(from(frames.map((frame) => frame.event)));
+    });
+  });
+});
+
+describe('createRunBroker', () => {
+  let broker: RunBroker | undefined;
+  afterEach(async () => {
+    await broker?.close();
+    broker = undefined;
+  });
+
+  it('should start the agent once when the same run is posted twice at once', async () => {
+    broker = createRunBroker({ authorize: allowAll });
+    let starts = 0;
+    const start = () => {
+      starts++;
+      return from<Event[]>([
+        { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' },
+        { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1' },
+      ]);
+    };
+    const [a, b] = await Promise.all([broker.run(runInput('t1', 'r1'), start, access), broker.run(runInput('t1', 'r1'), start, access)]);
+    const [framesA, framesB] = await Promise.all([collect(a), collect(b)]);
+    expect(starts).toBe(1);
+    expect(framesB).toEqual(framesA);
+    expect(framesA.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+  });
+
+  it('should refuse with FORBIDDEN, RUN_NOT_FOUND and INVALID_CURSOR codes before any stream starts', async () => {
+    broker = createRunBroker();
+    await expect(broker.events('t1', 'r1', undefined, access)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(broker.stop('t1', 'r1', access)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(broker.connect(runInput('t1', 'r1'), access)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(broker.events('t1', 'r1', 'not a cursor', access)).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await broker.close();
+    broker = createRunBroker({ authorize: allowAll });
+    await expect(broker.events('t1', 'r1', undefined, access)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(broker.stop('t1', 'r1', access)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+  });
+
+  it("should end a reader on another instance with RUN_ERROR STORE_UNAVAILABLE once the store has not answered for a lease's time", async () => {
+    const store = createMemoryRunStore();
+    const owner = createRunBroker({ store: { ...store, close: async () => undefined }, authorize: allowAll, detachGraceMs: Infinity, leaseMs: 300 });
+    let down = false;
+    broker = createRunBroker({
+      store: { ...store, getRun: (...args) => (down ? Promise.reject(new AguiRxError('STORE_UNAVAILABLE', 'Connection refused.')) : store.getRun(...args)) },
+      authorize: allowAll,
+      leaseMs: 300,
+    });
+    const started = await owner.run(runInput('t1', 'r1'), () => new Observable<Event>((subscriber) => subscriber.next({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' })), access);
+    const first = started.subscribe();
+    const frames = collect(await broker.events('t1', 'r1', undefined, access));
+    down = true;
+    const log = await frames;
+    expect(log.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
+    expect(lastOf(log)).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/^The run store has not answered for \d+ ms \(Connection refused\.\); the run's remaining events cannot be read\./) });
+    first.unsubscribe();
+    await owner.close();
+  });
+
+  it('should cancel the runs it owns on close, each log ending cancelled', async () => {
+    const store = createMemoryRunStore();
+    const reader = createRunBroker({ store, authorize: allowAll });
+    broker = createRunBroker({ store: { ...store, close: async () => undefined }, authorize: allowAll, detachGraceMs: Infinity });
+    const frames$ = await broker.run(runInput('t1', 'r1'), (signal) => new Observable<Event>((subscriber) => {
+      subscriber.next({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' });
+      signal.addEventListener('abort', () => {
+        subscriber.next({ type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', outcome: { type: 'cancelled' } });
+        subscriber.complete();
+      });
+    }), access);
+    const frames = collect(frames$);
+    await broker.close();
+    broker = undefined;
+    expect(lastOf(await frames)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+    await reader.close();
+  });
+});
