@@ -48,8 +48,10 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   const maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   res.writeHead(200, streamHeaders(contentTypeFor(options.accept)));
   res.flushHeaders();
-  // Frames waiting for 'drain', and their size in bytes.
-  const queue: (string | Uint8Array)[] = [];
+  // Frames waiting for 'drain' from `head` on (a moving head rather than `shift()`, which copies
+  // the whole array each time once it is large: quadratic on a long replay), and their size in bytes.
+  let queue: (string | Uint8Array)[] = [];
+  let head = 0;
   let queuedBytes = 0;
   let waiting = false;
   let ending = false;
@@ -58,15 +60,22 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
 
   const flush = () => {
     waiting = false;
-    while (queue.length > 0) {
-      const frame = queue.shift()!;
+    while (head < queue.length) {
+      const frame = queue[head++];
       queuedBytes -= frameBytes(frame);
       if (!res.write(frame)) {
+        // What was written is released: the rest moves to a new array once half of it is done.
+        if (head > 1024 && head * 2 > queue.length) {
+          queue = queue.slice(head);
+          head = 0;
+        }
         waiting = true;
         res.once('drain', flush);
         return;
       }
     }
+    queue = [];
+    head = 0;
     if (ending && !gone()) res.end();
   };
 

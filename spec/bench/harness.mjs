@@ -21,7 +21,7 @@ export function parseArgs(argv = process.argv.slice(2)) {
     else if (arg === '--only') args.only = argv[++i].split(',');
     else if (arg.startsWith('--only=')) args.only = arg.slice('--only='.length).split(',');
     else if (arg === '--help' || arg === '-h') {
-      console.log('Usage: npm run bench [-- --quick] [--json <file>] [--only <name[,name]>]\n  --quick  small workloads, 5 runs (about 15 s)\n  --json   also write the results as JSON\n  --only   run only these items (throughput, operators, encode, stateDelta, memory, latency, verify)\nMethod and results: docs/performance.md');
+      console.log('Usage: npm run bench [-- --quick] [--json <file>] [--only <name[,name]>]\n  --quick  small workloads, 5 runs (about 15 s)\n  --json   also write the results as JSON\n  --only   run only these items (throughput, operators, encode, stateDelta, memory, latency, verify, broker)\nMethod and results: docs/performance.md');
       process.exit(0);
     } else {
       console.error(`Unknown argument '${arg}'. Use --quick, --json <file>, --only <name[,name]>, or --help.`);
@@ -95,9 +95,9 @@ export async function measure(contenders, { runs = 5, warmup = 1 } = {}) {
  * One row of the table. `ratio` is `baseline ÷ ours` for times (above 1: ours is faster) unless
  * the row says otherwise in `ratioMeans`; `target` is `{ op: '>=' | '<=', value }` or undefined.
  */
-export function row({ item, name, ours, baseline, ratio, target, unit = 'ms', ratioMeans = 'baseline ÷ ours', note }) {
+export function row({ item, name, ours, baseline, ratio, target, unit = 'ms', ratioMeans = 'baseline ÷ ours', ratioUnit, note }) {
   const pass = target === undefined || !Number.isFinite(ratio) ? undefined : target.op === '>=' ? ratio >= target.value : ratio <= target.value;
-  return { item, name, contenders: [ours, baseline], unit, ratio, ratioMeans, target, pass, note };
+  return { item, name, contenders: [ours, baseline], unit, ratio, ratioMeans, ...(ratioUnit === undefined ? {} : { ratioUnit }), target, pass, note };
 }
 
 /** A comparison row of two measured contenders: ratio = baseline median ÷ ours median. */
@@ -112,8 +112,12 @@ const fmt = (value, unit) => {
   const digits = unit === 'MB' ? 2 : value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
   return `${value.toFixed(digits)} ${unit}`;
 };
-const fmtRatio = (r) => (!Number.isFinite(r) ? String(r) : r >= 100 ? `${r.toFixed(0)}x` : r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
-const fmtTarget = (t) => (t === undefined ? '—' : `${t.op === '>=' ? '≥' : '≤'} ${t.value}x`);
+const fmtRatio = (r, unit = 'x') => {
+  if (!Number.isFinite(r)) return String(r);
+  const text = Math.abs(r) >= 100 ? r.toFixed(0) : Math.abs(r) >= 10 ? r.toFixed(1) : r.toFixed(2);
+  return unit === 'x' ? `${text}x` : `${text} ${unit}`;
+};
+const fmtTarget = (t, unit = 'x') => (t === undefined ? '—' : `${t.op === '>=' ? '≥' : '≤'} ${t.value}${unit === 'x' ? 'x' : ` ${unit}`}`);
 
 /** The results as one plain-text table (also valid Markdown). */
 export function table(rows, info) {
@@ -125,8 +129,8 @@ export function table(rows, info) {
     fmt(r.contenders[0].value, r.unit),
     r.contenders[1].name,
     fmt(r.contenders[1].value, r.unit),
-    fmtRatio(r.ratio) + (r.ratioMeans === 'baseline ÷ ours' ? '' : ` (${r.ratioMeans})`),
-    fmtTarget(r.target),
+    fmtRatio(r.ratio, r.ratioUnit) + (r.ratioMeans === 'baseline ÷ ours' ? '' : ` (${r.ratioMeans})`),
+    fmtTarget(r.target, r.ratioUnit),
     r.pass === undefined ? '' : r.pass ? '✓' : '✗',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));

@@ -1,6 +1,7 @@
 // `npm run bench`: runs every bench item and prints one table of side-by-side ratios.
 // Options: --quick (small sizes, for CI), --json <file> (write the results), --only <name[,name]>.
-// Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8).
+// Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8),
+// broker (9-12: the run broker's replay, Redis round trips, memory per reader, added latency).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { machine, parseArgs, settings, table } from './harness.mjs';
@@ -11,8 +12,9 @@ import * as stateDelta from './stateDelta.mjs';
 import * as memory from './memory.mjs';
 import * as latency from './latency.mjs';
 import * as verify from './verify.mjs';
+import * as broker from './broker.mjs';
 
-const modules = [throughput, operators, encode, stateDelta, memory, latency, verify];
+const modules = [throughput, operators, encode, stateDelta, memory, latency, verify, broker];
 const args = parseArgs();
 const unknown = (args.only ?? []).filter((name) => !modules.some((m) => m.name === name));
 if (unknown.length > 0) {
@@ -22,7 +24,18 @@ if (unknown.length > 0) {
 
 const info = { machine: machine(), quick: args.quick, runs: 5, warmup: 2, date: new Date().toISOString() };
 settings.gcBetweenRuns = !args.quick;
-const ctx = { quick: args.quick, runs: info.runs, warmup: info.warmup, log: (message) => process.stderr.write(`  ${message}\n`) };
+const notes = [];
+const ctx = {
+  quick: args.quick,
+  runs: info.runs,
+  warmup: info.warmup,
+  log: (message) => process.stderr.write(`  ${message}\n`),
+  // What a reader of the table must know (an item skipped, and why): printed under the table.
+  note: (message) => {
+    notes.push(message);
+    process.stderr.write(`  note: ${message}\n`);
+  },
+};
 const started = performance.now();
 const rows = [];
 const errors = [];
@@ -42,5 +55,6 @@ for (const module of modules) {
 info.seconds = Math.round((performance.now() - started) / 100) / 10;
 
 console.log(table(rows, info));
+for (const message of notes) console.log(`\nNote: ${message}`);
 for (const { module, error } of errors) console.log(`\n${module} FAILED:\n${error}`);
-if (args.json) writeFileSync(args.json, JSON.stringify({ ...info, rows, errors }, null, 2) + '\n');
+if (args.json) writeFileSync(args.json, JSON.stringify({ ...info, rows, notes, errors }, null, 2) + '\n');

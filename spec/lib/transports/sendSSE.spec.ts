@@ -3,7 +3,7 @@ import { decode } from '@ag-ui/proto';
 import { EventEmitter } from 'node:events';
 import { createServer, get as httpGet, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NEVER, Subject, concat, defer, finalize, of, throwError, type Observable } from 'rxjs';
+import { NEVER, Subject, concat, defer, finalize, from, of, throwError, type Observable } from 'rxjs';
 import { sendSSE } from '../../../lib/transports/sendSSE.js';
 
 const PROTO = 'application/vnd.ag-ui.event+proto';
@@ -341,6 +341,25 @@ describe('sendSSE', () => {
 
       expect(afterFirstDrain).toEqual([frame(S), frame(text('a'))]);
       expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), frame(text('c'))]);
+    });
+
+    it('should write a long queue in order and whole over many partial drains (the queue is compacted as it goes)', () => {
+      const fake = new FakeResponse();
+      // Like a socket: every 500th write fills the buffer, and the writer must wait for the next drain.
+      let writes = 0;
+      const write = fake.write.bind(fake);
+      fake.write = (chunk) => write(chunk) && ++writes % 500 !== 0;
+      const events = [S, ...Array.from({ length: 20_000 }, (_, i) => text(`w${i}`)), F];
+      fake.accepting = false;
+
+      sendSSE(fake.res, from(events), { heartbeatMs: 0, maxBufferedBytes: Infinity });
+      fake.accepting = true;
+      let drains = 0;
+      while (!fake.writableEnded && drains++ < 1000) fake.drain();
+
+      expect(drains).toBeGreaterThan(30);
+      expect(fake.chunks).toEqual(events.map(frame));
+      expect(fake.writableEnded).toBe(true);
     });
 
     it('should end the response only after the waiting frames are written', () => {
