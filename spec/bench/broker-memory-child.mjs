@@ -14,8 +14,8 @@ const server = http.createServer(createAguiHandler(() => NEVER, { broker, basePa
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 process.on('message', async (message) => {
   if (message !== 'heap') return;
-  // Let pending timers and microtasks of the last requests settle first.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Let the last requests' pending callbacks and microtasks run first (two turns of the event loop).
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
   globalThis.gc();
   globalThis.gc();
   process.send({ heapUsed: process.memoryUsage().heapUsed });

@@ -5,7 +5,7 @@ import { from } from 'rxjs';
 import { runWithOfficialClient } from '../../lib/testing/runWithOfficialClient.js';
 import { toAgui } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
-import { collect } from '../support/helpers.js';
+import { collect, pollUntil } from '../support/helpers.js';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer.js';
 import {
   compareCursors,
@@ -379,11 +379,12 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       expect(before).toEqual(expected.slice(0, before.length));
     }
     // The owner says what it could not write.
-    let storeErrors: unknown[] = [];
-    for (let waited = 0; storeErrors.length === 0 && waited < 20_000; waited += 100) {
-      storeErrors = (await owner.stats()).activity.filter((entry) => entry.type === 'store-error' && entry.runId === input.runId);
-      if (storeErrors.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The owner is another process: its /stats is polled.
+    const storeErrors = await pollUntil(
+      async () => (await owner.stats()).activity.filter((entry) => entry.type === 'store-error' && entry.runId === input.runId),
+      (errors) => errors.length > 0,
+      { timeoutMs: 20_000, intervalMs: 100, what: "the owner's store-error report" },
+    );
     expect(storeErrors[0]).toMatchObject({ type: 'store-error', message: expect.any(String), unwritten: expect.any(Number) });
     // And the instances serve new runs on the new Redis, read from elsewhere and stopped from elsewhere (the stop channel is subscribed again).
     const after = await readStream(`${others[0].url}/agent`, postRun(inputOf(9004)));

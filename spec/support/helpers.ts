@@ -61,3 +61,22 @@ export function errorOf(events: Promise<unknown>): Promise<unknown> {
     (error: unknown) => error,
   );
 }
+
+/**
+ * Waits until `check` yields a value `accept`s, for state outside this process that sends no event
+ * (a redis-server's INFO, a child server's /stats, a client's reconnection): the one polling loop
+ * of the specs. Rejects after `timeoutMs` naming `what` and the last value seen.
+ */
+export async function pollUntil<T>(
+  check: () => T | Promise<T>,
+  accept: (value: T) => boolean,
+  { timeoutMs = 10_000, intervalMs = 20, what = 'the condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} (last seen: ${JSON.stringify(value)?.slice(0, 200)}).`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -5,6 +5,7 @@ import { createRedisRunStore, type RedisClient } from '../../../lib/broker/redis
 import type { RunRecord, RunStore } from '../../../lib/broker/runStore.js';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../../support/redisServer.js';
 import { describeRunStore } from './runStoreConformance.js';
+import { pollUntil } from '../../support/helpers.js';
 
 const text = (delta: string): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta }) as Event;
 const finished = (threadId: string, runId: string): Event => ({ type: EventType.RUN_FINISHED, threadId, runId }) as Event;
@@ -53,13 +54,7 @@ describeWithRedis('createRedisRunStore', () => {
     /** How many connections sit in a blocking command right now (INFO clients). */
     const blockedClients = async (admin: RedisClient) => Number(/blocked_clients:(\d+)/.exec(String(await admin.info('clients')))?.[1]);
     /** Waits until the server counts `n` blocked connections (a blocking read re-blocks every few seconds at most). */
-    const untilBlocked = async (admin: RedisClient, n: number) => {
-      const until = Date.now() + 10_000;
-      while ((await blockedClients(admin)) !== n) {
-        if (Date.now() > until) throw new Error(`expected ${n} blocked clients, have ${await blockedClients(admin)}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const untilBlocked = (admin: RedisClient, n: number) => pollUntil(() => blockedClients(admin), (count) => count === n, { what: `${n} blocked clients` });
 
     it('should append a burst of 1,000 events in one round trip (counted by MONITOR)', async () => {
       const runs = store({ url: server.url });
@@ -70,12 +65,17 @@ describeWithRedis('createRedisRunStore', () => {
       const monitor = await client();
       const marker = await client();
       const commands: string[] = [];
-      await monitor.monitor((line) => void commands.push(String(line)));
+      let markerSeen!: () => void;
+      const marked = new Promise<void>((resolve) => (markerSeen = resolve));
+      await monitor.monitor((line) => {
+        commands.push(String(line));
+        if (String(line).includes('"marker"')) markerSeen();
+      });
       const burst = Array.from({ length: 1000 }, (_, i) => text(`e${i}`));
       const cursors = await runs.append(threadId, 'r', burst);
       // A marker from another connection: MONITOR has shown everything before it once it arrives.
       await marker.ping('marker');
-      while (!commands.some((line) => line.includes('"marker"'))) await new Promise((resolve) => setTimeout(resolve, 10));
+      await marked;
       const fromClients = commands.filter((line) => !line.includes(' lua]') && !line.includes('"marker"'));
       const xadds = commands.filter((line) => line.includes(' lua]') && /"xadd"/i.test(line));
       expect(cursors).toHaveLength(1000);
@@ -164,12 +164,8 @@ describeWithRedis('createRedisRunStore', () => {
       const runs = store({ url: late.url, unavailableAfterMs: 300 });
       expect(await runs.listRuns('t').catch((failure: { code?: string }) => failure.code)).toBe('STORE_UNAVAILABLE');
       await late.restart();
-      // node-redis reconnects by itself (backing off up to 1 s): poll until it has.
-      const until = Date.now() + 10_000;
-      let answer: unknown;
-      while (!Array.isArray((answer = await runs.listRuns('t').catch((failure: { code?: string }) => failure.code))) && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // node-redis reconnects by itself (backing off up to 1 s), telling no one outside the store: poll until it has.
+      const answer = await pollUntil(() => runs.listRuns('t').catch((failure: { code?: string }) => failure.code), Array.isArray, { intervalMs: 50, what: 'the store to reconnect' });
       expect(answer).toEqual([]);
     });
 

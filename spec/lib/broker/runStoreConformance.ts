@@ -1,6 +1,7 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { firstValueFrom, lastValueFrom, mergeMap, take, toArray, type Observable } from 'rxjs';
 import type { RunLogEntry, RunRecord, RunStore } from '../../../lib/broker/runStore.js';
+import { pollUntil } from '../../support/helpers.js';
 
 /** Options a conformance case asks of a fresh store. */
 export interface RunStoreCaseOptions {
@@ -47,13 +48,7 @@ async function failure(promise: Promise<unknown>): Promise<{ code?: unknown; mes
   throw new Error('expected a failure, got a value');
 }
 /** Polls `condition` until it holds, for a state change no event announces (retention expiry). */
-async function eventually(condition: () => Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const eventually = (condition: () => Promise<boolean>, deadlineMs = 10_000) => pollUntil(condition, (held) => held, { timeoutMs: deadlineMs, intervalMs: 25 });
 
 /**
  * The conformance suite of {@link RunStore}: what every store must do, one case per rule of the

@@ -1,3 +1,4 @@
+import { pollUntil } from '../../support/helpers.js';
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { decode } from '@ag-ui/proto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -227,9 +228,5 @@ export function runInput(threadId: string, runId: string, overrides: Partial<Run
 
 /** Resolves when `check()` holds, polling on each macrotask turn (no fixed sleep); rejects after `timeoutMs`. */
 export async function eventually(check: () => boolean, timeoutMs = 5000, what = 'the condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await pollUntil(check, (done) => done, { timeoutMs, intervalMs: 5, what });
 }
