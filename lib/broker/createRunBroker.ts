@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, defer, from, mergeMap, of, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Subscription } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { AguiRxError } from '../protocol/errors.js';
@@ -71,15 +71,16 @@ interface OwnedRun {
   subscription?: Subscription;
   localReaders: number;
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
-  readonly heartbeat: ReturnType<typeof setInterval>;
   appended: number;
   /**
-   * The run's latest events as emitted, with their cursors once written (at most
-   * `MIRROR_EVENTS`): what this instance's readers go on with while the store is unreachable.
+   * The run's latest events as emitted (at most about `MIRROR_EVENTS`): what this instance's
+   * readers go on with while the store is unreachable.
    */
-  readonly mirror: { event: Event; cursor?: string | undefined }[];
+  readonly mirror: Event[];
+  /** The cursors of the written events of `mirror`, a prefix of it: `cursors[i]` is `mirror[i]`'s. */
+  readonly cursors: string[];
   /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
-  readonly emitted: Subject<{ event: Event; cursor?: string | undefined }>;
+  readonly emitted: Subject<Event>;
   /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
   readonly onWriteFailure: Set<(error: AguiRxError) => void>;
 }
@@ -149,6 +150,27 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   const localReaders = new Map<string, number>();
   let closed = false;
 
+  // One timer for the whole instance, running while it owns a run or serves a reader: each owned
+  // run renews its lease and checks for readers, each reader refreshes its registration and checks
+  // the owner's lease. (A timer per run and per reader cost memory for every open stream.)
+  const ticks = new Set<() => void>();
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const everyTick = (tick: () => void): (() => void) => {
+    ticks.add(tick);
+    if (ticker === undefined) {
+      ticker = setInterval(() => ticks.forEach((each) => each()), tickMs);
+      // It never keeps a process alive on its own.
+      ticker.unref?.();
+    }
+    return () => {
+      ticks.delete(tick);
+      if (ticks.size === 0 && ticker !== undefined) {
+        clearInterval(ticker);
+        ticker = undefined;
+      }
+    };
+  };
+
   const stopSubscription = store.stopRequests().subscribe(({ threadId, runId }) => owned.get(keyOf(threadId, runId))?.controller.abort());
 
   const authorize = async (request: AuthorizeRequest): Promise<void> => {
@@ -184,39 +206,28 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     let terminal: Event | undefined;
     // Until when this instance's lease is known to hold, in ms since the epoch.
     let leaseUntil = record.leaseUntil;
-    // Index in run.mirror of the first event not yet written.
-    let unwritten = 0;
-    const run: OwnedRun = {
-      controller,
-      localReaders: 0,
-      appended: 0,
-      mirror: [],
-      emitted: new Subject(),
-      onWriteFailure: new Set(),
-      heartbeat: setInterval(() => {
-        const until = Date.now() + leaseMs;
-        void store.renewLease(threadId, runId, instanceId, until).then(
-          (held) => {
-            if (held) leaseUntil = until;
-            else release();
-          },
-          () => undefined,
-        );
-        void checkDetached(threadId, runId, run);
-      }, tickMs),
-    };
-    // Timers of a run never keep a process alive on their own.
-    run.heartbeat.unref?.();
+    const run: OwnedRun = { controller, localReaders: 0, appended: 0, mirror: [], cursors: [], emitted: new Subject(), onWriteFailure: new Set() };
+    const stopTicking = everyTick(() => {
+      const until = Date.now() + leaseMs;
+      void store.renewLease(threadId, runId, instanceId, until).then(
+        (held) => {
+          if (held) leaseUntil = until;
+          else release();
+        },
+        () => undefined,
+      );
+      void checkDetached(threadId, runId, run);
+    });
     owned.set(key, run);
     report({ type: 'run-started', threadId, runId, instanceId });
 
     const release = (reason?: Event) => {
       if (!owned.has(key)) return;
       // Readers on the mirror learn why it ends; readers of the store see the store's own end.
-      if (reason !== undefined) run.emitted.next({ event: reason });
+      if (reason !== undefined) run.emitted.next(reason);
       run.emitted.complete();
       owned.delete(key);
-      clearInterval(run.heartbeat);
+      stopTicking();
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       safeUnsubscribe(run.subscription);
       // The agent's own work (its model request) is aborted too.
@@ -264,7 +275,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           inFlight = false;
           failingSince = undefined;
           run.appended += events.length;
-          for (let i = 0; i < cursors.length && unwritten < run.mirror.length; i++) run.mirror[unwritten++].cursor = cursors[i];
+          for (let i = 0; i < cursors.length && run.cursors.length < run.mirror.length; i++) run.cursors.push(cursors[i]);
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
           flush();
         },
@@ -292,17 +303,22 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         },
       );
     };
+    /** Keeps an event for this instance's readers, and hands it to those already on the mirror. */
+    const remember = (event: Event) => {
+      run.mirror.push(event);
+      // Trimmed in chunks, so that a long run costs an amortised constant per event.
+      if (run.mirror.length > MIRROR_EVENTS * 1.5) {
+        const dropped = run.mirror.length - MIRROR_EVENTS;
+        run.mirror.splice(0, dropped);
+        run.cursors.splice(0, dropped);
+      }
+      if (run.emitted.observed) run.emitted.next(event);
+    };
     run.subscription = start(controller.signal).subscribe({
       next(event) {
         if (ended) return;
         batch.push(event);
-        run.mirror.push({ event });
-        if (run.mirror.length > MIRROR_EVENTS * 1.5) {
-          const dropped = run.mirror.length - MIRROR_EVENTS;
-          run.mirror.splice(0, dropped);
-          unwritten = Math.max(0, unwritten - dropped);
-        }
-        run.emitted.next({ event });
+        remember(event);
         if (isTerminalEvent(event)) {
           ended = true;
           terminal = event;
@@ -316,8 +332,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         ended = true;
         terminal = { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' };
         batch.push(terminal);
-        run.mirror.push({ event: terminal });
-        run.emitted.next({ event: terminal });
+        remember(terminal);
         queueMicrotask(flush);
       },
     });
@@ -350,7 +365,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       // Since when the store has failed to answer this reader's checks, in ms since the epoch.
       let unreachableSince: number | undefined;
       // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
-      const watch = setInterval(() => {
+      const stopTicking = everyTick(() => {
         void touch();
         // On the mirror, the owner (this instance) says how the run ends.
         if (fallbackSubscription !== undefined || Date.now() - lastEventAt < leaseMs / 2) return;
@@ -382,8 +397,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
             );
           },
         );
-      }, tickMs);
-      watch.unref?.();
+      });
       let lastCursor = after;
       // Goes on from this instance's memory when the store fails under a run it owns.
       const fallBack = (): boolean => {
@@ -391,13 +405,14 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         if (mine === undefined) return false;
         let from = 0;
         if (lastCursor !== undefined) {
-          from = mine.mirror.findIndex((entry) => entry.cursor === lastCursor) + 1;
+          // The reader is near the head: search from the end.
+          from = mine.cursors.lastIndexOf(lastCursor) + 1;
           if (from === 0) return false;
         }
-        for (let i = from; i < mine.mirror.length && !done; i++) deliver(mine.mirror[i]);
+        for (let i = from; i < mine.mirror.length && !done; i++) deliver({ cursor: mine.cursors[i], event: mine.mirror[i] });
         if (done) return true;
         fallbackSubscription = mine.emitted.subscribe({
-          next: deliver,
+          next: (event) => deliver({ event }),
           complete() {
             done = true;
             subscriber.complete();
@@ -448,7 +463,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       });
       return () => {
         done = true;
-        clearInterval(watch);
+        stopTicking();
         safeUnsubscribe(subscription);
         safeUnsubscribe(fallbackSubscription);
         const left = (localReaders.get(key) ?? 1) - 1;
@@ -514,27 +529,21 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       const finishedRuns = runs.filter((run) => run.status === 'finished');
       const running = runs.filter((run) => run.status === 'running');
       const history = await Promise.all(
-        finishedRuns.map(
-          (record) =>
-            new Promise<FinishedRun>((resolve, reject) => {
-              const events: Event[] = [];
-              store.read(threadId, record.runId).subscribe({ next: (entries) => entries.forEach((entry) => events.push(entry.event)), error: reject, complete: () => resolve({ record, events }) });
-            }),
-        ),
+        finishedRuns.map(async (record): Promise<FinishedRun> => {
+          const entries = await lastValueFrom(store.read(threadId, record.runId).pipe(toArray()));
+          return { record, events: entries.flat().map((entry) => entry.event) };
+        }),
       );
       const compacted = compactRuns(threadId, history).map((event): BrokerFrame => ({ event }));
       const live = running.map((record) =>
-        defer(() => {
-          let first = true;
-          // The run's deltas were computed against its own input state: give it to the client first.
-          return readRun(threadId, record.runId, undefined).pipe(
-            mergeMap((frame) => {
-              if (!first || frame.event.type !== EventType.RUN_STARTED) return of(frame);
-              first = false;
-              return record.input.state === undefined ? of(frame) : of(frame, { event: { type: EventType.STATE_SNAPSHOT, snapshot: record.input.state } as Event });
-            }),
-          );
-        }),
+        // The run's deltas were computed against its own input state: the client gets it right after RUN_STARTED.
+        readRun(threadId, record.runId, undefined).pipe(
+          concatMap((frame, index) =>
+            index === 0 && frame.event.type === EventType.RUN_STARTED && record.input.state !== undefined
+              ? of(frame, { event: { type: EventType.STATE_SNAPSHOT, snapshot: record.input.state } as Event })
+              : of(frame),
+          ),
+        ),
       );
       return concat(from(compacted), ...live);
     },

@@ -94,22 +94,20 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
 function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal): Observable<Event> {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
-    const controller = new AbortController();
-    const { signal } = controller;
-    const onCancel = () => controller.abort();
-    if (cancel?.aborted) controller.abort();
-    else cancel?.addEventListener('abort', onCancel);
+    // The broker's signal serves as is (it aborts it itself after unsubscribing); otherwise the run has its own.
+    const controller = cancel === undefined ? new AbortController() : undefined;
+    const signal = cancel ?? controller!.signal;
     const subscription = defer(() => agent(input, { signal }))
       .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
       .subscribe(subscriber);
     return () => {
-      cancel?.removeEventListener('abort', onCancel);
       // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
       safeUnsubscribe(subscription);
-      controller.abort();
+      controller?.abort();
     };
   });
 }
+
 
 /**
  * A node:http request handler serving one agent over the AG-UI HTTP binding (and, with a run
