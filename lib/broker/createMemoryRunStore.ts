@@ -21,9 +21,10 @@ interface MemoryRun {
   entries: { seq: number; event: Event }[];
   /** The last sequence number of this run that `maxLen` dropped, if any: a read after an earlier one has lost entries. */
   trimmedUpTo?: number;
-  /** Live readers, told of every appended batch. */
-  readonly live: Subject<RunLogEntry[]>;
-  readers: Map<string, number>;
+  /** Live readers, told of every appended batch (made for the first one: most runs have one reader, some none). */
+  live?: Subject<RunLogEntry[]> | undefined;
+  /** Registered readers and until when, made for the first one. */
+  readers?: Map<string, number> | undefined;
 }
 
 /** A thread: its runs in creation order, and the next sequence number of its log. */
@@ -80,7 +81,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     const run = thread?.runs.get(runId);
     if (thread === undefined || run === undefined) return;
     thread.runs.delete(runId);
-    run.live.complete();
+    run.live?.complete();
     if (thread.runs.size === 0) threads.delete(threadId);
   };
 
@@ -120,8 +121,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       }
     }
     if (thread.nextSeq - thread.firstSeq > maxLen) trim(thread);
-    run.live.next(batch);
-    if (run.record.status === 'finished') run.live.complete();
+    run.live?.next(batch);
+    if (run.record.status === 'finished') run.live?.complete();
     return batch.map((entry) => entry.cursor);
   };
 
@@ -131,7 +132,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       let thread = threads.get(record.threadId);
       if (thread === undefined) threads.set(record.threadId, (thread = { runs: new Map(), nextSeq: 1, firstSeq: 1 }));
       if (thread.runs.has(record.runId)) return false;
-      thread.runs.set(record.runId, { record, entries: [], live: new Subject(), readers: new Map() });
+      thread.runs.set(record.runId, { record, entries: [] });
       return true;
     },
     async getRun(threadId, runId) {
@@ -189,7 +190,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
           subscriber.next(replay);
         }
         if (run.record.status === 'finished') return subscriber.complete();
-        return run.live.subscribe(subscriber);
+        return (run.live ??= new Subject()).subscribe(subscriber);
       });
     },
     async renewLease(threadId, runId, owner, leaseUntil) {
@@ -206,24 +207,26 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     stopRequests: () => stops.asObservable(),
     async touchReader(threadId, runId, readerId, until) {
       assertOpen();
-      runOf(threadId, runId)?.readers.set(readerId, until);
+      const run = runOf(threadId, runId);
+      if (run !== undefined) (run.readers ??= new Map()).set(readerId, until);
     },
     async removeReader(threadId, runId, readerId) {
-      runOf(threadId, runId)?.readers.delete(readerId);
+      runOf(threadId, runId)?.readers?.delete(readerId);
     },
     async countReaders(threadId, runId, at) {
       assertOpen();
       let count = 0;
-      for (const until of runOf(threadId, runId)?.readers.values() ?? []) if (until > at) count++;
+      for (const until of runOf(threadId, runId)?.readers?.values() ?? []) if (until > at) count++;
       return count;
     },
+    inProcess: true,
     compare: (a, b) => Math.sign(Number(a) - Number(b)),
     isCursor: (cursor) => CURSOR.test(cursor),
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const thread of threads.values()) for (const run of thread.runs.values()) run.live.complete();
+      for (const thread of threads.values()) for (const run of thread.runs.values()) run.live?.complete();
       threads.clear();
       stops.complete();
     },

@@ -72,17 +72,20 @@ interface OwnedRun {
   localReaders: number;
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
   appended: number;
-  /**
-   * The run's latest events as emitted (at most about `MIRROR_EVENTS`): what this instance's
-   * readers go on with while the store is unreachable.
-   */
-  readonly mirror: Event[];
-  /** The cursors of the written events of `mirror`, a prefix of it: `cursors[i]` is `mirror[i]`'s. */
+  /** The run's events kept in memory for this instance's readers; none for a store in this process. */
+  readonly mirror?: Mirror | undefined;
+  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
+  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
+}
+
+/** What an owner keeps of its run's events, so that its readers go on while a shared store is unreachable. */
+interface Mirror {
+  /** The run's latest events as emitted (at most about `MIRROR_EVENTS`). */
+  readonly events: Event[];
+  /** The cursors of the written events, a prefix of `events`: `cursors[i]` is `events[i]`'s. */
   readonly cursors: string[];
   /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
   readonly emitted: Subject<Event>;
-  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
-  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
 }
 
 /** How many of its latest events an owned run keeps in memory for its local readers. */
@@ -206,7 +209,9 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     let terminal: Event | undefined;
     // Until when this instance's lease is known to hold, in ms since the epoch.
     let leaseUntil = record.leaseUntil;
-    const run: OwnedRun = { controller, localReaders: 0, appended: 0, mirror: [], cursors: [], emitted: new Subject(), onWriteFailure: new Set() };
+    // A store in this process cannot become unreachable: no copy is needed.
+    const mirror: Mirror | undefined = store.inProcess === true ? undefined : { events: [], cursors: [], emitted: new Subject() };
+    const run: OwnedRun = { controller, localReaders: 0, appended: 0, mirror, onWriteFailure: new Set() };
     const stopTicking = everyTick(() => {
       const until = Date.now() + leaseMs;
       void store.renewLease(threadId, runId, instanceId, until).then(
@@ -224,8 +229,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     const release = (reason?: Event) => {
       if (!owned.has(key)) return;
       // Readers on the mirror learn why it ends; readers of the store see the store's own end.
-      if (reason !== undefined) run.emitted.next(reason);
-      run.emitted.complete();
+      if (reason !== undefined) mirror?.emitted.next(reason);
+      mirror?.emitted.complete();
       owned.delete(key);
       stopTicking();
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
@@ -275,7 +280,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           inFlight = false;
           failingSince = undefined;
           run.appended += events.length;
-          for (let i = 0; i < cursors.length && run.cursors.length < run.mirror.length; i++) run.cursors.push(cursors[i]);
+          if (mirror !== undefined) for (let i = 0; i < cursors.length && mirror.cursors.length < mirror.events.length; i++) mirror.cursors.push(cursors[i]);
           if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
           flush();
         },
@@ -305,14 +310,15 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     };
     /** Keeps an event for this instance's readers, and hands it to those already on the mirror. */
     const remember = (event: Event) => {
-      run.mirror.push(event);
+      if (mirror === undefined) return;
+      mirror.events.push(event);
       // Trimmed in chunks, so that a long run costs an amortised constant per event.
-      if (run.mirror.length > MIRROR_EVENTS * 1.5) {
-        const dropped = run.mirror.length - MIRROR_EVENTS;
-        run.mirror.splice(0, dropped);
-        run.cursors.splice(0, dropped);
+      if (mirror.events.length > MIRROR_EVENTS * 1.5) {
+        const dropped = mirror.events.length - MIRROR_EVENTS;
+        mirror.events.splice(0, dropped);
+        mirror.cursors.splice(0, dropped);
       }
-      if (run.emitted.observed) run.emitted.next(event);
+      if (mirror.emitted.observed) mirror.emitted.next(event);
     };
     run.subscription = start(controller.signal).subscribe({
       next(event) {
@@ -401,7 +407,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       let lastCursor = after;
       // Goes on from this instance's memory when the store fails under a run it owns.
       const fallBack = (): boolean => {
-        const mine = owned.get(key);
+        const mine = owned.get(key)?.mirror;
         if (mine === undefined) return false;
         let from = 0;
         if (lastCursor !== undefined) {
@@ -409,7 +415,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           from = mine.cursors.lastIndexOf(lastCursor) + 1;
           if (from === 0) return false;
         }
-        for (let i = from; i < mine.mirror.length && !done; i++) deliver({ cursor: mine.cursors[i], event: mine.mirror[i] });
+        for (let i = from; i < mine.events.length && !done; i++) deliver({ cursor: mine.cursors[i], event: mine.events[i] });
         if (done) return true;
         fallbackSubscription = mine.emitted.subscribe({
           next: (event) => deliver({ event }),

@@ -92,6 +92,12 @@ export interface RunStore {
   removeReader(threadId: string, runId: string, readerId: string): Promise<void>;
   /** How many readers of the run are registered with `until` after `now` (ms since the epoch). */
   countReaders(threadId: string, runId: string, now: number): Promise<number>;
+  /**
+   * True when the log lives in this process's memory (the in-memory store): it cannot become
+   * unreachable while the process runs, so the broker keeps no copy of its runs' events for its
+   * readers to fall back on. Absent or false for a shared store (Redis).
+   */
+  readonly inProcess?: boolean | undefined;
   /** -1, 0 or 1 as cursor `a` is before, equal to or after `b` within one thread. */
   compare(a: string, b: string): number;
   /** Whether `cursor` is a cursor this store could have made (a malformed `Last-Event-ID` is refused with 400). */

@@ -21,6 +21,8 @@ function failingStore(failing: { append?: boolean; read?: boolean; renewLease?: 
   const down = () => new AguiRxError('STORE_UNAVAILABLE', 'The run store cannot be reached (connection refused).');
   return {
     ...store,
+    // It fails as a shared store does: not one in this process.
+    inProcess: false,
     append: (...args) => (failing.append ? Promise.reject(down()) : store.append(...args)),
     read: (...args) => (failing.read ? throwError(down) : store.read(...args)),
     renewLease: (...args) => (failing.renewLease ? Promise.reject(down()) : store.renewLease(...args)),

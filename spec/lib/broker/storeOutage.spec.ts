@@ -20,6 +20,8 @@ function failingStore(): { store: RunStore; down(): void } {
   const unavailable = () => new AguiRxError('STORE_UNAVAILABLE', 'The run store (a test double of a Redis that went away) cannot be reached.');
   const store: RunStore = {
     ...inner,
+    // It fails as a shared store does: not one in this process.
+    inProcess: false,
     append: (threadId, runId, events) => (isDown ? Promise.reject(unavailable()) : inner.append(threadId, runId, events)),
     renewLease: (...args) => (isDown ? Promise.reject(unavailable()) : inner.renewLease(...args)),
     read: (threadId, runId, after) =>
