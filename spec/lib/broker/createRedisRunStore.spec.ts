@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { createClient } from 'redis';
-import { firstValueFrom, lastValueFrom, mergeMap, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, mergeMap, tap, toArray } from 'rxjs';
 import { createRedisRunStore, type RedisClient } from '../../../lib/broker/redis/index.js';
 import type { RunRecord, RunStore } from '../../../lib/broker/runStore.js';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../../support/redisServer.js';
@@ -175,11 +175,15 @@ describeWithRedis('createRedisRunStore', () => {
       const runs = store({ url: amnesiac.url, unavailableAfterMs: 5_000 });
       const threadId = `lost-${Date.now()}`;
       await runs.createRun(record(threadId, 'r'));
-      const read = firstValueFrom(runs.read(threadId, 'r').pipe(toArray())).then(
+      await runs.append(threadId, 'r', [text('a')]);
+      // The restart comes once the read is under way: its first entry has arrived.
+      let underWay!: () => void;
+      const started = new Promise<void>((resolve) => (underWay = resolve));
+      const read = firstValueFrom(runs.read(threadId, 'r').pipe(tap(() => underWay()), toArray())).then(
         () => undefined,
         (error: { code?: string }) => error.code,
       );
-      await runs.append(threadId, 'r', [text('a')]);
+      await started;
       await amnesiac.restart();
       expect(await read).toBe('RUN_NOT_FOUND');
     });
