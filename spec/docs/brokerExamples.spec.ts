@@ -7,19 +7,11 @@ import { start as startFastify } from '../../docs/examples/broker-fastify';
 import { start as startHono } from '../../docs/examples/broker-hono';
 import { GET, POST } from '../../docs/examples/broker-nextjs-route';
 import { start as startNodeHttp } from '../../docs/examples/broker-node-http';
-import { serveFetch, type FetchHandler } from '../../docs/examples/serveFetch';
+import { close, listenFetch } from './listen';
 import { ResumableHttpAgent } from '../../lib/client/index';
 
 jest.mock('agui-rx', () => jest.requireActual('../../lib/index'), { virtual: true });
 
-function listenFetch(handler: FetchHandler): Promise<Server> {
-  const server = serveFetch(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 const cookie = { Cookie: 'session=demo-session' };
 
 describe('broker examples', () => {

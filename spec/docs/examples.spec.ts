@@ -9,7 +9,7 @@ import { main as runInProcess, RxAgent } from '../../docs/examples/in-process-ag
 import { weatherAgent } from '../../docs/examples/agent';
 import { POST, postWithoutHandler } from '../../docs/examples/nextjs-route';
 import { start as startNodeHttp } from '../../docs/examples/node-http';
-import { serveFetch, type FetchHandler } from '../../docs/examples/serveFetch';
+import { close, listenFetch } from './listen';
 
 // The examples import 'agui-rx' by package name, as a user's code does; here it is this repository's
 // source (as in every other spec), not the build in dist/, which may be stale or being rebuilt.
@@ -29,15 +29,6 @@ const expectedMessages = [
 ];
 const expectedState = { units: 'metric', lastCity: 'Paris' };
 
-function listenFetch(handler: FetchHandler): Promise<Server> {
-  const server = serveFetch(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 
 /** Runs the official HttpAgent against `server` + `path` and returns the messages and state it built. */
 async function runOfficialClient(server: Server, path: string) {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Observable, concat, delay, from, of } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
+import { SCRIPT } from './brokerHarness.js';
 
 const input = (overrides: Partial<RunAgentInput> = {}): RunAgentInput => ({
   threadId: 'thread-1',
@@ -18,15 +19,7 @@ const input = (overrides: Partial<RunAgentInput> = {}): RunAgentInput => ({
 });
 
 /** A small agent: text, a tool call with its result, a state change, more text, paced asynchronously. */
-const scripted: AguiAgent = () =>
-  from<AgentEvent[]>([
-    { type: 'TEXT_MESSAGE_CHUNK', delta: 'Checking ' },
-    { type: 'TEXT_MESSAGE_CHUNK', delta: 'the weather.' },
-    { type: 'TOOL_CALL_CHUNK', toolCallId: 'call-1', toolCallName: 'weather', delta: '{"city":"Oslo"}' },
-    { type: 'TOOL_CALL_RESULT', toolCallId: 'call-1', content: { celsius: -3 } },
-    { type: 'STATE_SNAPSHOT', snapshot: { count: 1, city: 'Oslo' } },
-    { type: 'TEXT_MESSAGE_CHUNK', delta: 'It is -3°C.' },
-  ]).pipe(delay(1));
+const scripted: AguiAgent = () => from(SCRIPT).pipe(delay(1));
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
