@@ -7,17 +7,8 @@ import { createInterface } from 'node:readline';
 /** The worker script: one server instance (see its header). */
 export const workerPath = join(__dirname, 'worker.cjs');
 
-/** mulberry32, as the worker's: a small seedable PRNG, uniform in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the worker's own: a small seedable PRNG, uniform in [0, 1). */
+export const prng: (seed: number) => () => number = require('./worker.cjs').prng;
 
 /** One step of the worker agent's script: an AgentEvent and the pause before it (ms). */
 export interface ScriptStep {

@@ -87,7 +87,7 @@ function scriptOf(seed, { long = 0, paceMs = 3 } = {}) {
   return steps;
 }
 
-module.exports = { scriptOf };
+module.exports = { scriptOf, prng };
 
 if (require.main === module) main();
 
