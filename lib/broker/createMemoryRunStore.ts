@@ -17,8 +17,8 @@ export interface MemoryRunStoreOptions {
 /** A run as this store holds it: its record, its entries, and who waits for more. */
 interface MemoryRun {
   record: RunRecord;
-  /** Sequence numbers of the thread log, this run's entries only, ascending. */
-  entries: { seq: number; event: Event }[];
+  /** This run's entries, ascending (a cursor is the entry's sequence number in the thread's log): made once, handed to every reader as they are. */
+  entries: RunLogEntry[];
   /** The last sequence number of this run that `maxLen` dropped, if any: a read after an earlier one has lost entries. */
   trimmedUpTo?: number;
   /** Live readers, told of every appended batch (made for the first one: most runs have one reader, some none). */
@@ -36,6 +36,7 @@ interface MemoryThread {
 }
 
 const cursorOf = (seq: number) => String(seq);
+const seqOf = (entry: RunLogEntry) => Number(entry.cursor);
 const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
 
 /**
@@ -102,9 +103,9 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     thread.firstSeq = thread.nextSeq - maxLen;
     for (const run of thread.runs.values()) {
       let dropped = 0;
-      while (dropped < run.entries.length && run.entries[dropped].seq < thread.firstSeq) dropped++;
+      while (dropped < run.entries.length && seqOf(run.entries[dropped]) < thread.firstSeq) dropped++;
       if (dropped === 0) continue;
-      run.trimmedUpTo = run.entries[dropped - 1].seq;
+      run.trimmedUpTo = seqOf(run.entries[dropped - 1]);
       run.entries.splice(0, dropped);
     }
   };
@@ -113,8 +114,9 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     const batch: RunLogEntry[] = [];
     for (const event of events) {
       const seq = thread.nextSeq++;
-      run.entries.push({ seq, event });
-      batch.push({ cursor: cursorOf(seq), event });
+      const entry: RunLogEntry = { cursor: cursorOf(seq), event };
+      run.entries.push(entry);
+      batch.push(entry);
       if (isTerminalEvent(event)) {
         finish(threadId, run);
         break;
@@ -178,15 +180,14 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
           let hi = run.entries.length;
           while (lo < hi) {
             const mid = (lo + hi) >>> 1;
-            if (run.entries[mid].seq <= seq) lo = mid + 1;
+            if (seqOf(run.entries[mid]) <= seq) lo = mid + 1;
             else hi = mid;
           }
           from = lo;
         }
         // Replay and going live happen in one synchronous step: no append can fall between them.
         if (from < run.entries.length) {
-          const replay: RunLogEntry[] = new Array(run.entries.length - from);
-          for (let i = from; i < run.entries.length; i++) replay[i - from] = { cursor: cursorOf(run.entries[i].seq), event: run.entries[i].event };
+          const replay: RunLogEntry[] = run.entries.slice(from);
           subscriber.next(replay);
         }
         if (run.record.status === 'finished') return subscriber.complete();

@@ -281,7 +281,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           failingSince = undefined;
           run.appended += events.length;
           if (mirror !== undefined) for (let i = 0; i < cursors.length && mirror.cursors.length < mirror.events.length; i++) mirror.cursors.push(cursors[i]);
-          if (terminal !== undefined && batch.length === 0 && events.includes(terminal)) return finished();
+          // The terminal event is the last one emitted: it ends its batch.
+          if (terminal !== undefined && events[events.length - 1] === terminal) return finished();
           flush();
         },
         (error: unknown) => {
