@@ -1,7 +1,9 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
-import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { AguiRxError, describeValue, errorMessage } from '../protocol/errors.js';
 import { isObject } from '../protocol/values.js';
+
+export { errorMessage };
 
 /**
  * What every adapter reads provider data with: the object check, field readers whose errors name
@@ -149,23 +151,6 @@ export function rawEvent(event: unknown, source: string): AgentEvent {
   return { type: EventType.RAW, event, source };
 }
 
-/**
- * The message of whatever a tool or a provider threw: a string, an Error or an object with a
- * `message`, anything else as JSON; `fallback` when there is nothing to say (absent, null, empty).
- */
-export function errorMessage(error: unknown, fallback: string): string {
-  if (typeof error === 'string') return error === '' ? fallback : error;
-  if (isObject(error) || error instanceof Error) {
-    const message = nonEmpty((error as { message?: unknown }).message);
-    if (message !== undefined) return message;
-  }
-  if (error === undefined || error === null) return fallback;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return describeValue(error);
-  }
-}
 
 /**
  * A provider's mid-stream failure as a `PROVIDER_ERROR`, in the provider's words:

@@ -2,7 +2,7 @@ import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Subscription } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
-import { AguiRxError } from '../protocol/errors.js';
+import { AguiRxError, errorMessage } from '../protocol/errors.js';
 import { generateId } from '../protocol/generateId.js';
 import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brokerRoutes.js';
 import { compactRuns, type FinishedRun } from './compactThread.js';
@@ -259,7 +259,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     const giveUp = (cause: unknown) => {
       const error = new AguiRxError(
         'STORE_UNAVAILABLE',
-        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${(cause as Error)?.message ?? String(cause)}): ${batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
+        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${errorMessage(cause, 'no reason given')}): ${batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
       );
       terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
       // Readers elsewhere learn it from the log, if the store takes this one last write.
@@ -288,7 +288,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         (error: unknown) => {
           inFlight = false;
           const code = (error as { code?: unknown })?.code;
-          report({ type: 'store-error', threadId, runId, message: (error as Error)?.message ?? String(error), unwritten: events.length + batch.length });
+          report({ type: 'store-error', threadId, runId, message: errorMessage(error, 'the store gave no reason'), unwritten: events.length + batch.length });
           // Ended elsewhere (declared lost, or the store lost the run): stop running it.
           if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
             return release({
@@ -399,7 +399,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
             fail(
               new AguiRxError(
                 'STORE_UNAVAILABLE',
-                `The run store has not answered for ${Date.now() - unreachableSince} ms (${(error as Error)?.message ?? String(error)}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
+                `The run store has not answered for ${Date.now() - unreachableSince} ms (${errorMessage(error, 'no reason given')}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
               ),
             );
           },
@@ -447,7 +447,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
           event: {
             type: EventType.RUN_ERROR,
             code: typeof code === 'string' ? code : 'STORE_UNAVAILABLE',
-            message: (error as Error)?.message ?? 'The run log could not be read.',
+            message: errorMessage(error, 'The run log could not be read.'),
           },
         });
         subscriber.complete();

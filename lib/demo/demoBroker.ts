@@ -1,6 +1,6 @@
 import type { AuthorizeRequest, BrokerActivity } from '../broker/createRunBroker.js';
 import type { RunStore } from '../broker/runStore.js';
-import { AguiRxError } from '../protocol/errors.js';
+import { AguiRxError, errorMessage } from '../protocol/errors.js';
 
 /**
  * The demo's `authorize` hook: every request may attach to, resume, connect to and stop every run.
@@ -69,7 +69,7 @@ export async function loadRedisRunStore(url: string, load: () => Promise<unknown
   } catch (error) {
     throw new AguiRxError(
       'REDIS_UNAVAILABLE',
-      `REDIS_URL is set, but the Redis run store could not be loaded: ${(error as Error)?.message ?? String(error)}. Install the redis package (npm install redis) and rebuild, or unset REDIS_URL to keep runs in memory.`,
+      `REDIS_URL is set, but the Redis run store could not be loaded: ${errorMessage(error, 'no reason given')}. Install the redis package (npm install redis) and rebuild, or unset REDIS_URL to keep runs in memory.`,
     );
   }
   if (typeof createRedisRunStore !== 'function') {

@@ -35,3 +35,21 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'symbol') return 'a symbol';
   return `${typeof value} ${String(value)}`;
 }
+
+/**
+ * The message of whatever was thrown: a string, an Error (of any realm) or an object with a
+ * `message`, anything else as JSON; `fallback` when there is nothing to say (absent, null, empty).
+ * Never throws (a hostile getter, a revoked Proxy), since it is what error paths call.
+ */
+export function errorMessage(error: unknown, fallback: string): string {
+  try {
+    if (typeof error === 'string') return error === '' ? fallback : error;
+    if (error === undefined || error === null) return fallback;
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '') return message;
+    if (typeof error !== 'object') return String(error);
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return describeValue(error);
+  }
+}

@@ -5,6 +5,7 @@ import { Observable, defer, type Subscription } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { errorMessage } from '../protocol/errors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
@@ -300,7 +301,7 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
     try {
       body = await readBounded(request, maxBodyBytes);
     } catch (error) {
-      return { status: 400, reason: `The request body could not be read: ${(error as Error)?.message ?? String(error)}.` };
+      return { status: 400, reason: `The request body could not be read: ${errorMessage(error, 'no reason given')}.` };
     }
     if (body === undefined) return tooLarge(maxBodyBytes);
     return parseRunAgentInput(body);
