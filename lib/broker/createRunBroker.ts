@@ -7,28 +7,97 @@ import { generateId } from '../protocol/generateId.js';
 import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brokerRoutes.js';
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
-import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
+import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
 export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
 
 /** The question the `authorize` hook answers: may this request do `action` on this thread (and run)? */
 export interface AuthorizeRequest extends BrokerAccess {
+  /** What the request asks: start or attach to a run (POST), read it (GET events), connect to the thread, or stop the run. */
   readonly action: BrokerAction;
+  /** The thread the request names. */
   readonly threadId: string;
   /** Absent for `connect`, which names a thread only. */
   readonly runId?: string | undefined;
 }
 
-/** What the broker reports through `onActivity`, one call per happening. Times in ms. */
-export type BrokerActivity =
-  | { type: 'run-started'; threadId: string; runId: string; instanceId: string }
-  | { type: 'run-ended'; threadId: string; runId: string; instanceId: string; outcome: 'success' | 'interrupt' | 'cancelled' | 'error'; code?: string | undefined; events: number; durationMs: number }
-  | { type: 'reader-attached'; threadId: string; runId: string; readerId: string; readers: number }
-  | { type: 'reader-left'; threadId: string; runId: string; readerId: string; readers: number; delivered: number; lag?: number | undefined }
-  | { type: 'run-detached'; threadId: string; runId: string; graceMs: number }
-  | { type: 'run-lost'; threadId: string; runId: string; owner: string }
-  | { type: 'store-error'; threadId: string; runId: string; message: string; unwritten: number };
+/**
+ * What the broker reports through `onActivity`, one call per happening (times in ms, counts in events):
+ *
+ * - `run-started`: this instance (`instanceId`) started the agent.
+ * - `run-ended`: its terminal event is in the log; `outcome` as RUN_FINISHED says (`error` for
+ *   RUN_ERROR, with its `code`), `events` appended, `durationMs` since the start.
+ * - `reader-attached` / `reader-left`: a connection of this instance began or stopped reading;
+ *   `readers` of the run on this instance now, `delivered` events, `lag` events appended but not
+ *   delivered when it left (known on the owner only).
+ * - `run-detached`: the last reader left; the run is cancelled after `graceMs` unless one comes back.
+ * - `run-lost`: a reader found the `owner`'s lease lapsed and ended the run RUN_LOST.
+ * - `store-error`: an append failed (`message`); `unwritten` events are waiting to be written.
+ */
+export type BrokerActivity = RunRef &
+  (
+    | {
+        /** This instance started the run's agent. */
+        readonly type: 'run-started';
+        /** The instance that runs it. */
+        readonly instanceId: string;
+      }
+    | {
+        /** The run's terminal event is in the log. */
+        readonly type: 'run-ended';
+        /** The instance that ran it. */
+        readonly instanceId: string;
+        /** RUN_FINISHED's outcome, or `error` for RUN_ERROR. */
+        readonly outcome: 'success' | 'interrupt' | 'cancelled' | 'error';
+        /** RUN_ERROR's code. */
+        readonly code?: string | undefined;
+        /** Events appended, the terminal one included. */
+        readonly events: number;
+        /** Time since the start, in ms. */
+        readonly durationMs: number;
+      }
+    | {
+        /** A connection of this instance began reading the run. */
+        readonly type: 'reader-attached';
+        /** The reader's id. */
+        readonly readerId: string;
+        /** Readers of the run on this instance, this one included. */
+        readonly readers: number;
+      }
+    | {
+        /** A connection of this instance stopped reading the run. */
+        readonly type: 'reader-left';
+        /** The reader's id. */
+        readonly readerId: string;
+        /** Readers of the run left on this instance. */
+        readonly readers: number;
+        /** Events the reader was handed. */
+        readonly delivered: number;
+        /** Events appended but not handed to it when it left (known on the owner only). */
+        readonly lag?: number | undefined;
+      }
+    | {
+        /** The last reader left: the run is cancelled after the grace unless one comes back. */
+        readonly type: 'run-detached';
+        /** The grace, in ms. */
+        readonly graceMs: number;
+      }
+    | {
+        /** A reader found the owner's lease lapsed and ended the run with RUN_LOST. */
+        readonly type: 'run-lost';
+        /** The instance that held the lease. */
+        readonly owner: string;
+      }
+    | {
+        /** An append to the store failed. */
+        readonly type: 'store-error';
+        /** The store's message. */
+        readonly message: string;
+        /** Events waiting to be written. */
+        readonly unwritten: number;
+      }
+  );
 
 /** Options of {@link createRunBroker}. */
 export interface RunBrokerOptions {

@@ -15,17 +15,28 @@ export interface RunLogEntry {
   readonly event: Event;
 }
 
+/** A run named by its thread and run ids. */
+export interface RunRef {
+  /** The thread's id. */
+  readonly threadId: string;
+  /** The run's id. */
+  readonly runId: string;
+}
+
 /** Whether a run still runs. A run is `finished` once its terminal event (RUN_FINISHED or RUN_ERROR) is in the log. */
 export type RunStatus = 'running' | 'finished';
 
 /** What a store keeps of a run besides its events. */
 export interface RunRecord {
+  /** The thread the run belongs to. */
   readonly threadId: string;
+  /** The run's id, unique within its thread. */
   readonly runId: string;
   /** The run's input as posted (its messages and state rebuild the thread for `connect`). */
   readonly input: RunAgentInput;
   /** The id of the broker instance that runs the agent (holds the lease). */
   readonly owner: string;
+  /** `running` until its terminal event is appended, then `finished`. */
   readonly status: RunStatus;
   /** When the run was created, in ms since the epoch. */
   readonly startedAt: number;
@@ -85,7 +96,7 @@ export interface RunStore {
   /** Asks the run's owner, wherever it runs, to stop it (delivered through {@link stopRequests}). */
   requestStop(threadId: string, runId: string): Promise<void>;
   /** Every stop request made through any instance sharing the store, from now on. */
-  stopRequests(): Observable<{ threadId: string; runId: string }>;
+  stopRequests(): Observable<RunRef>;
   /** Registers or refreshes a reader of a run until `until` (ms since the epoch); readers of all instances count. */
   touchReader(threadId: string, runId: string, readerId: string, until: number): Promise<void>;
   /** Removes a reader. */

@@ -13,6 +13,7 @@ export interface BrokerAccess {
 export interface BrokerFrame {
   /** The log entry's cursor; absent for frames that are not in the log (a compacted history, a reader's own RUN_ERROR). */
   readonly cursor?: string | undefined;
+  /** The AG-UI event, as the run log holds it. */
   readonly event: Event;
 }
 
