@@ -1,5 +1,5 @@
 import type { Event } from '@ag-ui/core';
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
@@ -20,22 +20,41 @@ interface MemoryRun {
   /** This run's entries, ascending (a cursor is the entry's sequence number in the thread's log): made once, handed to every reader as they are. */
   entries: RunLogEntry[];
   /** The last sequence number of this run that `maxLen` dropped, if any: a read after an earlier one has lost entries. */
-  trimmedUpTo?: number;
-  /** Live readers, told of every appended batch (made for the first one: most runs have one reader, some none). */
-  live?: Subject<RunLogEntry[]> | undefined;
+  trimmedUpTo?: number | undefined;
+  /**
+   * Live readers, told of every appended batch (made for the first one: most runs have one reader,
+   * some none). Their own subscribers, not a Subject's, and no teardown: a reader that unsubscribed
+   * is `closed` and is dropped at the next append or read (a Subject, its subscription and a
+   * teardown per reader cost more than the run's log).
+   */
+  live?: Subscriber<RunLogEntry[]>[] | undefined;
   /** Registered readers and until when, made for the first one. */
   readers?: Map<string, number> | undefined;
 }
 
 /** A thread: its runs in creation order, and the next sequence number of its log. */
 interface MemoryThread {
-  runs: Map<string, MemoryRun>;
+  /** Its runs in creation order. */
+  runs: MemoryRun[];
+  /**
+   * Its runs by id, made once it has more than `INDEX_FROM` (most threads hold a few runs, and a
+   * Map per thread cost more than a run's log; a thread that holds many gets its lookups fast).
+   */
+  byId?: Map<string, MemoryRun> | undefined;
   nextSeq: number;
   /** The oldest sequence number the log still keeps (`maxLen`). */
   firstSeq: number;
 }
 
+/** How many runs a thread holds before they are indexed by id. */
+const INDEX_FROM = 8;
+
+/** The thread's run `runId`, if it holds it. */
+const runIn = (thread: MemoryThread, runId: string): MemoryRun | undefined =>
+  thread.byId !== undefined ? thread.byId.get(runId) : thread.runs.find((run) => run.record.runId === runId);
+
 const cursorOf = (seq: number) => String(seq);
+const isClosed = (subscriber: Subscriber<unknown>) => subscriber.closed;
 const seqOf = (entry: RunLogEntry) => Number(entry.cursor);
 const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
 
@@ -73,17 +92,21 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
   const assertOpen = () => {
     if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run store is closed: create a new one (or a new broker) to serve runs.');
   };
-  const runOf = (threadId: string, runId: string) => threads.get(threadId)?.runs.get(runId);
+  const runOf = (threadId: string, runId: string) => {
+    const thread = threads.get(threadId);
+    return thread === undefined ? undefined : runIn(thread, runId);
+  };
   const notFound = (threadId: string, runId: string) =>
     new AguiRxError('RUN_NOT_FOUND', `Run '${runId}' of thread '${threadId}' is not in the run store: it never started here, or it finished longer ago than the store retains runs.`);
 
   const drop = (threadId: string, runId: string) => {
     const thread = threads.get(threadId);
-    const run = thread?.runs.get(runId);
+    const run = thread === undefined ? undefined : runIn(thread, runId);
     if (thread === undefined || run === undefined) return;
-    thread.runs.delete(runId);
-    run.live?.complete();
-    if (thread.runs.size === 0) threads.delete(threadId);
+    thread.runs.splice(thread.runs.indexOf(run), 1);
+    thread.byId?.delete(runId);
+    notify(run, undefined, true);
+    if (thread.runs.length === 0) threads.delete(threadId);
   };
 
   const finish = (threadId: string, run: MemoryRun) => {
@@ -101,7 +124,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
   /** Drops the thread's oldest entries beyond maxLen, from whichever runs hold them. */
   const trim = (thread: MemoryThread) => {
     thread.firstSeq = thread.nextSeq - maxLen;
-    for (const run of thread.runs.values()) {
+    for (const run of thread.runs) {
       let dropped = 0;
       while (dropped < run.entries.length && seqOf(run.entries[dropped]) < thread.firstSeq) dropped++;
       if (dropped === 0) continue;
@@ -110,21 +133,30 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     }
   };
 
-  const appendTo = (thread: MemoryThread, threadId: string, run: MemoryRun, events: readonly Event[]): string[] => {
-    const batch: RunLogEntry[] = [];
-    for (const event of events) {
-      const seq = thread.nextSeq++;
-      const entry: RunLogEntry = { cursor: cursorOf(seq), event };
-      run.entries.push(entry);
-      batch.push(entry);
-      if (isTerminalEvent(event)) {
-        finish(threadId, run);
-        break;
-      }
+  /** Hands a batch to the run's live readers; with `end`, completes them (the run finished or was dropped). */
+  const notify = (run: MemoryRun, batch: RunLogEntry[] | undefined, end: boolean) => {
+    const { live } = run;
+    if (live === undefined) return;
+    // Those that left are dropped; leaving never changes the array, so it is told as it is.
+    const readers = live.some(isClosed) ? live.filter((subscriber) => !subscriber.closed) : live;
+    run.live = end || readers.length === 0 ? undefined : readers;
+    for (const subscriber of readers) {
+      if (batch !== undefined) subscriber.next(batch);
+      if (end) subscriber.complete();
     }
+  };
+
+  const appendTo = (thread: MemoryThread, threadId: string, run: MemoryRun, events: readonly Event[]): string[] => {
+    // Nothing after a terminal event is appended.
+    const terminalAt = events.findIndex(isTerminalEvent);
+    const taken = terminalAt === -1 ? events : events.slice(0, terminalAt + 1);
+    const batch = taken.map((event): RunLogEntry => ({ cursor: cursorOf(thread.nextSeq++), event }));
+    // The first batch is copied as is: a run that waits after RUN_STARTED holds one entry, not a grown array.
+    if (run.entries.length === 0) run.entries = batch.slice();
+    else for (const entry of batch) run.entries.push(entry);
+    if (terminalAt !== -1) finish(threadId, run);
     if (thread.nextSeq - thread.firstSeq > maxLen) trim(thread);
-    run.live?.next(batch);
-    if (run.record.status === 'finished') run.live?.complete();
+    notify(run, batch, run.record.status === 'finished');
     return batch.map((entry) => entry.cursor);
   };
 
@@ -132,9 +164,15 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     async createRun(record) {
       assertOpen();
       let thread = threads.get(record.threadId);
-      if (thread === undefined) threads.set(record.threadId, (thread = { runs: new Map(), nextSeq: 1, firstSeq: 1 }));
-      if (thread.runs.has(record.runId)) return false;
-      thread.runs.set(record.runId, { record, entries: [] });
+      const run: MemoryRun = { record, entries: [], trimmedUpTo: undefined, live: undefined, readers: undefined };
+      if (thread === undefined) {
+        threads.set(record.threadId, { runs: [run], byId: undefined, nextSeq: 1, firstSeq: 1 });
+        return true;
+      }
+      if (runIn(thread, record.runId) !== undefined) return false;
+      thread.runs.push(run);
+      if (thread.byId !== undefined) thread.byId.set(record.runId, run);
+      else if (thread.runs.length > INDEX_FROM) thread.byId = new Map(thread.runs.map((each) => [each.record.runId, each]));
       return true;
     },
     async getRun(threadId, runId) {
@@ -143,12 +181,12 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     },
     async listRuns(threadId) {
       assertOpen();
-      return [...(threads.get(threadId)?.runs.values() ?? [])].map((run) => run.record);
+      return (threads.get(threadId)?.runs ?? []).map((run) => run.record);
     },
     async append(threadId, runId, events) {
       assertOpen();
       const thread = threads.get(threadId);
-      const run = thread?.runs.get(runId);
+      const run = thread === undefined ? undefined : runIn(thread, runId);
       if (thread === undefined || run === undefined) throw notFound(threadId, runId);
       if (run.record.status === 'finished') throw new AguiRxError('RUN_ENDED', `Run '${runId}' of thread '${threadId}' has ended: nothing can be appended to it.`);
       return events.length === 0 ? [] : appendTo(thread, threadId, run, events);
@@ -156,7 +194,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     async endRun(threadId, runId, terminal) {
       assertOpen();
       const thread = threads.get(threadId);
-      const run = thread?.runs.get(runId);
+      const run = thread === undefined ? undefined : runIn(thread, runId);
       if (thread === undefined || run === undefined) throw notFound(threadId, runId);
       if (run.record.status === 'finished') return undefined;
       return appendTo(thread, threadId, run, [terminal])[0];
@@ -191,7 +229,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
           subscriber.next(replay);
         }
         if (run.record.status === 'finished') return subscriber.complete();
-        return (run.live ??= new Subject()).subscribe(subscriber);
+        // A new array: one being told (in notify) is never changed.
+        run.live = run.live === undefined ? [subscriber] : [...run.live.filter((reader) => !reader.closed), subscriber];
       });
     },
     async renewLease(threadId, runId, owner, leaseUntil) {
@@ -227,7 +266,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const thread of threads.values()) for (const run of thread.runs.values()) run.live?.complete();
+      for (const thread of threads.values()) for (const run of thread.runs) notify(run, undefined, true);
       threads.clear();
       stops.complete();
     },

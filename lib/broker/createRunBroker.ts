@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Observer, type Subscriber, type Subscription } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { AguiRxError, errorMessage } from '../protocol/errors.js';
@@ -134,17 +134,36 @@ export interface RunBroker extends RunBrokerApi {
   close(): Promise<void>;
 }
 
-/** A run this instance runs: its cancel switch and timers. */
-interface OwnedRun {
+// The broker keeps one plain record per run it owns and per reader it serves, and one set of
+// functions for all of them: a closure per callback per stream cost more memory than the stream's
+// own state (issue 13 bounds the broker's cost per open reader). For the same reason each record
+// is the observer of what it subscribes to, its `next`/`error`/`complete` the broker's shared
+// functions, called with the record as `this` (RxJS calls an observer object's methods on it).
+
+/** A run this instance runs: its cancel switch, its batch of events not yet appended, its timers; the observer of its agent's events. */
+interface OwnedRun extends RunRef, Partial<Observer<Event>> {
+  /** `keyOf(threadId, runId)`, shared with its readers. */
+  readonly key: string;
   readonly controller: AbortController;
-  subscription?: Subscription;
-  localReaders: number;
+  /** When it started, in ms since the epoch. */
+  readonly startedAt: number;
+  subscription?: Subscription | undefined;
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
+  /** Events the store took. */
   appended: number;
+  /** Events emitted but not yet appended (one append in flight at a time). */
+  batch: Event[];
+  inFlight: boolean;
+  /** The agent's terminal event (or the one the broker made), once emitted. */
+  terminal?: Event | undefined;
+  /** Until when this instance's lease is known to hold, in ms since the epoch. */
+  leaseUntil: number;
+  /** Since when appends have failed without a success in between, in ms since the epoch. */
+  failingSince?: number | undefined;
   /** The run's events kept in memory for this instance's readers; none for a store in this process. */
   readonly mirror?: Mirror | undefined;
-  /** This instance's readers of the run, told when the owner gives up writing it (their store reads would wait forever). */
-  readonly onWriteFailure: Set<(error: AguiRxError) => void>;
+  /** This instance's readers of it, made for the first one. */
+  readers: Reader[] | undefined;
 }
 
 /** What an owner keeps of its run's events, so that its readers go on while a shared store is unreachable. */
@@ -155,6 +174,31 @@ interface Mirror {
   readonly cursors: string[];
   /** Each event as emitted (and a RUN_ERROR when the run is given up), for readers on the mirror. */
   readonly emitted: Subject<Event>;
+}
+
+/** A connection of this instance reading a run; the observer of its store read. */
+interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>> {
+  readonly key: string;
+  /** Its number on this instance: its id is `<instanceId>.<seq>`. */
+  readonly seq: number;
+  readonly subscriber: Subscriber<BrokerFrame>;
+  /**
+   * Whether this instance runs the run: its owner counts it for detachment, so it is not
+   * registered with the store (a registration per reader cost a round trip and memory).
+   */
+  readonly local: boolean;
+  /** Events handed to it. */
+  delivered: number;
+  /** When the store last handed it entries, in ms since the epoch. */
+  lastEventAt: number;
+  done: boolean;
+  /** Since when the store has failed to answer its checks, in ms since the epoch. */
+  unreachableSince?: number | undefined;
+  /** The cursor of the last entry handed to it. */
+  lastCursor: string | undefined;
+  subscription?: Subscription | undefined;
+  /** Its subscription to the owner's mirror, once the store failed under it. */
+  fallback?: Subscription | undefined;
 }
 
 /** How many of its latest events an owned run keeps in memory for its local readers. */
@@ -218,29 +262,38 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   // How often leases and reader registrations are refreshed, and detachment checked, in ms.
   const tickMs = Math.max(50, Math.min(leaseMs / 3, 1000));
   const owned = new Map<string, OwnedRun>();
-  // Readers of this instance per run, for the subscriber limit.
-  const localReaders = new Map<string, number>();
+  // This instance's readers of runs it does not run (those of a run it runs are the run's `readers`).
+  const readersHere = new Map<string, Reader[]>();
+  /** This instance's readers of a run: the subscriber limit, detachment and write failures go by them. */
+  const readersOf = (key: string): Reader[] | undefined => {
+    const run = owned.get(key);
+    return run !== undefined ? run.readers : readersHere.get(key);
+  };
+  let readerSeq = 0;
   let closed = false;
 
   // One timer for the whole instance, running while it owns a run or serves a reader: each owned
   // run renews its lease and checks for readers, each reader refreshes its registration and checks
   // the owner's lease. (A timer per run and per reader cost memory for every open stream.)
-  const ticks = new Set<() => void>();
   let ticker: ReturnType<typeof setInterval> | undefined;
-  const everyTick = (tick: () => void): (() => void) => {
-    ticks.add(tick);
-    if (ticker === undefined) {
-      ticker = setInterval(() => ticks.forEach((each) => each()), tickMs);
+  const tick = () => {
+    for (const run of owned.values()) {
+      tickOwned(run);
+      for (const reader of run.readers ?? []) tickReader(reader);
+    }
+    for (const readers of readersHere.values()) for (const reader of readers) tickReader(reader);
+  };
+  /** Starts the ticker when there is something to tick for, stops it when there is nothing left. */
+  const updateTicker = () => {
+    const busy = owned.size > 0 || readersHere.size > 0;
+    if (busy && ticker === undefined) {
+      ticker = setInterval(tick, tickMs);
       // It never keeps a process alive on its own.
       ticker.unref?.();
+    } else if (!busy && ticker !== undefined) {
+      clearInterval(ticker);
+      ticker = undefined;
     }
-    return () => {
-      ticks.delete(tick);
-      if (ticks.size === 0 && ticker !== undefined) {
-        clearInterval(ticker);
-        ticker = undefined;
-      }
-    };
   };
 
   const stopSubscription = store.stopRequests().subscribe(({ threadId, runId }) => owned.get(keyOf(threadId, runId))?.controller.abort());
@@ -251,11 +304,13 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   };
 
   /** Cancels an owned run once no reader has been seen for `detachGraceMs`. */
-  const checkDetached = async (threadId: string, runId: string, run: OwnedRun) => {
+  const checkDetached = async (run: OwnedRun) => {
     if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
-    const readers = run.localReaders > 0 ? run.localReaders : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    const { threadId, runId } = run;
+    const here = run.readers?.length ?? 0;
+    const readers = here > 0 ? here : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
     // The run may have ended while the store counted: nothing is left to detach.
-    if (owned.get(keyOf(threadId, runId)) !== run || run.controller.signal.aborted) return;
+    if (owned.get(run.key) !== run || run.controller.signal.aborted) return;
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
@@ -269,298 +324,355 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   /** Runs the agent of a run this instance just created: its events go to the store in batches, one append in flight at a time. */
   const own = (record: RunRecord, start: (signal: AbortSignal) => Observable<Event>) => {
     const { threadId, runId } = record;
-    const key = keyOf(threadId, runId);
-    const controller = new AbortController();
-    const startedAt = Date.now();
-    let batch: Event[] = [];
-    let inFlight = false;
-    let ended = false;
-    let terminal: Event | undefined;
-    // Until when this instance's lease is known to hold, in ms since the epoch.
-    let leaseUntil = record.leaseUntil;
-    // A store in this process cannot become unreachable: no copy is needed.
-    const mirror: Mirror | undefined = store.inProcess === true ? undefined : { events: [], cursors: [], emitted: new Subject() };
-    const run: OwnedRun = { controller, localReaders: 0, appended: 0, mirror, onWriteFailure: new Set() };
-    const stopTicking = everyTick(() => {
-      const until = Date.now() + leaseMs;
-      void store.renewLease(threadId, runId, instanceId, until).then(
-        (held) => {
-          if (held) leaseUntil = until;
-          else release();
-        },
-        () => undefined,
-      );
-      void checkDetached(threadId, runId, run);
-    });
-    owned.set(key, run);
+    const run: OwnedRun = {
+      threadId,
+      runId,
+      key: keyOf(threadId, runId),
+      controller: new AbortController(),
+      startedAt: Date.now(),
+      subscription: undefined,
+      graceTimer: undefined,
+      appended: 0,
+      batch: [],
+      inFlight: false,
+      terminal: undefined,
+      leaseUntil: record.leaseUntil,
+      failingSince: undefined,
+      // A store in this process cannot become unreachable: no copy is needed.
+      mirror: store.inProcess === true ? undefined : { events: [], cursors: [], emitted: new Subject() },
+      readers: undefined,
+      next: ownedNext,
+      error: ownedError,
+    };
+    owned.set(run.key, run);
+    updateTicker();
     report({ type: 'run-started', threadId, runId, instanceId });
+    run.subscription = start(run.controller.signal).subscribe(run);
+  };
 
-    const release = (reason?: Event) => {
-      if (!owned.has(key)) return;
-      // Readers on the mirror learn why it ends; readers of the store see the store's own end.
-      if (reason !== undefined) mirror?.emitted.next(reason);
-      mirror?.emitted.complete();
-      owned.delete(key);
-      stopTicking();
-      if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
-      safeUnsubscribe(run.subscription);
-      // The agent's own work (its model request) is aborted too.
-      controller.abort();
-    };
-    const finished = () => {
-      release();
-      const outcome =
-        terminal?.type === EventType.RUN_ERROR ? 'error' : ((terminal as { outcome?: { type?: string } } | undefined)?.outcome?.type ?? 'success');
-      report({
-        type: 'run-ended',
-        threadId,
-        runId,
-        instanceId,
-        outcome: outcome as 'success' | 'interrupt' | 'cancelled' | 'error',
-        code: terminal?.type === EventType.RUN_ERROR ? terminal.code : undefined,
-        events: run.appended,
-        durationMs: Date.now() - startedAt,
-      });
-    };
-    // Since when appends have failed without a success in between, in ms since the epoch.
-    let failingSince: number | undefined;
-    /** The store would not take the run's events for a lease's time: stop the run and tell its readers here, rather than leave them waiting. */
-    const giveUp = (cause: unknown) => {
-      const error = new AguiRxError(
-        'STORE_UNAVAILABLE',
-        `The run's events could not be written to the run store for ${Date.now() - (failingSince ?? startedAt)} ms (${errorMessage(cause, 'no reason given')}): ${batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
-      );
-      terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
-      // Readers elsewhere learn it from the log, if the store takes this one last write.
-      void store.endRun(threadId, runId, terminal).catch(() => undefined);
-      // Readers here go on from memory (the events the store never took), then get the RUN_ERROR.
-      for (const tell of [...run.onWriteFailure]) tell(error);
-      release(terminal);
-      finished();
-    };
-    const flush = () => {
-      // A released run writes nothing more (closed broker, or given up).
-      if (inFlight || batch.length === 0 || !owned.has(key)) return;
-      const events = batch;
-      batch = [];
-      inFlight = true;
-      store.append(threadId, runId, events).then(
-        (cursors) => {
-          inFlight = false;
-          failingSince = undefined;
-          run.appended += events.length;
-          if (mirror !== undefined) for (let i = 0; i < cursors.length && mirror.cursors.length < mirror.events.length; i++) mirror.cursors.push(cursors[i]);
-          // The terminal event is the last one emitted: it ends its batch.
-          if (terminal !== undefined && events[events.length - 1] === terminal) return finished();
-          flush();
-        },
-        (error: unknown) => {
-          inFlight = false;
-          const code = (error as { code?: unknown })?.code;
-          report({ type: 'store-error', threadId, runId, message: errorMessage(error, 'the store gave no reason'), unwritten: events.length + batch.length });
-          // Ended elsewhere (declared lost, or the store lost the run): stop running it.
-          if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
-            return release({
-              type: EventType.RUN_ERROR,
-              code: 'RUN_LOST',
-              message:
-                code === 'RUN_ENDED'
-                  ? 'The run was ended by another server (its lease was taken for lapsed); this server stopped running it.'
-                  : `The run log store lost this run (was it restarted without its data?); ${events.length + batch.length} events could not be written. Start the run again.`,
-            });
-          }
-          // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
-          batch = [...events, ...batch];
-          failingSince ??= Date.now();
-          // Past the lease another instance may have declared the run lost: stop rather than write after it.
-          if (Date.now() > leaseUntil || Date.now() - failingSince >= leaseMs) return giveUp(error);
-          setTimeout(flush, Math.min(1000, leaseMs / 10)).unref?.();
-        },
-      );
-    };
-    /** Keeps an event for this instance's readers, and hands it to those already on the mirror. */
-    const remember = (event: Event) => {
-      if (mirror === undefined) return;
-      mirror.events.push(event);
-      // Trimmed in chunks, so that a long run costs an amortised constant per event.
-      if (mirror.events.length > MIRROR_EVENTS * 1.5) {
-        const dropped = mirror.events.length - MIRROR_EVENTS;
-        mirror.events.splice(0, dropped);
-        mirror.cursors.splice(0, dropped);
-      }
-      if (mirror.emitted.observed) mirror.emitted.next(event);
-    };
-    run.subscription = start(controller.signal).subscribe({
-      next(event) {
-        if (ended) return;
-        batch.push(event);
-        remember(event);
-        if (isTerminalEvent(event)) {
-          ended = true;
-          terminal = event;
-        }
-        // One append per tick: a synchronous burst goes in one batch.
-        if (batch.length === 1) queueMicrotask(flush);
+  /** An owned run's agent emitted. */
+  function ownedNext(this: OwnedRun, event: Event) {
+    if (this.terminal === undefined) accept(this, event);
+  }
+  /** An owned run's pipeline errored: toAgui turns errors into RUN_ERROR, so the pipeline itself broke. */
+  function ownedError(this: OwnedRun) {
+    if (this.terminal === undefined) accept(this, { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' });
+  }
+
+  /** Takes one event of an owned run: into the batch (appended at the end of the tick) and the mirror. */
+  const accept = (run: OwnedRun, event: Event) => {
+    run.batch.push(event);
+    remember(run, event);
+    if (isTerminalEvent(event)) run.terminal = event;
+    // One append per tick: a synchronous burst goes in one batch.
+    if (run.batch.length === 1) queueMicrotask(() => flush(run));
+  };
+
+  /** Renews an owned run's lease and checks it for readers (every tick). */
+  const tickOwned = (run: OwnedRun) => {
+    const until = Date.now() + leaseMs;
+    void store.renewLease(run.threadId, run.runId, instanceId, until).then(
+      (held) => {
+        if (held) run.leaseUntil = until;
+        else release(run);
       },
-      error() {
-        // toAgui turns errors into RUN_ERROR; an error here means the pipeline itself broke.
-        if (ended) return;
-        ended = true;
-        terminal = { type: EventType.RUN_ERROR, code: 'RUN_FAILED', message: 'The run failed before its terminal event.' };
-        batch.push(terminal);
-        remember(terminal);
-        queueMicrotask(flush);
-      },
+      () => undefined,
+    );
+    void checkDetached(run);
+  };
+
+  /** Stops running a run: no more writes, its agent unsubscribed and aborted; readers on the mirror get `reason`, if any. */
+  const release = (run: OwnedRun, reason?: Event) => {
+    if (owned.get(run.key) !== run) return;
+    // Readers on the mirror learn why it ends; readers of the store see the store's own end.
+    if (reason !== undefined) run.mirror?.emitted.next(reason);
+    run.mirror?.emitted.complete();
+    owned.delete(run.key);
+    // Its readers here read on (its end is in the store, or they learn it failed): they are still counted.
+    if (run.readers !== undefined && run.readers.length > 0) readersHere.set(run.key, run.readers);
+    updateTicker();
+    if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
+    safeUnsubscribe(run.subscription);
+    // The agent's own work (its model request) is aborted too.
+    run.controller.abort();
+  };
+
+  /** The run's terminal event is in the store (or was given up on): release it and report how it ended. */
+  const finished = (run: OwnedRun) => {
+    release(run);
+    const { terminal } = run;
+    const outcome = terminal?.type === EventType.RUN_ERROR ? 'error' : ((terminal as { outcome?: { type?: string } } | undefined)?.outcome?.type ?? 'success');
+    report({
+      type: 'run-ended',
+      threadId: run.threadId,
+      runId: run.runId,
+      instanceId,
+      outcome: outcome as 'success' | 'interrupt' | 'cancelled' | 'error',
+      code: terminal?.type === EventType.RUN_ERROR ? terminal.code : undefined,
+      events: run.appended,
+      durationMs: Date.now() - run.startedAt,
     });
   };
+
+  /** The store would not take the run's events for a lease's time: stop the run and tell its readers here, rather than leave them waiting. */
+  const giveUp = (run: OwnedRun, cause: unknown) => {
+    const error = new AguiRxError(
+      'STORE_UNAVAILABLE',
+      `The run's events could not be written to the run store for ${Date.now() - (run.failingSince ?? run.startedAt)} ms (${errorMessage(cause, 'no reason given')}): ${run.batch.length} events were not written, so the run was stopped. Start it again once the store is back.`,
+    );
+    run.terminal = { type: EventType.RUN_ERROR, code: error.code, message: error.message };
+    // Readers elsewhere learn it from the log, if the store takes this one last write.
+    void store.endRun(run.threadId, run.runId, run.terminal).catch(() => undefined);
+    // Readers here go on from memory (the events the store never took), then get the RUN_ERROR.
+    for (const reader of [...(run.readers ?? [])]) {
+      if (!reader.done && reader.fallback === undefined && !fallBack(reader)) fail(reader, error);
+    }
+    release(run, run.terminal);
+    finished(run);
+  };
+
+  /** Appends the run's batch, unless an append is in flight (its success appends what came since). */
+  const flush = (run: OwnedRun) => {
+    // A released run writes nothing more (closed broker, or given up).
+    if (run.inFlight || run.batch.length === 0 || owned.get(run.key) !== run) return;
+    const events = run.batch;
+    run.batch = [];
+    run.inFlight = true;
+    store.append(run.threadId, run.runId, events).then(
+      (cursors) => {
+        run.inFlight = false;
+        run.failingSince = undefined;
+        run.appended += events.length;
+        const { mirror } = run;
+        if (mirror !== undefined) for (let i = 0; i < cursors.length && mirror.cursors.length < mirror.events.length; i++) mirror.cursors.push(cursors[i]);
+        // The terminal event is the last one emitted: it ends its batch.
+        if (run.terminal !== undefined && events[events.length - 1] === run.terminal) return finished(run);
+        flush(run);
+      },
+      (error: unknown) => {
+        run.inFlight = false;
+        const code = (error as { code?: unknown })?.code;
+        report({ type: 'store-error', threadId: run.threadId, runId: run.runId, message: errorMessage(error, 'the store gave no reason'), unwritten: events.length + run.batch.length });
+        // Ended elsewhere (declared lost, or the store lost the run): stop running it.
+        if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
+          return release(run, {
+            type: EventType.RUN_ERROR,
+            code: 'RUN_LOST',
+            message:
+              code === 'RUN_ENDED'
+                ? 'The run was ended by another server (its lease was taken for lapsed); this server stopped running it.'
+                : `The run log store lost this run (was it restarted without its data?); ${events.length + run.batch.length} events could not be written. Start the run again.`,
+          });
+        }
+        // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
+        run.batch = [...events, ...run.batch];
+        run.failingSince ??= Date.now();
+        // Past the lease another instance may have declared the run lost: stop rather than write after it.
+        if (Date.now() > run.leaseUntil || Date.now() - run.failingSince >= leaseMs) return giveUp(run, error);
+        setTimeout(() => flush(run), Math.min(1000, leaseMs / 10)).unref?.();
+      },
+    );
+  };
+
+  /** Keeps an event for this instance's readers, and hands it to those already on the mirror. */
+  const remember = (run: OwnedRun, event: Event) => {
+    const { mirror } = run;
+    if (mirror === undefined) return;
+    mirror.events.push(event);
+    // Trimmed in chunks, so that a long run costs an amortised constant per event.
+    if (mirror.events.length > MIRROR_EVENTS * 1.5) {
+      const dropped = mirror.events.length - MIRROR_EVENTS;
+      mirror.events.splice(0, dropped);
+      mirror.cursors.splice(0, dropped);
+    }
+    if (mirror.emitted.observed) mirror.emitted.next(event);
+  };
+
+  /** A reader's id, as the store registers it and activity reports name it. */
+  const readerIdOf = (reader: Reader) => `${instanceId}.${reader.seq}`;
 
   /** The run's frames after `after`, with this instance counted as a reader while subscribed. */
   const readRun = (threadId: string, runId: string, after: string | undefined): Observable<BrokerFrame> =>
     new Observable<BrokerFrame>((subscriber) => {
-      const key = keyOf(threadId, runId);
-      const count = localReaders.get(key) ?? 0;
-      if (count >= maxSubscribers) return subscriber.error(tooManySubscribers(runId));
-      localReaders.set(key, count + 1);
-      const readerId = generateId();
-      const ownedRun = owned.get(key);
-      const onWriteFailure = (error: AguiRxError) => {
-        if (done || fallbackSubscription !== undefined || fallBack()) return;
-        fail(error);
+      const ownedRun = owned.get(keyOf(threadId, runId));
+      const key = ownedRun?.key ?? keyOf(threadId, runId);
+      const readers = readersOf(key);
+      if ((readers?.length ?? 0) >= maxSubscribers) return subscriber.error(tooManySubscribers(runId));
+      const reader: Reader = {
+        threadId,
+        runId,
+        key,
+        seq: ++readerSeq,
+        subscriber,
+        local: ownedRun !== undefined,
+        delivered: 0,
+        lastEventAt: Date.now(),
+        done: false,
+        unreachableSince: undefined,
+        lastCursor: after,
+        subscription: undefined,
+        fallback: undefined,
+        next: readerNext,
+        error: readerError,
+        complete: readerComplete,
       };
-      if (ownedRun !== undefined) {
-        ownedRun.localReaders++;
-        ownedRun.onWriteFailure.add(onWriteFailure);
-        void checkDetached(threadId, runId, ownedRun);
-      }
-      const touch = () => store.touchReader(threadId, runId, readerId, Date.now() + leaseMs).catch(() => undefined);
-      void touch();
-      report({ type: 'reader-attached', threadId, runId, readerId, readers: count + 1 });
-      let delivered = 0;
-      let lastEventAt = Date.now();
-      let done = false;
-      // Since when the store has failed to answer this reader's checks, in ms since the epoch.
-      let unreachableSince: number | undefined;
-      // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
-      const stopTicking = everyTick(() => {
-        void touch();
-        // On the mirror, the owner (this instance) says how the run ends.
-        if (fallbackSubscription !== undefined || Date.now() - lastEventAt < leaseMs / 2) return;
-        void store.getRun(threadId, runId).then(
-          (record) => {
-            unreachableSince = undefined;
-            if (done) return;
-            if (record === undefined) return fail(new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
-            if (record.status === 'running' && record.leaseUntil < Date.now()) {
-              report({ type: 'run-lost', threadId, runId, owner: record.owner });
-              void store
-                .endRun(threadId, runId, {
-                  type: EventType.RUN_ERROR,
-                  code: 'RUN_LOST',
-                  message: `The server running this run (${record.owner}) stopped answering: its lease lapsed ${Date.now() - record.leaseUntil} ms ago. The run cannot go on; start it again.`,
-                })
-                .catch(() => undefined);
-            }
-          },
-          (error: unknown) => {
-            // A store that stays unreachable for a lease's time will not deliver the rest: say so rather than hang.
-            unreachableSince ??= Date.now();
-            if (Date.now() - unreachableSince < leaseMs) return;
-            fail(
-              new AguiRxError(
-                'STORE_UNAVAILABLE',
-                `The run store has not answered for ${Date.now() - unreachableSince} ms (${errorMessage(error, 'no reason given')}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
-              ),
-            );
-          },
-        );
-      });
-      let lastCursor = after;
-      // Goes on from this instance's memory when the store fails under a run it owns.
-      const fallBack = (): boolean => {
-        const mine = owned.get(key)?.mirror;
-        if (mine === undefined) return false;
-        let from = 0;
-        if (lastCursor !== undefined) {
-          // The reader is near the head: search from the end.
-          from = mine.cursors.lastIndexOf(lastCursor) + 1;
-          if (from === 0) return false;
-        }
-        for (let i = from; i < mine.events.length && !done; i++) deliver({ cursor: mine.cursors[i], event: mine.events[i] });
-        if (done) return true;
-        fallbackSubscription = mine.emitted.subscribe({
-          next: (event) => deliver({ event }),
-          complete() {
-            done = true;
-            subscriber.complete();
-          },
-        });
-        return true;
-      };
-      let fallbackSubscription: Subscription | undefined;
-      const deliver = (frame: BrokerFrame) => {
-        delivered++;
-        if (frame.cursor !== undefined) lastCursor = frame.cursor;
-        subscriber.next(frame);
-        if (isTerminalEvent(frame.event)) {
-          done = true;
-          subscriber.complete();
-        }
-      };
-      const fail = (error: unknown) => {
-        if (done) return;
-        // The store failed or lost the run: a run this instance owns goes on from its memory.
-        const code = (error as { code?: unknown })?.code;
-        if ((code === 'STORE_UNAVAILABLE' || code === 'RUN_NOT_FOUND') && fallBack()) return;
-        done = true;
-        subscriber.next({
-          event: {
-            type: EventType.RUN_ERROR,
-            code: typeof code === 'string' ? code : 'STORE_UNAVAILABLE',
-            message: errorMessage(error, 'The run log could not be read.'),
-          },
-        });
-        subscriber.complete();
-      };
-      const subscription = store.read(threadId, runId, after).subscribe({
-        next(entries: RunLogEntry[]) {
-          lastEventAt = Date.now();
-          for (const entry of entries) {
-            delivered++;
-            lastCursor = entry.cursor;
-            subscriber.next(entry);
-            if (done) return;
-          }
-        },
-        error: fail,
-        complete() {
-          done = true;
-          subscriber.complete();
-        },
-      });
-      return () => {
-        done = true;
-        stopTicking();
-        safeUnsubscribe(subscription);
-        safeUnsubscribe(fallbackSubscription);
-        const left = (localReaders.get(key) ?? 1) - 1;
-        if (left > 0) localReaders.set(key, left);
-        else localReaders.delete(key);
-        void store.removeReader(threadId, runId, readerId).catch(() => undefined);
-        ownedRun?.onWriteFailure.delete(onWriteFailure);
-        const stillOwned = owned.get(key);
-        if (stillOwned !== undefined) {
-          stillOwned.localReaders--;
-          void checkDetached(threadId, runId, stillOwned);
-        }
-        report({ type: 'reader-left', threadId, runId, readerId, readers: left, delivered, lag: stillOwned === undefined ? undefined : Math.max(0, stillOwned.appended - delivered) });
-      };
+      // An array, not a Set: most runs have one reader, and a one-element array is the smallest.
+      if (readers !== undefined) readers.push(reader);
+      else if (ownedRun !== undefined) ownedRun.readers = [reader];
+      else readersHere.set(key, [reader]);
+      updateTicker();
+      if (ownedRun !== undefined) void checkDetached(ownedRun);
+      else touch(reader);
+      if (options.onActivity !== undefined) report({ type: 'reader-attached', threadId, runId, readerId: readerIdOf(reader), readers: readersOf(key)!.length });
+      reader.subscription = store.read(threadId, runId, after).subscribe(reader);
+      return () => leave(reader);
     });
+
+  /** A batch of entries the store read for a reader. */
+  function readerNext(this: Reader, entries: RunLogEntry[]) {
+    this.lastEventAt = Date.now();
+    for (const entry of entries) {
+      this.delivered++;
+      this.lastCursor = entry.cursor;
+      this.subscriber.next(entry);
+      if (this.done) return;
+    }
+  }
+  /** The store's read failed. */
+  function readerError(this: Reader, error: unknown) {
+    fail(this, error);
+  }
+  /** The store's read ended after the run's terminal entry. */
+  function readerComplete(this: Reader) {
+    this.done = true;
+    this.subscriber.complete();
+  }
+
+  /** Registers or refreshes a reader of a run this instance does not own with the store, so that its owner counts it. */
+  const touch = (reader: Reader) => {
+    if (!reader.local) void store.touchReader(reader.threadId, reader.runId, readerIdOf(reader), Date.now() + leaseMs).catch(() => undefined);
+  };
+
+  /** Refreshes a reader's registration and, when its run has been silent for half a lease, checks the owner's lease (every tick). */
+  const tickReader = (reader: Reader) => {
+    touch(reader);
+    // On the mirror, the owner (this instance) says how the run ends.
+    if (reader.fallback !== undefined || Date.now() - reader.lastEventAt < leaseMs / 2) return;
+    const { threadId, runId } = reader;
+    void store.getRun(threadId, runId).then(
+      (record) => {
+        reader.unreachableSince = undefined;
+        if (reader.done) return;
+        if (record === undefined) return fail(reader, new AguiRxError('RUN_LOST', `Run '${runId}' vanished from the run store (it was restarted or its data was lost); its remaining events cannot be read. Start the run again.`));
+        // Appends RUN_LOST when the owner's lease has lapsed with the run still running.
+        if (record.status === 'running' && record.leaseUntil < Date.now()) {
+          report({ type: 'run-lost', threadId, runId, owner: record.owner });
+          void store
+            .endRun(threadId, runId, {
+              type: EventType.RUN_ERROR,
+              code: 'RUN_LOST',
+              message: `The server running this run (${record.owner}) stopped answering: its lease lapsed ${Date.now() - record.leaseUntil} ms ago. The run cannot go on; start it again.`,
+            })
+            .catch(() => undefined);
+        }
+      },
+      (error: unknown) => {
+        // A store that stays unreachable for a lease's time will not deliver the rest: say so rather than hang.
+        reader.unreachableSince ??= Date.now();
+        if (Date.now() - reader.unreachableSince < leaseMs) return;
+        fail(
+          reader,
+          new AguiRxError(
+            'STORE_UNAVAILABLE',
+            `The run store has not answered for ${Date.now() - reader.unreachableSince} ms (${errorMessage(error, 'no reason given')}); the run's remaining events cannot be read. Reconnect later with Last-Event-ID.`,
+          ),
+        );
+      },
+    );
+  };
+
+  /** Goes on from this instance's memory when the store fails under a run it owns. @return false when it cannot (not owned here, or the reader's cursor is no longer in memory). */
+  const fallBack = (reader: Reader): boolean => {
+    const mine = owned.get(reader.key)?.mirror;
+    if (mine === undefined) return false;
+    let from = 0;
+    if (reader.lastCursor !== undefined) {
+      // The reader is near the head: search from the end.
+      from = mine.cursors.lastIndexOf(reader.lastCursor) + 1;
+      if (from === 0) return false;
+    }
+    for (let i = from; i < mine.events.length && !reader.done; i++) deliver(reader, { cursor: mine.cursors[i], event: mine.events[i] });
+    if (reader.done) return true;
+    reader.fallback = mine.emitted.subscribe({
+      next: (event) => deliver(reader, { event }),
+      complete: () => {
+        reader.done = true;
+        reader.subscriber.complete();
+      },
+    });
+    return true;
+  };
+
+  /** Hands a frame from the mirror to a reader; the terminal event ends its stream. */
+  const deliver = (reader: Reader, frame: BrokerFrame) => {
+    reader.delivered++;
+    if (frame.cursor !== undefined) reader.lastCursor = frame.cursor;
+    reader.subscriber.next(frame);
+    if (isTerminalEvent(frame.event)) {
+      reader.done = true;
+      reader.subscriber.complete();
+    }
+  };
+
+  /** The store failed under a reader: a run this instance owns goes on from its memory; otherwise the reader gets a RUN_ERROR frame and its stream ends. */
+  const fail = (reader: Reader, error: unknown) => {
+    if (reader.done) return;
+    const code = (error as { code?: unknown })?.code;
+    if ((code === 'STORE_UNAVAILABLE' || code === 'RUN_NOT_FOUND') && fallBack(reader)) return;
+    reader.done = true;
+    reader.subscriber.next({
+      event: {
+        type: EventType.RUN_ERROR,
+        code: typeof code === 'string' ? code : 'STORE_UNAVAILABLE',
+        message: errorMessage(error, 'The run log could not be read.'),
+      },
+    });
+    reader.subscriber.complete();
+  };
+
+  /** A reader's teardown: it stops reading and is no longer counted. */
+  const leave = (reader: Reader) => {
+    reader.done = true;
+    safeUnsubscribe(reader.subscription);
+    safeUnsubscribe(reader.fallback);
+    const { threadId, runId, key } = reader;
+    const readers = readersOf(key);
+    const index = readers?.indexOf(reader) ?? -1;
+    if (index !== -1) readers!.splice(index, 1);
+    const left = readers?.length ?? 0;
+    if (left === 0 && readersHere.get(key) === readers) readersHere.delete(key);
+    updateTicker();
+    if (!reader.local) void store.removeReader(threadId, runId, readerIdOf(reader)).catch(() => undefined);
+    const stillOwned = owned.get(key);
+    if (stillOwned !== undefined) void checkDetached(stillOwned);
+    if (options.onActivity !== undefined) {
+      report({
+        type: 'reader-left',
+        threadId,
+        runId,
+        readerId: readerIdOf(reader),
+        readers: left,
+        delivered: reader.delivered,
+        lag: stillOwned === undefined ? undefined : Math.max(0, stillOwned.appended - reader.delivered),
+      });
+    }
+  };
 
   const tooManySubscribers = (runId: string) =>
     new AguiRxError('TOO_MANY_SUBSCRIBERS', `Run '${runId}' has ${maxSubscribers} readers on this server already, its limit (maxSubscribers). Close another tab or connection, or raise the limit.`);
   /** Refuses a reader before its stream starts, so that the handler can answer 429 rather than a 200 holding a RUN_ERROR. */
   const assertRoom = (threadId: string, runId: string) => {
-    if ((localReaders.get(keyOf(threadId, runId)) ?? 0) >= maxSubscribers) throw tooManySubscribers(runId);
+    if ((readersOf(keyOf(threadId, runId))?.length ?? 0) >= maxSubscribers) throw tooManySubscribers(runId);
   };
 
   const assertCursor = (after: string | undefined) => {

@@ -229,6 +229,9 @@ function brokerRefusal(error: unknown): Refusal {
   return { status, reason: status === 500 || typeof message !== 'string' ? 'The run broker failed to serve this request.' : message };
 }
 
+/** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
+const ignoreError = () => undefined;
+
 /** Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses (413, 400). */
 function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
   const declared = Number(req.headers['content-length']);
@@ -236,7 +239,7 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
   const chunks: Buffer[] = [];
   let received = 0;
   let refused = false;
-  req.on('data', (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     if (refused) return;
     received += chunk.length;
     if (received > maxBodyBytes) {
@@ -245,11 +248,16 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
       return refuse(tooLarge(maxBodyBytes));
     }
     chunks.push(chunk);
-  });
-  req.on('error', () => {
+  };
+  const onError = () => {
     refused = true;
-  });
-  req.on('end', () => {
+  };
+  req.on('data', onData);
+  req.on('error', onError);
+  req.once('end', () => {
+    // What the listeners hold (the body, `then` and all it holds) is not kept for the response's lifetime.
+    req.removeListener('data', onData);
+    req.removeListener('error', onError).on('error', ignoreError);
     if (refused) return;
     const parsed = parseRunAgentInput(Buffer.concat(chunks).toString('utf8'));
     if ('status' in parsed) return refuse(parsed);

@@ -106,6 +106,21 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         for (const runId of ['b', 'a', 'c']) await store.createRun(record(threadId, runId));
         expect((await store.listRuns(threadId)).map((run) => run.runId)).toEqual(['b', 'a', 'c']);
       });
+
+      it('should keep many runs of one thread apart: each found, created once, listed oldest first, read alone', async () => {
+        const store = make();
+        const threadId = freshThread();
+        const runIds = Array.from({ length: 20 }, (_, i) => `run-${(i * 7) % 20}`);
+        for (const runId of runIds) expect(await store.createRun(record(threadId, runId))).toBe(true);
+        for (const runId of runIds) expect(await store.createRun(record(threadId, runId))).toBe(false);
+        expect((await store.listRuns(threadId)).map((run) => run.runId)).toEqual(runIds);
+        for (const runId of runIds) {
+          expect((await store.getRun(threadId, runId))?.runId).toBe(runId);
+          await store.append(threadId, runId, [text(runId), finished(threadId, runId)]);
+        }
+        for (const runId of runIds) expect((await entries(store.read(threadId, runId))).map((entry) => entry.event)).toEqual([text(runId), finished(threadId, runId)]);
+        expect(await store.getRun(threadId, 'run-20')).toBeUndefined();
+      });
     });
 
     describe('append', () => {

@@ -1,8 +1,8 @@
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type RunAgentInput } from '@ag-ui/core';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Observable, concat, delay, from, of } from 'rxjs';
+import { NEVER, Observable, concat, delay, from, of } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
 import { SCRIPT } from './brokerHarness.js';
@@ -152,6 +152,30 @@ describe('createAguiHandler (node:http)', () => {
       setTimeoutSpy.mockRestore();
       clearTimeoutSpy.mockRestore();
     }
+  });
+
+  it('should drop its request listeners once the body is read, and take a late request error without crashing', async () => {
+    let request: IncomingMessage | undefined;
+    const handler = createAguiHandler(() => NEVER);
+    ({ server, url } = await listen((req, res) => {
+      request = req;
+      handler(req, res);
+    }));
+    const controller = new AbortController();
+    const response = await fetch(url, { method: 'POST', body: JSON.stringify(input()), headers: { 'Content-Type': 'application/json' }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('RUN_STARTED');
+    // What the body's listeners held (the body, the run's callbacks) is not kept while the stream is open.
+    expect(request!.listenerCount('data')).toBe(0);
+    expect(request!.listenerCount('end')).toBe(0);
+    // Without a listener, an 'error' event throws: a reset after the body was read must not crash the server.
+    expect(() => request!.emit('error', new Error('read ECONNRESET'))).not.toThrow();
+    controller.abort();
+    // And it keeps serving.
+    const next = new AbortController();
+    const again = await fetch(url, { method: 'POST', body: JSON.stringify(input({ runId: 'run-2' })), headers: { 'Content-Type': 'application/json' }, signal: next.signal });
+    expect(new TextDecoder().decode((await again.body!.getReader().read()).value)).toContain('RUN_STARTED');
+    next.abort();
   });
 
   it('should refuse bad requests with a reason, and keep serving', async () => {
