@@ -9,6 +9,7 @@ import { errorMessage } from '../protocol/errors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
+import { createResponseTurns } from './responseTurns.js';
 import { describeIssue } from '../protocol/validate.js';
 
 /**
@@ -168,21 +169,24 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
+  const inTurn = createResponseTurns();
   return (req, res) => {
-    const refuse = ({ status, reason, allow }: Refusal) => {
-      if (res.headersSent) return;
-      res.writeHead(status, { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
-      res.end(JSON.stringify({ error: reason }));
-      // An oversize body is not read to its end: close the connection once the answer is out.
-      if (status === 413) res.once('finish', () => req.destroy());
-    };
+    const refuse = ({ status, reason, allow }: Refusal) =>
+      inTurn(res, () => {
+        if (res.headersSent) return;
+        res.writeHead(status, { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
+        res.end(JSON.stringify({ error: reason }));
+        // An oversize body is not read to its end: close the connection once the answer is out.
+        if (status === 413) res.once('finish', () => req.destroy());
+      });
     const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes: options.maxBufferedBytes };
     if (broker === undefined) {
       if (req.method !== 'POST') {
         req.resume();
         return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       }
-      return readNodeBody(req, maxBodyBytes, refuse, (input) => void sendSSE(res, runEvents(agent, input, options), stream));
+      return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void sendSSE(res, runEvents(agent, input, options), stream)));
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
     const access = { request: req };
@@ -198,20 +202,22 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
         return refuse(route);
       case 'events':
         req.resume();
-        return void serve(broker.events(route.threadId, route.runId, lastEventId, access));
+        return inTurn(res, () => void serve(broker.events(route.threadId, route.runId, lastEventId, access)));
       case 'stop':
         req.resume();
         return void broker.stop(route.threadId, route.runId, access).then(
-          () => {
-            res.writeHead(202, { 'Content-Type': 'application/json' });
-            res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
-          },
+          // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
+          () =>
+            inTurn(res, () => {
+              res.writeHead(202, { 'Content-Type': 'application/json' });
+              res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
+            }),
           (error: unknown) => refuse(brokerRefusal(error)),
         );
       case 'connect':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.connect(input, access)));
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
       case 'run':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)));
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
     }
   };
 }
