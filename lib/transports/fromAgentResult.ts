@@ -50,8 +50,8 @@ export function fromAgentResult<T>(result: AgentResult<T>, options: SliceOptions
 
 /**
  * Pulls an iterable or async iterable into an Observable in slices: `sliceEvents` values or
- * `sliceMs` milliseconds, whichever comes first, then a turn of the event loop (`setImmediate`), so
- * that timers, sockets and other streams run between slices.
+ * `sliceMs` milliseconds (the clock is read every 16 values), whichever comes first, then a turn of
+ * the event loop (`setImmediate`), so that timers, sockets and other streams run between slices.
  *
  * The first slice is pulled at once: a short synchronous iterable completes during `subscribe`, as
  * `from(array)` does. Rules:
@@ -108,7 +108,8 @@ export function fromIterableInSlices<T>(source: Iterable<T> | AsyncIterable<T>, 
           }
           if (subscriber.closed) return;
           if (!settle(result)) return;
-          if (now() >= deadline) break;
+          // The clock is read every 16 values: a value costs far less than a clock read's worth of precision.
+          if ((count & 15) === 15 && now() >= deadline) break;
         }
       }
     };
