@@ -56,7 +56,8 @@ export function createResponseTurns(): (res: ServerResponse, serve: () => void) 
 
   return (res, serve) => {
     const socket = res.req?.socket as Socket | null | undefined;
-    if (res.socket !== null || socket === null || socket === undefined) return serve();
+    // Only a response that has not started waits (one that has, or has ended, lost its socket in finishing).
+    if (res.socket !== null || res.headersSent || res.writableEnded || socket === null || socket === undefined) return serve();
     if (socket.destroyed) return;
     const line = lines.get(socket) ?? watch(socket);
     const onSocket = () => {

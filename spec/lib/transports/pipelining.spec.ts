@@ -189,4 +189,37 @@ describe.each([
     await settle();
     expect(harness.starts).toEqual(['run-1']);
   });
+
+  it('should watch a connection with one listener, however many requests wait on it', async () => {
+    const harness = agentHarness();
+    harness.endless('run-1', [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta: 'Thinking' }]);
+    const handler = createAguiHandler(harness.agent, options({ heartbeatMs: 0 }));
+    const sockets: import('node:net').Socket[] = [];
+    let arrived = 0;
+    server = createServer((req, res) => {
+      arrived++;
+      handler(req, res);
+    });
+    server.on('connection', (socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = pipeline(
+      (server.address() as AddressInfo).port,
+      Array.from({ length: 30 }, (_, i) => rawPost(input(`run-${i + 1}`))),
+    );
+    await pollUntil(
+      () => arrived,
+      (count) => count === 30,
+      { what: 'the pipelined requests to reach the handler' },
+    );
+    await pollUntil(
+      () => harness.starts.length,
+      (count) => count === 1,
+      { what: 'the first run' },
+    );
+    // Node's own listeners, the running response's, and one of ours: not one per waiting request.
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0].listenerCount('close')).toBeLessThan(10);
+    expect(sockets[0].listenerCount('end')).toBeLessThan(10);
+    client.socket.destroy();
+  });
 });
