@@ -27,7 +27,8 @@ export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResu
 export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './interaction/a2uiUserAction.js';
 export { createAguiVerifier, type AguiVerifier, type AguiViolation } from './tracking/verifier.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './transports/parseSSE.js';
-export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from './transports/createAguiHandler.js';
+export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions, type AnyAguiAgent } from './transports/createAguiHandler.js';
+export type { AgentResult } from './transports/fromAgentResult.js';
 export { encodeSSE, type EncodeSSEOptions } from './transports/encodeSSE.js';
 export { HEARTBEAT, type FrameOptions } from './transports/frames.js';
 export { sendSSE, type SendSSEOptions } from './transports/sendSSE.js';

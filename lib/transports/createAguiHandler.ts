@@ -9,6 +9,8 @@ import { errorMessage } from '../protocol/errors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
+import { createResponseTurns } from './responseTurns.js';
+import { fromAgentResult, type AgentResult, type SliceOptions } from './fromAgentResult.js';
 import { describeIssue } from '../protocol/validate.js';
 
 /**
@@ -16,11 +18,26 @@ import { describeIssue } from '../protocol/validate.js';
  * when the run is cancelled — without a run broker when the client goes away; with one when the run
  * is stopped or left without readers past its grace — so that the agent can cancel its model
  * request (`fetch(url, { signal })`). Unsubscription stops it too.
+ *
+ * An Observable that emits synchronously cannot be sliced from outside: until it yields, nothing
+ * else runs on the server. An agent that has many events at hand returns them as an iterable
+ * instead ({@link AnyAguiAgent}), or emits them on a scheduler (`observeOn(asapScheduler)` does not
+ * yield to I/O; `subscribeOn`/`observeOn` with `asyncScheduler` does).
  */
 export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => Observable<AgentEvent>;
 
+/**
+ * An agent as the handlers take it: an {@link AguiAgent}, or one that returns its events as an
+ * iterable (an array, a generator) or async iterable (an async generator). The handler pulls an
+ * iterable in slices — `sliceEvents` events or `sliceMs` ms, whichever comes first — with a turn of
+ * the event loop between them, so that other streams keep flowing; a client that goes away stops
+ * the pull at the next slice and the iterator's `return()` is called (a generator's `finally` runs).
+ * Without a broker, node:http pulls no faster than the client reads (the response's `'drain'`).
+ */
+export type AnyAguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => AgentResult<AgentEvent>;
+
 /** Options of {@link createAguiHandler} and {@link createAguiFetchHandler}. */
-export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'runId' | 'input' | 'signal' | 'parentRunId'> {
+export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'runId' | 'input' | 'signal' | 'parentRunId'>, Omit<SliceOptions, 'ready'> {
   /** The largest request body accepted, in bytes; a larger one is answered 413 before it is parsed. Default: 1 MiB. */
   maxBodyBytes?: number | undefined;
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
@@ -92,13 +109,14 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
  * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed.
  * With `cancel` (the broker's), aborting it ends the run with RUN_FINISHED `cancelled` and aborts the agent.
  */
-function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, ...aguiOptions } = options;
+function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
     // The broker's signal serves as is (it aborts it itself after unsubscribing); otherwise the run has its own.
     const controller = cancel === undefined ? new AbortController() : undefined;
     const signal = cancel ?? controller!.signal;
-    const subscription = defer(() => agent(input, { signal }))
+    // An iterable agent is pulled in slices (and, given `ready`, no faster than the client reads).
+    const subscription = defer(() => fromAgentResult(agent(input, { signal }), { sliceEvents, sliceMs, ready }))
       .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
       .subscribe(subscriber);
     return () => {
@@ -157,32 +175,36 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
  * createServer(createAguiHandler((input) => myAgent$(input.messages), { broker, basePath: '/agent' })).listen(8001);
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`; `signal` aborts when the
+ * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
  * @param options Body limit (bytes), heartbeat (ms), slow-client buffer (bytes), `broker` and
- * `basePath`, and `toAgui`'s options.
+ * `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms), and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
  */
-export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
+  const inTurn = createResponseTurns();
   return (req, res) => {
-    const refuse = ({ status, reason, allow }: Refusal) => {
-      if (res.headersSent) return;
-      res.writeHead(status, { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
-      res.end(JSON.stringify({ error: reason }));
-      // An oversize body is not read to its end: close the connection once the answer is out.
-      if (status === 413) res.once('finish', () => req.destroy());
-    };
+    const refuse = ({ status, reason, allow }: Refusal) =>
+      inTurn(res, () => {
+        if (res.headersSent) return;
+        res.writeHead(status, { 'Content-Type': 'application/json', ...(allow !== undefined ? { Allow: allow } : {}), ...(status === 413 ? { Connection: 'close' } : {}) });
+        res.end(JSON.stringify({ error: reason }));
+        // An oversize body is not read to its end: close the connection once the answer is out.
+        if (status === 413) res.once('finish', () => req.destroy());
+      });
     const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes: options.maxBufferedBytes };
     if (broker === undefined) {
       if (req.method !== 'POST') {
         req.resume();
         return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       }
-      return readNodeBody(req, maxBodyBytes, refuse, (input) => void sendSSE(res, runEvents(agent, input, options), stream));
+      return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void sendSSE(res, runEvents(agent, input, options, undefined, () => drained(res)), stream)));
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
     const access = { request: req };
@@ -198,22 +220,36 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
         return refuse(route);
       case 'events':
         req.resume();
-        return void serve(broker.events(route.threadId, route.runId, lastEventId, access));
+        return inTurn(res, () => void serve(broker.events(route.threadId, route.runId, lastEventId, access)));
       case 'stop':
         req.resume();
         return void broker.stop(route.threadId, route.runId, access).then(
-          () => {
-            res.writeHead(202, { 'Content-Type': 'application/json' });
-            res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
-          },
+          // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
+          () =>
+            inTurn(res, () => {
+              res.writeHead(202, { 'Content-Type': 'application/json' });
+              res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
+            }),
           (error: unknown) => refuse(brokerRefusal(error)),
         );
       case 'connect':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.connect(input, access)));
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
       case 'run':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)));
+        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
     }
   };
+}
+
+/** Resolves on the response's next `'drain'` (or `'close'`) while it needs one; undefined when it takes writes. */
+function drained(res: ServerResponse): Promise<void> | undefined {
+  if (!res.writableNeedDrain) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /** A `Last-Event-ID` header's value, or undefined when absent or empty (an empty one means "from the start"). */
@@ -287,12 +323,14 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
  * //   export { handle as GET, handle as POST };
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>`; `signal` aborts when the
+ * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
- * @param options Body limit (bytes), heartbeat (ms), `broker` and `basePath`, and `toAgui`'s options.
+ * @param options Body limit (bytes), heartbeat (ms), `broker` and `basePath`, an iterable agent's
+ * slice (`sliceEvents`, count; `sliceMs`, ms), and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
  */
-export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
+export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { broker } = options;
   const basePath = options.basePath ?? '';

@@ -1,0 +1,217 @@
+import { HttpAgent } from '@ag-ui/client';
+import type { RunAgentInput } from '@ag-ui/core';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { concatMap, from, map, timer } from 'rxjs';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { createAguiFetchHandler, createAguiHandler, type AnyAguiAgent } from '../../../lib/transports/createAguiHandler.js';
+import { pollUntil } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+import { SCRIPT } from './brokerHarness.js';
+import { eventsOf } from './pipelinedClient.js';
+
+/*
+ * Agents that return an iterable or async iterable of events, served over real loopback HTTP: the
+ * handler pulls them in slices, so that a synchronous flood never stalls another stream, and a client
+ * that goes away stops the pull.
+ */
+
+const input = (runId: string): RunAgentInput => ({
+  threadId: 'thread-1',
+  runId,
+  state: { count: 0 },
+  messages: [{ id: 'u1', role: 'user', content: 'Weather in Oslo?' }],
+  tools: [],
+  context: [],
+  forwardedProps: {},
+});
+
+const expectedMessages = [
+  { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
+  {
+    id: expect.any(String),
+    role: 'assistant',
+    content: 'Checking the weather.',
+    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
+  },
+  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
+  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
+];
+
+/** The official client (the oracle: it verifies every event) running one run against `url`. */
+async function runOfficialClient(url: string, runId: string) {
+  const agent = new HttpAgent({ url, threadId: 'thread-1', initialMessages: input(runId).messages, initialState: { count: 0 } });
+  await agent.runAgent({ runId });
+  return agent;
+}
+
+/**
+ * Reads one SSE run in a child process (the 1M-event stream is read flat out, without taking this
+ * process's event loop): prints how many frames came, and the last one.
+ */
+const READER = `
+const http = require('node:http');
+const [url, body] = process.argv.slice(1);
+const req = http.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' } }, (res) => {
+  let frames = 0;
+  let carry = '';
+  let last = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk) => {
+    const parts = (carry + chunk).split('\\n\\n');
+    carry = parts.pop();
+    frames += parts.length;
+    if (parts.length > 0) last = parts[parts.length - 1];
+  });
+  res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, frames, last })));
+});
+req.end(body);
+`;
+
+describe('createAguiHandler with an iterable agent', () => {
+  let server: Server;
+  let url: string;
+  const listen = async (agent: AnyAguiAgent, options = {}) => {
+    server = createServer(createAguiHandler(agent, options));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+  };
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('should keep a paced neighbour streaming while it pulls a 1M-event synchronous iterable', async () => {
+    const TOTAL = 1_000_000;
+    let pulled = 0;
+    // The big run's progress each time the neighbour emitted: it moved on between them.
+    const pulledAtNeighbourEvents: number[] = [];
+    const agent: AnyAguiAgent = (runInput) => {
+      if (runInput.runId === 'big') {
+        return (function* flood(): Generator<AgentEvent> {
+          for (let i = 0; i < TOTAL; i++) {
+            pulled++;
+            yield { type: 'TEXT_MESSAGE_CHUNK', messageId: 'big', delta: 'x' };
+          }
+        })();
+      }
+      // The neighbour: the script, one event per millisecond timer.
+      return from(SCRIPT).pipe(
+        concatMap((event) => timer(1).pipe(map(() => event))),
+        map((event) => {
+          pulledAtNeighbourEvents.push(pulled);
+          return event;
+        }),
+      );
+    };
+    await listen(agent, { heartbeatMs: 0 });
+    const reader = promisify(execFile)(process.execPath, ['-e', READER, url, JSON.stringify(input('big'))], { maxBuffer: 1 << 20, timeout: 60_000 });
+    await pollUntil(
+      () => pulled,
+      (count) => count > 0,
+      { what: 'the big run to start' },
+    );
+
+    const neighbour = await runOfficialClient(url, 'run-1');
+    const pulledWhenNeighbourDone = pulled;
+    expect(neighbour.messages).toEqual(expectedMessages);
+    expect(neighbour.state).toEqual({ count: 1, city: 'Oslo' });
+    // Every neighbour event came while the flood was under way, and the flood moved between them.
+    expect(pulledAtNeighbourEvents).toHaveLength(SCRIPT.length);
+    expect(pulledAtNeighbourEvents[0]).toBeGreaterThan(0);
+    expect(pulledWhenNeighbourDone).toBeLessThan(TOTAL);
+
+    const { stdout } = await reader;
+    const big = JSON.parse(stdout) as { status: number; frames: number; last: string };
+    expect(big.status).toBe(200);
+    // RUN_STARTED, TEXT_MESSAGE_START, a million CONTENTs, TEXT_MESSAGE_END, RUN_FINISHED.
+    expect(big.frames).toBe(TOTAL + 4);
+    expect(JSON.parse(big.last.replace(/^data: /, ''))).toMatchObject({ type: 'RUN_FINISHED', runId: 'big' });
+  }, 60_000);
+
+  it('should stop pulling, call return() and abort the signal when the client goes away mid-iterable', async () => {
+    const TOTAL = 1_000_000;
+    const seen = { pulled: 0, returned: false, signal: undefined as AbortSignal | undefined };
+    await listen(
+      (_input, { signal }) => {
+        seen.signal = signal;
+        return (function* flood(): Generator<AgentEvent> {
+          try {
+            for (let i = 0; i < TOTAL; i++) {
+              seen.pulled++;
+              yield { type: 'TEXT_MESSAGE_CHUNK', messageId: 'big', delta: 'x' };
+            }
+          } finally {
+            seen.returned = true;
+          }
+        })();
+      },
+      { heartbeatMs: 0 },
+    );
+    const controller = new AbortController();
+    const response = await fetch(url, { method: 'POST', body: JSON.stringify(input('big')), headers: { 'Content-Type': 'application/json' }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('RUN_STARTED');
+    controller.abort();
+    await pollUntil(
+      () => seen.returned,
+      (returned) => returned,
+      { what: 'the iterator\'s return()' },
+    );
+    const pulled = seen.pulled;
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.pulled).toBe(pulled);
+    expect(pulled).toBeLessThan(TOTAL);
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  it('should serve an async generator agent to the official client', async () => {
+    await listen(async function* paced(): AsyncGenerator<AgentEvent> {
+      for (const event of SCRIPT) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        yield event;
+      }
+    });
+    const agent = await runOfficialClient(url, 'run-1');
+    expect(agent.messages).toEqual(expectedMessages);
+    expect(agent.state).toEqual({ count: 1, city: 'Oslo' });
+  });
+
+  it('should serve an array and a synchronous generator agent to the official client', async () => {
+    await listen((runInput) => (runInput.runId === 'run-1' ? SCRIPT : SCRIPT.values()));
+    for (const runId of ['run-1', 'run-2']) {
+      const agent = await runOfficialClient(url, runId);
+      expect(agent.messages).toEqual(expectedMessages);
+      expect(agent.state).toEqual({ count: 1, city: 'Oslo' });
+    }
+  });
+
+  it('should end the run with RUN_ERROR INVALID_AGENT_RESULT when the agent returns no events', async () => {
+    await listen(() => 'It is -3°C.' as unknown as AgentEvent[]);
+    const response = await fetch(url, { method: 'POST', body: JSON.stringify(input('run-1')), headers: { 'Content-Type': 'application/json' } });
+    const events = (await response.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame.replace(/^data: /, '')) as { type: string; code?: string; message?: string });
+    expect(events.map((event) => event.type)).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+    expect(events[1]).toMatchObject({ code: 'INVALID_AGENT_RESULT' });
+    expect(events[1].message).toContain('The agent returned "It is -3°C."');
+  });
+});
+
+describe('createAguiFetchHandler with an iterable agent', () => {
+  it('should stream an async generator agent as SSE the official client accepts', async () => {
+    const handle = createAguiFetchHandler(async function* paced(): AsyncGenerator<AgentEvent> {
+      for (const event of SCRIPT) {
+        await Promise.resolve();
+        yield event;
+      }
+    });
+    const response = await handle(new Request('http://127.0.0.1/agent', { method: 'POST', body: JSON.stringify(input('run-1')), headers: { 'Content-Type': 'application/json' } }));
+    const run = await runWithOracle(from(await eventsOf(await response.text())), { initialMessages: input('run-1').messages, initialState: { count: 0 } });
+    expect(run.messages).toEqual(expectedMessages);
+    expect(run.state).toEqual({ count: 1, city: 'Oslo' });
+  });
+});
