@@ -79,8 +79,10 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
  * One timer per response that calls `onStall` once frames have waited `stallTimeoutMs` with no
  * progress. Progress re-arms nothing: the timer, when it fires, looks at when frames last started
  * waiting and waits the rest, so a client that takes bytes often costs no timer churn.
+ * `progressed`, when given, is asked when the time is up: progress the caller could only see by
+ * looking (it returns true) restarts the clock from then.
  */
-export function stallTimer(stallTimeoutMs: number, onStall: () => void): StallTimer {
+export function stallTimer(stallTimeoutMs: number, onStall: () => void, progressed?: () => boolean): StallTimer {
   // When frames started waiting, or the client last took bytes while they wait; undefined: nothing waits.
   let since: number | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -93,6 +95,10 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void): StallTi
     if (since === undefined || stopped) return;
     const left = stallTimeoutMs - (performance.now() - since);
     if (left > 0) return arm(left);
+    if (progressed?.() === true) {
+      since = performance.now();
+      return arm(stallTimeoutMs);
+    }
     stopped = true;
     since = undefined;
     onStall();

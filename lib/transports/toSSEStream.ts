@@ -25,8 +25,9 @@ const HIGH_WATER_MARK_BYTES = 64 * 1024;
  * - Backpressure: frames are enqueued while the stream's `desiredSize` is above 0 (its queue holds
  *   64 KiB, counted in bytes); the rest wait and move on as the consumer pulls. A consumer that
  *   reads gets every frame, however fast the run and however large a frame.
- * - A stalled consumer — frames waited and it pulled nothing for `stallTimeoutMs` (default
- *   30000 ms) — is dropped: `events$` is unsubscribed, the waiting frames freed, and the stream
+ * - A stalled consumer — the stream's queue was full and it read nothing for `stallTimeoutMs`
+ *   (default 30000 ms; a read that leaves the queue full is noticed when the time is up, so the
+ *   cut comes between one and two `stallTimeoutMs` after the last read) — is dropped: `events$` is unsubscribed, the waiting frames freed, and the stream
  *   errored (an Error with `code: "SLOW_CLIENT"`; the runtime closes the connection).
  * - A run that leaves more than `maxBufferedBytes` (default 64 MiB) waiting while its consumer
  *   reads is stopped: `events$` is unsubscribed and a RUN_ERROR with `code: "SEND_BUFFER_FULL"`
@@ -67,6 +68,8 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   let stopped = false;
   // Whether the stream's queue was full when last looked at: frames wait for the consumer, the stall clock runs.
   let full = false;
+  // Its desiredSize then: a read that leaves it full calls no pull(), but raises this.
+  let seen = 0;
   const release = () => {
     queue = [];
     head = 0;
@@ -80,6 +83,11 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     release();
     // Erroring drops the stream's queue too, and tells the runtime to close the connection.
     controller.error(Object.assign(new Error(slowClientMessage(stallTimeoutMs)), { code: SLOW_CLIENT }));
+  }, () => {
+    // While full, nothing is enqueued but in pull(): only reads raise desiredSize.
+    const progressed = controller.desiredSize! > seen;
+    seen = controller.desiredSize!;
+    return progressed;
   });
   const close = () => {
     closed = true;
@@ -108,6 +116,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   const watch = () => {
     if (full || controller.desiredSize! > 0) return;
     full = true;
+    seen = controller.desiredSize!;
     stall.waiting();
   };
   return new ReadableStream<Uint8Array>(
@@ -156,6 +165,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
         fill();
         if (closed) return;
         full = controller.desiredSize! <= 0;
+        seen = controller.desiredSize!;
         // Still full: the clock restarts from this progress; otherwise nothing waits.
         if (full) stall.waiting();
         else stall.idle();
