@@ -11,6 +11,8 @@ export interface ToSSEStreamOptions extends FrameOptions, FlowOptions {}
 // The stream's own queue, in bytes (a ByteLengthQueuingStrategy): about what a socket buffers.
 // Frames past it wait in ours, bounded by maxBufferedBytes, and move on as the consumer pulls.
 const HIGH_WATER_MARK_BYTES = 64 * 1024;
+// Frames that waited go on together, in chunks up to this size, in bytes.
+const BATCH_BYTES = 64 * 1024;
 
 /**
  * Streams AG-UI events as a Web `ReadableStream` of SSE bytes (UTF-8), the AG-UI HTTP binding for
@@ -23,7 +25,8 @@ const HIGH_WATER_MARK_BYTES = 64 * 1024;
  * - `cancel()` (the client went away) unsubscribes `events$`, which aborts the agent's work.
  * - If `events$` errors before RUN_FINISHED/RUN_ERROR, a RUN_ERROR frame ends the stream.
  * - Backpressure: frames are enqueued while the stream's `desiredSize` is above 0 (its queue holds
- *   64 KiB, counted in bytes); the rest wait and move on as the consumer pulls. A consumer that
+ *   64 KiB, counted in bytes); the rest wait and move on as the consumer pulls, small frames
+ *   together in chunks of up to 64 KiB. A consumer that
  *   reads gets every frame, however fast the run and however large a frame.
  * - A stalled consumer — the stream's queue was full and it read nothing for `stallTimeoutMs`
  *   (default 30000 ms; a read that leaves the queue full is noticed when the time is up, so the
@@ -94,11 +97,20 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     stall.stop();
     controller.close();
   };
-  // Moves waiting frames into the stream's queue while it has room.
+  // Moves waiting frames into the stream's queue while it has room, small ones together (fewer
+  // chunks for the consumer to read one by one: a burst of 100k frames is ~1,000 chunks, not 100k).
   const fill = () => {
     while (head < queue.length && controller.desiredSize! > 0) {
-      const chunk = queue[head++];
-      queuedBytes -= chunk.byteLength;
+      let end = head + 1;
+      let size = queue[head].byteLength;
+      while (end < queue.length && size + queue[end].byteLength <= BATCH_BYTES) size += queue[end++].byteLength;
+      let chunk = queue[head];
+      if (end - head > 1) {
+        chunk = new Uint8Array(size);
+        for (let i = head, offset = 0; i < end; offset += queue[i++].byteLength) chunk.set(queue[i], offset);
+      }
+      head = end;
+      queuedBytes -= size;
       controller.enqueue(chunk);
     }
     if (head < queue.length) {
