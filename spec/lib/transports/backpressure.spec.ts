@@ -249,3 +249,16 @@ describe('readers that stop reading (a server in a child process with --expose-g
     expect(held(freed) - held(before)).toBeLessThan(16 * 1024 * 1024);
   });
 });
+
+describe('the handlers’ flow options', () => {
+  it.each([
+    ['createAguiHandler', createAguiHandler],
+    ['createAguiFetchHandler', createAguiFetchHandler],
+  ] as const)('%s should throw a RangeError naming a bad maxBufferedBytes or stallTimeoutMs when created', (_name, create) => {
+    const agent: AguiAgent = () => from([]);
+
+    expect(() => create(agent, { maxBufferedBytes: -1 })).toThrow(new RangeError("'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not -1."));
+    expect(() => create(agent, { stallTimeoutMs: 0 })).toThrow(new RangeError("'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not 0."));
+    expect(() => create(agent, { stallTimeoutMs: Number.NaN })).toThrow(new RangeError("'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not NaN."));
+  });
+});
