@@ -15,6 +15,10 @@ const frameBytes = (frame: string | Uint8Array) => (typeof frame === 'string' ? 
 // that a client reading a large frame slowly still shows progress (a 'drain') within the stall timeout.
 const PIECE_BYTES = 64 * 1024;
 
+// Without counting the bytes of most frames: a UTF-16 code unit is at most 3 bytes of UTF-8.
+const fitsOnePiece = (frame: string | Uint8Array) =>
+  typeof frame === 'string' ? frame.length * 3 <= PIECE_BYTES || Buffer.byteLength(frame) <= PIECE_BYTES : frame.byteLength <= PIECE_BYTES;
+
 /**
  * Streams AG-UI events to a Node `http.ServerResponse` as server-sent events, the AG-UI HTTP binding.
  *
@@ -138,12 +142,12 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         // A synchronous source goes on emitting after the stop (it could not be unsubscribed yet):
         // nothing may follow the RUN_ERROR.
         if (stopped || gone()) return;
-        const size = frameBytes(frame);
-        if (!waiting && head === queue.length && size <= PIECE_BYTES) {
+        if (!waiting && head === queue.length && fitsOnePiece(frame)) {
           // The common case: nothing waits, straight to the socket.
           if (!res.write(frame)) wait();
           return;
         }
+        const size = frameBytes(frame);
         const terminal = event?.type === EventType.RUN_FINISHED || event?.type === EventType.RUN_ERROR;
         if (head < queue.length && queuedBytes + size > maxBufferedBytes && !terminal) {
           // Far faster than the connection: stop the agent rather than hold the rest of its run in memory.
