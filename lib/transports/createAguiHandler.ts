@@ -7,6 +7,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
+import { flowLimitsOf } from './flowControl.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
@@ -42,8 +43,21 @@ export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'ru
   maxBodyBytes?: number | undefined;
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
   heartbeatMs?: number | undefined;
-  /** Node only: bytes that may wait unsent for a slow client before its stream is stopped (without a broker, the run too). Default: 4 MiB. */
+  /**
+   * The most bytes of frames one response may queue for its client, in bytes. Default: 64 MiB. A
+   * bound against an agent far faster than any network, not a limit on slow clients: past it the
+   * stream ends with RUN_ERROR `code: "SEND_BUFFER_FULL"` after the frames already queued (without
+   * a broker the run is stopped; with one, only this reader leaves). A single event is never
+   * refused for its size when nothing waits. `Infinity`: no bound.
+   */
   maxBufferedBytes?: number | undefined;
+  /**
+   * How long frames may wait while the client takes no bytes at all before it is declared stalled,
+   * in ms. Default: 30000. Then its connection is closed and what waited for it freed at once
+   * (without a broker the run is stopped; with one, only this reader leaves). A client that reads,
+   * however slowly, is never cut. `Infinity`: never.
+   */
+  stallTimeoutMs?: number | undefined;
   /**
    * A run broker (`createRunBroker`): runs outlive their connections, and the handler serves the
    * broker's routes (resume, connect, stop) besides POST. Without one a run lives in its response
@@ -110,7 +124,7 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
  * With `cancel` (the broker's), aborting it ends the run with RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
     // The broker's signal serves as is (it aborts it itself after unsubscribing); otherwise the run has its own.
     const controller = cancel === undefined ? new AbortController() : undefined;
@@ -178,13 +192,22 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
- * @param options Body limit (bytes), heartbeat (ms), slow-client buffer (bytes), `broker` and
- * `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms), and `toAgui`'s options.
+ * Slow, stalled and vanished clients: a client that reads, however slowly, gets the whole run; one
+ * that takes no bytes for `stallTimeoutMs` (default 30000 ms) while frames wait is cut (its socket
+ * destroyed, its queue freed); `maxBufferedBytes` (default 64 MiB) bounds what one response queues
+ * (RUN_ERROR `SEND_BUFFER_FULL` past it).
+ *
+ * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
+ * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
+ * and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
+ * @throws RangeError when `maxBufferedBytes` or `stallTimeoutMs` is not a valid number.
  */
 export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // Checked here, where a mistake surfaces at startup, rather than in every response.
+  const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
@@ -198,7 +221,7 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         // An oversize body is not read to its end: close the connection once the answer is out.
         if (status === 413) res.once('finish', () => req.destroy());
       });
-    const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes: options.maxBufferedBytes };
+    const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
     if (broker === undefined) {
       if (req.method !== 'POST') {
         req.resume();
@@ -326,12 +349,18 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
  * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
- * @param options Body limit (bytes), heartbeat (ms), `broker` and `basePath`, an iterable agent's
- * slice (`sliceEvents`, count; `sliceMs`, ms), and `toAgui`'s options.
+ * The response streams honour backpressure the same way (see {@link toSSEStream}): `maxBufferedBytes`
+ * (bytes) and `stallTimeoutMs` (ms) as for {@link createAguiHandler}.
+ *
+ * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
+ * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
+ * and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
+ * @throws RangeError when `maxBufferedBytes` or `stallTimeoutMs` is not a valid number.
  */
 export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
   const refuse = ({ status, reason, allow }: Refusal) =>
@@ -364,7 +393,7 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       };
     });
   return async (request) => {
-    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined };
+    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs };
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       const parsed = await readInput(request);

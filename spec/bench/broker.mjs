@@ -102,9 +102,9 @@ async function replay({ quick, runs, warmup, log }) {
   const agentEvents = mixedEvents(turns);
   // Nothing is trimmed and the run never detaches: the run is read again and again.
   const broker = createRunBroker({ store: createMemoryRunStore({ retainMs: Infinity }), authorize: allowAll, detachGraceMs: Infinity });
-  // A finished run of 100k events is more than the default 4 MiB a slow client may leave unsent,
-  // and a replay (like sendSSE of an array) writes it in one synchronous go: no limit on either side.
-  const streamOptions = { heartbeatMs: 0, maxBufferedBytes: Infinity };
+  // The default limits: a replay (like sendSSE of an array) queues the whole run at once, and a
+  // client that reads is never cut for it (up to maxBufferedBytes, 64 MiB, far above this run).
+  const streamOptions = { heartbeatMs: 0 };
   const brokered = await listen(createAguiHandler(() => from(agentEvents), { ...streamOptions, broker, basePath: BASE, onDiagnostic }));
   const start = await countFrames(await request(brokered.port, 'POST', BASE, inputOf('bench-thread', 'bench-run')));
   // The same events as the run log holds them, for the baseline.

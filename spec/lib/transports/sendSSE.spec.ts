@@ -12,8 +12,11 @@ const S: Event = { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' };
 const F: Event = { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1' };
 const text = (delta: string): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta });
 const runError = (message: string, code?: string): Event => ({ type: EventType.RUN_ERROR, message, ...(code === undefined ? {} : { code }) });
-const slowClient = (maxBufferedBytes: number) =>
-  runError(`The client did not read the stream: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped.`, 'SLOW_CLIENT');
+const sendBufferFull = (maxBufferedBytes: number) =>
+  runError(
+    `The run produced events faster than the connection could send them: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped. Raise maxBufferedBytes, or have the agent emit less at once.`,
+    'SEND_BUFFER_FULL',
+  );
 
 const frame = (event: Event) => `data: ${JSON.stringify(event)}\n\n`;
 const bytes = (event: Event) => Buffer.byteLength(frame(event));
@@ -66,6 +69,12 @@ class FakeResponse extends EventEmitter {
     this.emit('drain');
   }
 
+  /** What sendSSE does to a stalled client: the socket is destroyed, and 'close' follows. */
+  destroy(): this {
+    this.disconnect();
+    return this;
+  }
+
   /** The client went away. */
   disconnect(): void {
     this.destroyed = true;
@@ -74,7 +83,8 @@ class FakeResponse extends EventEmitter {
 
   /** Everything written, as text. */
   text(): string {
-    return this.chunks.map((chunk) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))).join('');
+    // Decoded as a whole: a piece of a large frame may end inside a character.
+    return Buffer.concat(this.chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk))).toString('utf8');
   }
 
   get res(): ServerResponse {
@@ -375,12 +385,16 @@ describe('sendSSE', () => {
       expect(fake.writableEnded).toBe(true);
     });
 
-    it('should stop events$ and queue a SLOW_CLIENT RUN_ERROR after the waiting frames when more than maxBufferedBytes wait', () => {
+    // The rule until issue 14 was: more than maxBufferedBytes queued at once (4 MiB by default) is a
+    // slow client, SLOW_CLIENT. Now a burst a client drains is never cut: SLOW_CLIENT is a stall in
+    // time (stallTimeoutMs), and maxBufferedBytes (64 MiB by default) a separate bound on memory,
+    // SEND_BUFFER_FULL, whose RUN_ERROR replaces the frame that did not fit.
+    it('should stop events$ and queue a SEND_BUFFER_FULL RUN_ERROR after the waiting frames, instead of the frame that does not fit, when more than maxBufferedBytes would wait', () => {
       const fake = new FakeResponse();
       const source$ = new Subject<Event>();
       const { events$, finalized } = watched(source$);
       fake.accepting = false;
-      // Room for exactly the second and third frames; the fourth crosses the bound.
+      // Room for exactly the second and third frames; the fourth does not fit.
       const maxBufferedBytes = bytes(text('a')) + bytes(text('b'));
 
       sendSSE(fake.res, events$, { heartbeatMs: 0, maxBufferedBytes });
@@ -397,7 +411,7 @@ describe('sendSSE', () => {
 
       fake.drain();
 
-      expect(written(fake)).toEqual([S, text('a'), text('b'), text('c'), slowClient(maxBufferedBytes)]);
+      expect(written(fake)).toEqual([S, text('a'), text('b'), sendBufferFull(maxBufferedBytes)]);
       expect(fake.writableEnded).toBe(true);
     });
 
@@ -406,10 +420,10 @@ describe('sendSSE', () => {
       const finished: Event = { ...F, result: 'x'.repeat(1000) };
       fake.accepting = false;
 
-      sendSSE(fake.res, of(S, finished), { maxBufferedBytes: 10 });
+      sendSSE(fake.res, of(S, text('a'), finished), { maxBufferedBytes: 10 });
       fake.drain();
 
-      expect(fake.chunks).toEqual([frame(S), frame(finished)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(finished)]);
       expect(fake.writableEnded).toBe(true);
     });
 
@@ -418,63 +432,43 @@ describe('sendSSE', () => {
       const failed = runError('x'.repeat(1000), 'UPSTREAM');
       fake.accepting = false;
 
-      sendSSE(fake.res, of(S, failed), { maxBufferedBytes: 10 });
+      sendSSE(fake.res, of(S, text('a'), failed), { maxBufferedBytes: 10 });
       fake.drain();
 
-      expect(fake.chunks).toEqual([frame(S), frame(failed)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(failed)]);
       expect(fake.writableEnded).toBe(true);
     });
 
-    it('should clear the heartbeat timer for good when the run is stopped for a slow client', () => {
-      jest.useFakeTimers();
+    it('should take a frame larger than maxBufferedBytes when nothing waits before it', () => {
       const fake = new FakeResponse();
-      const events$ = new Subject<Event>();
+      const large = text('x'.repeat(1000));
       fake.accepting = false;
 
-      sendSSE(fake.res, events$, { heartbeatMs: 1000, maxBufferedBytes: 1 });
-      events$.next(S);
-      events$.next(text('a'));
-
-      expect(events$.observed).toBe(false);
-      expect(jest.getTimerCount()).toBe(0);
-      jest.advanceTimersByTime(10_000);
+      // S made the socket refuse more, but no frame waits in the queue: the large one is taken.
+      sendSSE(fake.res, of(S, large, F), { maxBufferedBytes: 10 });
       fake.drain();
-      expect(written(fake)).toEqual([S, text('a'), slowClient(1)]);
+
+      expect(written(fake)).toEqual([S, large, F]);
       expect(fake.writableEnded).toBe(true);
     });
 
-    it('should stop the run for a slow client on waiting heartbeats too, and clear the timer', () => {
-      jest.useFakeTimers();
+    it('should write every frame of a burst far larger than maxBufferedBytes used to allow, to a client that drains', () => {
       const fake = new FakeResponse();
-      const events$ = new Subject<Event>();
-      fake.accepting = false;
-      const maxBufferedBytes = 2 * Buffer.byteLength(PING);
+      const events = [S, ...Array.from({ length: 5000 }, (_, i) => text(`burst ${i} `.repeat(100))), F];
+      let writes = 0;
+      const write = fake.write.bind(fake);
+      // A socket that takes 16 frames, then asks to wait for 'drain'.
+      fake.write = (chunk) => write(chunk) && ++writes % 16 !== 0;
 
-      sendSSE(fake.res, events$, { heartbeatMs: 1000, maxBufferedBytes });
-      events$.next(S);
-      jest.advanceTimersByTime(3000);
+      sendSSE(fake.res, from(events), { heartbeatMs: 0 });
+      let drains = 0;
+      while (!fake.writableEnded && drains++ < 10_000) fake.drain();
 
-      expect(events$.observed).toBe(false);
-      expect(jest.getTimerCount()).toBe(0);
-      jest.advanceTimersByTime(10_000);
-      fake.drain();
-      expect(written(fake)).toEqual([S, PING, PING, PING, slowClient(maxBufferedBytes)]);
-      expect(fake.writableEnded).toBe(true);
+      expect(events.reduce((total, event) => total + bytes(event), 0)).toBeGreaterThan(4 * 1024 * 1024);
+      expect(written(fake)).toEqual(events);
     });
 
-    it('should send nothing after the SLOW_CLIENT RUN_ERROR when a synchronous source overflows', () => {
-      const fake = new FakeResponse();
-      fake.accepting = false;
-      const maxBufferedBytes = bytes(text('a'));
-
-      sendSSE(fake.res, of(S, text('a'), text('b'), text('c'), text('d'), F), { maxBufferedBytes });
-      fake.drain();
-
-      expect(written(fake)).toEqual([S, text('a'), text('b'), slowClient(maxBufferedBytes)]);
-      expect(fake.writableEnded).toBe(true);
-    });
-
-    it('should queue the SLOW_CLIENT RUN_ERROR as protobuf when accept asks for it', () => {
+    it('should queue the SEND_BUFFER_FULL RUN_ERROR as protobuf when accept asks for it', () => {
       const fake = new FakeResponse();
       const events$ = new Subject<Event>();
       fake.accepting = false;
@@ -482,10 +476,203 @@ describe('sendSSE', () => {
       sendSSE(fake.res, events$, { accept: PROTO, maxBufferedBytes: 1 });
       events$.next(S);
       events$.next(text('a'));
+      events$.next(text('b'));
       fake.drain();
 
-      expect(decodeProtoBody(Buffer.concat(fake.chunks as Uint8Array[]))).toEqual([S, text('a'), slowClient(1)]);
+      expect(decodeProtoBody(Buffer.concat(fake.chunks as Uint8Array[]))).toEqual([S, text('a'), sendBufferFull(1)]);
       expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should send nothing after the SEND_BUFFER_FULL RUN_ERROR when a synchronous source overflows', () => {
+      const fake = new FakeResponse();
+      fake.accepting = false;
+      const maxBufferedBytes = bytes(text('a'));
+
+      sendSSE(fake.res, of(S, text('a'), text('b'), text('c'), text('d'), F), { maxBufferedBytes });
+      fake.drain();
+
+      expect(written(fake)).toEqual([S, text('a'), sendBufferFull(maxBufferedBytes)]);
+      expect(fake.writableEnded).toBe(true);
+    });
+
+    it('should stop the run on waiting heartbeats too past maxBufferedBytes, and clear the heartbeat timer', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+      const maxBufferedBytes = 2 * Buffer.byteLength(PING);
+
+      sendSSE(fake.res, events$, { heartbeatMs: 1000, maxBufferedBytes, stallTimeoutMs: 60_000 });
+      events$.next(S);
+      jest.advanceTimersByTime(3000);
+
+      expect(events$.observed).toBe(false);
+      // Only the stall clock is left: the heartbeat is gone for good.
+      expect(jest.getTimerCount()).toBe(1);
+      fake.drain();
+      expect(written(fake)).toEqual([S, PING, PING, sendBufferFull(maxBufferedBytes)]);
+      expect(fake.writableEnded).toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('should write a frame over 64 KiB in 64 KiB pieces, each after the previous one drained', () => {
+      const fake = new FakeResponse();
+      const large = text('é'.repeat(100_000));
+      fake.accepting = false;
+
+      sendSSE(fake.res, of(S, large, F), { heartbeatMs: 0 });
+      const pieces: number[] = [];
+      while (!fake.writableEnded && pieces.length < 100) {
+        fake.drain(false);
+        pieces.push(fake.chunks.length);
+      }
+
+      const sizes = fake.chunks.slice(1, -1).map((chunk) => Buffer.byteLength(chunk));
+      expect(sizes).toEqual([65536, 65536, 65536, bytes(large) - 3 * 65536]);
+      // One piece per drain.
+      expect(pieces.slice(0, 4)).toEqual([2, 3, 4, 5]);
+      expect(sseEvents(fake.text())).toEqual([S, large, F]);
+    });
+
+    it('should destroy the response, stop events$ and drop the queue once frames waited stallTimeoutMs without a drain', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const { events$, finalized } = watched(source$);
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      source$.next(S);
+      source$.next(text('a'));
+      source$.next(text('b'));
+      jest.advanceTimersByTime(999);
+      const cutEarly = fake.destroyed || finalized();
+      jest.advanceTimersByTime(1);
+
+      expect(cutEarly).toBe(false);
+      expect(fake.destroyed).toBe(true);
+      expect(finalized()).toBe(true);
+      expect(source$.observed).toBe(false);
+      // Nothing waits on the socket any more, and no timer is left.
+      expect(fake.listenerCount('drain')).toBe(0);
+      expect(fake.listenerCount('close')).toBe(0);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.chunks).toEqual([frame(S)]);
+    });
+
+    it('should restart the stall clock on every drain: a client that reads slowly is never cut', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      events$.next(S);
+      for (const delta of ['a', 'b', 'c', 'd']) events$.next(text(delta));
+      for (let i = 0; i < 3; i++) {
+        jest.advanceTimersByTime(900);
+        // The client took one frame; the socket is full again.
+        fake.drain(false);
+      }
+      jest.advanceTimersByTime(900);
+      fake.drain();
+      jest.advanceTimersByTime(60_000);
+      events$.next(F);
+      events$.complete();
+
+      expect(fake.destroyed).toBe(false);
+      expect(written(fake)).toEqual([S, text('a'), text('b'), text('c'), text('d'), F]);
+      expect(fake.writableEnded).toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('should run no stall clock while nothing waits, however long the run is silent', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      events$.next(S);
+      jest.advanceTimersByTime(60_000);
+
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.destroyed).toBe(false);
+      expect(events$.observed).toBe(true);
+      fake.disconnect();
+    });
+
+    it('should cut a client that stalls while the last frames of a finished run wait', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      fake.accepting = false;
+
+      sendSSE(fake.res, of(S, text('a'), F), { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      jest.advanceTimersByTime(1000);
+
+      expect(fake.destroyed).toBe(true);
+      expect(fake.writableEnded).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('should never cut a stalled client with stallTimeoutMs: Infinity', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      fake.accepting = false;
+      const events$ = new Subject<Event>();
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: Infinity });
+      events$.next(S);
+      events$.next(text('a'));
+
+      expect(jest.getTimerCount()).toBe(0);
+      fake.drain();
+      expect(written(fake)).toEqual([S, text('a')]);
+      fake.disconnect();
+    });
+
+    it('should wait the whole stallTimeoutMs when it is longer than setTimeout can wait at once', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      fake.accepting = false;
+      const events$ = new Subject<Event>();
+      const stallTimeoutMs = 3 * 2 ** 31;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs });
+      events$.next(S);
+      jest.advanceTimersByTime(stallTimeoutMs - 1);
+      const cutEarly = fake.destroyed;
+      jest.advanceTimersByTime(1);
+
+      expect(cutEarly).toBe(false);
+      expect(fake.destroyed).toBe(true);
+    });
+
+    it("should drop the queue and the stall clock on the response's 'close' while frames wait", () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      fake.accepting = false;
+      const events$ = new Subject<Event>();
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      events$.next(S);
+      events$.next(text('a'));
+      fake.disconnect();
+
+      expect(jest.getTimerCount()).toBe(0);
+      expect(fake.listenerCount('drain')).toBe(0);
+    });
+
+    it.each([
+      [{ maxBufferedBytes: -1 }, "'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not -1."],
+      [{ maxBufferedBytes: NaN }, "'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not NaN."],
+      [{ maxBufferedBytes: '1024' as unknown as number }, "'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not 1024."],
+      [{ stallTimeoutMs: 0 }, "'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not 0."],
+      [{ stallTimeoutMs: NaN }, "'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not NaN."],
+    ])('should throw a RangeError naming the option for %o, before writing anything', (options, message) => {
+      const fake = new FakeResponse();
+
+      expect(() => sendSSE(fake.res, of(S, F), options)).toThrow(new RangeError(message));
+      expect(fake.headersSent).toBe(false);
     });
 
     it("should unsubscribe events$ and clear the heartbeat timer on the response's 'close'", () => {

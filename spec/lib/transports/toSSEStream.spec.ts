@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { decode } from '@ag-ui/proto';
-import { Subject, concat, defer, finalize, of, throwError, type Observable } from 'rxjs';
+import { Subject, concat, defer, finalize, from, of, throwError, type Observable } from 'rxjs';
 import { toSSEResponse, toSSEStream } from '../../../lib/transports/toSSEStream.js';
 
 const PROTO = 'application/vnd.ag-ui.event+proto';
@@ -281,6 +281,174 @@ describe('toSSEStream', () => {
     expect(await readText(stream)).toBe(frame(S));
     expect(subscribedAtCreation).toBe(1);
     expect(subscriptions).toBe(1);
+  });
+});
+
+describe('toSSEStream backpressure', () => {
+  const sendBufferFull = (maxBufferedBytes: number): Event => ({
+    type: EventType.RUN_ERROR,
+    code: 'SEND_BUFFER_FULL',
+    message: `The run produced events faster than the connection could send them: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped. Raise maxBufferedBytes, or have the agent emit less at once.`,
+  });
+  const delta = (i: number) => text(`delta ${i} `.repeat(50));
+
+  it('should give a consumer that reads every frame of a burst, however large', async () => {
+    const events = [S, ...Array.from({ length: 50_000 }, (_, i) => delta(i)), F];
+
+    const body = await readText(toSSEStream(from(events), { heartbeatMs: 0 }));
+
+    expect(body.length).toBeGreaterThan(20 * 1024 * 1024);
+    expect(sseEvents(body)).toEqual(events);
+  });
+
+  it("should hold frames back while the stream's desiredSize is 0, and enqueue them as the consumer pulls", async () => {
+    const source$ = new Subject<Event>();
+    const stream = toSSEStream(source$, { heartbeatMs: 0 });
+    const reader = stream.getReader();
+    const big = text('x'.repeat(100 * 1024));
+
+    source$.next(S);
+    source$.next(big);
+    source$.next(text('after'));
+    source$.next(F);
+    source$.complete();
+
+    // The stream's queue took S and the large frame (whatever its size); the rest wait in ours.
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    expect(sseEvents(new TextDecoder().decode(concatBytes(chunks)))).toEqual([S, big, text('after'), F]);
+  });
+
+  it('should stop events$ and end with a SEND_BUFFER_FULL RUN_ERROR, after the waiting frames, when more than maxBufferedBytes would wait', async () => {
+    const source$ = new Subject<Event>();
+    const { events$, finalized } = watched(source$);
+    const stream = toSSEStream(events$, { heartbeatMs: 0, maxBufferedBytes: 1000 });
+    const fill = text('f'.repeat(70 * 1024));
+
+    source$.next(S);
+    // Fills the stream's own queue (64 KiB): what follows waits in ours.
+    source$.next(fill);
+    source$.next(text('a'.repeat(600)));
+    const stoppedEarly = finalized();
+    source$.next(text('b'.repeat(600)));
+
+    expect(stoppedEarly).toBe(false);
+    expect(finalized()).toBe(true);
+    expect(source$.observed).toBe(false);
+    expect(sseEvents(await readText(stream))).toEqual([S, fill, text('a'.repeat(600)), sendBufferFull(1000)]);
+  });
+
+  it('should never take the terminal event for an overflow', async () => {
+    const fill = text('f'.repeat(70 * 1024));
+    const finished: Event = { ...F, result: 'r'.repeat(2000) };
+
+    const body = await readText(toSSEStream(of(S, fill, text('a'), finished), { heartbeatMs: 0, maxBufferedBytes: 10 }));
+
+    expect(sseEvents(body)).toEqual([S, fill, text('a'), finished]);
+  });
+
+  it('should stop events$, drop what waits and error the stream once frames waited stallTimeoutMs with nothing pulled', async () => {
+    jest.useFakeTimers();
+    const source$ = new Subject<Event>();
+    const { events$, finalized } = watched(source$);
+    const stream = toSSEStream(events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+
+    source$.next(S);
+    source$.next(text('f'.repeat(70 * 1024)));
+    source$.next(text('waits'));
+    jest.advanceTimersByTime(999);
+    const stoppedEarly = finalized();
+    jest.advanceTimersByTime(1);
+
+    expect(stoppedEarly).toBe(false);
+    expect(finalized()).toBe(true);
+    expect(source$.observed).toBe(false);
+    expect(jest.getTimerCount()).toBe(0);
+    const reader = stream.getReader();
+    await expect(reader.read()).rejects.toMatchObject({
+      code: 'SLOW_CLIENT',
+      message: 'The client did not read the stream: it took no bytes for 1000 ms while frames waited, so the run was stopped (raise stallTimeoutMs to wait longer).',
+    });
+  });
+
+  it("should count a frame that fills the stream's own queue as waiting: a consumer that never pulls is cut", async () => {
+    jest.useFakeTimers();
+    const source$ = new Subject<Event>();
+    const { events$, finalized } = watched(source$);
+    const stream = toSSEStream(events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+
+    source$.next(S);
+    source$.next(text('x'.repeat(5 * 1024 * 1024)));
+    jest.advanceTimersByTime(1000);
+
+    expect(finalized()).toBe(true);
+    await expect(stream.getReader().read()).rejects.toMatchObject({ code: 'SLOW_CLIENT' });
+  });
+
+  it('should restart the stall clock on every pull: a consumer that reads slowly gets everything', async () => {
+    jest.useFakeTimers();
+    const events = [S, ...Array.from({ length: 400 }, (_, i) => delta(i)), F];
+    const stream = toSSEStream(from(events), { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+
+    for (;;) {
+      // 900 ms between reads: never 1000 ms without progress.
+      jest.advanceTimersByTime(900);
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+
+    expect(sseEvents(new TextDecoder().decode(concatBytes(chunks)))).toEqual(events);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('should run no stall clock while nothing waits', () => {
+    jest.useFakeTimers();
+    const source$ = new Subject<Event>();
+    const stream = toSSEStream(source$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+
+    source$.next(S);
+    jest.advanceTimersByTime(60_000);
+
+    expect(jest.getTimerCount()).toBe(0);
+    expect(source$.observed).toBe(true);
+    void stream.cancel();
+  });
+
+  it('should drop what waits and the stall clock on cancel()', async () => {
+    jest.useFakeTimers();
+    const source$ = new Subject<Event>();
+    const stream = toSSEStream(source$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    source$.next(S);
+    source$.next(text('f'.repeat(70 * 1024)));
+    source$.next(text('waits'));
+    expect(jest.getTimerCount()).toBe(1);
+
+    await stream.cancel();
+
+    expect(jest.getTimerCount()).toBe(0);
+    expect(source$.observed).toBe(false);
+  });
+
+  it('should pass maxBufferedBytes and stallTimeoutMs through toSSEResponse', async () => {
+    const fill = text('f'.repeat(70 * 1024));
+
+    const response = toSSEResponse(of(S, fill, text('a'), text('b'), F), { heartbeatMs: 0, maxBufferedBytes: 1, stallTimeoutMs: 5000 });
+
+    expect(sseEvents(await response.text())).toEqual([S, fill, text('a'), sendBufferFull(1)]);
+  });
+
+  it.each([
+    [{ maxBufferedBytes: -5 }, "'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not -5."],
+    [{ stallTimeoutMs: -1 }, "'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not -1."],
+  ])('should throw a RangeError naming the option for %o', (options, message) => {
+    expect(() => toSSEStream(of(S), options)).toThrow(new RangeError(message));
   });
 });
 

@@ -1,0 +1,122 @@
+import { EventType, type Event } from '@ag-ui/core';
+
+/** Options of the stream transports that bound what one response may hold for its client. */
+export interface FlowOptions {
+  /**
+   * The most bytes of frames one response may queue while its client has not taken the ones
+   * before them, in bytes. Default: 64 MiB. It bounds memory against a producer far faster than
+   * any network, not a slow client (see `stallTimeoutMs`): a frame that would queue past it stops
+   * the run with RUN_ERROR `code: "SEND_BUFFER_FULL"`, sent after the frames already queued. A
+   * frame that arrives while nothing waits is always taken, whatever its size. `Infinity`: no limit.
+   */
+  maxBufferedBytes?: number | undefined;
+  /**
+   * How long frames may wait while the client takes no bytes at all, in ms, before the client is
+   * declared stalled. Default: 30000. Then the run is stopped (with a run broker, only this
+   * reader leaves), the connection closed and the queued frames freed at once. A client that
+   * takes bytes, however slowly, restarts the clock. `Infinity`: never.
+   */
+  stallTimeoutMs?: number | undefined;
+}
+
+/** Default of {@link FlowOptions.maxBufferedBytes}: 64 MiB. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+
+/** Default of {@link FlowOptions.stallTimeoutMs}: 30 s. */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+
+/** The RUN_ERROR `code` of a run stopped because a client stalled (it is rarely delivered: the client is not reading). */
+export const SLOW_CLIENT = 'SLOW_CLIENT';
+
+/** The RUN_ERROR `code` of a run stopped because it queued more than `maxBufferedBytes`. */
+export const SEND_BUFFER_FULL = 'SEND_BUFFER_FULL';
+
+/**
+ * `maxBufferedBytes` and `stallTimeoutMs` with their defaults.
+ *
+ * @throws RangeError naming the option when one is not a number ≥ 0 (`stallTimeoutMs`: > 0), or is NaN.
+ */
+export function flowLimitsOf(options: FlowOptions): { maxBufferedBytes: number; stallTimeoutMs: number } {
+  const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  if (typeof maxBufferedBytes !== 'number' || !(maxBufferedBytes >= 0)) {
+    throw new RangeError(`'maxBufferedBytes' must be a number of bytes ≥ 0 (or Infinity), not ${String(maxBufferedBytes)}.`);
+  }
+  if (typeof stallTimeoutMs !== 'number' || !(stallTimeoutMs > 0)) {
+    throw new RangeError(`'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not ${String(stallTimeoutMs)}.`);
+  }
+  return { maxBufferedBytes, stallTimeoutMs };
+}
+
+/** The RUN_ERROR that stops a run which queued more than `maxBufferedBytes` for its client. */
+export function sendBufferFull(maxBufferedBytes: number): Event {
+  return {
+    type: EventType.RUN_ERROR,
+    code: SEND_BUFFER_FULL,
+    message: `The run produced events faster than the connection could send them: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped. Raise maxBufferedBytes, or have the agent emit less at once.`,
+  };
+}
+
+/** Why a stalled client's stream was ended. */
+export function slowClientMessage(stallTimeoutMs: number): string {
+  return `The client did not read the stream: it took no bytes for ${stallTimeoutMs} ms while frames waited, so the run was stopped (raise stallTimeoutMs to wait longer).`;
+}
+
+/** The clock of {@link stallTimer}. */
+export interface StallTimer {
+  /** Frames wait from now on: the client took what it had before (a 'drain', a pull), or frames just started waiting. */
+  waiting(): void;
+  /** Nothing waits any more. */
+  idle(): void;
+  /** The response is over: the timer is cleared for good. */
+  stop(): void;
+}
+
+// setTimeout takes at most a signed 32-bit delay; a longer one fires at once. Longer waits re-arm.
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * One timer per response that calls `onStall` once frames have waited `stallTimeoutMs` with no
+ * progress. Progress re-arms nothing: the timer, when it fires, looks at when frames last started
+ * waiting and waits the rest, so a client that takes bytes often costs no timer churn.
+ * `progressed`, when given, is asked when the time is up: progress the caller could only see by
+ * looking (it returns true) restarts the clock from then.
+ */
+export function stallTimer(stallTimeoutMs: number, onStall: () => void, progressed?: () => boolean): StallTimer {
+  // When frames started waiting, or the client last took bytes while they wait; undefined: nothing waits.
+  let since: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const arm = (ms: number) => {
+    timer = setTimeout(check, Math.min(ms, MAX_DELAY_MS));
+  };
+  const check = () => {
+    timer = undefined;
+    if (since === undefined || stopped) return;
+    const left = stallTimeoutMs - (performance.now() - since);
+    if (left > 0) return arm(left);
+    if (progressed?.() === true) {
+      since = performance.now();
+      return arm(stallTimeoutMs);
+    }
+    stopped = true;
+    since = undefined;
+    onStall();
+  };
+  return {
+    waiting() {
+      if (stopped || stallTimeoutMs === Infinity) return;
+      since = performance.now();
+      if (timer === undefined) arm(stallTimeoutMs);
+    },
+    idle() {
+      since = undefined;
+    },
+    stop() {
+      stopped = true;
+      since = undefined;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
