@@ -1,4 +1,4 @@
-import type { Event, RunAgentInput } from '@ag-ui/core';
+import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, defer, type Subscription } from 'rxjs';
@@ -6,10 +6,11 @@ import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
-import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
+import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { describeIssue } from '../protocol/validate.js';
+import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
@@ -49,6 +50,11 @@ interface Refusal {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+const notAcceptable: Refusal = {
+  status: 406,
+  reason: `The Accept header refuses every type this endpoint streams a run as (${STREAM_MEDIA_TYPES.join(', ')}). Accept one of them.`,
+};
+
 const tooLarge = (maxBodyBytes: number): Refusal => ({
   status: 413,
   reason: `The request body is larger than ${maxBodyBytes} bytes, the limit of this endpoint. Send less history, or raise maxBodyBytes.`,
@@ -58,10 +64,16 @@ const tooLarge = (maxBodyBytes: number): Refusal => ({
 function parseRunAgentInput(body: string): RunAgentInput | Refusal {
   let json: unknown;
   try {
-    json = JSON.parse(body);
+    // A UTF-8 byte order mark (some Windows tools write one) is not part of the JSON text (RFC 8259 §8.1 lets a parser ignore it).
+    json = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
   } catch (error) {
     return { status: 400, reason: `The request body is not valid JSON: ${(error as Error).message}. POST a RunAgentInput as JSON.` };
   }
+  return validateRunAgentInput(json);
+}
+
+/** The RunAgentInput a parsed JSON value is, or why it is not one (a field the schema refuses, an empty id, a value too deep to serialise). */
+function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
   // Validated, never evaluated: the schema only reads the fields it knows.
   let result: ReturnType<typeof RunAgentInputSchema.safeParse>;
   try {
@@ -89,22 +101,45 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
 }
 
 /**
- * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed.
- * With `cancel` (the broker's), aborting it ends the run with RUN_FINISHED `cancelled` and aborts the agent.
+ * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed before
+ * the run's terminal event. With `cancel` (the broker's), aborting it before then ends the run with
+ * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal): Observable<Event> {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, broker: _broker, basePath: _base, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
-    // The broker's signal serves as is (it aborts it itself after unsubscribing); otherwise the run has its own.
-    const controller = cancel === undefined ? new AbortController() : undefined;
-    const signal = cancel ?? controller!.signal;
+    // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
+    // broker's `cancel`), never after a run that completed, so post-run work may still use it.
+    const controller = new AbortController();
+    let ended = false;
+    const abort = () => {
+      if (!ended) controller.abort();
+    };
+    cancel?.addEventListener('abort', abort);
+    if (cancel?.aborted) abort();
+    const { signal } = controller;
     const subscription = defer(() => agent(input, { signal }))
       .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
-      .subscribe(subscriber);
+      .subscribe({
+        next: (event) => {
+          // Its terminal event delivered, the run is over, whatever the reader does next.
+          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) ended = true;
+          subscriber.next(event);
+        },
+        error: (error: unknown) => {
+          ended = true;
+          subscriber.error(error);
+        },
+        complete: () => {
+          ended = true;
+          subscriber.complete();
+        },
+      });
     return () => {
+      cancel?.removeEventListener('abort', abort);
       // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
       safeUnsubscribe(subscription);
-      controller?.abort();
+      abort();
     };
   });
 }
@@ -182,9 +217,17 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
         req.resume();
         return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       }
-      return readNodeBody(req, maxBodyBytes, refuse, (input) => void sendSSE(res, runEvents(agent, input, options), stream));
+      if (refusesEveryStreamType(req.headers.accept)) {
+        req.resume();
+        return refuse(notAcceptable);
+      }
+      return readNodeBody(req, res, maxBodyBytes, refuse, (input) => void sendSSE(res, runEvents(agent, input, options), stream));
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
+    if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
+      req.resume();
+      return refuse(notAcceptable);
+    }
     const access = { request: req };
     const lastEventId = lastEventIdOf(req.headers['last-event-id']);
     const serve = (frames: Promise<Observable<BrokerFrame>>) =>
@@ -209,12 +252,15 @@ export function createAguiHandler(agent: AguiAgent, options: AguiHandlerOptions 
           (error: unknown) => refuse(brokerRefusal(error)),
         );
       case 'connect':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.connect(input, access)));
+        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => void serve(broker.connect(input, access)));
       case 'run':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)));
+        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)));
     }
   };
 }
+
+/** Whether a broker route answers with a run's stream (406 applies), rather than JSON or a refusal. */
+const streams = (kind: BrokerRoute['kind']) => kind === 'run' || kind === 'events' || kind === 'connect';
 
 /** A `Last-Event-ID` header's value, or undefined when absent or empty (an empty one means "from the start"). */
 function lastEventIdOf(header: string | string[] | null | undefined): string | undefined {
@@ -229,13 +275,44 @@ function brokerRefusal(error: unknown): Refusal {
   return { status, reason: status === 500 || typeof message !== 'string' ? 'The run broker failed to serve this request.' : message };
 }
 
+/** Whether the client waits for `100 Continue` before sending its body, and Node has not sent it (the server's 'checkContinue' event leaves it to us). */
+function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
+  const expect = req.headers.expect;
+  // `_sent100` is node:http's own record of it; without a 'checkContinue' listener Node sent it before calling us.
+  return typeof expect === 'string' && /(?:^|\W)100-continue(?:$|\W)/i.test(expect) && req.httpVersion === '1.1' && (res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
+}
+
 /** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
 const ignoreError = () => undefined;
 
-/** Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses (413, 400). */
-function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
+const bodyConsumed: Refusal = {
+  status: 400,
+  reason:
+    'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json(), express.text(), express.raw()).',
+};
+
+/** A body parser's result (`req.body` of express.json(), text(), raw()): the RunAgentInput it holds, or why not. */
+function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
+  if (typeof body === 'string') return parseRunAgentInput(body);
+  if (body instanceof Uint8Array) return parseRunAgentInput(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  return validateRunAgentInput(body);
+}
+
+/**
+ * Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses
+ * (413, 400). A body a parser already read is taken from `req.body` (the parser's size limit applied).
+ */
+function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
+  // Read by a body parser ('end' already emitted, or the stream done): its 'data' and 'end' will never come again.
+  if (req.readableEnded || !req.readable) {
+    const { body } = req as IncomingMessage & { body?: unknown };
+    const parsed = body === undefined || body === null ? bodyConsumed : parsedBodyInput(body);
+    return 'status' in parsed ? refuse(parsed) : then(parsed);
+  }
+  // Served for a 'checkContinue' event, Node has not sent `100 Continue`: the client waits for it to send the body.
+  if (expectsContinue(req, res)) res.writeContinue();
   const chunks: Buffer[] = [];
   let received = 0;
   let refused = false;
@@ -305,6 +382,8 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
   const readInput = async (request: Request): Promise<RunAgentInput | Refusal> => {
     const declared = Number(request.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
+    // Read by middleware before us (Hono's `c.req.json()` on the raw request …): reading again would throw "Body is unusable".
+    if (request.bodyUsed) return { status: 400, reason: 'The request body was already read before this handler (by middleware or a body parser). Pass the handler a request whose body is unread, e.g. request.clone() taken before reading it.' };
     let body: string | undefined;
     try {
       body = await readBounded(request, maxBodyBytes);
@@ -314,11 +393,16 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
     if (body === undefined) return tooLarge(maxBodyBytes);
     return parseRunAgentInput(body);
   };
-  /** Unsubscribes `items$` when the request aborts (the client went away). */
+  /** Unsubscribes `items$` when the request aborts (the client went away), and completes, so that the response body closes. */
   const untilAborted = <T>(request: Request, items$: Observable<T>) =>
     new Observable<T>((subscriber) => {
+      if (request.signal?.aborted) return subscriber.complete();
       const subscription: Subscription = items$.subscribe(subscriber);
-      const onAbort = () => safeUnsubscribe(subscription);
+      const onAbort = () => {
+        safeUnsubscribe(subscription);
+        // A reader of the body (a runtime's, an adapter's) would otherwise wait for it forever.
+        subscriber.complete();
+      };
       request.signal?.addEventListener('abort', onAbort);
       return () => {
         request.signal?.removeEventListener('abort', onAbort);
@@ -329,6 +413,7 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
     const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined };
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+      if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
       return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options)), stream);
@@ -340,6 +425,7 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
       pathname = request.url;
     }
     const route = matchBrokerRoute(request.method, pathname, basePath);
+    if (streams(route.kind) && refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
     const access = { request };
     const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
     const serve = async (frames: Promise<Observable<BrokerFrame>>) => {
