@@ -399,9 +399,10 @@ export function createAguiFetchHandler(agent: AguiAgent, options: AguiHandlerOpt
       if (request.signal?.aborted) return subscriber.complete();
       const subscription: Subscription = items$.subscribe(subscriber);
       const onAbort = () => {
-        safeUnsubscribe(subscription);
-        // A reader of the body (a runtime's, an adapter's) would otherwise wait for it forever.
+        // Completed first, so the body closes (a reader of it, a runtime's or an adapter's, would
+        // otherwise wait forever); unsubscribing first would close the subscriber without a word.
         subscriber.complete();
+        safeUnsubscribe(subscription);
       };
       request.signal?.addEventListener('abort', onAbort);
       return () => {
