@@ -14,9 +14,11 @@ import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
- * when the run is cancelled — without a run broker when the client goes away; with one when the run
- * is stopped or left without readers past its grace — so that the agent can cancel its model
- * request (`fetch(url, { signal })`). Unsubscription stops it too.
+ * when the run is cancelled — without a run broker when the client goes away (or is cut off as a
+ * slow client); with one when the run is stopped, left without readers past its grace, or its
+ * broker closes — so that the agent can cancel its model request (`fetch(url, { signal })`).
+ * Unsubscription stops it too. It never aborts after a run that ended by itself (its RUN_FINISHED or
+ * RUN_ERROR emitted, its Observable completed): work after the run may use it.
  */
 export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => Observable<AgentEvent>;
 
@@ -151,13 +153,21 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
  *
  * Without `broker`:
  * - Anything but POST: 405 (with `Allow: POST`).
+ * - An `Accept` that refuses (`q=0`) both `text/event-stream` and `application/vnd.ag-ui.event+proto`:
+ *   406 (one that names neither, or only a wildcard, gets SSE).
  * - A body over `maxBodyBytes` (default 1 MiB): 413, decided from `Content-Length` or while reading,
- *   before anything is parsed.
- * - A body that is not JSON, or not a RunAgentInput by the `@ag-ui/core/schemas` validator: 400;
- *   the reason names the field.
+ *   before anything is parsed. With `Expect: 100-continue`, serve the handler for the server's
+ *   `'checkContinue'` event too (`server.on('checkContinue', handler)`): it then sends `100 Continue`
+ *   only when it reads the body, so an oversize one is refused before the client sends it.
+ * - A body that is not JSON (a UTF-8 BOM before it is fine), or not a RunAgentInput by the
+ *   `@ag-ui/core/schemas` validator: 400; the reason names the field.
+ * - A body a parser read first (`express.json()`, `text()`, `raw()`) is taken from `req.body` and
+ *   validated the same way (the parser's own size limit applied); one read without leaving `req.body`
+ *   is a 400 that says so.
  * - Otherwise `agent(input, { signal }).pipe(toAgui({ threadId, runId, input, signal }))` streams
  *   as SSE (or protobuf when `Accept` asks for `application/vnd.ag-ui.event+proto`) through
- *   {@link sendSSE}; a client that goes away unsubscribes the agent and aborts `signal`.
+ *   {@link sendSSE}; a client that goes away unsubscribes the agent and aborts `signal` (a run that
+ *   ended by itself leaves `signal` alone).
  *
  * With `broker` (`createRunBroker`), paths relative to `basePath` (where the handler is mounted;
  * '' where the framework strips the mount point, as Express's `app.use` does):
@@ -178,7 +188,8 @@ function runEvents(agent: AguiAgent, input: RunAgentInput, options: AguiHandlerO
  * ms) after its last reader left unless one came back. Refusals: 400 (a bad body, a
  * malformed `Last-Event-ID` or percent-encoding), 403 (the broker's `authorize` refused, or is not
  * configured: then only the POST that started a run reads it), 404 (an unknown run or path), 405
- * (with `Allow`), 413, 429 (the broker's `maxSubscribers`), 503 (the run store is unreachable).
+ * (with `Allow`), 406 (on the stream routes), 413, 429 (the broker's `maxSubscribers`), 503 (the run
+ * store is unreachable).
  *
  * Refusals are JSON `{ "error": reason }`; the server keeps serving after any of them.
  *
@@ -344,14 +355,16 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
 
 /**
  * The Web twin of {@link createAguiHandler}: `(request: Request) => Promise<Response>`, for Deno,
- * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 413, 400 with
- * the field), then a streaming {@link toSSEResponse}. When the response stream is cancelled, or
- * `request.signal` aborts, the agent is unsubscribed and its `signal` aborted.
+ * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 406, 413, 400
+ * with the field; 400 too for a body middleware already read), then a streaming {@link toSSEResponse}.
+ * When the response stream is cancelled, or `request.signal` aborts, the agent is unsubscribed and
+ * its `signal` aborted (not after a run that ended by itself); an abort also closes the response
+ * body, so that its reader is not left waiting.
  *
  * With `broker`, the same four routes under `basePath` as {@link createAguiHandler} (matched on the
  * request URL's path, so `basePath` is the full mount path, e.g. '/agent'), with the same `id:`s,
- * statuses (202, 400, 403, 404, 405, 413, 429, 503) and detached runs: a cancelled response stream or
- * an aborted `request.signal` only removes that reader. In Next.js, serve them from an optional
+ * statuses (202, 400, 403, 404, 405, 406, 413, 429, 503) and detached runs: a cancelled response
+ * stream or an aborted `request.signal` only removes that reader (and closes its body). In Next.js, serve them from an optional
  * catch-all route (`app/agent/[[...path]]/route.ts`) exporting both GET and POST.
  *
  * ## Example
