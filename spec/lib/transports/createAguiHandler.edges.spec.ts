@@ -114,7 +114,7 @@ describe('ctx.signal: aborted only for a cancelled run', () => {
       await pollUntil(() => signals[0]?.aborted, Boolean, { what: 'the agent signal to abort' });
     });
 
-    it('with a broker, should not abort the signal of a run that completed, after its log took the terminal event', async () => {
+    it('should not abort the signal of a brokered run that completed, after its log took the terminal event', async () => {
       const activities: BrokerActivity[] = [];
       const { agent, signals } = recordingAgent();
       broker = createRunBroker({ detachGraceMs: Infinity, onActivity: (activity) => activities.push(activity) });
@@ -126,7 +126,7 @@ describe('ctx.signal: aborted only for a cancelled run', () => {
       expect(signals[0].aborted).toBe(false);
     });
 
-    it('with a broker, should abort the signal when the run is stopped, and when it is left past its grace', async () => {
+    it('should abort the signal of a brokered run when it is stopped, and when it is left past its grace', async () => {
       const { agent, signals } = recordingAgent(() => concat(of<AgentEvent>({ type: 'TEXT_MESSAGE_CHUNK', delta: 'x' }), NEVER));
       broker = createRunBroker({ detachGraceMs: 20, authorize: () => true });
       server = await serve(agent, { broker, basePath: '/agent', heartbeatMs: 0 });
@@ -427,7 +427,7 @@ describe.each([
     expect(answer.headers['content-type']).toBe('text/event-stream');
   });
 
-  it('with a broker, should answer 406 on the stream routes but still stop a run', async () => {
+  it("should answer 406 on the broker's stream routes but not on stop", async () => {
     broker = createRunBroker({ detachGraceMs: Infinity, authorize: () => true });
     server = await serve({ broker, basePath: '/agent' });
     const refused = { Accept: `${PROTO};q=0, text/event-stream;q=0` };
