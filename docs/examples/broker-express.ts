@@ -5,8 +5,8 @@
  *     npm run build && npx tsc -p docs/examples && node .scratch/examples/broker-express.js
  *
  * Routes (PORT changes the port 8000): POST /agent, GET /agent/threads/<threadId>/runs/<runId>/events,
- * POST /agent/connect, POST /agent/threads/<threadId>/runs/<runId>/stop. No `express.json()` in
- * front: the handler reads the body itself.
+ * POST /agent/connect, POST /agent/threads/<threadId>/runs/<runId>/stop. The handler reads the body
+ * itself, or takes `req.body` from a body parser in front (its `limit` then applies).
  */
 import express, { type Express } from 'express';
 import type { Server } from 'node:http';

@@ -7,9 +7,9 @@
  *
  * then POST a RunAgentInput to http://localhost:8000/agent (PORT changes the port).
  *
- * Do not put `express.json()` in front of the route: the handler reads and validates the body itself
- * (and refuses one over `maxBodyBytes` before parsing it). Compression middleware must not buffer
- * `text/event-stream` responses either (see docs/faq.md).
+ * The handler reads and validates the body itself (and refuses one over `maxBodyBytes` before parsing
+ * it); behind `express.json()` it validates `req.body` instead, and that parser's `limit` applies.
+ * Compression middleware must not buffer `text/event-stream` responses (see docs/faq.md).
  */
 import express, { type Express } from 'express';
 import type { Server } from 'node:http';

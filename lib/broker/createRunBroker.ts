@@ -221,7 +221,9 @@ const forbidden = (action: BrokerAction) =>
  *
  * - `run(input, start, access)` starts run `input.runId` unless the store has it (then it
  *   attaches, if `authorize` allows): the agent is never started twice for one `runId`, across
- *   every instance sharing the store. It returns the run's frames, `{ cursor, event }`.
+ *   every instance sharing the store. It returns the run's frames, `{ cursor, event }`. The
+ *   signal `start` gets aborts only when the run is cancelled (stopped, detached, closed, lost),
+ *   never once the run's terminal event is stored.
  * - `events(threadId, runId, after)` replays the run after cursor `after` (strictly), then live;
  *   it completes right after the run's terminal event (RUN_FINISHED or RUN_ERROR).
  * - `connect(input)` rebuilds the thread: its finished runs compacted into RUN_STARTED,
@@ -381,8 +383,12 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     void checkDetached(run);
   };
 
-  /** Stops running a run: no more writes, its agent unsubscribed and aborted; readers on the mirror get `reason`, if any. */
-  const release = (run: OwnedRun, reason?: Event) => {
+  /**
+   * Stops running a run: no more writes, its agent unsubscribed and (`cancel`) aborted; readers on
+   * the mirror get `reason`, if any. A run that ended by itself is not aborted: its agent's signal
+   * aborts only for a cancelled run, so work after the run may still use it.
+   */
+  const release = (run: OwnedRun, reason?: Event, cancel = true) => {
     if (owned.get(run.key) !== run) return;
     // Readers on the mirror learn why it ends; readers of the store see the store's own end.
     if (reason !== undefined) run.mirror?.emitted.next(reason);
@@ -394,12 +400,12 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
     safeUnsubscribe(run.subscription);
     // The agent's own work (its model request) is aborted too.
-    run.controller.abort();
+    if (cancel) run.controller.abort();
   };
 
   /** The run's terminal event is in the store (or was given up on): release it and report how it ended. */
   const finished = (run: OwnedRun) => {
-    release(run);
+    release(run, undefined, false);
     const { terminal } = run;
     const outcome = terminal?.type === EventType.RUN_ERROR ? 'error' : ((terminal as { outcome?: { type?: string } } | undefined)?.outcome?.type ?? 'success');
     report({

@@ -48,6 +48,15 @@ Options:
 Exit codes: 0 done, 1 violations found, 2 bad usage or unreadable input.
 `;
 
+/**
+ * Text from the input (a capture's ids and types, a JSON parser's quote of it, a path) made safe for
+ * a terminal: control characters (C0, DEL, C1: the escape sequences that recolour, retitle or clear
+ * a terminal) are written as `\xNN` escapes.
+ */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** A problem with how the command was called (`usage`) or with its input: one line on stderr, exit 2. */
 class CliError extends Error {
   constructor(
@@ -202,7 +211,7 @@ async function convert(args: string[]): Promise<number> {
   const last = await print(from(records).pipe(provider.adapter(), toAgui({ threadId, runId })));
   // The stream printed is valid AG-UI either way; a script still needs to know the conversion failed.
   if (last?.type === EventType.RUN_ERROR) {
-    process.stderr.write(`agui-rx: the conversion ended with RUN_ERROR: ${last.message}\n`);
+    process.stderr.write(`agui-rx: the conversion ended with RUN_ERROR: ${printable(last.message)}\n`);
     return 1;
   }
   return 0;
@@ -213,7 +222,7 @@ const knownTypes: ReadonlySet<string> = new Set<string>(Object.values(EventType)
 /** One line of the verify report: `#<index> <TYPE>: <message> [<rule>]`. */
 function formatViolation(violation: AguiViolation, eventCount: number): string {
   const type = violation.type ?? (violation.index >= eventCount ? '(end of stream)' : '(not an event)');
-  return `#${violation.index} ${type}: ${violation.message} [${violation.rule}]\n`;
+  return `#${violation.index} ${printable(type)}: ${printable(violation.message)} [${violation.rule}]\n`;
 }
 
 /** `agui-rx verify <capture> [--fix]` */
@@ -230,7 +239,7 @@ async function verify(args: string[]): Promise<number> {
   const violations = [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
   for (const violation of violations) process.stdout.write(formatViolation(violation, events.length));
   const count = `${events.length} event${events.length === 1 ? '' : 's'}`;
-  const name = path === '-' ? 'stdin' : path;
+  const name = path === '-' ? 'stdin' : printable(path);
   process.stdout.write(
     violations.length === 0
       ? `${name}: ${count}, no violations.\n`
@@ -303,14 +312,14 @@ async function main(argv: string[]): Promise<number> {
       case undefined:
         return showUsage(false);
       default:
-        process.stderr.write(`agui-rx: unknown command '${command}'.\n`);
+        process.stderr.write(`agui-rx: unknown command '${printable(command)}'.\n`);
         return showUsage(false);
     }
   } catch (error) {
     if (error instanceof CliError) {
-      process.stderr.write(`agui-rx: ${error.message}${error.usage ? " Run 'agui-rx --help' for the usage." : ''}\n`);
+      process.stderr.write(`agui-rx: ${printable(error.message)}${error.usage ? " Run 'agui-rx --help' for the usage." : ''}\n`);
     } else {
-      process.stderr.write(`agui-rx: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`agui-rx: ${printable(error instanceof Error ? error.message : String(error))}\n`);
     }
     return 2;
   }

@@ -23,7 +23,11 @@ export interface BrokerFrame {
  * served: `FORBIDDEN`, `RUN_NOT_FOUND`, `INVALID_CURSOR`, `TOO_MANY_SUBSCRIBERS`, `STORE_UNAVAILABLE`.
  */
 export interface RunBrokerApi {
-  /** Starts run `input.runId` with `start` unless it exists (then attaches); the run's frames strictly after `after`, then live. */
+  /**
+   * Starts run `input.runId` with `start` unless it exists (then attaches); the run's frames strictly
+   * after `after`, then live. `start`'s signal aborts when the run is cancelled (stopped, detached past
+   * its grace, the broker closed, the run lost), never after its terminal event was stored.
+   */
   run(input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string): Promise<Observable<BrokerFrame>>;
   /** A run's frames strictly after `after`, then live; never starts anything. */
   events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess): Promise<Observable<BrokerFrame>>;

@@ -1,4 +1,4 @@
-import type { Event, RunAgentInput } from '@ag-ui/core';
+import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, defer, type Subscription } from 'rxjs';
@@ -6,19 +6,22 @@ import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
-import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type RunBrokerApi } from './brokerRoutes.js';
+import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
 import { flowLimitsOf } from './flowControl.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import { fromAgentResult, type AgentResult, type SliceOptions } from './fromAgentResult.js';
 import { describeIssue } from '../protocol/validate.js';
+import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
- * when the run is cancelled — without a run broker when the client goes away; with one when the run
- * is stopped or left without readers past its grace — so that the agent can cancel its model
- * request (`fetch(url, { signal })`). Unsubscription stops it too.
+ * when the run is cancelled — without a run broker when the client goes away (or is cut off as a
+ * slow client); with one when the run is stopped, left without readers past its grace, or its
+ * broker closes — so that the agent can cancel its model request (`fetch(url, { signal })`).
+ * Unsubscription stops it too. It never aborts after a run that ended by itself (its RUN_FINISHED or
+ * RUN_ERROR emitted, its Observable completed): work after the run may use it.
  *
  * An Observable that emits synchronously cannot be sliced from outside: until it yields, nothing
  * else runs on the server. An agent that has many events at hand returns them as an iterable
@@ -80,6 +83,11 @@ interface Refusal {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+const notAcceptable: Refusal = {
+  status: 406,
+  reason: `The Accept header refuses every type this endpoint streams a run as (${STREAM_MEDIA_TYPES.join(', ')}). Accept one of them.`,
+};
+
 const tooLarge = (maxBodyBytes: number): Refusal => ({
   status: 413,
   reason: `The request body is larger than ${maxBodyBytes} bytes, the limit of this endpoint. Send less history, or raise maxBodyBytes.`,
@@ -89,10 +97,16 @@ const tooLarge = (maxBodyBytes: number): Refusal => ({
 function parseRunAgentInput(body: string): RunAgentInput | Refusal {
   let json: unknown;
   try {
-    json = JSON.parse(body);
+    // A UTF-8 byte order mark (some Windows tools write one) is not part of the JSON text (RFC 8259 §8.1 lets a parser ignore it).
+    json = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
   } catch (error) {
     return { status: 400, reason: `The request body is not valid JSON: ${(error as Error).message}. POST a RunAgentInput as JSON.` };
   }
+  return validateRunAgentInput(json);
+}
+
+/** The RunAgentInput a parsed JSON value is, or why it is not one (a field the schema refuses, an empty id, a value too deep to serialise). */
+function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
   // Validated, never evaluated: the schema only reads the fields it knows.
   let result: ReturnType<typeof RunAgentInputSchema.safeParse>;
   try {
@@ -120,23 +134,46 @@ function parseRunAgentInput(body: string): RunAgentInput | Refusal {
 }
 
 /**
- * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed.
- * With `cancel` (the broker's), aborting it ends the run with RUN_FINISHED `cancelled` and aborts the agent.
+ * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed before
+ * the run's terminal event. With `cancel` (the broker's), aborting it before then ends the run with
+ * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
-    // The broker's signal serves as is (it aborts it itself after unsubscribing); otherwise the run has its own.
-    const controller = cancel === undefined ? new AbortController() : undefined;
-    const signal = cancel ?? controller!.signal;
+    // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
+    // broker's `cancel`), never after a run that completed, so post-run work may still use it.
+    const controller = new AbortController();
+    let ended = false;
+    const abort = () => {
+      if (!ended) controller.abort();
+    };
+    cancel?.addEventListener('abort', abort);
+    if (cancel?.aborted) abort();
+    const { signal } = controller;
     // An iterable agent is pulled in slices (and, given `ready`, no faster than the client reads).
     const subscription = defer(() => fromAgentResult(agent(input, { signal }), { sliceEvents, sliceMs, ready }))
       .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
-      .subscribe(subscriber);
+      .subscribe({
+        next: (event) => {
+          // Its terminal event delivered, the run is over, whatever the reader does next.
+          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) ended = true;
+          subscriber.next(event);
+        },
+        error: (error: unknown) => {
+          ended = true;
+          subscriber.error(error);
+        },
+        complete: () => {
+          ended = true;
+          subscriber.complete();
+        },
+      });
     return () => {
+      cancel?.removeEventListener('abort', abort);
       // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
       safeUnsubscribe(subscription);
-      controller?.abort();
+      abort();
     };
   });
 }
@@ -148,13 +185,21 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  *
  * Without `broker`:
  * - Anything but POST: 405 (with `Allow: POST`).
+ * - An `Accept` that refuses (`q=0`) both `text/event-stream` and `application/vnd.ag-ui.event+proto`:
+ *   406 (one that names neither, or only a wildcard, gets SSE).
  * - A body over `maxBodyBytes` (default 1 MiB): 413, decided from `Content-Length` or while reading,
- *   before anything is parsed.
- * - A body that is not JSON, or not a RunAgentInput by the `@ag-ui/core/schemas` validator: 400;
- *   the reason names the field.
+ *   before anything is parsed. With `Expect: 100-continue`, serve the handler for the server's
+ *   `'checkContinue'` event too (`server.on('checkContinue', handler)`): it then sends `100 Continue`
+ *   only when it reads the body, so an oversize one is refused before the client sends it.
+ * - A body that is not JSON (a UTF-8 BOM before it is fine), or not a RunAgentInput by the
+ *   `@ag-ui/core/schemas` validator: 400; the reason names the field.
+ * - A body a parser read first (`express.json()`, `text()`, `raw()`) is taken from `req.body` and
+ *   validated the same way (the parser's own size limit applied); one read without leaving `req.body`
+ *   is a 400 that says so.
  * - Otherwise `agent(input, { signal }).pipe(toAgui({ threadId, runId, input, signal }))` streams
  *   as SSE (or protobuf when `Accept` asks for `application/vnd.ag-ui.event+proto`) through
- *   {@link sendSSE}; a client that goes away unsubscribes the agent and aborts `signal`.
+ *   {@link sendSSE}; a client that goes away unsubscribes the agent and aborts `signal` (a run that
+ *   ended by itself leaves `signal` alone).
  *
  * With `broker` (`createRunBroker`), paths relative to `basePath` (where the handler is mounted;
  * '' where the framework strips the mount point, as Express's `app.use` does):
@@ -175,7 +220,8 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  * ms) after its last reader left unless one came back. Refusals: 400 (a bad body, a
  * malformed `Last-Event-ID` or percent-encoding), 403 (the broker's `authorize` refused, or is not
  * configured: then only the POST that started a run reads it), 404 (an unknown run or path), 405
- * (with `Allow`), 413, 429 (the broker's `maxSubscribers`), 503 (the run store is unreachable).
+ * (with `Allow`), 406 (on the stream routes), 413, 429 (the broker's `maxSubscribers`), 503 (the run
+ * store is unreachable).
  *
  * Refusals are JSON `{ "error": reason }`; the server keeps serving after any of them.
  *
@@ -227,9 +273,17 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         req.resume();
         return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       }
-      return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void sendSSE(res, runEvents(agent, input, options, undefined, () => drained(res)), stream)));
+      if (refusesEveryStreamType(req.headers.accept)) {
+        req.resume();
+        return refuse(notAcceptable);
+      }
+      return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void sendSSE(res, runEvents(agent, input, options, undefined, () => drained(res)), stream)));
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
+    if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
+      req.resume();
+      return refuse(notAcceptable);
+    }
     const access = { request: req };
     const lastEventId = lastEventIdOf(req.headers['last-event-id']);
     const serve = (frames: Promise<Observable<BrokerFrame>>) =>
@@ -256,9 +310,9 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
           (error: unknown) => refuse(brokerRefusal(error)),
         );
       case 'connect':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
+        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
       case 'run':
-        return readNodeBody(req, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
+        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
     }
   };
 }
@@ -275,6 +329,9 @@ function drained(res: ServerResponse): Promise<void> | undefined {
   });
 }
 
+/** Whether a broker route answers with a run's stream (406 applies), rather than JSON or a refusal. */
+const streams = (kind: BrokerRoute['kind']) => kind === 'run' || kind === 'events' || kind === 'connect';
+
 /** A `Last-Event-ID` header's value, or undefined when absent or empty (an empty one means "from the start"). */
 function lastEventIdOf(header: string | string[] | null | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
@@ -288,13 +345,44 @@ function brokerRefusal(error: unknown): Refusal {
   return { status, reason: status === 500 || typeof message !== 'string' ? 'The run broker failed to serve this request.' : message };
 }
 
+/** Whether the client waits for `100 Continue` before sending its body, and Node has not sent it (the server's 'checkContinue' event leaves it to us). */
+function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
+  const expect = req.headers.expect;
+  // `_sent100` is node:http's own record of it; without a 'checkContinue' listener Node sent it before calling us.
+  return typeof expect === 'string' && /(?:^|\W)100-continue(?:$|\W)/i.test(expect) && req.httpVersion === '1.1' && (res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
+}
+
 /** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
 const ignoreError = () => undefined;
 
-/** Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses (413, 400). */
-function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
+const bodyConsumed: Refusal = {
+  status: 400,
+  reason:
+    'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json(), express.text(), express.raw()).',
+};
+
+/** A body parser's result (`req.body` of express.json(), text(), raw()): the RunAgentInput it holds, or why not. */
+function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
+  if (typeof body === 'string') return parseRunAgentInput(body);
+  if (body instanceof Uint8Array) return parseRunAgentInput(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  return validateRunAgentInput(body);
+}
+
+/**
+ * Reads a node request's body within `maxBodyBytes` and hands on the RunAgentInput in it, or refuses
+ * (413, 400). A body a parser already read is taken from `req.body` (the parser's size limit applied).
+ */
+function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
+  // Read by a body parser ('end' already emitted, or the stream done): its 'data' and 'end' will never come again.
+  if (req.readableEnded || !req.readable) {
+    const { body } = req as IncomingMessage & { body?: unknown };
+    const parsed = body === undefined || body === null ? bodyConsumed : parsedBodyInput(body);
+    return 'status' in parsed ? refuse(parsed) : then(parsed);
+  }
+  // Served for a 'checkContinue' event, Node has not sent `100 Continue`: the client waits for it to send the body.
+  if (expectsContinue(req, res)) res.writeContinue();
   const chunks: Buffer[] = [];
   let received = 0;
   let refused = false;
@@ -326,14 +414,16 @@ function readNodeBody(req: IncomingMessage, maxBodyBytes: number, refuse: (refus
 
 /**
  * The Web twin of {@link createAguiHandler}: `(request: Request) => Promise<Response>`, for Deno,
- * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 413, 400 with
- * the field), then a streaming {@link toSSEResponse}. When the response stream is cancelled, or
- * `request.signal` aborts, the agent is unsubscribed and its `signal` aborted.
+ * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 406, 413, 400
+ * with the field; 400 too for a body middleware already read), then a streaming {@link toSSEResponse}.
+ * When the response stream is cancelled, or `request.signal` aborts, the agent is unsubscribed and
+ * its `signal` aborted (not after a run that ended by itself); an abort also closes the response
+ * body, so that its reader is not left waiting.
  *
  * With `broker`, the same four routes under `basePath` as {@link createAguiHandler} (matched on the
  * request URL's path, so `basePath` is the full mount path, e.g. '/agent'), with the same `id:`s,
- * statuses (202, 400, 403, 404, 405, 413, 429, 503) and detached runs: a cancelled response stream or
- * an aborted `request.signal` only removes that reader. In Next.js, serve them from an optional
+ * statuses (202, 400, 403, 404, 405, 406, 413, 429, 503) and detached runs: a cancelled response
+ * stream or an aborted `request.signal` only removes that reader (and closes its body). In Next.js, serve them from an optional
  * catch-all route (`app/agent/[[...path]]/route.ts`) exporting both GET and POST.
  *
  * ## Example
@@ -372,6 +462,8 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
   const readInput = async (request: Request): Promise<RunAgentInput | Refusal> => {
     const declared = Number(request.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
+    // Read by middleware before us (Hono's `c.req.json()` on the raw request …): reading again would throw "Body is unusable".
+    if (request.bodyUsed) return { status: 400, reason: 'The request body was already read before this handler (by middleware or a body parser). Pass the handler a request whose body is unread, e.g. request.clone() taken before reading it.' };
     let body: string | undefined;
     try {
       body = await readBounded(request, maxBodyBytes);
@@ -381,11 +473,17 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     if (body === undefined) return tooLarge(maxBodyBytes);
     return parseRunAgentInput(body);
   };
-  /** Unsubscribes `items$` when the request aborts (the client went away). */
+  /** Unsubscribes `items$` when the request aborts (the client went away), and completes, so that the response body closes. */
   const untilAborted = <T>(request: Request, items$: Observable<T>) =>
     new Observable<T>((subscriber) => {
+      if (request.signal?.aborted) return subscriber.complete();
       const subscription: Subscription = items$.subscribe(subscriber);
-      const onAbort = () => safeUnsubscribe(subscription);
+      const onAbort = () => {
+        // Completed first, so the body closes (a reader of it, a runtime's or an adapter's, would
+        // otherwise wait forever); unsubscribing first would close the subscriber without a word.
+        subscriber.complete();
+        safeUnsubscribe(subscription);
+      };
       request.signal?.addEventListener('abort', onAbort);
       return () => {
         request.signal?.removeEventListener('abort', onAbort);
@@ -396,6 +494,7 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs };
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+      if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
       return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options)), stream);
@@ -407,6 +506,7 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       pathname = request.url;
     }
     const route = matchBrokerRoute(request.method, pathname, basePath);
+    if (streams(route.kind) && refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
     const access = { request };
     const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
     const serve = async (frames: Promise<Observable<BrokerFrame>>) => {

@@ -31,7 +31,44 @@ export function contentTypeFor(accept: string | undefined): string {
   // Not `@ag-ui/encoder`'s negotiation: it picks protobuf whenever protobuf is acceptable at all,
   // so a bare wildcard would get binary frames.
   if (accept === undefined || !accept.toLowerCase().includes(AGUI_MEDIA_TYPE)) return SSE_MEDIA_TYPE;
-  return new Negotiator({ headers: { accept } }).mediaType([SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE ? AGUI_MEDIA_TYPE : SSE_MEDIA_TYPE;
+  const ranges = mediaRangesOf(accept).map(({ range, q }) => (q === undefined ? range : `${range};q=${q}`));
+  return new Negotiator({ headers: { accept: ranges.join(', ') } }).mediaType([SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE ? AGUI_MEDIA_TYPE : SSE_MEDIA_TYPE;
+}
+
+/**
+ * The media ranges of an `Accept` header, lower-cased, each with its `q` weight as written, without
+ * other parameters: our types have none, and negotiator would find no match for a range with one
+ * (`application/vnd.ag-ui.event+proto; charset=utf-8` asks for protobuf all the same).
+ */
+function mediaRangesOf(accept: string): { range: string; q: string | undefined }[] {
+  return accept.split(',').flatMap((part) => {
+    const [range, ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    if (!/^[^\s/]+\/[^\s/]+$/.test(range)) return [];
+    const q = parameters.find((parameter) => /^q\s*=/.test(parameter))?.replace(/^q\s*=\s*/, '');
+    return [{ range, q }];
+  });
+}
+
+/** The types an AG-UI stream is served as, for 406 answers. */
+export const STREAM_MEDIA_TYPES: readonly string[] = [SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE];
+
+/**
+ * Whether an `Accept` header explicitly refuses every type the stream is served as: for each, the
+ * most specific range that matches it (`type/subtype`, then `type/*`, then the any-type wildcard;
+ * RFC 9110 §12.5.1) has `q=0`. A header that names neither (`application/json`), or none at all, refuses nothing:
+ * such clients still get SSE.
+ */
+export function refusesEveryStreamType(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const ranges = mediaRangesOf(accept);
+  return STREAM_MEDIA_TYPES.every((type) => {
+    const [main] = type.split('/');
+    for (const range of [type, `${main}/*`, '*/*']) {
+      const weights = ranges.filter((candidate) => candidate.range === range).map(({ q }) => (q === undefined || Number.isNaN(Number(q)) ? 1 : Number(q)));
+      if (weights.length > 0) return Math.max(...weights) === 0;
+    }
+    return false;
+  });
 }
 
 /** Encodes one event as a frame for a request's `Accept` header: SSE text, or a length-prefixed protobuf message. */

@@ -205,7 +205,18 @@ describe.each(servers)('createRunBroker over %s', (_name, serve) => {
       expect((frames[0].event as { message: string }).message).toMatch(/run store/i);
       await eventually(happened('run-ended'), 5000, 'the run to end');
       expect(activity.some((happening) => happening.type === 'store-error')).toBe(true);
-      expect(h.signals.get('r1')?.aborted).toBe(true);
+      // The agent had finished its run (its terminal event was emitted, only the store failed): its
+      // signal stays unaborted, so work after the run may use it (issue 14 item 6 changed this rule).
+      expect(h.signals.get('r1')?.aborted).toBe(false);
+    });
+
+    it('should abort the signal of an agent still running when the store cannot be written', async () => {
+      await setup({ store: failingStore({ append: true }), leaseMs: 300 });
+      h.endless('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Working' }]);
+      const answer = await post(base, runInput('t1', 'r1'));
+      expect(framesOf(answer.body).at(-1)?.event).toMatchObject({ type: EventType.RUN_ERROR, code: 'STORE_UNAVAILABLE' });
+      await eventually(() => h.signals.get('r1')?.aborted === true, 5000, 'the running agent to be aborted');
+      expect(h.unsubscribed.has('r1')).toBe(true);
     });
 
     it('should end the reader with a RUN_ERROR frame, not hang, when the store is down altogether', async () => {
@@ -243,6 +254,32 @@ describe('createRunBroker', () => {
     expect(starts).toBe(1);
     expect(framesB).toEqual(framesA);
     expect(framesA.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+  });
+
+  it("should not abort start's signal once the run ended by itself (its terminal event stored), and abort it for a stopped run", async () => {
+    const ended: string[] = [];
+    broker = createRunBroker({ authorize: allowAll, onActivity: (activity) => void (activity.type === 'run-ended' && ended.push(activity.runId)) });
+    const signals = new Map<string, AbortSignal>();
+    const finished = (runId: string) => (signal: AbortSignal) => {
+      signals.set(runId, signal);
+      return from<Event[]>([
+        { type: EventType.RUN_STARTED, threadId: 't1', runId },
+        { type: EventType.RUN_FINISHED, threadId: 't1', runId },
+      ]);
+    };
+    await collect(await broker.run(runInput('t1', 'done'), finished('done'), access));
+    await eventually(() => ended.includes('done'), 5000, 'the run-ended report');
+    expect(signals.get('done')?.aborted).toBe(false);
+
+    const endless = (signal: AbortSignal) => {
+      signals.set('stopped', signal);
+      return new Observable<Event>((subscriber) => subscriber.next({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'stopped' }));
+    };
+    const frames$ = await broker.run(runInput('t1', 'stopped'), endless, access);
+    const subscription = frames$.subscribe();
+    await broker.stop('t1', 'stopped', access);
+    expect(signals.get('stopped')?.aborted).toBe(true);
+    subscription.unsubscribe();
   });
 
   it('should refuse with FORBIDDEN, RUN_NOT_FOUND and INVALID_CURSOR codes before any stream starts', async () => {

@@ -234,6 +234,41 @@ describe('agui-rx (the CLI)', () => {
     });
   });
 
+  describe('terminal escapes in the input', () => {
+    // ESC [2J clears the screen, ESC ]0;… BEL retitles the window, CSI (U+009B) starts a sequence on some terminals.
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+    it('should escape control characters of a capture that is not JSON in its error message', () => {
+      const { status, stdout, stderr } = run(['verify', '-'], 'data: \u001b[31mred\u0007\n\n');
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      expect(stderr).not.toMatch(controls);
+      expect(stderr).toMatch(/^agui-rx: stdin: SSE event 1 is not JSON \(.*\\x1b\[31mred\\x07.*\)\.\n$/);
+    });
+
+    it("should escape control characters of a capture's ids and types in the verify report", () => {
+      const capture = file('escapes.jsonl', jsonl([good[0], { type: 'TEXT_MESSAGE_CONTENT', messageId: '\u001b[2J\u009b31m', delta: 'x' }, { type: '\u001b]0;pwned\u0007' }]));
+      const { status, stdout } = run(['verify', capture]);
+      expect(status).toBe(1);
+      expect(stdout).not.toMatch(controls);
+      expect(stdout).toContain("#1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message '\\x1b[2J\\x9b31m', which is not open.");
+      expect(stdout).toMatch(/^#2 \\x1b\]0;pwned\\x07: /m);
+    });
+
+    it('should escape control characters of arguments and of a RUN_ERROR message it repeats', () => {
+      const command = run(['\u001b[2Jlint']);
+      expect(command.stderr).not.toMatch(controls);
+      expect(command.stderr).toMatch(/^agui-rx: unknown command '\\x1b\[2Jlint'\.\n/);
+      const missing = run(['verify', join(dir, '\u001b[31mnowhere.sse')]);
+      expect(missing.stderr).toBe(`agui-rx: cannot read ${join(dir, '\\x1b[31mnowhere.sse')}: no such file.\n`);
+      // The provider's own error message goes into RUN_ERROR as it came.
+      const recording = file('provider-error.jsonl', jsonl([{ type: 'error', code: 'x', message: '\u001b[2Jboom', sequence_number: 1 }]));
+      const converted = run(['convert', '--from', 'openai-responses', recording]);
+      expect(converted.status).toBe(1);
+      expect(converted.stderr).not.toMatch(controls);
+      expect(converted.stderr).toContain('failed mid-stream: \\x1b[2Jboom (x)');
+    });
+  });
+
   describe('failures a script must see', () => {
     it('should exit 1 and say why when the conversion ends with RUN_ERROR, still printing the stream', () => {
       const file = join(dir, 'null.jsonl');

@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { decode } from '@ag-ui/proto';
 import { NEVER, Subject, concat, finalize, of, throwError } from 'rxjs';
-import { HEARTBEAT, contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameSink } from '../../../lib/transports/frames.js';
+import { HEARTBEAT, contentTypeFor, frameEncoderFor, pipeFrames, refusesEveryStreamType, streamHeaders, type FrameSink } from '../../../lib/transports/frames.js';
 
 const SSE = 'text/event-stream';
 const PROTO = 'application/vnd.ag-ui.event+proto';
@@ -54,8 +54,33 @@ describe('contentTypeFor', () => {
     ['the protobuf type named beside a preferred */*', `*/*;q=1, ${PROTO};q=0.5`, SSE],
     ['text/* above the protobuf type', `text/*, ${PROTO};q=0.9`, SSE],
     ['a header that is not a media range', 'nonsense', SSE],
+    ['the protobuf type with a media type parameter', `${PROTO}; charset=utf-8`, PROTO],
+    ['the protobuf type with parameters and a q-value', `text/event-stream;q=0.5, ${PROTO}; charset=utf-8; q=0.9`, PROTO],
+    ['the protobuf type with a parameter and q=0', `${PROTO}; charset=utf-8; q=0`, SSE],
   ])('should pick the right type for %s', (_name, accept, expected) => {
     expect(contentTypeFor(accept)).toBe(expected);
+  });
+});
+
+describe('refusesEveryStreamType', () => {
+  it.each<[string | undefined, boolean]>([
+    [undefined, false],
+    ['', false],
+    ['*/*', false],
+    ['application/json', false],
+    [`${PROTO};q=0`, false],
+    ['text/event-stream;q=0', false],
+    [`${PROTO};q=0, text/event-stream;q=0`, true],
+    [`${PROTO}; q=0.000, text/event-stream ; Q=0`, true],
+    [`${PROTO};q=0, text/event-stream;q=0, application/json`, true],
+    [`${PROTO};q=0, text/event-stream;q=0.1`, false],
+    ['text/*;q=0, application/*;q=0', true],
+    ['*/*;q=0', true],
+    [`*/*;q=0, ${PROTO}`, false],
+    [`text/*;q=0, text/event-stream, ${PROTO};q=0`, false],
+    [`${PROTO};charset=utf-8;q=0, text/event-stream;q=0`, true],
+  ])('should decide for Accept %p: %p', (accept, expected) => {
+    expect(refusesEveryStreamType(accept)).toBe(expected);
   });
 });
 
