@@ -56,7 +56,8 @@ const startNouns: Record<MessageStart, string> = {
   toolCallMessage: 'assistant message of a tool call',
 };
 
-const article = (noun: string) => (/^[aeiou]/.test(noun) ? 'an' : 'a');
+// 'an activity', 'an assistant message', 'a user message'.
+const article = (noun: string) => (/^[aeio]/.test(noun) ? 'an' : 'a');
 
 /** A person's description of a known message: `a user message of the conversation history`, `this run's reasoning message`. */
 export function describeKnownMessage(known: KnownMessage): string {

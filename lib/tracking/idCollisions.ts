@@ -36,16 +36,25 @@ const startNouns: Record<MessageStart, string> = {
   toolCallMessage: 'assistant message',
 };
 
-// The events that only continue or close a message, and the one that continues a tool call.
-const messageContinuations: ReadonlySet<string> = new Set([
-  EventType.TEXT_MESSAGE_CONTENT,
-  EventType.TEXT_MESSAGE_END,
-  EventType.REASONING_MESSAGE_CONTENT,
-  EventType.REASONING_MESSAGE_END,
-  EventType.REASONING_END,
-  EventType.ACTIVITY_DELTA,
+/**
+ * Whose later events a renamed message's producer id stands for: the same producer id may name a
+ * text message and an activity at once (that is the collision), so each kind keeps its own renames.
+ * Text shares its renames with the assistant message a tool call's parent creates: text joins it.
+ */
+type Family = 'text' | 'reasoning' | 'toolResult' | 'activity';
+const familyOf: Record<MessageStart, Family> = { text: 'text', toolCallMessage: 'text', reasoning: 'reasoning', toolResult: 'toolResult', activity: 'activity' };
+
+// The events that only continue or close an entity, and the family (or tool calls) whose renames they follow.
+const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Family | 'call'>([
+  [EventType.TEXT_MESSAGE_CONTENT, 'text'],
+  [EventType.TOOL_CALL_ARGS, 'call'],
+  [EventType.REASONING_MESSAGE_CONTENT, 'reasoning'],
+  [EventType.TEXT_MESSAGE_END, 'text'],
+  [EventType.TOOL_CALL_END, 'call'],
+  [EventType.REASONING_MESSAGE_END, 'reasoning'],
+  [EventType.REASONING_END, 'reasoning'],
+  [EventType.ACTIVITY_DELTA, 'activity'],
 ]);
-const callContinuations: ReadonlySet<string> = new Set([EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END]);
 
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
@@ -55,12 +64,13 @@ const callContinuations: ReadonlySet<string> = new Set([EventType.TOOL_CALL_ARGS
  */
 export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollisionsOptions): IdCollisions {
   const ids = createConversationIds(history);
-  // Producer id -> the fresh id its entity was given, per namespace.
-  const messageIds = new Map<string, string>();
+  // Producer id -> the fresh id its entity was given: per message family, and for tool calls.
+  const messageIds: Record<Family, Map<string, string>> = { text: new Map(), reasoning: new Map(), toolResult: new Map(), activity: new Map() };
   const callIds = new Map<string, string>();
+  const renames: Record<Family | 'call', Map<string, string>> = { ...messageIds, call: callIds };
 
-  const messageWire = (id: string) => (messageIds.size === 0 ? id : (messageIds.get(id) ?? id));
-  const callWire = (id: string) => (callIds.size === 0 ? id : (callIds.get(id) ?? id));
+  const wire = (map: Map<string, string>, id: string) => (map.size === 0 ? id : (map.get(id) ?? id));
+  const callWire = (id: string) => wire(callIds, id);
 
   // The event with `field` set to `id` (the event itself when it already is).
   const withField = (event: Fields, field: string, id: string) => (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
@@ -73,14 +83,15 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   /** The wire id of a message the run starts under the producer's `producerId`. */
   const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
-    const candidate = messageWire(producerId);
+    const renamed = messageIds[familyOf[start]];
+    const candidate = wire(renamed, producerId);
     const collision = ids.messageCollision(candidate, start, activityType);
     if (collision === undefined) {
       if (ids.message(candidate) === undefined) ids.addMessage(candidate, start, role, activityType);
       return candidate;
     }
     const fresh = mint();
-    messageIds.set(producerId, fresh);
+    renamed.set(producerId, fresh);
     ids.addMessage(fresh, start, role, activityType);
     diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
     return fresh;
@@ -94,7 +105,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   /** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
   const resolveParent = (event: Fields, producerId: string): { id: string; usable: boolean } => {
-    const id = messageWire(producerId);
+    const id = wire(messageIds.text, producerId);
     const known = ids.message(id);
     if (known === undefined) {
       // The client creates the assistant message under this id: later text of the turn joins it.
@@ -103,7 +114,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
     }
     if (!known.history) return { id, usable: known.role === 'assistant' };
     const fresh = mint();
-    messageIds.set(producerId, fresh);
+    messageIds.text.set(producerId, fresh);
     ids.addMessage(fresh, 'toolCallMessage', 'assistant');
     diagnose({
       message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
@@ -164,8 +175,8 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
       const type = eventTypeOf(event);
       const fields = event as unknown as Fields;
       // The per-token events first: with nothing renamed they pass at once.
-      if (messageContinuations.has(type)) return continued(fields, 'messageId', messageIds);
-      if (callContinuations.has(type)) return continued(fields, 'toolCallId', callIds);
+      const follows = continuations.get(type);
+      if (follows !== undefined) return continued(fields, follows === 'call' ? 'toolCallId' : 'messageId', renames[follows]);
       switch (type) {
         case EventType.TEXT_MESSAGE_START:
           return onMessageStart(type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
@@ -179,7 +190,9 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
         case EventType.TOOL_CALL_RESULT:
           return onResult(fields);
         case EventType.REASONING_ENCRYPTED_VALUE:
-          return continued(fields, 'entityId', fields.subtype === 'tool-call' ? callIds : messageIds);
+          // A message's value is for a text message, or else a reasoning message, of that producer id.
+          if (fields.subtype === 'tool-call') return continued(fields, 'entityId', callIds);
+          return continued(fields, 'entityId', typeof fields.entityId === 'string' && messageIds.text.has(fields.entityId) ? messageIds.text : messageIds.reasoning);
         case EventType.RUN_FINISHED:
           return onRunFinished(fields);
         case EventType.RUN_STARTED:
