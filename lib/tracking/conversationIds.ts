@@ -38,6 +38,7 @@ export interface ConversationIds {
   isRunCall(id: string): boolean;
   /** Records that the run started a tool call named `id`. */
   addCall(id: string): void;
+
   /**
    * What the run starting `start` under `id` would collide with, described for a person
    * (`a user message of the conversation history`), or `undefined` when `id` is free or names the
@@ -120,6 +121,7 @@ export function createConversationIds(history?: unknown): ConversationIds {
     addCall(id) {
       calls.set(id, false);
     },
+
     messageCollision(id, start, activityType) {
       const known = messages.get(id);
       if (known === undefined || sameEntity(known, start, activityType)) return undefined;
