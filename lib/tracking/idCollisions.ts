@@ -87,7 +87,8 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
     const candidate = wire(renamed, producerId);
     const collision = ids.messageCollision(candidate, start, activityType);
     if (collision === undefined) {
-      if (ids.message(candidate) === undefined) ids.addMessage(candidate, start, role, activityType);
+      // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
+      if (ids.message(candidate)?.history !== false) ids.addMessage(candidate, start, role, activityType);
       return candidate;
     }
     const fresh = mint();

@@ -222,7 +222,7 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
     if (history === undefined) return;
     const collision = conversation.messageCollision(id, start, activityType);
     if (collision !== undefined) report('id-collision', `${type} starts a message under id '${id}', which names ${collision}. ${collisionAdvice}`);
-    if (collision !== undefined || conversation.message(id) === undefined) conversation.addMessage(id, start, role, activityType);
+    if (collision !== undefined || conversation.message(id)?.history !== false) conversation.addMessage(id, start, role, activityType);
   };
 
   /** The same for a tool call: its id, its parent, and the message the client names after it when it has no assistant parent. */
