@@ -2,6 +2,7 @@ import { EventType } from '@ag-ui/core';
 import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import type { IdGenerator } from '../protocol/generateId.js';
+import { isTokenEventType } from '../protocol/table.js';
 import { isObject } from '../protocol/values.js';
 import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
 
@@ -69,6 +70,9 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
   const callIds = new Map<string, string>();
   const renames: Record<Family | 'call', Map<string, string>> = { ...messageIds, call: callIds };
 
+  // How many ids were renamed: while none is, per-token events pass untouched.
+  let renamed = 0;
+
   const wire = (map: Map<string, string>, id: string) => (map.size === 0 ? id : (map.get(id) ?? id));
   const callWire = (id: string) => wire(callIds, id);
 
@@ -83,8 +87,8 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   /** The wire id of a message the run starts under the producer's `producerId`. */
   const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
-    const renamed = messageIds[familyOf[start]];
-    const candidate = wire(renamed, producerId);
+    const familyRenames = messageIds[familyOf[start]];
+    const candidate = wire(familyRenames, producerId);
     const collision = ids.messageCollision(candidate, start, activityType);
     if (collision === undefined) {
       // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
@@ -92,7 +96,8 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
       return candidate;
     }
     const fresh = mint();
-    renamed.set(producerId, fresh);
+    familyRenames.set(producerId, fresh);
+    renamed++;
     ids.addMessage(fresh, start, role, activityType);
     diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
     return fresh;
@@ -116,6 +121,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
     if (!known.history) return { id, usable: known.role === 'assistant' };
     const fresh = mint();
     messageIds.text.set(producerId, fresh);
+    renamed++;
     ids.addMessage(fresh, 'toolCallMessage', 'assistant');
     diagnose({
       message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
@@ -142,6 +148,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
       if (collision !== undefined) {
         const fresh = mint();
         callIds.set(producerId, fresh);
+        renamed++;
         diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
         toolCallId = fresh;
       }
@@ -173,9 +180,10 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   return {
     next(event) {
+      // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
+      if (renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return emit(event);
       const type = eventTypeOf(event);
       const fields = event as unknown as Fields;
-      // The per-token events first: with nothing renamed they pass at once.
       const follows = continuations.get(type);
       if (follows !== undefined) return continued(fields, follows === 'call' ? 'toolCallId' : 'messageId', renames[follows]);
       switch (type) {

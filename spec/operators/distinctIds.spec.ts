@@ -309,18 +309,35 @@ describe('distinctIds', () => {
       const sink = diagnosticsSink();
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {
-          v: activity('surface-1', { a2ui_operations: [1] }, { replace: true }),
-          w: activity('surface-1', { a2ui_operations: [2] }),
           p: activity('surface-1', { steps: [] }, { activityType: 'plan' }),
+          q: activity('surface-1', { steps: [1] }, { activityType: 'plan' }),
           P: activity('id-1', { steps: [] }, { activityType: 'plan' }),
+          Q: activity('id-1', { steps: [1] }, { activityType: 'plan' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('-p-q-|', values);
+        // prettier-ignore
+        const expected = '-P-Q-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([`ACTIVITY_SNAPSHOT starts an activity under id 'surface-1', which names an activity 'a2ui-surface' of the conversation history; it was sent as 'id-1'. ${advice}`]);
+    });
+
+    it('should keep a history surface the run updated its own from then on: a later snapshot may change its type, with replace true or false', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          v: activity('surface-1', { a2ui_operations: [1] }, { replace: true }),
+          w: activity('surface-1', { a2ui_operations: [2] }, { replace: false }),
+          p: activity('surface-1', { steps: [] }, { activityType: 'plan' }),
         };
         // prettier-ignore
         const e1 =  cold('-v-w-p-|', values);
         // prettier-ignore
-        const expected = '-v-w-P-|';
+        const expected = '-v-w-p-|';
         expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
       });
-      expect(sink.messages).toEqual([`ACTIVITY_SNAPSHOT starts an activity under id 'surface-1', which names an activity 'a2ui-surface' of the conversation history; it was sent as 'id-1'. ${advice}`]);
+      expect(sink.messages).toEqual([]);
     });
   });
 
