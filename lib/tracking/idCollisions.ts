@@ -2,7 +2,7 @@ import { EventType } from '@ag-ui/core';
 import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import type { IdGenerator } from '../protocol/generateId.js';
-import { isTokenEventType } from '../protocol/table.js';
+import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
 import { isObject } from '../protocol/values.js';
 import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
 
@@ -45,15 +45,18 @@ const startNouns: Record<MessageStart, string> = {
 type Family = 'text' | 'reasoning' | 'toolResult' | 'activity';
 const familyOf: Record<MessageStart, Family> = { text: 'text', toolCallMessage: 'text', reasoning: 'reasoning', toolResult: 'toolResult', activity: 'activity' };
 
-// The events that only continue or close an entity, and the family (or tool calls) whose renames they follow.
+// The family (or tool calls) whose renames each streamed kind's events follow.
+const kindFamilies = new Map<EntityKind, Family | 'call'>([
+  [entityKind.textMessage, 'text'],
+  [entityKind.reasoningMessage, 'reasoning'],
+  [entityKind.reasoning, 'reasoning'],
+  [entityKind.toolCall, 'call'],
+]);
+// The events that only continue or close an entity (the table's content and end events), and whose renames they follow.
 const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Family | 'call'>([
-  [EventType.TEXT_MESSAGE_CONTENT, 'text'],
-  [EventType.TOOL_CALL_ARGS, 'call'],
-  [EventType.REASONING_MESSAGE_CONTENT, 'reasoning'],
-  [EventType.TEXT_MESSAGE_END, 'text'],
-  [EventType.TOOL_CALL_END, 'call'],
-  [EventType.REASONING_MESSAGE_END, 'reasoning'],
-  [EventType.REASONING_END, 'reasoning'],
+  ...[...entityEvents]
+    .filter(([, entry]) => (entry.role === 'content' || entry.role === 'end') && kindFamilies.has(entry.kind))
+    .map(([type, entry]) => [type, kindFamilies.get(entry.kind)!] as const),
   [EventType.ACTIVITY_DELTA, 'activity'],
 ]);
 
