@@ -1,6 +1,7 @@
 export { a2uiSurfaces, a2uiSurfaceMessageId, A2UI_ACTIVITY_TYPE, type A2uiMessage, type A2uiOperation, type A2uiSurfacesOptions, type A2uiV08Message, type A2uiV1Message } from './a2uiSurfaces.js';
 export { activityDelta, type ActivityDeltaOptions } from './activityDelta.js';
 export { coalesceDeltas, type CoalesceDeltasOptions } from './coalesceDeltas.js';
+export { distinctIds, type DistinctIdsOptions } from './distinctIds.js';
 export { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
 export { mapStepLifecycle, type MapStepLifecycleOptions } from './mapStepLifecycle.js';
 export { mapSubagentLifecycle, type MapSubagentLifecycleOptions } from './mapSubagentLifecycle.js';

@@ -6,6 +6,7 @@ import type { IdGenerator } from '../lib/protocol/generateId.js';
 import { fuse } from '../lib/protocol/createOperator.js';
 import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
 import { activityDelta } from './activityDelta.js';
+import { distinctIds } from './distinctIds.js';
 import { mapStepLifecycle } from './mapStepLifecycle.js';
 import { openMessageStartContentEnd } from './openMessageStartContentEnd.js';
 import { stateDelta } from './stateDelta.js';
@@ -43,8 +44,15 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * RxJS marble syntax: one character per frame, and a group `( )` of events sent in one frame
  * takes as many frames as it has characters (the source is spaced for the groups to fit).
  *
- * Equivalent to `pipe(openMessageStartContentEnd(), toolCallCorrelator(), mapStepLifecycle(),
- * stateDelta(), activityDelta(), mapRunLifecycle())`: every operator that needs no options.
+ * Equivalent to `pipe(openMessageStartContentEnd(), toolCallCorrelator(), distinctIds({ messages:
+ * input?.messages }), mapStepLifecycle(), stateDelta(), activityDelta(), mapRunLifecycle())`: every
+ * operator that needs no options.
+ *
+ * Ids: each message and tool call the run starts goes out under an id that names nothing the
+ * client holds: ids reused within the run, ids of `input.messages` (the history: its messages and
+ * their tool calls) and ids of a message of another kind are replaced by fresh ones, with a
+ * diagnostic (see `distinctIds`). Updates keep their ids: an ACTIVITY_SNAPSHOT of an activity of
+ * the same type, a TOOL_CALL_RESULT answering a tool call of the history.
  *
  * ## Example
  *
@@ -69,10 +77,11 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
 export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Event> {
   // Checked by mapRunLifecycle; read defensively so that a missing options object gets its message, not a TypeError.
   const { generateId, onDiagnostic, initialState, immutableState } = options ?? ({} as ToAguiOptions);
-  // One subscription for the six: each event goes straight from one operator's handlers to the next.
+  // One subscription for the seven: each event goes straight from one operator's handlers to the next.
   return fuse(
     openMessageStartContentEnd({ generateId, onDiagnostic }),
     toolCallCorrelator({ generateId, onDiagnostic }),
+    distinctIds({ messages: options?.input?.messages, generateId, onDiagnostic }),
     mapStepLifecycle({ onDiagnostic }),
     stateDelta({ initialState: initialState ?? options?.input?.state, immutable: immutableState }),
     activityDelta(),

@@ -1,4 +1,4 @@
-import type { Event } from '@ag-ui/core';
+import type { Event, Message } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
@@ -14,6 +14,13 @@ export interface VerifyAguiOptions {
   mode?: 'error' | 'report';
   /** Receives each violation in `'report'` mode. Default: one `console.warn` line per violation. */
   onViolation?: (violation: AguiViolation) => void;
+  /**
+   * The conversation before the run (RunAgentInput `messages`; `[]` for none). Given, the
+   * `id-collision` rule is on: a run that starts a message or tool call under one of its ids, or
+   * under the id of a message of another kind, breaks it. Default: absent, the rule off (the client
+   * accepts such streams and corrupts its messages with them).
+   */
+  messages?: readonly Message[];
 }
 
 /**
@@ -67,7 +74,7 @@ const warnViolation = (violation: AguiViolation, atEnd: boolean) => warnDiagnost
  * // results: RUN_STARTED, AGUI_VIOLATION #1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message 'm1', which is not open. Send TEXT_MESSAGE_START first, and nothing for the text message after its TEXT_MESSAGE_END. [content-without-start]
  * ```
  *
- * @param options Whether a violation ends the stream or is only reported, and where reports go.
+ * @param options Whether a violation ends the stream or is only reported, where reports go, and the history (`messages`).
  * @return A function that returns an Observable of the same events, checked against the AG-UI protocol.
  * @throws {AguiRxError} `INVALID_OPTIONS` at call time for an unknown `mode` or an `onViolation` that is not a function.
  */
@@ -81,7 +88,7 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
     throw new AguiRxError('INVALID_OPTIONS', `verifyAgui 'onViolation' must be a function (got ${describeValue(onViolation)}). It receives each violation in 'report' mode.`);
   }
   return createOperator<Event, Event>((subscriber) => {
-    const verifier = createAguiVerifier();
+    const verifier = createAguiVerifier({ messages: options.messages });
     let index = 0;
 
     /** Handles what was found; throws (routed to the error path by createOperator) in 'error' mode. */

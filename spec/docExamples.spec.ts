@@ -46,10 +46,10 @@ function examples(): { name: string; code: string; results: string }[] {
 }
 
 // Each example as a module of its own, as a user would write it: imports, then the example.
-const header = `import { EventType, type Event } from '@ag-ui/core';
+const header = `import { EventType, type Event, type Message } from '@ag-ui/core';
 import { from, map, of } from 'rxjs';
 import {
-  a2uiSurfaces, activityDelta, coalesceDeltas, createAguiVerifier, encodeSSE, mapRunLifecycle, mapStepLifecycle, mapSubagentLifecycle,
+  a2uiSurfaces, activityDelta, coalesceDeltas, createAguiVerifier, distinctIds, encodeSSE, mapRunLifecycle, mapStepLifecycle, mapSubagentLifecycle,
   openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator, withStep, type A2uiMessage, type AgentEvent,
   messagesSnapshot, verifyAgui, interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction,
 } from '../../lib/index.js';
@@ -66,11 +66,11 @@ const {
   toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools,
 } = converters;
 void [EventType, from, map, of, createAguiVerifier, encodeSSE, mapRunLifecycle, openMessageStartContentEnd, parseSSE, stateDelta, toAgui, toolCallCorrelator];
-void [a2uiSurfaces, activityDelta, coalesceDeltas, mapStepLifecycle, mapSubagentLifecycle, withStep, messagesSnapshot, verifyAgui];
+void [a2uiSurfaces, activityDelta, coalesceDeltas, distinctIds, mapStepLifecycle, mapSubagentLifecycle, withStep, messagesSnapshot, verifyAgui];
 void [interrupt, approvalInterrupt, matchResume, clientToolNames, isClientTool, toolResultsFromInput, a2uiUserAction];
 void [fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses];
 void [fromAnthropicToolUses, fromOpenAIToolCalls, splitSystemMessages, toAnthropicMessages, toAnthropicTools, toOpenAIChatMessages, toOpenAIResponsesInput, toOpenAIResponsesTools, toOpenAITools];
-export type { A2uiMessage, AgentEvent, AiSdkStreamPart, AnthropicStreamEvent, ChatCompletionChunk, Event, LangChainStreamEvent, LangGraphStreamPart, ResponseStreamEvent };
+export type { A2uiMessage, AgentEvent, Message, AiSdkStreamPart, AnthropicStreamEvent, ChatCompletionChunk, Event, LangChainStreamEvent, LangGraphStreamPart, ResponseStreamEvent };
 `;
 
 describe('doc comment examples', () => {
@@ -89,6 +89,7 @@ describe('doc comment examples', () => {
       'operators-a2uiSurfaces',
       'operators-activityDelta',
       'operators-coalesceDeltas',
+      'operators-distinctIds',
       'operators-mapRunLifecycle',
       'operators-mapStepLifecycle',
       'operators-mapSubagentLifecycle',

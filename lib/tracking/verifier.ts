@@ -1,9 +1,22 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type Message } from '@ag-ui/core';
 import { describeLane, type Lane } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { chunkStreamClosers, entityEvents, entityKind, entityKinds, lifecycleRules, stillOpenOrder, tokenKindOf, type EntityEvent, type EntityKind } from '../protocol/table.js';
 import { assertWireEvent } from '../protocol/validate.js';
+import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
 import { trackStepsAndSubagents, type LifecycleProblem } from './steps.js';
+
+/** Options of {@link createAguiVerifier}. */
+export interface AguiVerifierOptions {
+  /**
+   * The conversation the client holds before each run (RunAgentInput `messages`). Given (`[]` for
+   * none), the `id-collision` rule is on: an id a run starts must not name one of its messages or
+   * tool calls (nor those of a RUN_STARTED `input` or MESSAGES_SNAPSHOT in the stream), nor a
+   * message of another kind in the run. Default: absent, the rule off: ids are checked only as
+   * the client checks them (it accepts such collisions, and corrupts its messages with them).
+   */
+  messages?: readonly Message[];
+}
 
 /** One way an AG-UI stream breaks the protocol, as found by {@link createAguiVerifier}. */
 export interface AguiViolation {
@@ -30,6 +43,14 @@ export interface AguiVerifier {
 
 // Owners are kept per id space: a reasoning span and its message share one, as the client does.
 type OwnerSpace = 'message' | 'toolCall' | 'reasoning' | 'activity';
+
+// What each message kind's start creates in the client's message list.
+const messageStarts: ReadonlyMap<EntityKind, MessageStart> = new Map([
+  [entityKind.textMessage, 'text'],
+  [entityKind.reasoningMessage, 'reasoning'],
+  [entityKind.reasoning, 'reasoning'],
+]);
+const collisionAdvice = 'The client finds messages and tool calls by id and would change the one it holds: give every message and tool call a run starts an id of its own.';
 
 // What a turn holds (text and reasoning messages, reasoning spans, tool calls): opened, continued and closed by id.
 const turnKinds: readonly EntityKind[] = entityKinds.filter((kind) => kind.inTurn);
@@ -111,6 +132,12 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  *    tool calls or subagents are still open (the run still ends there).
  * 10. From `end()`: `no-terminal-event` and `open-at-end` when the stream stops mid-run,
  *    `no-run` when it holds no run at all.
+ * 11. `id-collision` (only when `options.messages` is given): a start (TEXT_MESSAGE_START, REASONING_START, REASONING_MESSAGE_START,
+ *    TOOL_CALL_START or a chunk that opens one, a TOOL_CALL_RESULT's `messageId`, an activity's
+ *    first ACTIVITY_SNAPSHOT) under an id that names a message or tool call of the history
+ *    (`options.messages`, a RUN_STARTED `input`, a MESSAGES_SNAPSHOT) or a message of another kind in the run; a tool call whose `parentMessageId` names a
+ *    history message. Not collisions: a snapshot of an activity of the same `activityType`, a
+ *    TOOL_CALL_RESULT answering a history call, text in the assistant message its tool calls created.
  *
  * The run's `runId` on RUN_FINISHED is not compared with RUN_STARTED's, as the client does not.
  *
@@ -128,9 +155,13 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  * // results: [ '#1 content-without-start' ]
  * ```
  *
+ * @param options The conversation before the stream, for `id-collision`.
  * @return A fresh {@link AguiVerifier}, with no run seen yet.
  */
-export function createAguiVerifier(): AguiVerifier {
+export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerifier {
+  // The history (when given, the id-collision rule is on), and every message and tool call id the client holds in the run.
+  const history = options?.messages;
+  let conversation = createConversationIds(history);
   // Where the stream is: nothing yet, in a run, or after the run's terminal event.
   let phase: 'idle' | 'running' | 'finished' | 'errored' = 'idle';
   // The run being checked (its id, if its RUN_STARTED gave one, and where it started), and where it ended.
@@ -186,8 +217,34 @@ export function createAguiVerifier(): AguiVerifier {
     return true;
   };
 
+  /** Reports a message start whose id names what the client holds (see `id-collision`), and records it. */
+  const checkMessageStart = (id: string, start: MessageStart, role: string, activityType?: string) => {
+    if (history === undefined) return;
+    const collision = conversation.messageCollision(id, start, activityType);
+    if (collision !== undefined) report('id-collision', `${type} starts a message under id '${id}', which names ${collision}. ${collisionAdvice}`);
+    if (collision !== undefined || conversation.message(id)?.history !== false) conversation.addMessage(id, start, role, activityType);
+  };
+
+  /** The same for a tool call: its id, its parent, and the message the client names after it when it has no assistant parent. */
+  const checkCallStart = (id: string, parentMessageId: string | undefined) => {
+    if (history === undefined) return;
+    let namedAfterCall = parentMessageId === undefined;
+    if (parentMessageId !== undefined) {
+      const parent = conversation.message(parentMessageId);
+      if (parent === undefined) conversation.addMessage(parentMessageId, 'toolCallMessage', 'assistant');
+      else if (parent.history) report('id-collision', `${type} for tool call '${id}' names parentMessageId '${parentMessageId}', which is ${describeKnownMessage(parent)}: the client would add the call to it. ${collisionAdvice}`);
+      else namedAfterCall = parent.role !== 'assistant';
+    }
+    if (conversation.isRunCall(id)) return;
+    const known = namedAfterCall ? conversation.message(id) : undefined;
+    if (conversation.isHistoryCall(id)) report('id-collision', `${type} starts a tool call under id '${id}', which names a tool call of the conversation history. ${collisionAdvice}`);
+    else if (known !== undefined) report('id-collision', `${type} starts a tool call under id '${id}' without an assistant parentMessageId, so the client names its message '${id}', which names ${describeKnownMessage(known)}. ${collisionAdvice}`);
+    conversation.addCall(id);
+    if (namedAfterCall) conversation.addMessage(id, 'toolCallMessage', 'assistant');
+  };
+
   /** Opens a streamed entity; false (and reported) when it cannot be. */
-  const openEntity = (kind: EntityKind, id: string, tag: Lane, parentMessageId?: string): boolean => {
+  const openEntity = (kind: EntityKind, id: string, tag: Lane, parentMessageId?: string, role?: string): boolean => {
     const open = run.open.get(kind)!;
     const openedAt = open.get(id);
     if (openedAt !== undefined) {
@@ -217,6 +274,8 @@ export function createAguiVerifier(): AguiVerifier {
     } else {
       owners.set(id, tag !== undefined ? tag : inherited);
     }
+    if (kind === entityKind.toolCall) checkCallStart(id, parentMessageId);
+    else checkMessageStart(id, messageStarts.get(kind)!, role ?? 'assistant');
     open.set(id, at);
     return true;
   };
@@ -309,7 +368,7 @@ export function createAguiVerifier(): AguiVerifier {
       return;
     }
     const parentMessageId = str(fields.parentMessageId);
-    if (!openEntity(kind, id, tag, parentMessageId)) return;
+    if (!openEntity(kind, id, tag, parentMessageId, str(fields.role))) return;
     run.lanes.set(lane, { kind, id, role: str(fields.role) ?? 'assistant', name: str(fields.name), toolCallName, parentMessageId });
   };
 
@@ -335,6 +394,9 @@ export function createAguiVerifier(): AguiVerifier {
     runStartedAt = at;
     strayReported = false;
     seedOwners((fields.input as { messages?: unknown } | undefined)?.messages, false);
+    // Each run is checked afresh against the history, and the input the client sent.
+    conversation = createConversationIds(history);
+    conversation.seed((fields.input as { messages?: unknown } | undefined)?.messages);
   };
 
   /** What is still open, one entry per kind in the order the client checks them: quoted ids and the event that closes them. */
@@ -390,7 +452,7 @@ export function createAguiVerifier(): AguiVerifier {
       if (run.lanes.size > 0) closeLane(tag);
       const id = str(fields[role.kind.idField]);
       if (id === undefined) return;
-      if (role.role === 'start') openEntity(role.kind, id, tag, str(fields.parentMessageId));
+      if (role.role === 'start') openEntity(role.kind, id, tag, str(fields.parentMessageId), str(fields.role));
       else continueEntity(role.kind, id, tag, role.role);
       return;
     }
@@ -418,6 +480,7 @@ export function createAguiVerifier(): AguiVerifier {
       case EventType.MESSAGES_SNAPSHOT:
         closeAllLanes();
         seedOwners(fields.messages, true);
+        conversation.seed(fields.messages);
         return;
       case EventType.STEP_STARTED:
       case EventType.STEP_FINISHED: {
@@ -448,12 +511,14 @@ export function createAguiVerifier(): AguiVerifier {
         // The result mints a tool message: its id is on record, owned by whoever sent the result.
         const messageId = str(fields.messageId);
         if (messageId !== undefined) run.owners.message.set(messageId, tag);
+        if (messageId !== undefined) checkMessageStart(messageId, 'toolResult', str(fields.role) ?? 'tool');
         return;
       }
       case EventType.ACTIVITY_SNAPSHOT: {
         const messageId = str(fields.messageId);
         // Only a new or replacing snapshot (re)defines who owns the activity.
         if (messageId !== undefined && (!run.owners.activity.has(messageId) || fields.replace !== false)) run.owners.activity.set(messageId, tag);
+        if (messageId !== undefined) checkMessageStart(messageId, 'activity', 'activity', str(fields.activityType));
         return;
       }
       case EventType.ACTIVITY_DELTA: {

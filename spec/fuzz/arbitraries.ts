@@ -1,4 +1,4 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type Message } from '@ag-ui/core';
 import fc from 'fast-check';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 
@@ -230,3 +230,72 @@ export const hostileCase: fc.Arbitrary<HostileCase> = fc
 
 /** A case cut short: the consumer unsubscribes after `takeCount` output events. */
 export const cutCase: fc.Arbitrary<HostileCase> = fc.tuple(hostileCase, fc.nat({ max: 40 })).map(([c, takeCount]) => ({ ...c, takeCount }));
+
+// --- a conversation history, and runs whose ids collide with it -----------
+
+/** A run on top of a history: the history, the agent's events (ids reused from the history and across kinds), and what the client should end with. */
+export interface HistoryCase {
+  /** The conversation before the run (RunAgentInput `messages`): ids unique within it, many shared with the turn's. */
+  history: Message[];
+  events: AgentEvent[];
+  intent: TurnIntent;
+  /** Each activity the run sends, by producer id: the last snapshot's type and content, and whether it updates the history's surface. */
+  activities: Map<string, { activityType: string; content: Record<string, unknown>; updatesHistory: boolean }>;
+}
+
+// Ids the generated turns use (m<n>, r<n>, c<n>_<i>), a user's, and the history's A2UI surface.
+const messageIdPool = ['m1', 'm2', 'm3', 'r1', 'r2', 'c1_0', 'c2_0', 'c2_1', 'u1', 'surface-1'];
+const callIdPool = ['c1_0', 'c2_0', 'c2_1', 'c3_0', 'm1', 'm2'];
+const SURFACE = 'a2ui-surface';
+
+const historyMessage = (id: string, kind: number, callId: string): Message => {
+  if (id === 'surface-1') return { id, role: 'activity', activityType: SURFACE, content: { a2ui_operations: [] } };
+  switch (kind % 4) {
+    case 0:
+      return { id, role: 'user', content: `question ${id}` };
+    case 1:
+      return { id, role: 'assistant', content: '', toolCalls: [{ id: callId, type: 'function', function: { name: 'search', arguments: `{"q":"${id}"}` } }] };
+    case 2:
+      return { id, role: 'tool', toolCallId: callId, content: `result ${id}` };
+    default:
+      return { id, role: 'assistant', content: `answer ${id}` };
+  }
+};
+
+/** A valid history: unique message ids and unique tool call ids, drawn from the ids the turns use. */
+export const conversationHistory: fc.Arbitrary<Message[]> = fc
+  .tuple(fc.uniqueArray(fc.constantFrom(...messageIdPool), { maxLength: 6 }), fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), fc.shuffledSubarray(callIdPool, { minLength: 6, maxLength: 6 }))
+  .map(([ids, kinds, callIds]) => ids.map((id, index) => historyMessage(id, kinds[index], callIds[index])));
+
+/** A well-formed turn on a history, with activity snapshots and tool result message ids that reuse the history's ids and the turn's own. */
+export const historyCase: fc.Arbitrary<HistoryCase> = fc
+  .tuple(
+    conversationHistory,
+    wellFormedTurn,
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom(...messageIdPool, 'act1'), fc.constantFrom(SURFACE, 'plan'), fc.nat({ max: 9 })), { maxLength: 4 }),
+    fc.array(fc.option(fc.constantFrom(...messageIdPool), { nil: undefined }), { maxLength: 8 }),
+  )
+  .map(([history, turn, snapshots, resultIds]) => {
+    const events = [...turn.events];
+    // Tool results under producer message ids that may name anything.
+    let result = 0;
+    for (let i = 0; i < events.length; i++) {
+      if (events[i].type !== EventType.TOOL_CALL_RESULT) continue;
+      const messageId = resultIds[result++];
+      if (messageId !== undefined) events[i] = { ...events[i], messageId } as AgentEvent;
+    }
+    const activities: HistoryCase['activities'] = new Map();
+    for (const [at, messageId, activityType, n] of snapshots) {
+      const content = { a2ui_operations: [{ n }] };
+      events.splice(at % (events.length + 1), 0, { type: EventType.ACTIVITY_SNAPSHOT, messageId, activityType, content });
+    }
+    // What each activity ends as, read in stream order: the first snapshot decides whether it is the history's surface.
+    for (const event of events) {
+      if (event.type !== EventType.ACTIVITY_SNAPSHOT) continue;
+      const { messageId, activityType, content } = event as { messageId: string; activityType: string; content: Record<string, unknown> };
+      const seen = activities.get(messageId);
+      const updatesHistory = seen?.updatesHistory ?? history.some((message) => message.id === messageId && message.role === 'activity' && message.activityType === activityType);
+      activities.set(messageId, { activityType, content, updatesHistory });
+    }
+    return { history, events, intent: turn.intent, activities };
+  });

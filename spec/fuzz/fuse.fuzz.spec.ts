@@ -3,6 +3,7 @@ import { concat, from, materialize, Observable, pipe, take, throwError, toArray,
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../../lib/protocol/diagnostics.js';
 import { activityDelta } from '../../operators/activityDelta.js';
+import { distinctIds } from '../../operators/distinctIds.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { mapStepLifecycle } from '../../operators/mapStepLifecycle.js';
 import { openMessageStartContentEnd } from '../../operators/openMessageStartContentEnd.js';
@@ -13,7 +14,7 @@ import { sequentialIds } from '../support/helpers.js';
 import { cutCase, hostileCase, type HostileCase } from './arbitraries.js';
 
 /**
- * toAgui runs its six operators fused into one subscription (lib/protocol/createOperator.ts `fuse`). Whatever the
+ * toAgui runs its seven operators fused into one subscription (lib/protocol/createOperator.ts `fuse`). Whatever the
  * input, that must be indistinguishable from `pipe()` of the same operators: same notifications,
  * same diagnostics, same teardown.
  */
@@ -37,6 +38,7 @@ async function observe({ events, errorAt, takeCount }: HostileCase, fused: boole
     : pipe(
         openMessageStartContentEnd(options),
         toolCallCorrelator(options),
+        distinctIds(options),
         mapStepLifecycle(options),
         stateDelta({}),
         activityDelta(),
@@ -56,7 +58,7 @@ async function observe({ events, errorAt, takeCount }: HostileCase, fused: boole
 }
 
 describe('fuse (toAgui) under fuzzing (fast-check)', () => {
-  it('should emit exactly what pipe() of the same six operators emits, for hostile and cut-short input', async () => {
+  it('should emit exactly what pipe() of the same seven operators emits, for hostile and cut-short input', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(hostileCase, cutCase), async (testCase: HostileCase) => {
         const fused = await observe(testCase, true);

@@ -6,7 +6,7 @@ import { createAguiVerifier, type AguiViolation } from '../../lib/tracking/verif
 import { toAgui } from '../../operators/toAgui.js';
 import { collect, terminals } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';
-import { cutCase, hostileCase, shuffledTurn, wellFormedTurn, type HostileCase, type TurnIntent } from './arbitraries.js';
+import { cutCase, historyCase, hostileCase, shuffledTurn, wellFormedTurn, type HistoryCase, type HostileCase, type TurnIntent } from './arbitraries.js';
 
 /**
  * Property-based specs of toAgui: arbitrary agent event sequences in, one well-formed AG-UI run out.
@@ -29,9 +29,9 @@ function source(events: readonly unknown[], errorAt?: number): Observable<AgentE
   return concat(from(events.slice(0, errorAt) as AgentEvent[]), throwError(() => new Error('agent failed')));
 }
 
-/** Every violation the verifier finds in `events`; `ended` adds what the end of the stream leaves wrong. */
-function violationsOf(events: readonly Event[], ended = true): AguiViolation[] {
-  const verifier = createAguiVerifier();
+/** Every violation the verifier finds in `events`; `ended` adds what the end of the stream leaves wrong; `messages` turns on id-collision. */
+function violationsOf(events: readonly Event[], ended = true, messages?: Message[]): AguiViolation[] {
+  const verifier = createAguiVerifier({ messages });
   const found = events.flatMap((event, index) => verifier.verify(event, index));
   return ended ? [...found, ...verifier.end()] : found;
 }
@@ -61,6 +61,26 @@ function reconstructed(messages: Message[], state: unknown): TurnIntent {
     }
   }
   return intent;
+}
+
+/** A multiset of strings, as a sorted list, for comparing what was built regardless of the ids it got. */
+const bag = (items: readonly string[]) => [...items].sort();
+
+/** What the run added to the client's messages, id-free: text, reasoning, calls with their results, activities. */
+function builtByRun(messages: Message[]) {
+  const calls = new Map<string, string>();
+  for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, `${call.function.name} ${call.function.arguments}`);
+  const texts: string[] = [];
+  const reasonings: string[] = [];
+  const results: string[] = [];
+  const activities: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant' && typeof message.content === 'string' && message.content !== '') texts.push(message.content);
+    else if (message.role === 'reasoning') reasonings.push(message.content);
+    else if (message.role === 'tool') results.push(`${calls.get(message.toolCallId)} -> ${String(message.content)}`);
+    else if (message.role === 'activity') activities.push(`${message.activityType} ${JSON.stringify(message.content)}`);
+  }
+  return { texts: bag(texts), reasonings: bag(reasonings), calls: bag([...calls.values()]), results: bag(results), activities: bag(activities) };
 }
 
 describe('toAgui under fuzzing (fast-check)', () => {
@@ -114,6 +134,48 @@ describe('toAgui under fuzzing (fast-check)', () => {
       }),
       params(share(0.4)),
     );
+  }, timeout);
+
+  it('should keep the history intact and build exactly the intended messages when the run reuses history ids and ids across kinds', async () => {
+    const tally = { cases: 0, collided: 0 };
+    await fc.assert(
+      fc.asyncProperty(historyCase, async ({ history, events, intent, activities }: HistoryCase) => {
+        casesRun++;
+        const input = { ...run, messages: history, tools: [], context: [], state: {}, forwardedProps: {} };
+        let diagnostics = 0;
+        const output = await collect(from(events).pipe(toAgui({ ...run, input, onDiagnostic: () => void diagnostics++ })));
+        tally.cases++;
+        if (diagnostics > 0) tally.collided++;
+        expect(violationsOf(output, true, history)).toEqual([]);
+        const oracle = await runWithOracle(from(output), { initialMessages: structuredClone(history) });
+        // The history is untouched, but for the surfaces the run updated in place (same id, same activity type).
+        const updated = new Map([...activities].filter(([, activity]) => activity.updatesHistory));
+        const expectedHistory = history.map((message) => {
+          const activity = updated.get(message.id);
+          return activity === undefined ? message : { ...message, activityType: activity.activityType, content: activity.content };
+        });
+        expect(oracle.messages.slice(0, history.length)).toEqual(expectedHistory);
+        // Every message and tool call has an id of its own.
+        const messageIds = oracle.messages.map((message) => message.id);
+        expect(new Set(messageIds).size).toBe(messageIds.length);
+        const callIds = oracle.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : []));
+        expect(new Set(callIds).size).toBe(callIds.length);
+        // What the run added is what it meant, whatever ids it went under.
+        const built = builtByRun(oracle.messages.slice(history.length));
+        expect(built.texts).toEqual(bag([...intent.texts.values()]));
+        expect(built.reasonings).toEqual(bag([...intent.reasonings.values()]));
+        expect(built.calls).toEqual(bag([...intent.toolCalls.values()].map((call) => `${call.name} ${call.arguments}`)));
+        const answered = [...intent.results].map(([id, content]) => `${intent.toolCalls.get(id)!.name} ${intent.toolCalls.get(id)!.arguments} -> ${content}`);
+        expect(built.results).toEqual(bag(answered));
+        const created = [...activities.values()].filter((activity) => !activity.updatesHistory);
+        expect(built.activities).toEqual(bag(created.map((activity) => `${activity.activityType} ${JSON.stringify(activity.content)}`)));
+        expect(oracle.state).toEqual(intent.state ?? {});
+      }),
+      params(share(0.1)),
+    );
+    // The generator must exercise collisions, and runs without any.
+    expect(tally.collided).toBeGreaterThan(tally.cases / 5);
+    expect(tally.collided).toBeLessThan(tally.cases);
   }, timeout);
 
   it('should emit only a valid prefix and tear the agent down when the consumer unsubscribes at a random point', async () => {

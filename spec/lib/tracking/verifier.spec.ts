@@ -1,4 +1,4 @@
-import type { Event } from '@ag-ui/core';
+import type { Event, Message } from '@ag-ui/core';
 import { from } from 'rxjs';
 import { createAguiVerifier, type AguiViolation } from '../../../lib/tracking/verifier.js';
 import { fixtureFiles, haveFixtures, readAguiRecording } from '../../support/fixtures.js';
@@ -727,5 +727,77 @@ describe('createAguiVerifier on events it cannot read', () => {
     const violations = violationsOf([RS, hostile, RF]);
     expect(violations.map(({ index, rule }) => `${index} ${rule}`)).toEqual(['1 invalid-event']);
     expect(violations[0].message).toBe('The event could not be read: role is not available. Send plain data objects.');
+  });
+});
+
+describe('createAguiVerifier id-collision (given the history)', () => {
+  const history: Message[] = [
+    { id: 'u1', role: 'user', content: 'Find rxjs' },
+    { id: 'a1', role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":"old"}' } }] },
+    { id: 'surface-1', role: 'activity', activityType: 'a2ui-surface', content: {} },
+  ];
+  const advice = 'The client finds messages and tool calls by id and would change the one it holds: give every message and tool call a run starts an id of its own.';
+  const check = (events: readonly unknown[], messages: Message[] = history) => {
+    const verifier = createAguiVerifier({ messages });
+    return [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
+  };
+  const rules = (violations: AguiViolation[]) => violations.map(({ index, rule }) => `#${index} ${rule}`);
+
+  it('should report a text message, a tool call and a tool result message that reuse history ids, naming the id and what it collided with', () => {
+    const violations = check([
+      RS,
+      start('u1'),
+      end('u1'),
+      toolStart('c1', { parentMessageId: 'm2' }),
+      toolEnd('c1'),
+      { type: 'TOOL_CALL_RESULT', messageId: 'a1', toolCallId: 'c1', content: 'x' },
+      RF,
+    ]);
+    expect(violations).toEqual([
+      { index: 1, type: 'TEXT_MESSAGE_START', rule: 'id-collision', message: `TEXT_MESSAGE_START starts a message under id 'u1', which names a user message of the conversation history. ${advice}` },
+      { index: 3, type: 'TOOL_CALL_START', rule: 'id-collision', message: `TOOL_CALL_START starts a tool call under id 'c1', which names a tool call of the conversation history. ${advice}` },
+      { index: 5, type: 'TOOL_CALL_RESULT', rule: 'id-collision', message: `TOOL_CALL_RESULT starts a message under id 'a1', which names an assistant message of the conversation history. ${advice}` },
+    ]);
+  });
+
+  it('should report an ACTIVITY_SNAPSHOT reusing a text message\'s id, a text chunk reusing an activity\'s, and a call put into a history message', () => {
+    const violations = check([
+      RS,
+      start('m1'),
+      { type: 'ACTIVITY_SNAPSHOT', messageId: 'm1', activityType: 'plan', content: {} },
+      end('m1'),
+      { type: 'ACTIVITY_SNAPSHOT', messageId: 'p1', activityType: 'plan', content: {} },
+      { type: 'TEXT_MESSAGE_CHUNK', messageId: 'p1', delta: 'x' },
+      toolStart('c2', { parentMessageId: 'a1' }),
+      toolEnd('c2'),
+      RF,
+    ]);
+    expect(rules(violations)).toEqual(['#2 id-collision', '#5 id-collision', '#6 id-collision']);
+    expect(violations[0].message).toBe(`ACTIVITY_SNAPSHOT starts a message under id 'm1', which names this run's text message. ${advice}`);
+    expect(violations[2].message).toBe(`TOOL_CALL_START for tool call 'c2' names parentMessageId 'a1', which is an assistant message of the conversation history: the client would add the call to it. ${advice}`);
+  });
+
+  it('should accept the updates that keep their ids: a history surface replaced, a history call answered, text in its tool call\'s message', () => {
+    expect(
+      check([
+        RS,
+        { type: 'ACTIVITY_SNAPSHOT', messageId: 'surface-1', activityType: 'a2ui-surface', content: { a: 1 }, replace: true },
+        { type: 'ACTIVITY_SNAPSHOT', messageId: 'surface-1', activityType: 'a2ui-surface', content: { a: 2 } },
+        { type: 'TOOL_CALL_RESULT', messageId: 't2', toolCallId: 'c1', content: 'approved' },
+        toolStart('c3', { parentMessageId: 'm3' }),
+        toolEnd('c3'),
+        start('m3'),
+        end('m3'),
+        RF,
+      ]),
+    ).toEqual([]);
+  });
+
+  it('should take a RUN_STARTED input and a MESSAGES_SNAPSHOT as history, check each run afresh, and stay off without the option', () => {
+    const echo = { ...RS, input: { threadId: 't1', runId: 'r1', messages: [{ id: 'h1', role: 'user', content: 'x' }], tools: [], context: [], state: {}, forwardedProps: {} } };
+    const events = [echo, start('h1'), end('h1'), { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'h2', role: 'user', content: 'y' }] }, start('h2'), end('h2'), RF];
+    expect(rules(check(events, []))).toEqual(['#1 id-collision', '#4 id-collision']);
+    expect(check([RS, start('m1'), end('m1'), RF, RS, start('m1'), end('m1'), RF], [])).toEqual([]);
+    expect(violationsOf(events)).toEqual([]);
   });
 });

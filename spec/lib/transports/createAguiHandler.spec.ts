@@ -91,6 +91,42 @@ describe('createAguiHandler (node:http)', () => {
     expect(agent.state).toEqual({ count: 1, city: 'Oslo' });
   });
 
+  it('should keep the client\'s history intact when the agent reuses its ids (issue 14 item 4): fresh ids, one diagnostic each', async () => {
+    const history = [
+      { id: 'u1', role: 'user' as const, content: 'Find rxjs' },
+      { id: 'a1', role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', type: 'function' as const, function: { name: 'search', arguments: '{"q":"old"}' } }] },
+      { id: 't1', role: 'tool' as const, toolCallId: 'c1', content: '3 hits' },
+    ];
+    const diagnostics: string[] = [];
+    let seen: RunAgentInput | undefined;
+    const reusing: AguiAgent = (runInput) => {
+      seen = runInput;
+      return from<AgentEvent[]>([
+        { type: 'TEXT_MESSAGE_CHUNK', messageId: 'u1', delta: 'Searching again' },
+        { type: 'ACTIVITY_SNAPSHOT', messageId: 'u1', activityType: 'plan', content: { steps: ['search'] } },
+        { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: 'search', delta: '{"q":"new"}' },
+        { type: 'TOOL_CALL_RESULT', toolCallId: 'c1', messageId: 't1', content: '5 hits' },
+      ]).pipe(delay(1));
+    };
+    ({ server, url } = await listen(createAguiHandler(reusing, { onDiagnostic: (diagnostic) => void diagnostics.push(diagnostic.message) })));
+    const agent = new HttpAgent({ url, threadId: 'thread-1', initialMessages: structuredClone(history) });
+    await agent.runAgent({ runId: 'run-1' });
+    expect(seen?.messages).toEqual(history);
+    // The result goes right after its call's message, before the activity.
+    const [text, result, activity] = agent.messages.slice(3) as { id: string; toolCalls?: { id: string }[] }[];
+    const callId = text?.toolCalls?.[0]?.id;
+    expect(agent.messages).toEqual([
+      ...history,
+      { id: text?.id, role: 'assistant', content: 'Searching again', toolCalls: [{ id: callId, type: 'function', function: { name: 'search', arguments: '{"q":"new"}' } }] },
+      { id: result?.id, role: 'tool', toolCallId: callId, content: '5 hits' },
+      { id: activity?.id, role: 'activity', activityType: 'plan', content: { steps: ['search'] } },
+    ]);
+    const [textId, resultId, activityId] = [text?.id, result?.id, activity?.id];
+    expect(new Set([textId, activityId, resultId, 'u1', 'a1', 't1']).size).toBe(6);
+    expect(callId).not.toBe('c1');
+    expect(diagnostics).toHaveLength(4);
+  });
+
   it('should serve the official HttpAgent over protobuf when it asks for it', async () => {
     let contentType: string | undefined;
     const handler = createAguiHandler(scripted);

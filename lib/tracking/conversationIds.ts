@@ -1,0 +1,131 @@
+import { isObject } from '../protocol/values.js';
+
+/**
+ * What a run starts in the client's message list (`@ag-ui/client` keeps one list, found by `id`
+ * whatever the role): a text message, a reasoning message or span, a TOOL_CALL_RESULT's tool
+ * message, an activity, or the assistant message a TOOL_CALL_START creates for its call (named
+ * after its `parentMessageId`, or after the call itself when it has none).
+ */
+export type MessageStart = 'text' | 'reasoning' | 'toolResult' | 'activity' | 'toolCallMessage';
+
+/** One message id the client holds (or will hold): where it came from and what it is. */
+export interface KnownMessage {
+  /** From the conversation before the run (`input.messages`, or a MESSAGES_SNAPSHOT), not started by the run. */
+  readonly history: boolean;
+  /** The message's role in the client (`assistant`, `user`, `reasoning`, `tool`, `activity`, …). */
+  readonly role: string;
+  /** What the run started under this id (absent for the history). */
+  readonly start?: MessageStart;
+  /** An activity's `activityType`. */
+  readonly activityType?: string;
+}
+
+/**
+ * The ids of one conversation as the official client keys them: messages by `id` (one namespace
+ * for every role) and tool calls by `toolCalls[].id`, each from the history or started by the run.
+ * Pure bookkeeping, no RxJS; shared by `distinctIds` (which repairs) and the verifier (which reports).
+ */
+export interface ConversationIds {
+  /** Records `messages` (a RunAgentInput's or a MESSAGES_SNAPSHOT's) and their tool calls as history. Anything not a message is skipped. */
+  seed(messages: unknown): void;
+  /** The message the client holds under `id`, if any. */
+  message(id: string): KnownMessage | undefined;
+  /** Records that the run started `start` under `id`, with the client's `role` for it. */
+  addMessage(id: string, start: MessageStart, role: string, activityType?: string): void;
+  /** Whether a tool call of the history is named `id`. */
+  isHistoryCall(id: string): boolean;
+  /** Whether the run started a tool call named `id`. */
+  isRunCall(id: string): boolean;
+  /** Records that the run started a tool call named `id`. */
+  addCall(id: string): void;
+
+  /**
+   * What the run starting `start` under `id` would collide with, described for a person
+   * (`a user message of the conversation history`), or `undefined` when `id` is free or names the
+   * same entity: a text message may join the assistant message its tool calls created; an
+   * ACTIVITY_SNAPSHOT may update an activity of the same `activityType` (the history's too).
+   */
+  messageCollision(id: string, start: MessageStart, activityType?: string): string | undefined;
+}
+
+// What a run-started message is, for the collision descriptions.
+const startNouns: Record<MessageStart, string> = {
+  text: 'text message',
+  reasoning: 'reasoning message',
+  toolResult: 'tool result message',
+  activity: 'activity',
+  toolCallMessage: 'assistant message of a tool call',
+};
+
+// 'an activity', 'an assistant message', 'a user message'.
+const article = (noun: string) => (/^[aeio]/.test(noun) ? 'an' : 'a');
+
+/** A person's description of a known message: `a user message of the conversation history`, `this run's reasoning message`. */
+export function describeKnownMessage(known: KnownMessage): string {
+  if (known.history) {
+    const noun = known.role === 'activity' ? `activity${known.activityType === undefined ? '' : ` '${known.activityType}'`}` : `${known.role} message`;
+    return `${article(noun)} ${noun} of the conversation history`;
+  }
+  const noun = known.start === 'activity' && known.activityType !== undefined ? `activity '${known.activityType}'` : startNouns[known.start!];
+  return `this run's ${noun}`;
+}
+
+/** Whether a run-started message of kind `existing` may be continued by a start of kind `start` under its id. */
+function sameEntity(existing: KnownMessage, start: MessageStart, activityType: string | undefined): boolean {
+  if (existing.history) return start === 'activity' && existing.role === 'activity' && existing.activityType === activityType;
+  switch (start) {
+    case 'text':
+      // The client streams text into the assistant message a tool call created (AG-UI's usual order for a turn).
+      return existing.start === 'text' || (existing.start === 'toolCallMessage' && existing.role === 'assistant');
+    case 'reasoning':
+    case 'activity':
+      return existing.start === start;
+    // A tool message is new by definition; so is the message the client names after a call (it never looks one up).
+    case 'toolResult':
+    case 'toolCallMessage':
+      return false;
+    default: {
+      const unreachable: never = start;
+      return unreachable;
+    }
+  }
+}
+
+/** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
+export function createConversationIds(history?: unknown): ConversationIds {
+  // Message id -> what the client holds under it.
+  const messages = new Map<string, KnownMessage>();
+  // Tool call id -> whether the history holds it (true) or the run started it (false).
+  const calls = new Map<string, boolean>();
+
+  const seed = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const message of list) {
+      if (!isObject(message) || typeof message.id !== 'string') continue;
+      const role = typeof message.role === 'string' ? message.role : 'unknown';
+      messages.set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
+      if (!Array.isArray(message.toolCalls)) continue;
+      for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') calls.set(call.id, true);
+    }
+  };
+  seed(history);
+
+  return {
+    seed,
+    message: (id) => messages.get(id),
+    addMessage(id, start, role, activityType) {
+      messages.set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
+    },
+    isHistoryCall: (id) => calls.get(id) === true,
+    isRunCall: (id) => calls.get(id) === false,
+    addCall(id) {
+      calls.set(id, false);
+    },
+
+    messageCollision(id, start, activityType) {
+      const known = messages.get(id);
+      if (known === undefined || sameEntity(known, start, activityType)) return undefined;
+      return describeKnownMessage(known);
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import { EventType } from '@ag-ui/core';
+import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../protocol/diagnostics.js';
+import type { IdGenerator } from '../protocol/generateId.js';
+import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
+import { isObject } from '../protocol/values.js';
+import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
+
+/** What {@link trackIdCollisions} needs: the history, where its decisions go, and how ids are made. */
+export interface IdCollisionsOptions {
+  /** The conversation before the run (RunAgentInput `messages`): its message and tool call ids are taken. */
+  history?: unknown;
+  /** Mints the fresh ids given to colliding starts. */
+  mint: IdGenerator;
+  /** Told about each id that was replaced. */
+  diagnose: DiagnosticHandler;
+  /** Receives every event to send, in order, under the ids it goes on the wire with. */
+  emit(event: AgentEvent): void;
+}
+
+/** The id collisions of one subscription (see `distinctIds`' rules). */
+export interface IdCollisions {
+  /** Takes one event and emits it, with its ids rewritten where the run gave them fresh ones. */
+  next(event: AgentEvent): void;
+}
+
+type Fields = Record<string, unknown>;
+
+const advice =
+  'Give every message and tool call the run starts an id of its own: the client finds messages and tool calls by id, and would change the one it already holds.';
+
+const startNouns: Record<MessageStart, string> = {
+  text: 'text message',
+  reasoning: 'reasoning message',
+  toolResult: 'tool result message',
+  activity: 'activity',
+  toolCallMessage: 'assistant message',
+};
+
+/**
+ * Whose later events a renamed message's producer id stands for: the same producer id may name a
+ * text message and an activity at once (that is the collision), so each kind keeps its own renames.
+ * Text shares its renames with the assistant message a tool call's parent creates: text joins it.
+ */
+type Family = 'text' | 'reasoning' | 'toolResult' | 'activity';
+const familyOf: Record<MessageStart, Family> = { text: 'text', toolCallMessage: 'text', reasoning: 'reasoning', toolResult: 'toolResult', activity: 'activity' };
+
+// The family (or tool calls) whose renames each streamed kind's events follow.
+const kindFamilies = new Map<EntityKind, Family | 'call'>([
+  [entityKind.textMessage, 'text'],
+  [entityKind.reasoningMessage, 'reasoning'],
+  [entityKind.reasoning, 'reasoning'],
+  [entityKind.toolCall, 'call'],
+]);
+// The events that only continue or close an entity (the table's content and end events), and whose renames they follow.
+const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Family | 'call'>([
+  ...[...entityEvents]
+    .filter(([, entry]) => (entry.role === 'content' || entry.role === 'end') && kindFamilies.has(entry.kind))
+    .map(([type, entry]) => [type, kindFamilies.get(entry.kind)!] as const),
+  [EventType.ACTIVITY_DELTA, 'activity'],
+]);
+
+/**
+ * Creates the id-collision tracker of one subscription: every message and tool call the run
+ * starts gets an id that names nothing else the client holds (the history's messages and tool
+ * calls, and the run's messages of other kinds), a fresh one when the producer's would; the
+ * entity's later events follow it. Pure bookkeeping, no RxJS.
+ */
+export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollisionsOptions): IdCollisions {
+  const ids = createConversationIds(history);
+  // Producer id -> the fresh id its entity was given: per message family, and for tool calls.
+  const messageIds: Record<Family, Map<string, string>> = { text: new Map(), reasoning: new Map(), toolResult: new Map(), activity: new Map() };
+  const callIds = new Map<string, string>();
+  const renames: Record<Family | 'call', Map<string, string>> = { ...messageIds, call: callIds };
+
+  // How many ids were renamed: while none is, per-token events pass untouched.
+  let renamed = 0;
+
+  const wire = (map: Map<string, string>, id: string) => (map.size === 0 ? id : (map.get(id) ?? id));
+  const callWire = (id: string) => wire(callIds, id);
+
+  // The event with `field` set to `id` (the event itself when it already is).
+  const withField = (event: Fields, field: string, id: string) => (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
+
+  const continued = (event: Fields, field: string, map: Map<string, string>) => {
+    const id = event[field];
+    if (map.size === 0 || typeof id !== 'string') return emit(event as AgentEvent);
+    emit(withField(event, field, map.get(id) ?? id));
+  };
+
+  /** The wire id of a message the run starts under the producer's `producerId`. */
+  const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
+    const familyRenames = messageIds[familyOf[start]];
+    const candidate = wire(familyRenames, producerId);
+    const collision = ids.messageCollision(candidate, start, activityType);
+    if (collision === undefined) {
+      // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
+      if (ids.message(candidate)?.history !== false) ids.addMessage(candidate, start, role, activityType);
+      return candidate;
+    }
+    const fresh = mint();
+    familyRenames.set(producerId, fresh);
+    renamed++;
+    ids.addMessage(fresh, start, role, activityType);
+    diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
+    return fresh;
+  };
+
+  const onMessageStart = (type: string, event: Fields, start: MessageStart, role: string, activityType?: string) => {
+    const producerId = event.messageId;
+    if (typeof producerId !== 'string') return emit(event as AgentEvent);
+    emit(withField(event, 'messageId', startMessage(type, event, producerId, start, role, activityType)));
+  };
+
+  /** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
+  const resolveParent = (event: Fields, producerId: string): { id: string; usable: boolean } => {
+    const id = wire(messageIds.text, producerId);
+    const known = ids.message(id);
+    if (known === undefined) {
+      // The client creates the assistant message under this id: later text of the turn joins it.
+      ids.addMessage(id, 'toolCallMessage', 'assistant');
+      return { id, usable: true };
+    }
+    if (!known.history) return { id, usable: known.role === 'assistant' };
+    const fresh = mint();
+    messageIds.text.set(producerId, fresh);
+    renamed++;
+    ids.addMessage(fresh, 'toolCallMessage', 'assistant');
+    diagnose({
+      message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
+      event,
+    });
+    return { id: fresh, usable: true };
+  };
+
+  const onCallStart = (event: Fields) => {
+    const producerId = event.toolCallId;
+    if (typeof producerId !== 'string') return emit(event as AgentEvent);
+    let toolCallId = callWire(producerId);
+    const parent = typeof event.parentMessageId === 'string' ? resolveParent(event, event.parentMessageId) : undefined;
+    // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
+    if (!ids.isRunCall(toolCallId)) {
+      // Without an assistant parent, the client creates a message named after the call.
+      const namedAfterCall = parent === undefined || !parent.usable;
+      const known = namedAfterCall ? ids.message(toolCallId) : undefined;
+      const collision = ids.isHistoryCall(toolCallId)
+        ? 'a tool call of the conversation history'
+        : known !== undefined
+          ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
+          : undefined;
+      if (collision !== undefined) {
+        const fresh = mint();
+        callIds.set(producerId, fresh);
+        renamed++;
+        diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
+        toolCallId = fresh;
+      }
+      ids.addCall(toolCallId);
+      if (namedAfterCall) ids.addMessage(toolCallId, 'toolCallMessage', 'assistant');
+    }
+    let out = withField(event, 'toolCallId', toolCallId) as unknown as Fields;
+    if (parent !== undefined) out = withField(out, 'parentMessageId', parent.id) as unknown as Fields;
+    emit(out as AgentEvent);
+  };
+
+  const onResult = (event: Fields) => {
+    // A result may answer a call of the history (a client tool, an approval): only calls the run renamed are renamed.
+    let out = event;
+    if (typeof event.toolCallId === 'string') out = withField(out, 'toolCallId', callWire(event.toolCallId)) as unknown as Fields;
+    if (typeof event.messageId === 'string') {
+      const role = typeof event.role === 'string' ? event.role : 'tool';
+      out = withField(out, 'messageId', startMessage(EventType.TOOL_CALL_RESULT, event, event.messageId, 'toolResult', role)) as unknown as Fields;
+    }
+    emit(out as AgentEvent);
+  };
+
+  const onRunFinished = (event: Fields) => {
+    const outcome = event.outcome;
+    if (callIds.size === 0 || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return emit(event as AgentEvent);
+    const pendingToolCallIds = outcome.pendingToolCallIds.map((id: unknown) => (typeof id === 'string' ? callWire(id) : id));
+    emit({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
+  };
+
+  return {
+    next(event) {
+      // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
+      if (renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return emit(event);
+      const type = eventTypeOf(event);
+      const fields = event as unknown as Fields;
+      const follows = continuations.get(type);
+      if (follows !== undefined) return continued(fields, follows === 'call' ? 'toolCallId' : 'messageId', renames[follows]);
+      switch (type) {
+        case EventType.TEXT_MESSAGE_START:
+          return onMessageStart(type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
+        case EventType.REASONING_START:
+        case EventType.REASONING_MESSAGE_START:
+          return onMessageStart(type, fields, 'reasoning', 'reasoning');
+        case EventType.ACTIVITY_SNAPSHOT:
+          return onMessageStart(type, fields, 'activity', 'activity', typeof fields.activityType === 'string' ? fields.activityType : undefined);
+        case EventType.TOOL_CALL_START:
+          return onCallStart(fields);
+        case EventType.TOOL_CALL_RESULT:
+          return onResult(fields);
+        case EventType.REASONING_ENCRYPTED_VALUE:
+          // A message's value is for a text message, or else a reasoning message, of that producer id.
+          if (fields.subtype === 'tool-call') return continued(fields, 'entityId', callIds);
+          return continued(fields, 'entityId', typeof fields.entityId === 'string' && messageIds.text.has(fields.entityId) ? messageIds.text : messageIds.reasoning);
+        case EventType.RUN_FINISHED:
+          return onRunFinished(fields);
+        case EventType.RUN_STARTED:
+          // An upstream RUN_STARTED echoing its input brings the history along.
+          if (isObject(fields.input)) ids.seed(fields.input.messages);
+          return emit(event);
+        case EventType.MESSAGES_SNAPSHOT:
+          // The snapshot is what the client holds from now on: its ids are taken like the history's.
+          ids.seed(fields.messages);
+          return emit(event);
+        default:
+          return emit(event);
+      }
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Message } from '@ag-ui/core';
+import { createConversationIds, describeKnownMessage } from '../../../lib/tracking/conversationIds.js';
+
+const history: Message[] = [
+  { id: 'u1', role: 'user', content: 'Hi' },
+  { id: 'a1', role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+  { id: 's1', role: 'activity', activityType: 'a2ui-surface', content: {} },
+];
+
+describe('createConversationIds', () => {
+  it('should take the history\'s message ids (every role) and its tool call ids', () => {
+    const ids = createConversationIds(history);
+    expect(ids.message('u1')).toEqual({ history: true, role: 'user' });
+    expect(ids.message('s1')).toEqual({ history: true, role: 'activity', activityType: 'a2ui-surface' });
+    expect(ids.isHistoryCall('c1')).toBe(true);
+    expect(ids.isHistoryCall('a1')).toBe(false);
+    expect(ids.isRunCall('c1')).toBe(false);
+  });
+
+  it('should find every start under a history message id a collision, but a snapshot of a history activity of the same type', () => {
+    const ids = createConversationIds(history);
+    for (const start of ['text', 'reasoning', 'toolResult', 'toolCallMessage'] as const) expect(ids.messageCollision('u1', start)).toBe('a user message of the conversation history');
+    expect(ids.messageCollision('a1', 'text')).toBe('an assistant message of the conversation history');
+    expect(ids.messageCollision('s1', 'activity', 'a2ui-surface')).toBeUndefined();
+    expect(ids.messageCollision('s1', 'activity', 'plan')).toBe("an activity 'a2ui-surface' of the conversation history");
+    expect(ids.messageCollision('free', 'text')).toBeUndefined();
+  });
+
+  it('should let a kind continue its own run message, text join a tool call\'s message, and find every other pairing a collision', () => {
+    const ids = createConversationIds();
+    ids.addMessage('t', 'text', 'assistant');
+    ids.addMessage('r', 'reasoning', 'reasoning');
+    ids.addMessage('x', 'toolResult', 'tool');
+    ids.addMessage('v', 'activity', 'activity', 'plan');
+    ids.addMessage('p', 'toolCallMessage', 'assistant');
+    const allowed = ['t text', 'r reasoning', 'v activity', 'p text'];
+    for (const id of ['t', 'r', 'x', 'v', 'p']) {
+      for (const start of ['text', 'reasoning', 'toolResult', 'activity', 'toolCallMessage'] as const) {
+        expect([`${id} ${start}`, ids.messageCollision(id, start, 'plan') === undefined]).toEqual([`${id} ${start}`, allowed.includes(`${id} ${start}`)]);
+      }
+    }
+    expect(ids.messageCollision('x', 'text')).toBe("this run's tool result message");
+    expect(describeKnownMessage(ids.message('v')!)).toBe("this run's activity 'plan'");
+  });
+
+  it('should skip what is not a message, and seed again from a snapshot', () => {
+    const ids = createConversationIds([null, 1, { id: 2 }, { id: 'n', toolCalls: [null, { id: 3 }, { id: 'k' }] }]);
+    expect(ids.message('n')).toEqual({ history: true, role: 'unknown' });
+    expect(ids.isHistoryCall('k')).toBe(true);
+    ids.seed('not a list');
+    ids.seed([{ id: 'later', role: 'user' }]);
+    expect(ids.message('later')?.history).toBe(true);
+  });
+});
