@@ -89,6 +89,8 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void, progress
   let stopped = false;
   const arm = (ms: number) => {
     timer = setTimeout(check, Math.min(ms, MAX_DELAY_MS));
+    // A stall check never keeps a process alive on its own: the connection it watches does.
+    (timer as { unref?: () => void }).unref?.();
   };
   const check = () => {
     timer = undefined;
