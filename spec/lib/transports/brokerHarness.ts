@@ -15,6 +15,19 @@ export const SCRIPT: AgentEvent[] = [
   { type: 'TEXT_MESSAGE_CHUNK', delta: 'It is -3°C.' },
 ];
 
+/** What the official client holds after one run of {@link SCRIPT} that answered user message `userId` ('Weather in Oslo?'). */
+export const scriptMessages = (userId = 'u1') => [
+  { id: userId, role: 'user', content: 'Weather in Oslo?' },
+  {
+    id: expect.any(String),
+    role: 'assistant',
+    content: 'Checking the weather.',
+    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
+  },
+  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
+  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
+];
+
 /**
  * A controllable agent for the broker specs: counts its starts, keeps each run's abort signal, and
  * plays a script per runId (default: {@link SCRIPT}, paced by a millisecond). `hold(runId, before,

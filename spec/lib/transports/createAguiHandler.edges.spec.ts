@@ -10,7 +10,7 @@ import { createRunBroker, type BrokerActivity, type RunBroker } from '../../../l
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { pollUntil } from '../../support/helpers.js';
-import { SCRIPT, quietly } from './brokerHarness.js';
+import { SCRIPT, quietly, scriptMessages } from './brokerHarness.js';
 import { framesOf, open, post, protoEventsOf, send, serveFetch, serveNode, type Loopback } from './brokerHttp.js';
 
 const PROTO = 'application/vnd.ag-ui.event+proto';
@@ -26,17 +26,7 @@ const input = (overrides: Partial<RunAgentInput> = {}): RunAgentInput => ({
   ...overrides,
 });
 
-const expectedMessages = [
-  { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
-  {
-    id: expect.any(String),
-    role: 'assistant',
-    content: 'Checking the weather.',
-    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
-  },
-  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
-  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
-];
+const expectedMessages = scriptMessages();
 
 /** The official client's run against `url`: the oracle, over the wire. */
 async function runOfficialClient(url: string): Promise<HttpAgent> {

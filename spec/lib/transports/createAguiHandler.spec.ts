@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { NEVER, Observable, concat, delay, from, of } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
-import { SCRIPT } from './brokerHarness.js';
+import { SCRIPT, scriptMessages } from './brokerHarness.js';
 
 const input = (overrides: Partial<RunAgentInput> = {}): RunAgentInput => ({
   threadId: 'thread-1',
@@ -67,17 +67,7 @@ function post(url: string, body: string | Buffer, headers: Record<string, string
   });
 }
 
-const expectedMessages = [
-  { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
-  {
-    id: expect.any(String),
-    role: 'assistant',
-    content: 'Checking the weather.',
-    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
-  },
-  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
-  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
-];
+const expectedMessages = scriptMessages();
 
 describe('createAguiHandler (node:http)', () => {
   let server: Server;

@@ -9,7 +9,7 @@ import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AnyAguiAgent } from '../../../lib/transports/createAguiHandler.js';
 import { pollUntil } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
-import { SCRIPT } from './brokerHarness.js';
+import { SCRIPT, scriptMessages } from './brokerHarness.js';
 import { eventsOf } from './pipelinedClient.js';
 
 /*
@@ -28,17 +28,7 @@ const input = (runId: string): RunAgentInput => ({
   forwardedProps: {},
 });
 
-const expectedMessages = [
-  { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
-  {
-    id: expect.any(String),
-    role: 'assistant',
-    content: 'Checking the weather.',
-    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
-  },
-  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
-  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
-];
+const expectedMessages = scriptMessages();
 
 /** The official client (the oracle: it verifies every event) running one run against `url`. */
 async function runOfficialClient(url: string, runId: string) {

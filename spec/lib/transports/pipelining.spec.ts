@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { pollUntil } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
-import { SCRIPT, agentHarness } from './brokerHarness.js';
+import { SCRIPT, agentHarness, scriptMessages } from './brokerHarness.js';
 import { eventsOf, pipeline, rawPost } from './pipelinedClient.js';
 
 /*
@@ -26,17 +26,7 @@ const input = (runId: string): RunAgentInput => ({
   forwardedProps: {},
 });
 
-const expectedMessages = (runId: string) => [
-  { id: `u-${runId}`, role: 'user', content: 'Weather in Oslo?' },
-  {
-    id: expect.any(String),
-    role: 'assistant',
-    content: 'Checking the weather.',
-    toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
-  },
-  { id: expect.any(String), role: 'tool', toolCallId: 'call-1', content: '{"celsius":-3}' },
-  { id: expect.any(String), role: 'assistant', content: 'It is -3°C.' },
-];
+const expectedMessages = (runId: string) => scriptMessages(`u-${runId}`);
 
 async function listen(agent: AguiAgent, options: AguiHandlerOptions): Promise<{ server: Server; port: number }> {
   const server = createServer(createAguiHandler(agent, options));
