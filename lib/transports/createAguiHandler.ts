@@ -62,6 +62,11 @@ export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'ru
    */
   stallTimeoutMs?: number | undefined;
   /**
+   * node:http: how many pipelined requests may wait on one connection (each holds its body, up to
+   * `maxBodyBytes`, until its turn); one more closes the connection. Default: 16.
+   */
+  maxPipelinedRequests?: number | undefined;
+  /**
    * A run broker (`createRunBroker`): runs outlive their connections, and the handler serves the
    * broker's routes (resume, connect, stop) besides POST. Without one a run lives in its response
    * and ends when the client goes away.
@@ -139,7 +144,7 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
  * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
     // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
     // broker's `cancel`), never after a run that completed, so post-run work may still use it.
@@ -258,7 +263,13 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
   const basePath = options.basePath ?? '';
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
   const inTurn = createResponseTurns();
+  const maxPipelinedRequests = options.maxPipelinedRequests ?? 16;
   return (req, res) => {
+    if (!inTurn.admit(res, maxPipelinedRequests)) {
+      // No answer can go out before the ones ahead of it: the connection is closed.
+      req.socket.destroy();
+      return;
+    }
     const refuse = ({ status, reason, allow }: Refusal) =>
       inTurn(res, () => {
         if (res.headersSent) return;
@@ -374,7 +385,11 @@ function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
  */
 function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) return refuse(tooLarge(maxBodyBytes));
+  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+    // Discarded as it comes: an unread body would stop Node reading the connection (a waiting pipelined request's too).
+    req.resume();
+    return refuse(tooLarge(maxBodyBytes));
+  }
   // Read by a body parser ('end' already emitted, or the stream done): its 'data' and 'end' will never come again.
   if (req.readableEnded || !req.readable) {
     const { body } = req as IncomingMessage & { body?: unknown };

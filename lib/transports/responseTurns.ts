@@ -22,9 +22,13 @@ import type { Socket } from 'node:net';
  * at zero and it never stops reading the connection on their account: the client's FIN or reset is
  * noticed while they wait, with or without a heartbeat.
  *
- * @return `(res, serve) => void`; the queues are kept per connection, in a WeakMap of this closure.
+ * 5. `admit(res, maxWaiting)`, called as a request arrives, refuses one more pipelined request when
+ *    `maxWaiting` already wait on its connection (the caller closes the connection: a response
+ *    cannot be sent out of order).
+ *
+ * @return `(res, serve) => void`, with `admit`; the queues are kept per connection, in WeakMaps of this closure.
  */
-export function createResponseTurns(): (res: ServerResponse, serve: () => void) => void {
+export function createResponseTurns(): ((res: ServerResponse, serve: () => void) => void) & { admit: (res: ServerResponse, maxWaiting: number) => boolean } {
   /** The responses waiting for one connection (with their `'socket'` listeners), and how to stop watching it. */
   interface Line {
     queue: Map<ServerResponse, () => void>;
@@ -54,7 +58,24 @@ export function createResponseTurns(): (res: ServerResponse, serve: () => void) 
     return line;
   };
 
-  return (res, serve) => {
+  // Requests that arrived pipelined and have not got their socket yet, per connection (counted from arrival: their bodies are read meanwhile).
+  const arrived = new WeakMap<Socket, number>();
+  /**
+   * Counts a request in as it arrives. @return false when `maxWaiting` pipelined requests already
+   * wait on its connection: each holds its body until its turn, so one connection could otherwise
+   * hold any amount of memory.
+   */
+  const admit = (res: ServerResponse, maxWaiting: number): boolean => {
+    const socket = res.req?.socket as Socket | null | undefined;
+    if (res.socket !== null || socket === null || socket === undefined) return true;
+    const count = arrived.get(socket) ?? 0;
+    if (count >= maxWaiting) return false;
+    arrived.set(socket, count + 1);
+    res.once('socket', () => arrived.set(socket, (arrived.get(socket) ?? 1) - 1));
+    return true;
+  };
+
+  const inTurn = (res: ServerResponse, serve: () => void) => {
     const socket = res.req?.socket as Socket | null | undefined;
     // Only a response that has not started waits (one that has, or has ended, lost its socket in finishing).
     if (res.socket !== null || res.headersSent || res.writableEnded || socket === null || socket === undefined) return serve();
@@ -68,4 +89,5 @@ export function createResponseTurns(): (res: ServerResponse, serve: () => void) 
     line.queue.set(res, onSocket);
     res.once('socket', onSocket);
   };
+  return Object.assign(inTurn, { admit });
 }

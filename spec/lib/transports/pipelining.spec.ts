@@ -102,6 +102,53 @@ describe.each([
     }
   });
 
+  it('should close a connection on which more than maxPipelinedRequests wait, starting none of them', async () => {
+    const harness = agentHarness();
+    harness.endless('run-0', [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta: 'Thinking' }]);
+    let port: number;
+    ({ server, port } = await listen(harness.agent, options({ heartbeatMs: 0, maxPipelinedRequests: 3 })));
+    // One running, then five waiting: the fourth one waiting is one too many.
+    const client = pipeline(
+      port,
+      ['run-0', 'run-1', 'run-2', 'run-3', 'run-4', 'run-5'].map((runId) => rawPost(input(runId))),
+    );
+    await client.closed;
+    await pollUntil(
+      () => harness.unsubscribed.has('run-0'),
+      (gone) => gone,
+      { what: 'the running agent to be unsubscribed' },
+    );
+    await settle();
+    expect(harness.starts).toEqual(['run-0']);
+  });
+
+  it('should notice the client leaving while a pipelined request refused 413 by its Content-Length waits (its body discarded, heartbeatMs: 0)', async () => {
+    const harness = agentHarness();
+    harness.endless('run-1', [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta: 'Thinking' }]);
+    let port: number;
+    ({ server, port } = await listen(harness.agent, options({ heartbeatMs: 0, maxBodyBytes: 64 * 1024 })));
+    const oversize = JSON.stringify({ ...input('run-2'), forwardedProps: { pad: 'x'.repeat(2_000_000) } });
+    const client = pipeline(port, [rawPost(input('run-1')), rawPost(oversize)]);
+    await pollUntil(
+      () => client.responses[0]?.body ?? '',
+      (body) => body.includes('TEXT_MESSAGE_CONTENT'),
+      { what: 'the first run\'s text' },
+    );
+    // The oversize body is sent whole, then the FIN: the server must read past the body to see it.
+    await pollUntil(
+      () => client.socket.writableLength,
+      (unsent) => unsent === 0,
+      { what: 'the oversize body to be sent' },
+    );
+    client.socket.end();
+    await pollUntil(
+      () => harness.unsubscribed.has('run-1'),
+      (gone) => gone,
+      { what: 'the running agent to be unsubscribed' },
+    );
+    expect(harness.starts).toEqual(['run-1']);
+  });
+
   it.each([
     ['destroys the connection', (socket: import('node:net').Socket) => socket.destroy()],
     ['half-closes the connection (FIN)', (socket: import('node:net').Socket) => socket.end()],
