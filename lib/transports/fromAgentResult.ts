@@ -1,4 +1,4 @@
-import { Observable, from, isObservable, type ObservableInput } from 'rxjs';
+import { Observable, from, isObservable, mergeMap, of, type ObservableInput } from 'rxjs';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 
 /** What an agent may return: an Observable, or an iterable or async iterable (a generator, an array) pulled in slices. */
@@ -37,6 +37,12 @@ export function fromAgentResult<T>(result: AgentResult<T>, options: SliceOptions
   if (isObservable(result)) return result;
   const isObject = result !== null && (typeof result === 'object' || typeof result === 'function');
   if (isObject && (Symbol.asyncIterator in result || Symbol.iterator in result)) return fromIterableInSlices(result, options);
+  // An `async` agent returns a promise: of an Observable or an iterable, which is what it meant (not one event).
+  if (isObject && typeof (result as PromiseLike<unknown>).then === 'function') {
+    return from(result as PromiseLike<unknown>).pipe(
+      mergeMap((value) => (value !== null && typeof value === 'object' && 'type' in value ? of(value as T) : fromAgentResult(value as AgentResult<T>, options))),
+    );
+  }
   try {
     if (isObject) return from(result as ObservableInput<T>);
   } catch {

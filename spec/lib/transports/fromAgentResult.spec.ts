@@ -167,8 +167,21 @@ describe('fromAgentResult', () => {
     expect(fromAgentResult(events$)).toBe(events$);
   });
 
-  it('should take a promise and an interop Observable through from()', async () => {
-    expect(await collect(fromAgentResult(Promise.resolve(1) as unknown as Observable<number>))).toEqual([1]);
+  it('should take a promise of one event through from()', async () => {
+    const event = { type: 'RUN_STARTED' };
+    expect(await collect(fromAgentResult(Promise.resolve(event) as unknown as Observable<unknown>))).toEqual([event]);
+  });
+
+  it('should take what an async agent resolves to: an Observable, an array, an async generator, or one event', async () => {
+    const event = { type: 'TEXT_MESSAGE_CHUNK', delta: 'a' };
+    async function* generate() {
+      yield event;
+    }
+    expect(await collect(fromAgentResult(Promise.resolve(of(event, event)) as unknown as Observable<unknown>))).toEqual([event, event]);
+    expect(await collect(fromAgentResult(Promise.resolve([event]) as unknown as Observable<unknown>))).toEqual([event]);
+    expect(await collect(fromAgentResult(Promise.resolve(generate()) as unknown as Observable<unknown>))).toEqual([event]);
+    expect(await collect(fromAgentResult(Promise.resolve(event) as unknown as Observable<unknown>))).toEqual([event]);
+    expect(await errorOf(collect(fromAgentResult(Promise.resolve('Hello') as unknown as Observable<unknown>)))).toMatchObject({ code: 'INVALID_AGENT_RESULT' });
   });
 
   it.each([
