@@ -253,11 +253,12 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  * and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
- * @throws RangeError when `maxBufferedBytes` or `stallTimeoutMs` is not a valid number.
+ * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
  */
 export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Checked here, where a mistake surfaces at startup, rather than in every response.
+  assertHandlerOptions(options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
@@ -363,6 +364,23 @@ function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
   return typeof expect === 'string' && /(?:^|\W)100-continue(?:$|\W)/i.test(expect) && req.httpVersion === '1.1' && (res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
 }
 
+/**
+ * Refuses, when a handler is made, a limit that would silently do something else: `NaN` from an
+ * unset environment variable would lift the body limit, flood heartbeats or stall every iterable run.
+ * @throws RangeError naming the option and what it takes.
+ */
+function assertHandlerOptions(options: AguiHandlerOptions): void {
+  const check = (name: keyof AguiHandlerOptions, ok: (value: number) => boolean, takes: string) => {
+    const value = options[name];
+    if (value !== undefined && (typeof value !== 'number' || !ok(value))) throw new RangeError(`'${name}' must be ${takes}, not ${String(value)}.`);
+  };
+  check('maxBodyBytes', (value) => value >= 0, 'a number of bytes ≥ 0 (or Infinity)');
+  check('heartbeatMs', (value) => value >= 0, 'a number of ms ≥ 0 (0 or Infinity: no heartbeat)');
+  check('sliceEvents', (value) => value >= 1 && Number.isInteger(value), 'a whole number of events ≥ 1');
+  check('sliceMs', (value) => value >= 0, 'a number of ms ≥ 0');
+  check('maxPipelinedRequests', (value) => value >= 0 && (Number.isInteger(value) || value === Infinity), 'a whole number of requests ≥ 0 (or Infinity)');
+}
+
 /** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
 const ignoreError = () => undefined;
 
@@ -461,10 +479,11 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
  * and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
- * @throws RangeError when `maxBufferedBytes` or `stallTimeoutMs` is not a valid number.
+ * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
  */
 export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  assertHandlerOptions(options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';

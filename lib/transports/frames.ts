@@ -21,6 +21,9 @@ export const HEARTBEAT = ': ping\n\n';
 
 const SSE_MEDIA_TYPE = 'text/event-stream';
 
+/** The longest delay `setTimeout` takes (a signed 32-bit ms count); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * The `Content-Type` of the stream for a request's `Accept` header (RFC 9110 §12.5.1, through
  * `negotiator`): `application/vnd.ag-ui.event+proto` when the client prefers it to
@@ -127,7 +130,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     timer = undefined;
   };
   const armHeartbeat = () => {
-    if (heartbeatMs <= 0 || ended) return;
+    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+    if (!(heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS) || ended) return;
     stopHeartbeat();
     timer = setTimeout(() => {
       sink.write(HEARTBEAT);

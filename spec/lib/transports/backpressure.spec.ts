@@ -261,4 +261,19 @@ describe('the handlers’ flow options', () => {
     expect(() => create(agent, { stallTimeoutMs: 0 })).toThrow(new RangeError("'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not 0."));
     expect(() => create(agent, { stallTimeoutMs: Number.NaN })).toThrow(new RangeError("'stallTimeoutMs' must be a number of ms > 0 (or Infinity), not NaN."));
   });
+
+  it.each([
+    ['createAguiHandler', createAguiHandler],
+    ['createAguiFetchHandler', createAguiFetchHandler],
+  ] as const)('%s should throw a RangeError naming any other limit that is NaN, negative or a fraction of an event', (_name, create) => {
+    const agent: AguiAgent = () => from([]);
+    // NaN is what `Number(process.env.UNSET)` gives: it must not lift a limit or stall runs silently.
+    expect(() => create(agent, { maxBodyBytes: Number.NaN })).toThrow(new RangeError("'maxBodyBytes' must be a number of bytes ≥ 0 (or Infinity), not NaN."));
+    expect(() => create(agent, { heartbeatMs: -5 })).toThrow(new RangeError("'heartbeatMs' must be a number of ms ≥ 0 (0 or Infinity: no heartbeat), not -5."));
+    expect(() => create(agent, { sliceEvents: Number.NaN })).toThrow(new RangeError("'sliceEvents' must be a whole number of events ≥ 1, not NaN."));
+    expect(() => create(agent, { sliceEvents: 2.5 })).toThrow(RangeError);
+    expect(() => create(agent, { sliceMs: -1 })).toThrow(RangeError);
+    expect(() => create(agent, { maxPipelinedRequests: Number.NaN })).toThrow(RangeError);
+    expect(() => create(agent, { heartbeatMs: Infinity, maxBodyBytes: Infinity, maxPipelinedRequests: Infinity })).not.toThrow();
+  });
 });

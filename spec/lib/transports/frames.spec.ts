@@ -157,6 +157,17 @@ describe('pipeFrames', () => {
     expect(jest.getTimerCount()).toBe(0);
   });
 
+  it.each([Infinity, Number.NaN, 1e10])('should send no heartbeat, and arm no timer, for heartbeatMs %p (no timer holds it)', (heartbeatMs) => {
+    const sink = recordingSink();
+
+    const subscription = pipeFrames(NEVER, sink, { heartbeatMs });
+    jest.advanceTimersByTime(60_000);
+
+    expect(sink.writes).toEqual([]);
+    expect(jest.getTimerCount()).toBe(0);
+    subscription.unsubscribe();
+  });
+
   it('should not re-arm the heartbeat when the sink stops the run from inside write', () => {
     const events$ = new Subject<Event>();
     let stop = () => {};
