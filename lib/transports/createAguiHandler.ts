@@ -7,7 +7,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
-import { flowLimitsOf } from './flowControl.js';
+import { createDemandGate, flowLimitsOf } from './flowControl.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
@@ -531,7 +531,9 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
-      return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options)), stream);
+      // An iterable agent is pulled no faster than the response stream is read.
+      const demand = createDemandGate();
+      return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options, undefined, demand.ready)), { ...stream, demand });
     }
     let pathname: string;
     try {

@@ -122,3 +122,35 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void, progress
     },
   };
 }
+
+/**
+ * Whether a response's consumer keeps up, for a producer that can wait (an iterable agent pulled in
+ * slices): the stream closes it while frames wait for the consumer, opens it once they have gone on.
+ */
+export interface DemandGate {
+  /** Undefined while the consumer keeps up; otherwise a promise that settles once it has caught up (or the stream ended). */
+  ready(): Promise<void> | undefined;
+  /** Frames wait for the consumer. */
+  close(): void;
+  /** The consumer caught up, or the stream ended. */
+  open(): void;
+}
+
+/** A {@link DemandGate}, open. */
+export function createDemandGate(): DemandGate {
+  let waiting: { promise: Promise<void>; resolve: () => void } | undefined;
+  return {
+    ready: () => waiting?.promise,
+    close() {
+      if (waiting !== undefined) return;
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      waiting = { promise, resolve };
+    },
+    open() {
+      const gate = waiting;
+      waiting = undefined;
+      gate?.resolve();
+    },
+  };
+}

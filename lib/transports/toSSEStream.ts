@@ -2,11 +2,18 @@ import { EventType, type Event } from '@ag-ui/core';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
-import { SLOW_CLIENT, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type FlowOptions } from './flowControl.js';
+import { SLOW_CLIENT, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type DemandGate, type FlowOptions } from './flowControl.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link toSSEStream}: the frames' options and the bounds of what waits for the client. */
-export interface ToSSEStreamOptions extends FrameOptions, FlowOptions {}
+export interface ToSSEStreamOptions extends FrameOptions, FlowOptions {
+  /**
+   * Told when frames start waiting for the consumer and when they have gone on (and when the stream
+   * ends), so that a producer that can wait (the handlers' iterable agents) pulls no faster than the
+   * consumer reads. Default: none.
+   */
+  demand?: DemandGate | undefined;
+}
 
 // The stream's own queue, in bytes (a ByteLengthQueuingStrategy): about what a socket buffers.
 // Frames past it wait in ours, bounded by maxBufferedBytes, and move on as the consumer pulls.
@@ -78,6 +85,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     head = 0;
     queuedBytes = 0;
     stall.stop();
+    options.demand?.open();
   };
   const stall = stallTimer(stallTimeoutMs, () => {
     stopped = true;
@@ -95,6 +103,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   const close = () => {
     closed = true;
     stall.stop();
+    options.demand?.open();
     controller.close();
   };
   // Moves waiting frames into the stream's queue while it has room, small ones together (fewer
@@ -130,6 +139,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     full = true;
     seen = controller.desiredSize!;
     stall.waiting();
+    options.demand?.close();
   };
   return new ReadableStream<Uint8Array>(
     {
@@ -180,7 +190,11 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
         seen = controller.desiredSize!;
         // Still full: the clock restarts from this progress; otherwise nothing waits.
         if (full) stall.waiting();
-        else stall.idle();
+        else {
+          stall.idle();
+          // What waited has gone on: a producer that waits may go on too.
+          if (head === queue.length) options.demand?.open();
+        }
       },
       cancel() {
         closed = true;
@@ -206,8 +220,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
  * @return A streaming `Response`.
  */
 export function toSSEResponse(events$: Observable<Event>, init: ToSSEResponseInit = {}): Response {
-  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, ...responseInit } = init;
+  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, ...responseInit } = init;
   const headers = new Headers(responseInit.headers);
   for (const [name, value] of Object.entries(streamHeaders(contentTypeFor(accept)))) headers.set(name, value);
-  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs }), { status: 200, ...responseInit, headers });
+  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand }), { status: 200, ...responseInit, headers });
 }

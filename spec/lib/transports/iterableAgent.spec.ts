@@ -204,4 +204,45 @@ describe('createAguiFetchHandler with an iterable agent', () => {
     expect(run.messages).toEqual(expectedMessages);
     expect(run.state).toEqual({ count: 1, city: 'Oslo' });
   });
+
+  it.each([
+    ['a generator', false],
+    ['an async generator', true],
+  ])('should pull %s no faster than the response is read: 30 MB past an 8 MB maxBufferedBytes reach a slow reader whole', async (_name, isAsync) => {
+    const delta = 'x'.repeat(100_000);
+    const count = 300;
+    let pulled = 0;
+    function* events(): Generator<AgentEvent> {
+      for (let i = 0; i < count; i++) {
+        pulled++;
+        yield { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta };
+      }
+    }
+    async function* asyncEvents(): AsyncGenerator<AgentEvent> {
+      yield* events();
+    }
+    const handle = createAguiFetchHandler(() => (isAsync ? asyncEvents() : events()), { maxBufferedBytes: 8 * 1024 * 1024, heartbeatMs: 0 });
+    const response = await handle(new Request('http://127.0.0.1/agent', { method: 'POST', body: JSON.stringify(input('run-1')), headers: { 'Content-Type': 'application/json' } }));
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    let tail = '';
+    let mostAhead = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      // How far the pull ran ahead of what was read, in events.
+      mostAhead = Math.max(mostAhead, pulled - Math.floor(bytes / delta.length));
+      tail = (tail + decoder.decode(value, { stream: true })).slice(-500);
+      // A reader slower than the producer: a timer's turn per chunk.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    expect(pulled).toBe(count);
+    expect(bytes).toBeGreaterThan(count * delta.length);
+    expect(tail).toContain('"type":"RUN_FINISHED"');
+    expect(tail).not.toContain('SEND_BUFFER_FULL');
+    // Held back by the reader: never more than the 8 MB bound ahead (80 events), or the run would have been cut.
+    expect(mostAhead).toBeLessThan(80);
+  });
 });
