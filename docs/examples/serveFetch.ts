@@ -5,7 +5,8 @@
  *
  * - The request body is streamed (`duplex: 'half'`), never buffered here.
  * - The response body is streamed as it is produced: each chunk is written as it comes, so SSE
- *   frames reach the client at once.
+ *   frames reach the client at once, and the next is read only once the socket took it
+ *   (backpressure), so a client that stops reading holds nothing here.
  * - A client that goes away aborts `request.signal` and cancels the response body, which
  *   unsubscribes the agent.
  */
@@ -43,9 +44,22 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
   for (;;) {
     const { done, value } = await reader.read();
     if (done || res.destroyed) break;
-    res.write(value);
+    // Backpressure: read no more until the socket took this chunk, so that the handler's own limits
+    // (stallTimeoutMs, maxBufferedBytes) see a client that does not read.
+    if (!res.write(value)) await drained(res);
   }
   res.end();
+}
+
+/** Settles on the response's next 'drain', or its 'close'. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /** A node:http server that answers every request with `handler`. */

@@ -10,6 +10,10 @@ import { weatherAgent } from '../../docs/examples/agent';
 import { POST, postWithoutHandler } from '../../docs/examples/nextjs-route';
 import { start as startNodeHttp } from '../../docs/examples/node-http';
 import { close, listenFetch } from './listen';
+import { connect } from 'node:net';
+import type { AgentEvent } from '../../lib/protocol/agentEvent';
+import { createAguiFetchHandler } from '../../lib/transports/createAguiHandler';
+import { pollUntil } from '../support/helpers';
 
 // The examples import 'agui-rx' by package name, as a user's code does; here it is this repository's
 // source (as in every other spec), not the build in dist/, which may be stale or being rebuilt.
@@ -89,5 +93,36 @@ describe('docs/examples', () => {
     await copy.runAgent({ runId: 'run-2' });
     expect({ messages: copy.messages, state: copy.state }).toEqual({ messages: expectedMessages, state: expectedState });
     expect(agent.messages).toHaveLength(1);
+  });
+
+  it('should carry backpressure through the serveFetch bridge: a client that never reads is cut after stallTimeoutMs, its agent stopped', async () => {
+    let aborted: AbortSignal | undefined;
+    let pulled = 0;
+    const delta = 'x'.repeat(100_000);
+    const handler = createAguiFetchHandler(
+      function* endless(_input, { signal }): Generator<AgentEvent> {
+        aborted = signal;
+        for (;;) {
+          pulled++;
+          yield { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta };
+        }
+      },
+      { stallTimeoutMs: 500, heartbeatMs: 0 },
+    );
+    const server = await listenFetch(handler);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} });
+      // A raw client that sends its request and never reads a byte of the answer.
+      const socket = connect(port, '127.0.0.1');
+      socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.pause();
+      await pollUntil(() => aborted?.aborted === true, (done) => done, { what: 'the agent to be stopped as a stalled client\'s', timeoutMs: 20_000 });
+      // Pulled only while the socket took bytes: a few MB of kernel buffers, not without end.
+      expect(pulled * delta.length).toBeLessThan(64 * 1024 * 1024);
+      socket.destroy();
+    } finally {
+      await close(server);
+    }
   });
 });
