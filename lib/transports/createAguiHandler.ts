@@ -525,7 +525,8 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       };
     });
   return async (request) => {
-    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs };
+    // The request's signal also drops what waits for a client that went away.
+    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);

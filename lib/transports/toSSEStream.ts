@@ -13,6 +13,11 @@ export interface ToSSEStreamOptions extends FrameOptions, FlowOptions {
    * consumer reads. Default: none.
    */
   demand?: DemandGate | undefined;
+  /**
+   * The request's signal: when it aborts (the client went away), the run is stopped, what waits for
+   * the consumer is dropped and the stream closes at once. Default: none.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 // The stream's own queue, in bytes (a ByteLengthQueuingStrategy): about what a socket buffers.
@@ -180,6 +185,16 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
           framed as true,
         );
         if (stopped) safeUnsubscribe(subscription);
+        // The client is gone: nothing that waits can reach it.
+        const abandon = () => {
+          if (closed) return;
+          stopped = true;
+          safeUnsubscribe(subscription);
+          release();
+          close();
+        };
+        if (options.signal?.aborted === true) abandon();
+        else options.signal?.addEventListener('abort', abandon, { once: true });
       },
       // Called when the stream's queue has room: after it was full, the consumer took some (progress).
       pull() {
@@ -220,8 +235,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
  * @return A streaming `Response`.
  */
 export function toSSEResponse(events$: Observable<Event>, init: ToSSEResponseInit = {}): Response {
-  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, ...responseInit } = init;
+  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, ...responseInit } = init;
   const headers = new Headers(responseInit.headers);
   for (const [name, value] of Object.entries(streamHeaders(contentTypeFor(accept)))) headers.set(name, value);
-  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand }), { status: 200, ...responseInit, headers });
+  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal }), { status: 200, ...responseInit, headers });
 }

@@ -436,6 +436,41 @@ describe('toSSEStream backpressure', () => {
     expect(source$.observed).toBe(false);
   });
 
+  it('should stop events$, drop what waits and close at once when `signal` aborts (the client went away)', async () => {
+    const source$ = new Subject<Event>();
+    const controller = new AbortController();
+    const stream = toSSEStream(source$, { heartbeatMs: 0, signal: controller.signal });
+    source$.next(S);
+    // Far more than the stream's own queue takes: the rest waits in ours.
+    for (let i = 0; i < 20; i++) source$.next(text(`${i}`.repeat(70 * 1024)));
+    const reader = stream.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+
+    controller.abort();
+
+    expect(source$.observed).toBe(false);
+    // What the stream's own queue held may still be read; then it is closed, the waiting frames gone.
+    let read = first.value!.byteLength;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      read += value.byteLength;
+    }
+    expect(read).toBeLessThan(3 * 70 * 1024);
+  });
+
+  it('should close at once, with no frames, when `signal` aborted before the stream was made', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const source$ = new Subject<Event>();
+
+    const stream = toSSEStream(source$, { heartbeatMs: 0, signal: controller.signal });
+
+    expect(source$.observed).toBe(false);
+    expect(await stream.getReader().read()).toEqual({ done: true, value: undefined });
+  });
+
   it('should pass maxBufferedBytes and stallTimeoutMs through toSSEResponse', async () => {
     const fill = text('f'.repeat(70 * 1024));
 
