@@ -31,7 +31,7 @@ export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHan
 export type { AgentResult } from './transports/fromAgentResult.js';
 export { encodeSSE, type EncodeSSEOptions } from './transports/encodeSSE.js';
 export { HEARTBEAT, type FrameOptions } from './transports/frames.js';
-export { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_STALL_TIMEOUT_MS, SEND_BUFFER_FULL, SLOW_CLIENT, type FlowOptions } from './transports/flowControl.js';
+export { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_STALL_TIMEOUT_MS, SEND_BUFFER_FULL, SLOW_CLIENT, createDemandGate, type DemandGate, type FlowOptions } from './transports/flowControl.js';
 export { sendSSE, type SendSSEOptions } from './transports/sendSSE.js';
 export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './transports/toSSEStream.js';
 export { generateId, type IdGenerator } from './protocol/generateId.js';

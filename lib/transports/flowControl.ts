@@ -136,7 +136,14 @@ export interface DemandGate {
   open(): void;
 }
 
-/** A {@link DemandGate}, open. */
+/**
+ * Makes a {@link DemandGate}, open: pass it to `toSSEStream`/`toSSEResponse` as `demand`, and its
+ * `ready` to what produces the events, which waits on the promise before producing more. It holds
+ * no events and throws nothing; it is how a Web stream's backpressure (its `desiredSize`, WHATWG
+ * Streams) reaches a producer that can wait. The handlers use one per run of an iterable agent.
+ *
+ * @return The gate: `ready()`, `close()`, `open()`.
+ */
 export function createDemandGate(): DemandGate {
   let waiting: { promise: Promise<void>; resolve: () => void } | undefined;
   return {
