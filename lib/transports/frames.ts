@@ -33,7 +33,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function contentTypeFor(accept: string | undefined): string {
   // Not `@ag-ui/encoder`'s negotiation: it picks protobuf whenever protobuf is acceptable at all,
   // so a bare wildcard would get binary frames.
-  if (accept === undefined || !accept.toLowerCase().includes(AGUI_MEDIA_TYPE)) return SSE_MEDIA_TYPE;
+  if (accept === undefined) return SSE_MEDIA_TYPE;
+  // SSE refused outright (q=0) and protobuf not: protobuf, rather than the one type the client refused.
+  if (refuses(mediaRangesOf(accept), SSE_MEDIA_TYPE) && !refuses(mediaRangesOf(accept), AGUI_MEDIA_TYPE)) return AGUI_MEDIA_TYPE;
+  if (!accept.toLowerCase().includes(AGUI_MEDIA_TYPE)) return SSE_MEDIA_TYPE;
   const ranges = mediaRangesOf(accept).map(({ range, q }) => (q === undefined ? range : `${range};q=${q}`));
   return new Negotiator({ headers: { accept: ranges.join(', ') } }).mediaType([SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE ? AGUI_MEDIA_TYPE : SSE_MEDIA_TYPE;
 }
@@ -64,14 +67,17 @@ export const STREAM_MEDIA_TYPES: readonly string[] = [SSE_MEDIA_TYPE, AGUI_MEDIA
 export function refusesEveryStreamType(accept: string | undefined): boolean {
   if (accept === undefined) return false;
   const ranges = mediaRangesOf(accept);
-  return STREAM_MEDIA_TYPES.every((type) => {
-    const [main] = type.split('/');
-    for (const range of [type, `${main}/*`, '*/*']) {
-      const weights = ranges.filter((candidate) => candidate.range === range).map(({ q }) => (q === undefined || Number.isNaN(Number(q)) ? 1 : Number(q)));
-      if (weights.length > 0) return Math.max(...weights) === 0;
-    }
-    return false;
-  });
+  return STREAM_MEDIA_TYPES.every((type) => refuses(ranges, type));
+}
+
+/** Whether the most specific range matching `type` (exact, then `type/*`, then the full wildcard) gives it q=0. */
+function refuses(ranges: ReturnType<typeof mediaRangesOf>, type: string): boolean {
+  const [main] = type.split('/');
+  for (const range of [type, `${main}/*`, '*/*']) {
+    const weights = ranges.filter((candidate) => candidate.range === range).map(({ q }) => (q === undefined || Number.isNaN(Number(q)) ? 1 : Number(q)));
+    if (weights.length > 0) return Math.max(...weights) === 0;
+  }
+  return false;
 }
 
 /** Encodes one event as a frame for a request's `Accept` header: SSE text, or a length-prefixed protobuf message. */

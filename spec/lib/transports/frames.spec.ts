@@ -57,6 +57,10 @@ describe('contentTypeFor', () => {
     ['the protobuf type with a media type parameter', `${PROTO}; charset=utf-8`, PROTO],
     ['the protobuf type with parameters and a q-value', `text/event-stream;q=0.5, ${PROTO}; charset=utf-8; q=0.9`, PROTO],
     ['the protobuf type with a parameter and q=0', `${PROTO}; charset=utf-8; q=0`, SSE],
+    ['text/event-stream refused alone (the other type is not refused)', 'text/event-stream;q=0', PROTO],
+    ['text/event-stream refused beside */*', 'text/event-stream;q=0, */*', PROTO],
+    ['text/event-stream refused beside application/json', 'text/event-stream;q=0, application/json', PROTO],
+    ['text/* refused', 'text/*;q=0', PROTO],
   ])('should pick the right type for %s', (_name, accept, expected) => {
     expect(contentTypeFor(accept)).toBe(expected);
   });
