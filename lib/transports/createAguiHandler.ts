@@ -390,6 +390,12 @@ const bodyConsumed: Refusal = {
     'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json(), express.text(), express.raw()).',
 };
 
+const bodyPartlyConsumed: Refusal = {
+  status: 400,
+  reason:
+    'Part of the request body was read before this handler (a middleware read from the request stream), so what is left cannot be parsed. Let the handler read the body, or use a body parser that sets req.body (express.json(), express.text(), express.raw()).',
+};
+
 /** A body parser's result (`req.body` of express.json(), text(), raw()): the RunAgentInput it holds, or why not. */
 function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
   if (typeof body === 'string') return parseRunAgentInput(body);
@@ -414,6 +420,8 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
     const parsed = body === undefined || body === null ? bodyConsumed : parsedBodyInput(body);
     return 'status' in parsed ? refuse(parsed) : then(parsed);
   }
+  // Partly read by a middleware (its 'data' went elsewhere): what is left is no body to parse.
+  if (req.readableDidRead && (req as IncomingMessage & { body?: unknown }).body === undefined) return refuse(bodyPartlyConsumed);
   // Served for a 'checkContinue' event, Node has not sent `100 Continue`: the client waits for it to send the body.
   if (expectsContinue(req, res)) res.writeContinue();
   const chunks: Buffer[] = [];

@@ -301,6 +301,22 @@ describe('a body parser in front of createAguiHandler', () => {
     expect(JSON.parse(viaNode.body).error).toMatch(/^The request body was already read before this handler/);
   });
 
+  it('should answer 400 naming the cause when middleware read part of the body', async () => {
+    const app = express();
+    app.use((req, _res, next) => {
+      // A middleware that peeks at the first bytes and passes the request on.
+      req.once('readable', () => {
+        req.read(10);
+        next();
+      });
+    });
+    app.post('/agent', handler());
+    server = await serveExpress(app);
+    const response = await post(`${server.origin}/agent`, input());
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).error).toMatch(/^Part of the request body was read before this handler/);
+  });
+
   it('should answer 400 for a Web request whose body was already read', async () => {
     const request = new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input()), headers: { 'Content-Type': 'application/json' } });
     await request.text();
@@ -409,12 +425,19 @@ describe.each([
     ]);
   });
 
-  // `text/event-stream;q=0` alone refuses SSE but says nothing of protobuf: not every type is refused, so SSE it is.
-  it.each([['application/json'], ['*/*'], [undefined], [`${PROTO};q=0`], ['text/event-stream;q=0']])('should still stream SSE for Accept %s', async (accept) => {
+  it.each([['application/json'], ['*/*'], [undefined], [`${PROTO};q=0`]])('should still stream SSE for Accept %s', async (accept) => {
     server = await serve({});
     const answer = await post(`${server.origin}/agent`, input(), accept === undefined ? {} : { Accept: accept });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('text/event-stream');
+  });
+
+  // `text/event-stream;q=0` refuses SSE but not protobuf: not every type is refused (no 406), and the one not refused is sent.
+  it.each([['text/event-stream;q=0'], ['text/event-stream;q=0, */*']])('should stream protobuf for Accept %s', async (accept) => {
+    server = await serve({});
+    const answer = await post(`${server.origin}/agent`, input(), { Accept: accept });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe(PROTO);
   });
 
   it("should answer 406 on the broker's stream routes but not on stop", async () => {
