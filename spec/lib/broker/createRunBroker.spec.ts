@@ -91,14 +91,18 @@ describe.each(servers)('createRunBroker over %s', (_name, serve) => {
     it('should keep the run going when a reader comes back within the grace', async () => {
       await setup({ detachGraceMs: 100, authorize: allowAll });
       h.hold('r1', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hel' }], [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'lo' }]);
+      h.hold('r2', [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hel' }], [{ type: 'TEXT_MESSAGE_CHUNK', delta: 'lo' }]);
       const posted = await open(base, { body: runInput('t1', 'r1') });
       const seen = await posted.take(3);
       posted.leave();
       await eventually(happened('run-detached'), 5000, 'the run to detach');
       const back = await open(`${base}/threads/t1/runs/r1/events`, { method: 'GET', headers: { 'Last-Event-ID': seen[2].id! } });
       expect(back.status).toBe(200);
-      // Well past the grace, with the reader attached.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      // A witness detached after r1 and never read again: once its grace has cancelled it, r1's grace has passed too.
+      const witness = await open(base, { body: runInput('t2', 'r2') });
+      await witness.take(3);
+      witness.leave();
+      await eventually(() => h.signals.get('r2')?.aborted === true, 5000, 'the witness run to be cancelled by its grace');
       expect(h.signals.get('r1')?.aborted).toBe(false);
       h.release('r1');
       const rest = await back.ended;
@@ -115,7 +119,9 @@ describe.each(servers)('createRunBroker over %s', (_name, serve) => {
       await posted.take(3);
       posted.leave();
       await eventually(happened('reader-left'), 5000, 'the reader to leave');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A tick of the broker (which checks detachment) has passed once the run's lease was renewed.
+      const leased = (await b.store.getRun('t1', 'r1'))!.leaseUntil;
+      await eventually(async () => (await b.store.getRun('t1', 'r1'))!.leaseUntil > leased, 5000, 'a lease renewal');
       h.release('r1');
       await eventually(happened('run-ended'), 5000, 'the run to end');
       expect(activity.find((happening) => happening.type === 'run-ended')).toMatchObject({ outcome: 'success' });
@@ -131,8 +137,8 @@ describe.each(servers)('createRunBroker over %s', (_name, serve) => {
       const frames = framesOf((await post(base, runInput('t1', 'r1'))).body);
       await eventually(happened('reader-left'), 5000, 'the reader to leave');
       await eventually(happened('run-ended'), 5000, 'the run to end');
-      // Give a spurious detach (the reader left as the run ended) the time to show up.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // A spurious detach (the reader left as the run ended) would come from a store count in flight: let it settle.
+      await new Promise((resolve) => setImmediate(resolve));
       // The reader leaves on the terminal event, as the store delivers it; the run ends once the append resolves.
       expect(activity.map((happening) => happening.type)).toEqual(['run-started', 'reader-attached', 'reader-left', 'run-ended']);
       expect(activity).toEqual([

@@ -227,6 +227,6 @@ export function runInput(threadId: string, runId: string, overrides: Partial<Run
 }
 
 /** Resolves when `check()` holds, polling on each macrotask turn (no fixed sleep); rejects after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 5000, what = 'the condition'): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'the condition'): Promise<void> {
   await pollUntil(check, (done) => done, { timeoutMs, intervalMs: 5, what });
 }

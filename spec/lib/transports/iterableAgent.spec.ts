@@ -160,7 +160,8 @@ describe('createAguiHandler with an iterable agent', () => {
   it('should serve an async generator agent to the official client', async () => {
     await listen(async function* paced(): AsyncGenerator<AgentEvent> {
       for (const event of SCRIPT) {
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        // Each event a macrotask apart, as a model's tokens arrive.
+        await new Promise((resolve) => setImmediate(resolve));
         yield event;
       }
     });
@@ -235,8 +236,8 @@ describe('createAguiFetchHandler with an iterable agent', () => {
       // How far the pull ran ahead of what was read, in events.
       mostAhead = Math.max(mostAhead, pulled - Math.floor(bytes / delta.length));
       tail = (tail + decoder.decode(value, { stream: true })).slice(-500);
-      // A reader slower than the producer: a timer's turn per chunk.
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      // A reader slower than the producer: a turn of the event loop per chunk.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     expect(pulled).toBe(count);
     expect(bytes).toBeGreaterThan(count * delta.length);
