@@ -289,7 +289,13 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         req.resume();
         return refuse(notAcceptable);
       }
-      return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void sendSSE(res, runEvents(agent, input, options, undefined, () => drained(res)), stream)));
+      return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+        inTurn(res, () => {
+          // An iterable agent is pulled no faster than the client reads.
+          const demand = createDemandGate();
+          sendSSE(res, runEvents(agent, input, options, undefined, demand.ready), { ...stream, demand });
+        }),
+      );
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
     if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
@@ -327,18 +333,6 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
     }
   };
-}
-
-/** Resolves on the response's next `'drain'` (or `'close'`) while it needs one; undefined when it takes writes. */
-function drained(res: ServerResponse): Promise<void> | undefined {
-  if (!res.writableNeedDrain) return undefined;
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done).off('close', done);
-      resolve();
-    };
-    res.on('drain', done).on('close', done);
-  });
 }
 
 /** Whether a broker route answers with a run's stream (406 applies), rather than JSON or a refusal. */

@@ -17,6 +17,12 @@ export interface FlowOptions {
    * takes bytes, however slowly, restarts the clock. `Infinity`: never.
    */
   stallTimeoutMs?: number | undefined;
+  /**
+   * Closed when frames start waiting for the client, opened once they have gone on (and when the
+   * response ends), so that a producer that can wait (the handlers' iterable agents) pulls no faster
+   * than the client reads ({@link createDemandGate}). Default: none.
+   */
+  demand?: DemandGate | undefined;
 }
 
 /** Default of {@link FlowOptions.maxBufferedBytes}: 64 MiB. */

@@ -80,6 +80,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     queuedBytes = 0;
     res.off('drain', flush);
     stall.stop();
+    options.demand?.open();
   };
   const stall = stallTimer(stallTimeoutMs, () => {
     // The client took nothing for stallTimeoutMs: a RUN_ERROR could not reach it either.
@@ -91,10 +92,12 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   const wait = () => {
     waiting = true;
     stall.waiting();
+    options.demand?.close();
     res.once('drain', flush);
   };
   const finish = () => {
     stall.stop();
+    options.demand?.open();
     if (!gone()) res.end();
   };
 
@@ -126,6 +129,8 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     queue = [];
     head = 0;
     stall.idle();
+    // What waited has gone on: a producer that waits may go on too.
+    options.demand?.open();
     if (ending) finish();
   }
 

@@ -2,17 +2,11 @@ import { EventType, type Event } from '@ag-ui/core';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
-import { SLOW_CLIENT, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type DemandGate, type FlowOptions } from './flowControl.js';
+import { SLOW_CLIENT, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type FlowOptions } from './flowControl.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link toSSEStream}: the frames' options and the bounds of what waits for the client. */
 export interface ToSSEStreamOptions extends FrameOptions, FlowOptions {
-  /**
-   * Told when frames start waiting for the consumer and when they have gone on (and when the stream
-   * ends), so that a producer that can wait (the handlers' iterable agents) pulls no faster than the
-   * consumer reads. Default: none.
-   */
-  demand?: DemandGate | undefined;
   /**
    * The request's signal: when it aborts (the client went away), the run is stopped, what waits for
    * the consumer is dropped and the stream closes at once. Default: none.
