@@ -1,7 +1,7 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, defer, type Subscription } from 'rxjs';
+import { Observable, defer } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
@@ -509,25 +509,8 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     if (body === undefined) return tooLarge(maxBodyBytes);
     return parseRunAgentInput(body);
   };
-  /** Unsubscribes `items$` when the request aborts (the client went away), and completes, so that the response body closes. */
-  const untilAborted = <T>(request: Request, items$: Observable<T>) =>
-    new Observable<T>((subscriber) => {
-      if (request.signal?.aborted) return subscriber.complete();
-      const subscription: Subscription = items$.subscribe(subscriber);
-      const onAbort = () => {
-        // Completed first, so the body closes (a reader of it, a runtime's or an adapter's, would
-        // otherwise wait forever); unsubscribing first would close the subscriber without a word.
-        subscriber.complete();
-        safeUnsubscribe(subscription);
-      };
-      request.signal?.addEventListener('abort', onAbort);
-      return () => {
-        request.signal?.removeEventListener('abort', onAbort);
-        safeUnsubscribe(subscription);
-      };
-    });
   return async (request) => {
-    // The request's signal also drops what waits for a client that went away.
+    // The request's signal stops the run (or, with a broker, this reader) and drops what waits for it.
     const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
@@ -536,7 +519,7 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       if ('status' in parsed) return refuse(parsed);
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
-      return toSSEResponse(untilAborted(request, runEvents(agent, parsed, options, undefined, demand.ready)), { ...stream, demand });
+      return toSSEResponse(runEvents(agent, parsed, options, undefined, demand.ready), { ...stream, demand });
     }
     let pathname: string;
     try {
@@ -550,7 +533,7 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
     const serve = async (frames: Promise<Observable<BrokerFrame>>) => {
       try {
-        return toBrokerFramesResponse(untilAborted(request, await frames), stream);
+        return toBrokerFramesResponse(await frames, stream);
       } catch (error) {
         return refuse(brokerRefusal(error));
       }

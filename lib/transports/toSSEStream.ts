@@ -85,6 +85,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     queuedBytes = 0;
     stall.stop();
     options.demand?.open();
+    options.signal?.removeEventListener('abort', abandon);
   };
   const stall = stallTimer(stallTimeoutMs, () => {
     stopped = true;
@@ -103,7 +104,16 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     closed = true;
     stall.stop();
     options.demand?.open();
+    options.signal?.removeEventListener('abort', abandon);
     controller.close();
+  };
+  // The client went away (`signal`): nothing that waits can reach it.
+  const abandon = () => {
+    if (closed) return;
+    stopped = true;
+    safeUnsubscribe(subscription);
+    release();
+    close();
   };
   // Moves waiting frames into the stream's queue while it has room, small ones together (fewer
   // chunks for the consumer to read one by one: a burst of 100k frames is ~1,000 chunks, not 100k).
@@ -144,6 +154,8 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     {
       start(c) {
         controller = c;
+        // The client left before the run started: it never starts.
+        if (options.signal?.aborted === true) return close();
         subscription = pipeFrames(
           items$ as Observable<BrokerFrame>,
           {
@@ -179,16 +191,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
           framed as true,
         );
         if (stopped) safeUnsubscribe(subscription);
-        // The client is gone: nothing that waits can reach it.
-        const abandon = () => {
-          if (closed) return;
-          stopped = true;
-          safeUnsubscribe(subscription);
-          release();
-          close();
-        };
-        if (options.signal?.aborted === true) abandon();
-        else options.signal?.addEventListener('abort', abandon, { once: true });
+        else if (!closed) options.signal?.addEventListener('abort', abandon, { once: true });
       },
       // Called when the stream's queue has room: after it was full, the consumer took some (progress).
       pull() {
