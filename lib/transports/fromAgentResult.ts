@@ -80,7 +80,7 @@ export function fromIterableInSlices<T>(source: Iterable<T> | AsyncIterable<T>, 
     // Whether the iterator is finished (ended, threw, or was returned): return() is called at most once, and never after.
     let finished = false;
 
-    /** One step's result, or undefined when the iterator threw (the subscriber is told). */
+    /** Hands on one step's result. @return false once the iterator ended or the subscriber closed. */
     const settle = (result: IteratorResult<T>): boolean => {
       if (result.done) {
         finished = true;
