@@ -4,6 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { cutCalls, cutToolCallError, type StreamedCall } from './cutToolCalls.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
@@ -28,10 +29,16 @@ const { invalid, object, string: text, index: position, count } = fieldReaders({
 type Block =
   | { kind: 'text' }
   | { kind: 'reasoning'; messageId: string; opened: boolean }
-  | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean }
+  | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean; call: StreamedCall }
   | { kind: 'other' };
 
 const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/** The stop reasons that cut the model's output where it stood, with what to do about each. */
+const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new Map([
+  ['max_tokens', ['its max_tokens limit (stop_reason: max_tokens)', 'Raise max_tokens (or ask for a shorter answer) and retry the request.']],
+  ['model_context_window_exceeded', ["the model's context window (stop_reason: model_context_window_exceeded)", 'Shorten the conversation (or its tool results) and retry the request.']],
+]);
 
 /**
  * Turns an Anthropic Messages stream (its `message_start` … `message_stop` events) into agent
@@ -70,6 +77,10 @@ const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_us
  * 6. `message_delta`'s `stop_reason` ends nothing and loses nothing: text cut short by
  *    `max_tokens` is kept. `refusal` also sends CUSTOM `{ name: 'anthropic.refusal', value:
  *    { messageId, stopDetails? } }`, so that a client can say why the answer stopped (or is empty).
+ *    `max_tokens` (or `model_context_window_exceeded`) while a tool call's arguments are not one
+ *    whole JSON value, its block stopped or not, means the limit cut the call: the output fails
+ *    with `INCOMPLETE_STREAM`, naming the call, after the message's usage. What was streamed of the
+ *    call is not taken back. A call whose arguments parse was whole before the cut and stays a call.
  * 7. Usage becomes TOKEN_USAGE, once per message, at `message_stop` (or the next `message_start`,
  *    or when the source completes or errors): `message_delta`'s counts over `message_start`'s;
  *    `inputTokens` = input + cache writes + cache reads, `cacheWriteInputTokens` =
@@ -110,6 +121,8 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     let model: string | undefined;
     // The message's open content blocks, by index.
     let blocks = new Map<number, Block>();
+    // The message's tool calls, with the argument text sent for each: what a max_tokens cut is checked against.
+    let calls: StreamedCall[] = [];
     // The message's token counts so far (message_start's, overlaid by message_delta's).
     let counts: Partial<Record<CountField, number>> = {};
     // Whether the message reported any count that is not yet sent.
@@ -142,7 +155,8 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       if (block?.kind !== 'tool' || block.argsSent) return;
       const input = block.input;
       const args = isObject(input) || Array.isArray(input) ? JSON.stringify(input) : '{}';
-      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args === '' ? '{}' : args });
+      block.call.args = args;
+      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args });
     };
 
     // A tool call's block still open where the format says it cannot be: the stream was cut.
@@ -159,6 +173,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     const endMessage = () => {
       for (const index of [...blocks.keys()]) endBlock(index);
       blocks = new Map();
+      calls = [];
       sendUsage();
       message = undefined;
       model = undefined;
@@ -187,7 +202,9 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         const toolCallId = text(block, 'id', where);
         const name = text(block, 'name', where);
         if (!toolCallId || !name) throw invalid(`${where} is a ${type} block without ${toolCallId ? "a 'name'" : "an 'id'"}. Each tool call block must carry the call's id and the tool's name.`);
-        blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false });
+        const call: StreamedCall = { id: toolCallId, name, args: '' };
+        calls.push(call);
+        blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false, call });
         emit(toolCallStart(toolCallId, name, messageId()));
       } else if (type.endsWith('_tool_result') && typeof block.tool_use_id === 'string') {
         blocks.set(index, { kind: 'other' });
@@ -231,6 +248,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
           const piece = text(delta, 'partial_json', where);
           if (!piece) return;
           block.argsSent = true;
+          block.call.args += piece;
           emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: piece });
           return;
         }
@@ -281,6 +299,10 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
               if (isObject(delta.stop_details)) value.stopDetails = delta.stop_details;
               emit({ type: EventType.CUSTOM, name: 'anthropic.refusal', value });
             }
+            const limit = typeof delta.stop_reason === 'string' ? outputLimits.get(delta.stop_reason) : undefined;
+            const cut = limit === undefined ? [] : cutCalls(calls);
+            // Thrown here, with the final counts in: the error path sends the usage first.
+            if (cut.length > 0) throw cutToolCallError('fromAnthropicMessages', limit![0], cut, limit![1]);
             return;
           }
           case 'message_stop':

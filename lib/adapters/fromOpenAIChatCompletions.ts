@@ -4,6 +4,8 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
+import { cutCalls, cutToolCallError, type StreamedCall } from './cutToolCalls.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
@@ -19,6 +21,8 @@ export interface FromOpenAIChatCompletionsOptions {
   generateId?: IdGenerator;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
   raw?: boolean;
+  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 const { invalid, object, string: text, list, index, toolCallIndex, count } = fieldReaders({
@@ -27,8 +31,7 @@ const { invalid, object, string: text, list, index, toolCallIndex, count } = fie
   unit: 'chunk',
 });
 
-/** The delta fields that are the assistant's text: a refusal is shown as the answer. */
-const assistantText = ['content', 'refusal'] as const;
+const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
 
 /**
  * Turns an OpenAI Chat Completions stream (its `chat.completion.chunk` objects, and `'[DONE]'`)
@@ -49,6 +52,10 @@ const assistantText = ['content', 'refusal'] as const;
  * 2. `delta.content` and `delta.refusal` become TEXT_MESSAGE_CHUNK with `messageId` = the chunk's
  *    `id`; `delta.reasoning_content` (or `delta.reasoning`) becomes REASONING_MESSAGE_CHUNK with
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
+ *    `delta.content` may also be an array of content parts (Mistral), read in order: a `text`
+ *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts) is reasoning.
+ *    Other parts (`reference`, `image_url` …) have no AG-UI text form: they are dropped, with one
+ *    `onDiagnostic` per part type per subscription.
  * 3. `delta.tool_calls` pieces are keyed by `index` (any numbers, in any order, interleaved). The
  *    first piece of a call (its `id` and `function.name`) gives TOOL_CALL_CHUNK with `toolCallId`,
  *    `toolCallName` and `parentMessageId` = the chunk's `id`; later pieces give TOOL_CALL_CHUNK with
@@ -57,6 +64,11 @@ const assistantText = ['content', 'refusal'] as const;
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
+ *    `finish_reason: 'length'` while a call's arguments are not yet one whole JSON value means the
+ *    output limit cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call, once
+ *    the completion's usage is in (at `'[DONE]'`, the next completion, or the source's end). What
+ *    was streamed of the call is not taken back. A call whose arguments parse was whole before the
+ *    cut and stays a call.
  * 5. `usage` (on the usage-only final chunk, or on any chunk) becomes TOKEN_USAGE with
  *    `inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`, `reasoningTokens` and
  *    `model`, absent counts omitted. Only the completion's last report counts, as some servers
@@ -65,8 +77,8 @@ const assistantText = ['content', 'refusal'] as const;
  * 6. Chunks with no chosen choice and no usage (Azure's `prompt_filter_results`, other choices)
  *    send nothing. `'[DONE]'` ends nothing: the source's completion does.
  * 7. A chunk with an `error` object (a provider failing mid-stream) is a `PROVIDER_ERROR` error;
- *    anything that is not a chunk (a non-object, no `choices` array, a non-string `content` …) is
- *    an `INVALID_EVENT` error. Under `toAgui` both become RUN_ERROR.
+ *    anything that is not a chunk (a non-object, no `choices` array, a `content` that is neither a
+ *    string nor an array of parts …) is an `INVALID_EVENT` error. Under `toAgui` all become RUN_ERROR.
  * 8. With `raw: true`, each chunk is also sent as `RAW { event, source: 'openai-chat' }` first.
  *
  * ## Example
@@ -81,7 +93,7 @@ const assistantText = ['content', 'refusal'] as const;
  * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"c1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":1,"totalTokens":10,"model":"gpt-4o"}}
  * ```
  *
- * @param options The choice to read, and the id generator for chunks that carry no ids.
+ * @param options The choice to read, the id generator for chunks that carry no ids, and where dropped content parts are reported.
  * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
  * @throws {AguiRxError} `INVALID_OPTIONS` at call time when `choice` is not a non-negative integer.
  */
@@ -97,6 +109,7 @@ export function fromOpenAIChatCompletions(
   }
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
+  const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<ChatCompletionChunk | '[DONE]', AgentEvent>((subscriber) => {
     // The completion being read: its id names its message.
     let completion: string | undefined;
@@ -104,9 +117,21 @@ export function fromOpenAIChatCompletions(
     let minted: string | undefined;
     // The completion's tool calls, by the pieces' index.
     let pieces: ToolCallPieces = { calls: new Map() };
+    // The completion's tool calls and the argument text sent for each, by toolCallId.
+    let streamed = new Map<string, StreamedCall>();
+    // The calls finish_reason 'length' cut, failed once the completion's usage is in.
+    let cut: AguiRxError | undefined;
+    // The content part types dropped so far: each is reported once.
+    const dropped = new Set<string>();
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
+
+    // The completion is over: its usage, then the error of a call its output limit cut.
+    const endCompletion = () => {
+      sendUsage();
+      if (cut !== undefined) throw cut;
+    };
 
     const sendUsage = () => {
       if (usage === undefined) return;
@@ -117,11 +142,12 @@ export function fromOpenAIChatCompletions(
 
     const endToolCalls = () => {
       pieces = { calls: new Map() };
+      streamed = new Map();
     };
 
     const enter = (id: string) => {
       if (id === completion) return;
-      sendUsage();
+      endCompletion();
       completion = id;
       endToolCalls();
     };
@@ -136,27 +162,89 @@ export function fromOpenAIChatCompletions(
 
       const continued = continuedCall(pieces, index, id);
       if (continued !== undefined) {
-        if (args !== undefined && args !== '') emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
+        if (args === undefined || args === '') return;
+        streamed.get(continued)!.args += args;
+        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
         return;
       }
       if (name === undefined || name === '') throw invalid(unnamedCall(where, id, 'function.name'));
-      emit(toolCallStart(startCall(pieces, index, id ?? mint()), name, messageId, args));
+      const toolCallId = startCall(pieces, index, id ?? mint());
+      streamed.set(toolCallId, { id: toolCallId, name, args: args ?? '' });
+      emit(toolCallStart(toolCallId, name, messageId, args));
+    };
+
+    // Mistral's content parts: text, and thinking that holds text parts.
+    const onContentParts = (content: unknown, where: string, messageId: string) => {
+      if (!Array.isArray(content)) throw invalid(`${where} is ${describeValue(content)}, but it must be a string or an array of content parts such as ${contentPartExample}.`);
+      for (let i = 0; i < content.length; i++) {
+        const path = `${where}[${i}]`;
+        const part = contentPart(content[i], path);
+        if (part.type === 'text') {
+          const piece = text(part, 'text', path);
+          if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: piece });
+        } else if (part.type === 'thinking') {
+          onThinking(part.thinking, `${path}.thinking`, `${messageId}-reasoning`);
+        } else drop(part, path);
+      }
+    };
+
+    const onThinking = (thinking: unknown, where: string, reasoningId: string) => {
+      if (thinking === undefined || thinking === null) return;
+      if (typeof thinking === 'string') {
+        if (thinking) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: reasoningId, delta: thinking });
+        return;
+      }
+      if (!Array.isArray(thinking)) throw invalid(`${where} is ${describeValue(thinking)}, but it must be an array of content parts such as ${contentPartExample}.`);
+      for (let i = 0; i < thinking.length; i++) {
+        const path = `${where}[${i}]`;
+        const part = contentPart(thinking[i], path);
+        if (part.type !== 'text') {
+          drop(part, path);
+          continue;
+        }
+        const piece = text(part, 'text', path);
+        if (piece) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: reasoningId, delta: piece });
+      }
+    };
+
+    const drop = (part: Fields & { type: string }, where: string) => {
+      if (dropped.has(part.type)) return;
+      dropped.add(part.type);
+      onDiagnostic({
+        message: `fromOpenAIChatCompletions dropped a '${part.type}' content part (${where}): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later '${part.type}' parts of this stream are dropped without another warning.`,
+        event: part,
+      });
     };
 
     const onChoice = (choice: Fields, where: string, messageId: string) => {
       const delta = object(choice.delta ?? {}, `${where}.delta`, "{ content: 'Hi' }");
       const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
-      for (const field of assistantText) {
-        const piece = text(delta, field, `${where}.delta`);
-        if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: piece });
-      }
+      const content = delta.content;
+      // A string is the common case: checked first, so that it costs no more than before.
+      if (typeof content === 'string') {
+        if (content) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: content });
+      } else if (content !== undefined && content !== null) onContentParts(content, `${where}.delta.content`, messageId);
+      // A refusal is shown as the answer.
+      const refusal = text(delta, 'refusal', `${where}.delta`);
+      if (refusal) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: refusal });
       list(delta, 'tool_calls', `${where}.delta`, 'an array of tool call pieces').forEach((piece, i) => onToolCall(piece, `${where}.delta.tool_calls[${i}]`, messageId));
       if (delta.function_call !== undefined && delta.function_call !== null) {
         // The legacy single call: no id and no index, one per message.
         onToolCall({ function: delta.function_call }, `${where}.delta.function_call`, messageId, -1);
       }
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+        if (choice.finish_reason === 'length') {
+          const calls = cutCalls(streamed.values());
+          if (calls.length > 0) {
+            cut ??= cutToolCallError(
+              'fromOpenAIChatCompletions',
+              'its token limit (finish_reason: length)',
+              calls,
+              'Raise max_completion_tokens (max_tokens on older servers), or ask for a shorter answer, and retry the request.',
+            );
+          }
+        }
         endToolCalls();
         minted = undefined;
       }
@@ -165,7 +253,7 @@ export function fromOpenAIChatCompletions(
     return {
       next(input) {
         if (raw) emit(rawEvent(input, 'openai-chat'));
-        if (typeof input === 'string' && input.trim() === '[DONE]') return sendUsage();
+        if (typeof input === 'string' && input.trim() === '[DONE]') return endCompletion();
         const chunk = checkChunk(input);
         const choices = chunk.choices as unknown[];
         let choice: Fields | undefined;
@@ -189,8 +277,19 @@ export function fromOpenAIChatCompletions(
         if (report !== undefined) usage = report;
       },
       flush: sendUsage,
+      complete() {
+        endCompletion();
+        subscriber.complete();
+      },
     };
   });
+}
+
+/** A content part: an object with a string `type`. */
+function contentPart(input: unknown, where: string): Fields & { type: string } {
+  const part = object(input, where, "{ type: 'text', text: 'Hi' }");
+  if (typeof part.type !== 'string') throw invalid(`${where} has 'type: ${describeValue(part.type)}', but a content part's type must be a string such as 'text' or 'thinking'.`);
+  return part as Fields & { type: string };
 }
 
 /** The input as a chunk, or the error that says why it is none. */

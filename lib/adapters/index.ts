@@ -19,6 +19,7 @@ export type {
   ChatCompletionChunkChoice,
   ChatCompletionChunkDelta,
   ChatCompletionChunkToolCall,
+  ChatCompletionContentPart,
   ChatCompletionUsage,
 } from './wire/openAIChatCompletions.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from '../transports/parseSSE.js';

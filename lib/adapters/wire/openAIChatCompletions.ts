@@ -47,8 +47,8 @@ export interface ChatCompletionChunkChoice {
 export interface ChatCompletionChunkDelta {
   /** The role, on the first chunk (`assistant`). */
   role?: 'assistant' | (string & {}) | null;
-  /** A piece of the assistant's text. */
-  content?: string | null;
+  /** A piece of the assistant's text; Mistral may send an array of content parts instead. */
+  content?: string | ChatCompletionContentPart[] | null;
   /** A piece of the model's refusal, sent instead of `content`. */
   refusal?: string | null;
   /** DeepSeek (and vLLM): a piece of the model's reasoning, before its answer. */
@@ -65,6 +65,31 @@ export interface ChatCompletionChunkDelta {
     arguments?: string;
   } | null;
 }
+
+/**
+ * One part of an array `delta.content` (Mistral): `text` is the assistant's text, `thinking` its
+ * reasoning; other types (`reference`, `image_url` …) are dropped with a diagnostic.
+ */
+export type ChatCompletionContentPart =
+  | {
+      /** Discriminant: `'text'`. */
+      type: 'text';
+      /** A piece of the assistant's text. */
+      text: string;
+    }
+  | {
+      /** Discriminant: `'thinking'`. */
+      type: 'thinking';
+      /** A piece of the model's reasoning: `text` parts (other types dropped). */
+      thinking: ChatCompletionContentPart[];
+      /** Mistral: whether the thinking is over; not read. */
+      closed?: boolean;
+    }
+  | {
+      /** Any other part type (`reference`, `image_url` …): no AG-UI text form. */
+      type: string;
+      [field: string]: unknown;
+    };
 
 /** A piece of one tool call. */
 export interface ChatCompletionChunkToolCall {

@@ -1,0 +1,52 @@
+import { AguiRxError } from '../protocol/errors.js';
+
+/**
+ * Tool calls cut by the model's output limit (Anthropic `stop_reason: "max_tokens"`, Chat
+ * Completions `finish_reason: "length"`): which calls were cut, and the one error that says so.
+ * Shared by the adapters; not part of the public API.
+ */
+
+/** One tool call of a model message, with the argument text streamed for it so far. */
+export interface StreamedCall {
+  /** The call's id (`toolCallId`). */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The argument fragments sent so far, joined. */
+  args: string;
+}
+
+/**
+ * The calls whose arguments are not one whole JSON value: those the cut went through. A call whose
+ * arguments parse was written out before the cut, and stays a call. Checked once, at the cut,
+ * never per fragment (parsing a growing text on every fragment is quadratic).
+ */
+export function cutCalls(calls: Iterable<StreamedCall>): StreamedCall[] {
+  const cut: StreamedCall[] = [];
+  for (const call of calls) if (!isWholeJson(call.args)) cut.push(call);
+  return cut;
+}
+
+/**
+ * The `INCOMPLETE_STREAM` error of a model output cut inside tool calls: says in plain words that
+ * the output was cut by `limit`, names each call (id and tool), and what to do (`advice`).
+ */
+export function cutToolCallError(adapter: string, limit: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
+  const named = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');
+  const which = calls.length === 1 ? `tool call ${named}` : `tool calls ${named}`;
+  return new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `${adapter}: the model's output was cut by ${limit} inside ${which}, so ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
+  );
+}
+
+function isWholeJson(text: string): boolean {
+  // A cut text ends mid-value; an empty one was never written.
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
