@@ -1,11 +1,12 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { defer, from, map, mergeMap, of, retry, take, type Observable } from 'rxjs';
+import { defer, from, map, mergeMap, of, retry, take, tap, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   fromOpenAIChatCompletions,
   type ChatCompletionChunk,
   type ChatCompletionChunkChoice,
   type ChatCompletionChunkDelta,
+  type ChatCompletionContentPart,
   type ChatCompletionUsage,
 } from '../../../lib/adapters/fromOpenAIChatCompletions.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
@@ -60,6 +61,11 @@ const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: Eve
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromOpenAIChatCompletions received a malformed chat.completion.chunk: ${detail}`);
+const lengthCut = (which: string) =>
+  new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `fromOpenAIChatCompletions: the model's output was cut by its token limit (finish_reason: length) inside ${which} incomplete JSON and the call must not run. The text before it is kept. Raise max_completion_tokens (max_tokens on older servers), or ask for a shorter answer, and retry the request.`,
+  );
 
 /** Every event the adapter makes of the given inputs. */
 function adapt(inputs: readonly Input[], options?: Parameters<typeof fromOpenAIChatCompletions>[0]): Promise<AgentEvent[]> {
@@ -122,6 +128,46 @@ describe('fromOpenAIChatCompletions', () => {
         const expected = '--t--(U#)';
 
         expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values, error);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should fail with the cut call at [DONE], after the usage that follows finish_reason length', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          c: toolPiece(0, { id: 'call-1', name: 'search', args: '{"q":' }),
+          f: finish('length'),
+          u: usageChunk({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }),
+          D: '[DONE]' as const,
+          k: callStart('call-1', 'search', '{"q":'),
+          U: tokenUsage({ inputTokens: 9, outputTokens: 4, totalTokens: 13, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--c--f--u--D--|', values);
+        // prettier-ignore
+        const e1subs =   '^----------!   ';
+        // prettier-ignore
+        const expected = '--k--------(U#)';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values, lengthCut("tool call 'call-1' (search), so its arguments are"));
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should fail with the cut call when the source completes without [DONE]', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          c: toolPiece(0, { id: 'call-1', name: 'search', args: '{"q":' }),
+          f: finish('length', { usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } }),
+          k: callStart('call-1', 'search', '{"q":'),
+          U: tokenUsage({ inputTokens: 9, outputTokens: 4, totalTokens: 13, model: 'gpt-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--c--f--|   ', values);
+        // prettier-ignore
+        const e1subs =   '^-------!   ';
+        // prettier-ignore
+        const expected = '--k-----(U#)';
+
+        expectObservable(e1.pipe(fromOpenAIChatCompletions())).toBe(expected, values, lengthCut("tool call 'call-1' (search), so its arguments are"));
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
@@ -442,6 +488,151 @@ describe('fromOpenAIChatCompletions', () => {
     });
   });
 
+  describe('content parts (Mistral)', () => {
+    const parts = (...content: ChatCompletionContentPart[]) => chunk({ content });
+    const thinking = (...texts: string[]): ChatCompletionContentPart => ({ type: 'thinking', thinking: texts.map((piece) => ({ type: 'text' as const, text: piece })) });
+
+    it('should send text parts as text and the text parts of thinking as reasoning, in their order', async () => {
+      expect(
+        await adapt([
+          chunk({ role: 'assistant', content: '' }),
+          parts(thinking('Boils', ' lower')),
+          parts(thinking(' up high.'), { type: 'text', text: 'About' }),
+          chunk({ content: ' 90' }),
+          parts({ type: 'text', text: ' °C.' }, { type: 'text', text: '' }),
+          finish('stop'),
+        ]),
+      ).toEqual([reasoning('Boils'), reasoning(' lower'), reasoning(' up high.'), text('About'), text(' 90'), text(' °C.')]);
+    });
+
+    it('should read a thinking given as a string, and send nothing for empty or absent pieces', async () => {
+      expect(await adapt([parts({ type: 'thinking', thinking: 'so' } as unknown as ChatCompletionContentPart), parts({ type: 'thinking', thinking: [] }), parts({ type: 'text' } as ChatCompletionContentPart), chunk({ content: [] })])).toEqual([
+        reasoning('so'),
+      ]);
+    });
+
+    it('should drop parts without a text form, telling onDiagnostic once per type per subscription', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const inputs: Input[] = [
+        parts({ type: 'text', text: 'See' }, { type: 'reference', reference_ids: [1] }),
+        parts({ type: 'thinking', thinking: [{ type: 'reference', reference_ids: [2] }, { type: 'text', text: 'hm' }] }),
+        parts({ type: 'image_url', image_url: 'https://example.com/a.png' }, { type: 'text', text: ' this.' }),
+      ];
+      const adapted$ = from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic }));
+      expect(await collect(adapted$)).toEqual([text('See'), reasoning('hm'), text(' this.')]);
+      expect(messages).toEqual([
+        "fromOpenAIChatCompletions dropped a 'reference' content part (choices[0].delta.content[1]): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later 'reference' parts of this stream are dropped without another warning.",
+        "fromOpenAIChatCompletions dropped a 'image_url' content part (choices[0].delta.content[0]): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later 'image_url' parts of this stream are dropped without another warning.",
+      ]);
+      // A second subscription is a new stream: it reports again.
+      await collect(adapted$);
+      expect(messages).toHaveLength(4);
+    });
+
+    it.each([
+      ['content that is neither a string nor an array', { content: 42 }, "choices[0].delta.content is number 42, but it must be a string or an array of content parts such as [{ type: 'text', text: 'Hi' }]."],
+      ['a part that is not an object', { content: ['Hi'] }, `choices[0].delta.content[0] is "Hi", but it must be an object such as { type: 'text', text: 'Hi' }.`],
+      ['a part without a string type', { content: [{ text: 'Hi' }] }, "choices[0].delta.content[0] has 'type: undefined', but a content part's type must be a string such as 'text' or 'thinking'."],
+      ['a text part whose text is not a string', { content: [{ type: 'text', text: 7 }] }, 'choices[0].delta.content[0].text is number 7, but it must be a string.'],
+      [
+        'a thinking that is not an array',
+        { content: [{ type: 'thinking', thinking: { text: 'a' } }] },
+        "choices[0].delta.content[0].thinking is an object, but it must be an array of content parts such as [{ type: 'text', text: 'Hi' }].",
+      ],
+      ['a thinking part without a type', { content: [{ type: 'thinking', thinking: [{ text: 'a' }] }] }, "choices[0].delta.content[0].thinking[0] has 'type: undefined', but a content part's type must be a string such as 'text' or 'thinking'."],
+    ])('should fail with INVALID_EVENT on %s', async (_name, delta, detail) => {
+      expect(await failure([chunk({ content: 'ok' }), chunk(delta as ChatCompletionChunkDelta)])).toEqual(invalidEvent(detail));
+    });
+
+    it('should build the reasoning and the answer in the official client', async () => {
+      const events$: Observable<Event> = from<Input[]>([parts(thinking('Low pressure.')), parts({ type: 'text', text: 'About 90 °C.' }), finish('stop')]).pipe(
+        fromOpenAIChatCompletions(),
+        toAgui({ threadId: 't1', runId: 'r1' }),
+      );
+      const run = await runWithOracle(events$);
+      expect(run.messages.map((message) => [message.role, message.id, (message as { content?: string }).content])).toEqual([
+        ['reasoning', 'cmpl-1-reasoning', 'Low pressure.'],
+        ['assistant', 'cmpl-1', 'About 90 °C.'],
+      ]);
+    });
+  });
+
+  describe('a tool call cut by finish_reason length', () => {
+    it('should fail with INCOMPLETE_STREAM naming the call, after its text, pieces and usage', async () => {
+      const inputs: Input[] = [
+        chunk({ content: 'Filing.' }),
+        toolPiece(0, { id: 'call-1', name: 'file_report', args: '{"title": "Q3' }),
+        toolPiece(0, { args: ' review", "body": "Rev' }),
+        finish('length'),
+        usageChunk({ prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 }),
+        '[DONE]',
+      ];
+      const events: AgentEvent[] = [];
+      const error = await errorOf(collect(from(inputs).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))));
+      expect(error).toEqual(lengthCut("tool call 'call-1' (file_report), so its arguments are"));
+      expect(events).toEqual([
+        text('Filing.'),
+        callStart('call-1', 'file_report', '{"title": "Q3'),
+        callArgs('call-1', ' review", "body": "Rev'),
+        tokenUsage({ inputTokens: 9, outputTokens: 20, totalTokens: 29, model: 'gpt-test' }),
+      ]);
+    });
+
+    it('should name only the calls the cut went through, and each of them', async () => {
+      const two = await failure([
+        toolPiece(0, { id: 'call-a', name: 'one', args: '{"a": 1}' }),
+        toolPiece(1, { id: 'call-b', name: 'two', args: '{"b": [' }),
+        toolPiece(2, { id: 'call-c', name: 'three', args: '' }),
+        finish('length'),
+      ]);
+      expect(two).toEqual(lengthCut("tool calls 'call-b' (two), 'call-c' (three), so their arguments are"));
+    });
+
+    it('should fail when the next completion begins, before its first event', async () => {
+      const events: AgentEvent[] = [];
+      const error = await errorOf(
+        collect(from<Input[]>([toolPiece(0, { id: 'call-1', name: 'f', args: '{' }), finish('length'), chunk({ content: 'next' }, { id: 'cmpl-2' })]).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))),
+      );
+      expect(error).toEqual(lengthCut("tool call 'call-1' (f), so its arguments are"));
+      expect(events).toEqual([callStart('call-1', 'f', '{')]);
+    });
+
+    it('should read the legacy function_call the same way', async () => {
+      const error = await errorOf(adapt([chunk({ function_call: { name: 'lookup', arguments: '{"id":' } }), finish('length')], { generateId: sequentialIds('fn-') }));
+      expect(error).toEqual(lengthCut("tool call 'fn-1' (lookup), so its arguments are"));
+    });
+
+    it('should keep a call whose arguments are whole, and a call cut by another finish_reason', async () => {
+      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), toolPiece(0, { args: ' 1} ' }), finish('length'), '[DONE]'])).toEqual([
+        callStart('call-1', 'f', '{"a":'),
+        callArgs('call-1', ' 1} '),
+      ]);
+      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), finish('stop'), '[DONE]'])).toEqual([callStart('call-1', 'f', '{"a":')]);
+      // Text cut by length, with no call, is kept as before.
+      expect(await adapt([chunk({ content: 'The storm hit' }), finish('length'), '[DONE]'])).toEqual([text('The storm hit')]);
+    });
+
+    it('should end the run with RUN_ERROR carrying the usage, and leave what was streamed of the call in the client', async () => {
+      const events$: Observable<Event> = from<Input[]>([
+        chunk({ content: 'Filing.' }),
+        toolPiece(0, { id: 'call-1', name: 'file_report', args: '{"title": "Q3' }),
+        finish('length'),
+        usageChunk({ prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 }),
+        '[DONE]',
+      ]).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' }));
+      const run = await runWithOracle(events$);
+      expect(run.events.at(-1)).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: lengthCut("tool call 'call-1' (file_report), so its arguments are").message,
+        usage: [{ inputTokens: 9, outputTokens: 20, totalTokens: 29, model: 'gpt-test' }],
+      });
+      expect(run.messages).toEqual([
+        expect.objectContaining({ role: 'assistant', id: 'cmpl-1', content: 'Filing.', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'file_report', arguments: '{"title": "Q3' } }] }),
+      ]);
+    });
+  });
+
   describe('usage', () => {
     it('should map every count of the usage-only final chunk, with the model', async () => {
       expect(
@@ -598,7 +789,11 @@ describe('fromOpenAIChatCompletions', () => {
       ],
       ['a choice that is not an object', { id: 'x', choices: [null] }, "choices[0] is null, but it must be an object such as { index: 0, delta: { content: 'Hi' } }."],
       ['a delta that is not an object', { id: 'x', choices: [{ index: 0, delta: 'Hi' }] }, `choices[0].delta is "Hi", but it must be an object such as { content: 'Hi' }.`],
-      ['non-string content', { id: 'x', choices: [{ index: 0, delta: { content: 42 } }] }, 'choices[0].delta.content is number 42, but it must be a string.'],
+      [
+        'non-string content',
+        { id: 'x', choices: [{ index: 0, delta: { content: 42 } }] },
+        "choices[0].delta.content is number 42, but it must be a string or an array of content parts such as [{ type: 'text', text: 'Hi' }].",
+      ],
       ['a non-string refusal', { id: 'x', choices: [{ index: 0, delta: { refusal: {} } }] }, 'choices[0].delta.refusal is an object, but it must be a string.'],
       [
         'non-string reasoning_content',
@@ -663,7 +858,7 @@ describe('fromOpenAIChatCompletions', () => {
       ]);
       expect(events[events.length - 1]).toMatchObject({
         code: 'INVALID_EVENT',
-        message: 'fromOpenAIChatCompletions received a malformed chat.completion.chunk: choices[0].delta.content is number 5, but it must be a string.',
+        message: "fromOpenAIChatCompletions received a malformed chat.completion.chunk: choices[0].delta.content is number 5, but it must be a string or an array of content parts such as [{ type: 'text', text: 'Hi' }].",
       });
     });
   });
