@@ -181,7 +181,29 @@ async function checkFailure(path: string, code: string, message: RegExp): Promis
   // The official client accepts the stream, ends the run with the error, and keeps the text that came before.
   const run = await runWithOracle(from(events));
   expect(run.events.at(-1)).toEqual(last);
-  expect(run.messages.filter((message) => message.role === 'assistant').map((message) => (message as { content?: string }).content ?? '').join('')).toBe(expected.text);
+  const assistant = run.messages.filter((message) => message.role === 'assistant');
+  expect(assistant.map((message) => (message as { content?: string }).content ?? '').join('')).toBe(expected.text);
+  // What was streamed of each call stays in the client's messages, as it came: nothing is held back.
+  const calls = assistant.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []));
+  expect(new Map(calls.map((call) => [call.id, call.function.arguments]))).toEqual(streamedArgs(inputs as Raw[]));
+  // The usage the stream reported lands on RUN_ERROR.
+  if (expected.usage.outputTokens !== undefined) expect((last as { usage?: unknown }).usage).toEqual([expected.usage]);
+}
+
+/** Each tool_use block's argument fragments, joined: what was streamed of each call. */
+function streamedArgs(inputs: readonly Raw[]): Map<string, string> {
+  const ids = new Map<number, string>();
+  const args = new Map<string, string>();
+  for (const event of inputs) {
+    if (event.type === 'message_start') ids.clear();
+    if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+      ids.set(event.index, event.content_block.id);
+      args.set(event.content_block.id, '');
+    }
+    const id = ids.get(event.index);
+    if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' && id !== undefined) args.set(id, args.get(id) + event.delta.partial_json);
+  }
+  return args;
 }
 
 const shared = fixtureFiles('anthropic-messages', suffixes);
@@ -191,6 +213,14 @@ const own = readdirSync(ownDir)
 const failing: Record<string, [string, RegExp]> = {
   'error-event.sse': ['PROVIDER_ERROR', /^Anthropic failed mid-stream: Overloaded \(overloaded_error\)\. Retry/],
   'truncated-mid-tool-use.sse': ['INCOMPLETE_STREAM', /the stream ended inside tool_use block 1 \(tool 'book_ferry', call 'toolu_01FerryCut00000001'\)/],
+  'max-tokens-in-tool-use.sse': [
+    'INCOMPLETE_STREAM',
+    /^fromAnthropicMessages: the model's output was cut by its max_tokens limit \(stop_reason: max_tokens\) inside tool call 'toolu_01NotesCutOpen000001' \(write_notes\), .* Raise max_tokens/,
+  ],
+  'max-tokens-after-tool-use-stop.sse': [
+    'INCOMPLETE_STREAM',
+    /^fromAnthropicMessages: the model's output was cut by its max_tokens limit \(stop_reason: max_tokens\) inside tool call 'toolu_01ItinCutStopped0001' \(save_itinerary\), .* Raise max_tokens/,
+  ],
 };
 
 // A user's own clone has no ../shared: the skip says why, in the suite's own name.
@@ -209,6 +239,8 @@ describe('our own Anthropic Messages fixtures through fromAnthropicMessages, toA
   it('should find them', () => {
     expect(own).toEqual([
       'error-event.sse',
+      'max-tokens-after-tool-use-stop.sse',
+      'max-tokens-in-tool-use.sse',
       'max-tokens.sse',
       'redacted-thinking.sse',
       'refusal-after-text.sse',
@@ -239,6 +271,16 @@ describe('our own Anthropic Messages fixtures through fromAnthropicMessages, toA
     expect(stopReason('refusal-after-text.sse')).toBe('refusal');
     expect(deltaTypes('refusal-after-text.sse')).toContain('text_delta');
     expect(stopReason('max-tokens.sse')).toBe('max_tokens');
+    // The cut: max_tokens while the last tool_use block's arguments are not whole JSON, its block stopped in one file and not in the other.
+    for (const name of ['max-tokens-in-tool-use.sse', 'max-tokens-after-tool-use-stop.sse']) {
+      expect(stopReason(name)).toBe('max_tokens');
+      expect(blockTypes(name)).toEqual(['text', 'tool_use']);
+      expect(events(name).at(-1)).toEqual({ type: 'message_stop' });
+      const json = events(name).filter((event) => event.type === 'content_block_delta' && event.index === 1).map((event) => event.delta.partial_json).join('');
+      expect(() => JSON.parse(json)).toThrow();
+    }
+    expect(events('max-tokens-in-tool-use.sse').some((event) => event.type === 'content_block_stop' && event.index === 1)).toBe(false);
+    expect(events('max-tokens-after-tool-use-stop.sse').some((event) => event.type === 'content_block_stop' && event.index === 1)).toBe(true);
     expect(events('error-event.sse').at(-1)).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
     const truncated = events('truncated-mid-tool-use.sse');
     expect(truncated.at(-1)).toMatchObject({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta' } });

@@ -66,6 +66,12 @@ const cutCall = (where: string, index: number, name: string, id: string, type = 
     `fromAnthropicMessages: the stream ${where} inside ${type} block ${index} (tool '${name}', call '${id}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
   );
 
+const limitCut = (which: string, limit = 'its max_tokens limit (stop_reason: max_tokens)', advice = 'Raise max_tokens (or ask for a shorter answer) and retry the request.') =>
+  new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `fromAnthropicMessages: the model's output was cut by ${limit} inside ${which} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
+  );
+
 /** Every event the adapter makes of the given inputs. */
 function adapt(inputs: readonly AnthropicStreamEvent[], options?: Parameters<typeof fromAnthropicMessages>[0]): Promise<AgentEvent[]> {
   return collect(from(inputs).pipe(fromAnthropicMessages(options)));
@@ -290,6 +296,29 @@ describe('fromAnthropicMessages', () => {
         expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, cutCall('ended', 0, 'book', 'toolu_1'));
       }));
 
+    it('should fail at message_delta max_tokens inside a tool call, after the usage it brings', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values: Marbles = {
+          s: start(counts),
+          u: toolBlock(0, 'toolu_a', 'book'),
+          x: jsonDelta(0, '{"day": "Tue'),
+          d: messageDelta('max_tokens', { output_tokens: 9 }),
+          z: stop,
+          k: callStart('toolu_a', 'book'),
+          a: callArgs('toolu_a', '{"day": "Tue'),
+          U: tokenUsage({ inputTokens: 10, outputTokens: 9, totalTokens: 19, model: 'claude-test' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--s--u--x--d--z--|', values);
+        // prettier-ignore
+        const e1subs =   '^----------!       ';
+        // prettier-ignore
+        const expected = '-----k--a--(U#)   ';
+
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, limitCut("tool call 'toolu_a' (book), so its arguments are"));
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
     it('should fail with PROVIDER_ERROR on an error event, after what came before and the usage it holds', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const values: Marbles = {
@@ -470,6 +499,83 @@ describe('fromAnthropicMessages', () => {
           message: cutCall('ended', 0, 'server_tool', 'toolu_a', 'server_tool_use').message,
           usage: [{ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }],
         },
+      ]);
+    });
+  });
+
+  describe('a tool call cut by max_tokens', () => {
+    it('should fail with INCOMPLETE_STREAM naming the call when its block gets no content_block_stop, after the text, fragments and usage', async () => {
+      const { sent, error } = await failure([
+        start(counts),
+        textBlock(0),
+        textDelta(0, 'Writing it down.'),
+        blockStop(0),
+        toolBlock(1, 'toolu_a', 'write_notes'),
+        jsonDelta(1, ''),
+        jsonDelta(1, '{"text": "Tides were'),
+        messageDelta('max_tokens', { output_tokens: 30 }),
+        stop,
+      ]);
+      expect(error).toEqual(limitCut("tool call 'toolu_a' (write_notes), so its arguments are"));
+      expect(sent).toEqual([
+        text('Writing it down.'),
+        callStart('toolu_a', 'write_notes'),
+        callArgs('toolu_a', '{"text": "Tides were'),
+        tokenUsage({ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' }),
+      ]);
+    });
+
+    it('should fail the same way when the cut block did get its content_block_stop', async () => {
+      const { sent, error } = await failure([start(counts), toolBlock(0, 'toolu_a', 'save'), jsonDelta(0, '{"days": [1, '), blockStop(0), messageDelta('max_tokens', { output_tokens: 30 }), stop]);
+      expect(error).toEqual(limitCut("tool call 'toolu_a' (save), so its arguments are"));
+      expect(sent).toEqual([callStart('toolu_a', 'save'), callArgs('toolu_a', '{"days": [1, '), tokenUsage({ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' })]);
+    });
+
+    it('should count a call cut before its first fragment as cut, and name only the cut calls', async () => {
+      const { error } = await failure([
+        start(),
+        toolBlock(0, 'toolu_a', 'one'),
+        jsonDelta(0, '{"a": 1}'),
+        blockStop(0),
+        toolBlock(1, 'toolu_none', 'now', {}, 'server_tool_use'),
+        blockStop(1),
+        toolBlock(2, 'toolu_b', 'two'),
+        messageDelta('max_tokens'),
+      ]);
+      expect(error).toEqual(limitCut("tool call 'toolu_b' (two), so its arguments are"));
+    });
+
+    it('should name every call the cut went through, and say so for the context window limit too', async () => {
+      const { error } = await failure([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a'), toolBlock(1, 'toolu_b', 'two'), jsonDelta(1, '['), messageDelta('model_context_window_exceeded')]);
+      expect(error).toEqual(
+        limitCut(
+          "tool calls 'toolu_a' (one), 'toolu_b' (two), so their arguments are",
+          "the model's context window (stop_reason: model_context_window_exceeded)",
+          'Shorten the conversation (or its tool results) and retry the request.',
+        ),
+      );
+    });
+
+    it('should keep a call whose arguments are whole, and a cut call under another stop reason', async () => {
+      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": 1}'), messageDelta('max_tokens', {}), stop])).toEqual([callStart('toolu_a', 'one'), callArgs('toolu_a', '{"a": 1}')]);
+      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": '), messageDelta('end_turn', {}), stop])).toEqual([callStart('toolu_a', 'one'), callArgs('toolu_a', '{"a": ')]);
+    });
+
+    it('should end the run with RUN_ERROR carrying the usage, and leave the text and what was streamed of the call in the client', async () => {
+      const run = await runWithOracle(
+        from([start(counts), textBlock(0), textDelta(0, 'Saving.'), blockStop(0), toolBlock(1, 'toolu_a', 'save'), jsonDelta(1, '{"day": "Tue'), messageDelta('max_tokens', { output_tokens: 30 }), stop]).pipe(
+          fromAnthropicMessages(),
+          toAgui({ threadId: 't1', runId: 'r1' }),
+        ),
+      );
+      expect(run.events.at(-1)).toEqual({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: limitCut("tool call 'toolu_a' (save), so its arguments are").message,
+        usage: [{ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' }],
+      });
+      expect(run.messages).toEqual([
+        expect.objectContaining({ role: 'assistant', id: 'msg_1', content: 'Saving.', toolCalls: [{ id: 'toolu_a', type: 'function', function: { name: 'save', arguments: '{"day": "Tue' } }] }),
       ]);
     });
   });
