@@ -75,7 +75,7 @@ const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
  *    repeat running totals: it is sent when the next completion begins, at `'[DONE]'`, or when the
  *    source completes or errors.
  * 6. Chunks with no chosen choice and no usage (Azure's `prompt_filter_results`, other choices)
- *    send nothing. `'[DONE]'` ends nothing: the source's completion does.
+ *    send nothing. `'[DONE]'` ends nothing (but fails a cut call of rule 4): the source's completion does.
  * 7. A chunk with an `error` object (a provider failing mid-stream) is a `PROVIDER_ERROR` error;
  *    anything that is not a chunk (a non-object, no `choices` array, a `content` that is neither a
  *    string nor an array of parts …) is an `INVALID_EVENT` error. Under `toAgui` all become RUN_ERROR.
