@@ -53,7 +53,7 @@ const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
  *    `id`; `delta.reasoning_content` (or `delta.reasoning`) becomes REASONING_MESSAGE_CHUNK with
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
  *    `delta.content` may also be an array of content parts (Mistral), read in order: a `text`
- *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts) is reasoning.
+ *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts, or a string) is reasoning.
  *    Other parts (`reference`, `image_url` …) have no AG-UI text form: they are dropped, with one
  *    `onDiagnostic` per part type per subscription.
  * 3. `delta.tool_calls` pieces are keyed by `index` (any numbers, in any order, interleaved). The
@@ -127,17 +127,17 @@ export function fromOpenAIChatCompletions(
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
 
-    // The completion is over: its usage, then the error of a call its output limit cut.
-    const endCompletion = () => {
-      sendUsage();
-      if (cut !== undefined) throw cut;
-    };
-
     const sendUsage = () => {
       if (usage === undefined) return;
       const report = usage;
       usage = undefined;
       emit(tokenUsageEvent(report));
+    };
+
+    // The completion is over: its usage, then the error of a call its output limit cut.
+    const endCompletion = () => {
+      sendUsage();
+      if (cut !== undefined) throw cut;
     };
 
     const endToolCalls = () => {
