@@ -32,11 +32,23 @@ export function cutCalls(calls: Iterable<StreamedCall>): StreamedCall[] {
  * the output was cut by `limit`, names each call (id and tool), and what to do (`advice`).
  */
 export function cutToolCallError(adapter: string, limit: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
+  return incomplete(adapter, `the model's output was cut by ${limit}`, calls, advice);
+}
+
+/**
+ * The `INCOMPLETE_STREAM` error of a stream that stopped inside tool calls, with no word from the
+ * model that its output ended (`when`: where it stopped): the connection was cut.
+ */
+export function endedInToolCallError(adapter: string, when: string, calls: readonly StreamedCall[]): AguiRxError {
+  return incomplete(adapter, `the stream ended ${when}`, calls, 'The connection was probably cut: retry the request, and check that the whole response body is read.');
+}
+
+function incomplete(adapter: string, what: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
   const named = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');
   const which = calls.length === 1 ? `tool call ${named}` : `tool calls ${named}`;
   return new AguiRxError(
     'INCOMPLETE_STREAM',
-    `${adapter}: the model's output was cut by ${limit} inside ${which}, so ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
+    `${adapter}: ${what} inside ${which}, so ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
   );
 }
 

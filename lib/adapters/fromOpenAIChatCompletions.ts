@@ -5,7 +5,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
-import { cutCalls, cutToolCallError, type StreamedCall } from './cutToolCalls.js';
+import { cutCalls, cutToolCallError, endedInToolCallError, type StreamedCall } from './cutToolCalls.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
@@ -68,7 +68,8 @@ const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
  *    output limit cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call, once
  *    the completion's usage is in (at `'[DONE]'`, the next completion, or the source's end). What
  *    was streamed of the call is not taken back. A call whose arguments parse was whole before the
- *    cut and stays a call.
+ *    cut and stays a call. A source that completes with a call's arguments not whole and no
+ *    `finish_reason` for it was cut off mid-call: `INCOMPLETE_STREAM` too, after the usage.
  * 5. `usage` (on the usage-only final chunk, or on any chunk) becomes TOKEN_USAGE with
  *    `inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`, `reasoningTokens` and
  *    `model`, absent counts omitted. Only the completion's last report counts, as some servers
@@ -278,6 +279,9 @@ export function fromOpenAIChatCompletions(
       },
       flush: sendUsage,
       complete() {
+        // Calls still streaming with no finish_reason: the body was cut off mid-call.
+        const open = cutCalls(streamed.values());
+        if (open.length > 0) cut ??= endedInToolCallError('fromOpenAIChatCompletions', 'before its finish_reason', open);
         endCompletion();
         subscriber.complete();
       },

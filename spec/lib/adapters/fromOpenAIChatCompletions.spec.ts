@@ -298,8 +298,8 @@ describe('fromOpenAIChatCompletions', () => {
     it('should start afresh on retry: the tool calls of a failed attempt are forgotten', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const values: Marbles = {
-          a: toolPiece(0, { id: 'call-1', name: 'search', args: '{"q":' }),
-          k: callStart('call-1', 'search', '{"q":'),
+          a: toolPiece(0, { id: 'call-1', name: 'search', args: '{"q":"rxjs"}' }),
+          k: callStart('call-1', 'search', '{"q":"rxjs"}'),
         };
         // prettier-ignore
         const first =  cold('-a-#      ', values);
@@ -475,7 +475,7 @@ describe('fromOpenAIChatCompletions', () => {
 
     it('should parent the calls of each completion on that completion', async () => {
       expect(
-        await adapt([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), { ...toolPiece(0, { id: 'call-b', name: 'two' }), id: 'cmpl-2' }]),
+        await adapt([toolPiece(0, { id: 'call-a', name: 'one' }), finish('tool_calls'), { ...toolPiece(0, { id: 'call-b', name: 'two' }), id: 'cmpl-2' }, finish('tool_calls', { id: 'cmpl-2' })]),
       ).toEqual([callStart('call-a', 'one'), callStart('call-b', 'two', undefined, 'cmpl-2')]);
     });
 
@@ -610,6 +610,22 @@ describe('fromOpenAIChatCompletions', () => {
       expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), finish('stop'), '[DONE]'])).toEqual([callStart('call-1', 'f', '{"a":')]);
       // Text cut by length, with no call, is kept as before.
       expect(await adapt([chunk({ content: 'The storm hit' }), finish('length'), '[DONE]'])).toEqual([text('The storm hit')]);
+    });
+
+    it('should fail a call still streaming when the source completes with no finish_reason, and keep a whole one', async () => {
+      const events: AgentEvent[] = [];
+      const error = await errorOf(
+        collect(from<Input[]>([chunk({ content: 'Filing.' }), toolPiece(0, { id: 'call-1', name: 'file_report', args: '{"title": "Q3' })]).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))),
+      );
+      expect(error).toEqual(
+        new AguiRxError(
+          'INCOMPLETE_STREAM',
+          "fromOpenAIChatCompletions: the stream ended before its finish_reason inside tool call 'call-1' (file_report), so its arguments are incomplete JSON and the call must not run. The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.",
+        ),
+      );
+      expect(events).toEqual([text('Filing.'), callStart('call-1', 'file_report', '{"title": "Q3')]);
+      // Some compatible servers send no finish_reason at all: a whole call is kept.
+      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a": 1}' }), '[DONE]'])).toEqual([callStart('call-1', 'f', '{"a": 1}')]);
     });
 
     it('should end the run with RUN_ERROR carrying the usage, and leave what was streamed of the call in the client', async () => {
