@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
-import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -69,6 +69,13 @@ const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromO
 /** Every event the adapter makes of the given inputs. */
 function adapt(inputs: readonly ResponseStreamEvent[], options?: Parameters<typeof fromOpenAIResponses>[0]): Promise<AgentEvent[]> {
   return collect(from(inputs).pipe(fromOpenAIResponses(options)));
+}
+
+/** The events the adapter makes of the given inputs, and the diagnostics it reports. */
+async function adaptReporting(inputs: readonly ResponseStreamEvent[], options?: Parameters<typeof fromOpenAIResponses>[0]): Promise<{ events: AgentEvent[]; diagnostics: string[] }> {
+  const { onDiagnostic, messages } = diagnosticsSink();
+  const events = await adapt(inputs, { ...options, onDiagnostic });
+  return { events, diagnostics: messages };
 }
 
 /** The error the adapter fails with on the given inputs. */
@@ -228,7 +235,7 @@ describe('fromOpenAIResponses', () => {
           k: callStart('call_1', 'search'),
           l: callArgs('call_1', '{}'),
         };
-        const error = invalidEvent('response.completed ends a response whose function call at one output_index was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the function_call item.');
+        const error = invalidEvent("response.completed ends a response whose tool call at output_index 0 was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the call's item.");
         // prettier-ignore
         const e1 =   hot('--c--f--d--C--|', values);
         // prettier-ignore
@@ -353,7 +360,35 @@ describe('fromOpenAIResponses', () => {
       expect(
         await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }]),
       ).toEqual([text('Part')]);
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'Hel'), messageDone(0, ['Hello', ' there'])])).toEqual([text('Hel'), text('lo'), text(' there')]);
+      expect(await adapt([created(), messageAdded(0), textDone(0, 'Once'), messageDone(0, ['Once']), completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Once' }] }] })])).toEqual([text('Once')]);
+    });
+
+    it('should send a whole text only for a part no delta wrote: the streamed text stands, and a difference is reported once', async () => {
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there'])]);
+      expect(events).toEqual([text('Hel'), text(' there')]);
+      expect(diagnostics).toEqual([
+          `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 3 on (streamed "", whole "lo"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+      ]);
+    });
+
+    it('should never send a later message item text twice when its done events carry another output_index (found by item id)', async () => {
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_c', role: 'assistant', status: 'in_progress', content: [], phase: 'commentary' } },
+        textDelta(0, 'Checking.', 0, 'msg_c'),
+        { type: 'response.output_item.added', output_index: 1, item: { type: 'message', id: 'msg_f', role: 'assistant', status: 'in_progress', content: [], phase: 'final_answer' } },
+        textDelta(1, 'Done.', 0, 'msg_f'),
+        { type: 'response.output_text.done', item_id: 'msg_f', output_index: 7, content_index: 0, text: 'Done.' },
+        messageDone(7, ['Done.'], 'msg_f'),
+        completed(undefined, {
+          output: [
+            { type: 'message', id: 'msg_f', content: [{ type: 'output_text', text: 'Done.' }] },
+            { type: 'message', id: 'msg_c', content: [{ type: 'output_text', text: 'Checking.' }] },
+          ],
+        }),
+      ]);
+      expect(events).toEqual([text('Checking.'), text('Done.', 'msg_f')]);
+      expect(diagnostics).toEqual([]);
     });
 
     it("should fill in from response.completed's output what no event streamed", async () => {
@@ -399,7 +434,7 @@ describe('fromOpenAIResponses', () => {
           messageAdded(1),
           textDelta(1, 'Yes'),
         ]),
-      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), reasoning(' twice'), text('Yes')]);
+      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), text('Yes')]);
     });
 
     it('should send reasoning_text deltas as reasoning', async () => {
@@ -408,9 +443,41 @@ describe('fromOpenAIResponses', () => {
           created(),
           reasoningAdded(0),
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
+          { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'ing' },
           { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'thinking' },
         ]),
       ).toEqual([reasoning('think'), reasoning('ing')]);
+    });
+
+    it('should read reasoning_text content parts of a reasoning item (LM Studio, OpenRouter), and the answer and call after them', async () => {
+      const part = (type: 'response.content_part.added' | 'response.content_part.done', text: string): ResponseStreamEvent => ({ type, item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text } });
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        reasoningAdded(0),
+        part('response.content_part.added', ''),
+        { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'Add them.' },
+        { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'Add them.' },
+        part('response.content_part.done', 'Add them.'),
+        messageAdded(1),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+        textDelta(1, 'Sum:'),
+        callAdded(2, 'call_1', 'add'),
+        argsDone(2, '{"a":1}'),
+        completed(),
+      ]);
+      expect(events).toEqual([reasoning('Add them.'), text('Sum:'), callStart('call_1', 'add'), callArgs('call_1', '{"a":1}')]);
+      expect(diagnostics).toEqual([]);
+      // A reasoning item that only has its parts whole.
+      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.')])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
+    });
+
+    it('should drop a content part with no AG-UI form, reporting its type once', async () => {
+      const audio = (output_index: number): ResponseStreamEvent => ({ type: 'response.content_part.done', item_id: 'msg_1', output_index, content_index: 1, part: { type: 'output_audio', data: 'AAAA' } });
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi'])]);
+      expect(events).toEqual([text('Hi')]);
+      expect(diagnostics).toEqual([
+        `fromOpenAIResponses dropped a content part of type "output_audio" (response.content_part.done.part): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
+      ]);
     });
 
     it('should fill in reasoning that only arrives in output_item.done', async () => {
@@ -564,7 +631,7 @@ describe('fromOpenAIResponses', () => {
       expect(error).toMatchObject({
         code: 'INCOMPLETE_STREAM',
         message:
-          "The Responses API stream ended in the middle of function call 'call_1' (search): its arguments never arrived whole (no function_call_arguments.done, output_item.done or response.completed). The call was not run; retry the request, and check that the whole response body is read.",
+          "The Responses API stream ended inside tool call 'search' (id 'call_1') before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed), so the call must not run. What was streamed before it is kept. Retry the request, and check that the whole response body is read.",
       });
     });
 
@@ -582,16 +649,16 @@ describe('fromOpenAIResponses', () => {
       expect(error).toEqual(
         new AguiRxError(
           'INCOMPLETE_STREAM',
-          "The response ended incomplete (max_output_tokens) in the middle of function call 'call_1' (search): its arguments were cut off, so the call must not run. Raise max_output_tokens, or retry the request.",
+          "The model's output was cut off (max_output_tokens) inside tool call 'search' (id 'call_1'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
         ),
       );
       expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM' });
     });
 
-    it('should fail with INVALID_EVENT when whole text disagrees with what the deltas sent', async () => {
+    it('should fail with INVALID_EVENT when whole arguments disagree with what the deltas sent', async () => {
       expect(await failure([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":1'), argsDone(0, '{"q":2}')])).toEqual(
         invalidEvent(
-          `response.function_call_arguments.done has the whole function call text "{\\"q\\":2}", which does not begin with what its deltas sent ("{\\"q\\":1"). The deltas and the final text disagree; is the stream reordered or are events of two streams mixed?`,
+          `response.function_call_arguments.done has the whole arguments "{\\"q\\":2}" of tool call 'call_1', which do not begin with what its deltas sent ("{\\"q\\":1"). The deltas and the final arguments disagree; is the stream reordered or are events of two streams mixed?`,
         ),
       );
     });
@@ -602,7 +669,7 @@ describe('fromOpenAIResponses', () => {
       );
       expect(await failure([bad({ type: 'response.output_text.delta', output_index: 0, delta: 7 })])).toEqual(invalidEvent('response.output_text.delta.delta is number 7, but it must be a string.'));
       expect(await failure([bad({ type: 'response.created', response: 'resp_1' })])).toEqual(invalidEvent('response.created.response is "resp_1", but it must be an object.'));
-      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a function call, not a message.'));
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
       expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
       expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
     });
@@ -617,10 +684,10 @@ describe('fromOpenAIResponses', () => {
       expect(
         await adapt([
           created(),
-          { type: 'response.output_item.added', output_index: 0, item: { type: 'web_search_call', id: 'ws_1', status: 'in_progress' } },
-          { type: 'response.web_search_call.completed', output_index: 0, item_id: 'ws_1' },
+          { type: 'response.web_search_call.searching', output_index: 0, item_id: 'ws_1' },
           { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
           { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+          { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
         ]),
       ).toEqual([]);
     });
