@@ -4,6 +4,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { interrupt as interruptRun } from '../interaction/interrupts.js';
 import { errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
@@ -161,7 +162,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       if (interrupts.length === 0) return;
       const held = interrupts;
       interrupts = [];
-      emit({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt', interrupts: held } });
+      emit(interruptRun(held));
     };
 
     const openCall = (toolCallId: string, toolName: string, args?: string) => {

@@ -60,6 +60,7 @@ export type {
 export { fromOpenAIResponses, type FromOpenAIResponsesOptions } from './fromOpenAIResponses.js';
 export type {
   ResponseContentPartEvent,
+  ResponseCustomToolCallInputEvent,
   ResponseEndEvent,
   ResponseErrorEvent,
   ResponseFunctionCallArgumentsDeltaEvent,

@@ -53,6 +53,9 @@ function intent(inputs: readonly Raw[]) {
   const assistants: string[] = [];
   const reasoningIds: string[] = [];
   const usage = new Map<string, Raw>();
+  // Tool results (server-executed items) by call id, and approval interrupts.
+  const results = new Map<string, string>();
+  const interrupts: Raw[] = [];
   let responseId: string | undefined;
   // output_index -> the item id first seen there, in the response being read.
   let firstIds = new Map<number, string>();
@@ -72,6 +75,16 @@ function intent(inputs: readonly Raw[]) {
       } else if (item.type === 'function_call') {
         args.set(item.call_id, item.arguments);
         names.set(item.call_id, item.name);
+        if (!claimed) assistants.push(responseId!);
+        claimed = true;
+      } else if (item.type in toolItemArguments) {
+        // Other tool items, by the documented mapping: call_id (else the item id), the item's name (else its type without _call), its input as JSON.
+        const id = item.call_id ?? item.id;
+        args.set(id, toolItemArguments[item.type](item));
+        names.set(id, item.name ?? item.type.replace(/_call$/, ''));
+        if (item.type === 'web_search_call') results.set(id, JSON.stringify({ status: item.status }));
+        if (item.type === 'mcp_call') results.set(id, item.output);
+        if (item.type === 'mcp_approval_request') interrupts.push({ id, reason: 'tool_approval', toolCallId: id, message: `Approve the call to '${item.name}' on MCP server '${item.server_label}'?` });
         if (!claimed) assistants.push(responseId!);
         claimed = true;
       } else if (item.type === 'reasoning') {
@@ -98,8 +111,17 @@ function intent(inputs: readonly Raw[]) {
       usage.set(model, sum);
     }
   }
-  return { text, reasoning, args, names, assistants, reasoningIds, usage };
+  return { text, reasoning, args, names, assistants, reasoningIds, usage, results, interrupts };
 }
+
+/** The arguments of the tool items our fixtures hold, as docs/adapters.md says each is mapped. */
+const toolItemArguments: Record<string, (item: Raw) => string> = {
+  custom_tool_call: (item) => JSON.stringify({ input: item.input }),
+  local_shell_call: (item) => JSON.stringify({ action: item.action }),
+  web_search_call: (item) => JSON.stringify({ action: item.action }),
+  mcp_call: (item) => item.arguments,
+  mcp_approval_request: (item) => item.arguments,
+};
 
 /** Runs one recorded stream through the adapter, toAgui and the official client, and checks that nothing the provider said is lost. */
 async function checkRecording(path: string): Promise<void> {
@@ -108,7 +130,8 @@ async function checkRecording(path: string): Promise<void> {
   const expected = intent(inputs as Raw[]);
 
   const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
-  const events$: Observable<Event> = from(inputs).pipe(fromOpenAIResponses(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic }));
+  const adapterSink = diagnosticsSink();
+  const events$: Observable<Event> = from(inputs).pipe(fromOpenAIResponses({ onDiagnostic: adapterSink.onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic }));
   const run = await runWithOracle(events$);
   const received = run.events as unknown as Event[];
 
@@ -117,6 +140,9 @@ async function checkRecording(path: string): Promise<void> {
   expect(terminals(received)).toEqual([received[received.length - 1]]);
   expect(received[received.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' });
   expect(diagnostics).toEqual([]);
+  // The adapter reports only the items it has no AG-UI form for.
+  const formless = new Set(inputs.flatMap((event: Raw) => (event.type === 'response.output_item.done' && event.item.type === 'mcp_list_tools' ? [event.item.type] : [])));
+  expect(adapterSink.messages).toHaveLength(formless.size);
 
   // The client's messages carry the provider's final text, reasoning and each call's exact arguments.
   const assistant = run.messages.filter((message) => message.role === 'assistant');
@@ -130,8 +156,14 @@ async function checkRecording(path: string): Promise<void> {
   expect(assistant.map((message) => message.id)).toEqual(expected.assistants);
   expect(reasoning.map((message) => message.id)).toEqual(expected.reasoningIds);
 
-  // The usage lands on RUN_FINISHED.
+  // Server-executed items come with their results; an approval request ends the run in an interrupt.
+  const toolMessages = run.messages.filter((message) => message.role === 'tool');
+  expect(new Map(toolMessages.map((message) => [(message as { toolCallId: string }).toolCallId, message.content]))).toEqual(expected.results);
   const finished = received[received.length - 1] as Extract<Event, { type: EventType.RUN_FINISHED }>;
+  if (expected.interrupts.length > 0) expect((finished as Raw).outcome).toEqual({ type: 'interrupt', interrupts: expected.interrupts });
+  else expect((finished as Raw).outcome?.type ?? 'success').toBe('success');
+
+  // The usage lands on RUN_FINISHED.
   if (expected.usage.size === 0) expect(finished.usage).toBeUndefined();
   else expect(finished.usage).toEqual([...expected.usage].map(([model, sum]) => ({ ...sum, model })));
 }
@@ -150,7 +182,7 @@ const shared = fixtureFiles('openai-responses', suffixes);
 const own = readdirSync(ownDir)
   .filter((name) => suffixes.some((suffix) => name.endsWith(suffix)))
   .sort();
-const failing = ['error-event.sse', 'response-failed.sse'];
+const failing = ['error-event.sse', 'incomplete-inside-call.sse', 'response-failed.sse'];
 
 // A user's own clone has no ../shared: the skip says why, in the suite's own name.
 (haveFixtures ? describe : describe.skip)(
@@ -168,8 +200,13 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
   it('should find them', () => {
     expect(own).toEqual([
       'arguments-only-in-done.sse',
+      'custom-and-builtin-tool-items.sse',
       'error-event.sse',
+      'incomplete-inside-call.sse',
       'incomplete-max-output-tokens.sse',
+      'mcp-approval-request.sse',
+      'phase-messages-done-elsewhere.sse',
+      'reasoning-content-parts.sse',
       'response-failed.sse',
       'rotating-item-ids.jsonl',
       'two-calls-interleaved.sse',
@@ -195,6 +232,37 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
     expect(error.message).toContain('The response failed: Rate limit reached for gpt-4.1 on tokens per min (TPM). (rate_limit_exceeded)');
   });
 
+  it('should end incomplete-inside-call.sse with RUN_ERROR naming the cut call, the text and the streamed arguments kept in the client', async () => {
+    const inputs = await readInputs(join(ownDir, 'incomplete-inside-call.sse'));
+    const { onDiagnostic } = diagnosticsSink();
+    const run$ = () => from(inputs).pipe(fromOpenAIResponses(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic }));
+    const received = await collect(run$());
+    expect(terminals(received)).toEqual([received[received.length - 1]]);
+    expect(received[received.length - 1]).toMatchObject({
+      type: EventType.RUN_ERROR,
+      code: 'INCOMPLETE_STREAM',
+      message:
+        "The model's output was cut off (max_output_tokens) inside tool call 'save_note' (id 'call_cut_save'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
+      usage: [{ inputTokens: 120, outputTokens: 32, totalTokens: 152, model: 'gpt-4.1-mini-2025-04-14' }],
+    });
+    // The official client accepts the failed run; what was streamed stays in its messages.
+    const client = (await runWithOracle(run$())).messages;
+    const assistant = client.find((message) => message.role === 'assistant') as Raw;
+    expect(assistant.content).toBe('Saving your note now.');
+    expect(assistant.toolCalls).toEqual([{ id: 'call_cut_save', type: 'function', function: { name: 'save_note', arguments: '{"title":"Tides","body":"High tide 14:05, low' } }]);
+  });
+
+  it('should keep the streamed text and report the difference when a final text disagrees with its deltas', async () => {
+    const inputs = readNaively(join(ownDir, 'phase-messages-done-elsewhere.sse')) as Raw[];
+    // The final_answer item's whole text, changed: the deltas stand.
+    const changed = inputs.map((event) => (event.type === 'response.output_text.done' && event.item_id === 'msg_ph_final' ? { ...event, text: 'High tide is at 14:06.' } : event));
+    const adapterSink = diagnosticsSink();
+    const run = await runWithOracle(from(changed as ResponseStreamEvent[]).pipe(fromOpenAIResponses({ onDiagnostic: adapterSink.onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+    const texts = run.messages.filter((message) => message.role === 'assistant').map((message) => message.content);
+    expect(texts).toEqual(["I'll check the tide table first.", 'High tide is at 14:05; low tide at 20:17.']);
+    expect(adapterSink.messages).toEqual([expect.stringContaining("kept the streamed text of message 'msg_ph_final' (content part 0): response.output_text.done gives a whole text that differs")]);
+  });
+
   it('should really hold the edge cases they are named after', () => {
     const events = (name: string) => readNaively(join(ownDir, name));
     const order = events('two-calls-interleaved.sse')
@@ -211,5 +279,18 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
     expect(events('error-event.sse').at(-1)).toMatchObject({ type: 'error', code: 'server_error' });
     expect(events('response-failed.sse').at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed' } });
     expect(events('incomplete-max-output-tokens.sse').at(-1)).toMatchObject({ type: 'response.incomplete', response: { incomplete_details: { reason: 'max_output_tokens' } } });
+    const lms = events('reasoning-content-parts.sse');
+    expect(lms.filter((event) => event.type.startsWith('response.content_part.') && event.output_index === 0).map((event) => event.part.type)).toEqual(['reasoning_text', 'reasoning_text']);
+    const phases = events('phase-messages-done-elsewhere.sse');
+    const finalIndexes = new Set(phases.filter((event) => event.item_id === 'msg_ph_final' || event.item?.id === 'msg_ph_final').map((event) => event.output_index));
+    expect(finalIndexes.size).toBe(2);
+    expect(phases.filter((event) => event.type === 'response.output_item.added').map((event) => event.item.phase)).toEqual([undefined, 'commentary', 'final_answer']);
+    const cut = events('incomplete-inside-call.sse');
+    expect(cut.at(-1)).toMatchObject({ type: 'response.incomplete', response: { output: [{ type: 'message' }, { type: 'function_call', status: 'incomplete' }] } });
+    expect(cut.some((event) => event.type === 'response.function_call_arguments.done')).toBe(false);
+    const tools = events('custom-and-builtin-tool-items.sse');
+    expect(tools.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['web_search_call', 'mcp_call', 'custom_tool_call', 'local_shell_call']);
+    expect(tools.filter((event) => event.type === 'response.custom_tool_call_input.delta').length).toBeGreaterThan(1);
+    expect(events('mcp-approval-request.sse').filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
   });
 });

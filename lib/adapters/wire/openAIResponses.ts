@@ -129,7 +129,12 @@ export interface ResponseReasoningItem {
   status?: 'in_progress' | 'completed' | 'incomplete';
 }
 
-/** An output item: a message, a function call, a reasoning item, or one of the built-in tools' items (`web_search_call` …), which this adapter skips. */
+/**
+ * An output item: a message, a function call, a reasoning item, or another tool item
+ * (`custom_tool_call`, `local_shell_call`, `shell_call`, `apply_patch_call`, `computer_call`,
+ * `tool_search_call`, `mcp_approval_request`, the server's `web_search_call`, `file_search_call`,
+ * `mcp_call`, `code_interpreter_call`, and the `*_output` items that answer them), read by its fields.
+ */
 export type ResponseOutputItem = ResponseOutputMessage | ResponseFunctionToolCall | ResponseReasoningItem | {
   /** The item's type; items of other types are skipped. */
   type: string & {};
@@ -180,9 +185,9 @@ export interface ResponseContentPartEvent extends ResponseEventBase {
   output_index: number;
   /** The content part's position in its item. */
   content_index: number;
-  /** The content part (`output_text` or `refusal`). */
+  /** The content part: `output_text` or `refusal` of a message, `reasoning_text` of a reasoning item. */
   part: ResponseOutputContent | {
-    /** `output_text` or `refusal`. */
+    /** `output_text`, `refusal` or `reasoning_text`; other types have no AG-UI form. */
     type: string & {};
     [field: string]: unknown;
   };
@@ -319,6 +324,20 @@ export interface ResponseReasoningTextEvent extends ResponseEventBase {
   text?: string;
 }
 
+/** `response.custom_tool_call_input.delta` and `.done`: a custom tool call's free-text input, streamed. */
+export interface ResponseCustomToolCallInputEvent extends ResponseEventBase {
+  /** Discriminant: `'response.custom_tool_call_input.delta'`, `'response.custom_tool_call_input.done'`. */
+  type: 'response.custom_tool_call_input.delta' | 'response.custom_tool_call_input.done';
+  /** The output item's id. */
+  item_id?: string;
+  /** The output item's position in the response. */
+  output_index: number;
+  /** The text this event adds (`.delta`). */
+  delta?: string;
+  /** The whole input (`.done`). */
+  input?: string;
+}
+
 /** `error`: the provider failed mid-stream. Some proxies nest the fields under `error`. */
 export interface ResponseErrorEvent extends ResponseEventBase {
   /** Discriminant: `'error'`. */
@@ -365,5 +384,6 @@ export type ResponseStreamEvent =
   | ResponseReasoningSummaryTextDeltaEvent
   | ResponseReasoningSummaryTextDoneEvent
   | ResponseReasoningTextEvent
+  | ResponseCustomToolCallInputEvent
   | ResponseErrorEvent
   | ResponseOtherEvent;

@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
-import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -69,6 +69,13 @@ const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromO
 /** Every event the adapter makes of the given inputs. */
 function adapt(inputs: readonly ResponseStreamEvent[], options?: Parameters<typeof fromOpenAIResponses>[0]): Promise<AgentEvent[]> {
   return collect(from(inputs).pipe(fromOpenAIResponses(options)));
+}
+
+/** The events the adapter makes of the given inputs, and the diagnostics it reports. */
+async function adaptReporting(inputs: readonly ResponseStreamEvent[], options?: Parameters<typeof fromOpenAIResponses>[0]): Promise<{ events: AgentEvent[]; diagnostics: string[] }> {
+  const { onDiagnostic, messages } = diagnosticsSink();
+  const events = await adapt(inputs, { ...options, onDiagnostic });
+  return { events, diagnostics: messages };
 }
 
 /** The error the adapter fails with on the given inputs. */
@@ -228,7 +235,7 @@ describe('fromOpenAIResponses', () => {
           k: callStart('call_1', 'search'),
           l: callArgs('call_1', '{}'),
         };
-        const error = invalidEvent('response.completed ends a response whose function call at one output_index was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the function_call item.');
+        const error = invalidEvent("response.completed ends a response whose tool call at output_index 0 was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the call's item.");
         // prettier-ignore
         const e1 =   hot('--c--f--d--C--|', values);
         // prettier-ignore
@@ -353,7 +360,35 @@ describe('fromOpenAIResponses', () => {
       expect(
         await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }]),
       ).toEqual([text('Part')]);
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'Hel'), messageDone(0, ['Hello', ' there'])])).toEqual([text('Hel'), text('lo'), text(' there')]);
+      expect(await adapt([created(), messageAdded(0), textDone(0, 'Once'), messageDone(0, ['Once']), completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Once' }] }] })])).toEqual([text('Once')]);
+    });
+
+    it('should send a whole text only for a part no delta wrote: the streamed text stands, and a difference is reported once', async () => {
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there'])]);
+      expect(events).toEqual([text('Hel'), text(' there')]);
+      expect(diagnostics).toEqual([
+          `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 3 on (streamed "", whole "lo"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+      ]);
+    });
+
+    it('should never send a later message item text twice when its done events carry another output_index (found by item id)', async () => {
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_c', role: 'assistant', status: 'in_progress', content: [], phase: 'commentary' } },
+        textDelta(0, 'Checking.', 0, 'msg_c'),
+        { type: 'response.output_item.added', output_index: 1, item: { type: 'message', id: 'msg_f', role: 'assistant', status: 'in_progress', content: [], phase: 'final_answer' } },
+        textDelta(1, 'Done.', 0, 'msg_f'),
+        { type: 'response.output_text.done', item_id: 'msg_f', output_index: 7, content_index: 0, text: 'Done.' },
+        messageDone(7, ['Done.'], 'msg_f'),
+        completed(undefined, {
+          output: [
+            { type: 'message', id: 'msg_f', content: [{ type: 'output_text', text: 'Done.' }] },
+            { type: 'message', id: 'msg_c', content: [{ type: 'output_text', text: 'Checking.' }] },
+          ],
+        }),
+      ]);
+      expect(events).toEqual([text('Checking.'), text('Done.', 'msg_f')]);
+      expect(diagnostics).toEqual([]);
     });
 
     it("should fill in from response.completed's output what no event streamed", async () => {
@@ -399,7 +434,7 @@ describe('fromOpenAIResponses', () => {
           messageAdded(1),
           textDelta(1, 'Yes'),
         ]),
-      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), reasoning(' twice'), text('Yes')]);
+      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), text('Yes')]);
     });
 
     it('should send reasoning_text deltas as reasoning', async () => {
@@ -408,9 +443,41 @@ describe('fromOpenAIResponses', () => {
           created(),
           reasoningAdded(0),
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
+          { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'ing' },
           { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'thinking' },
         ]),
       ).toEqual([reasoning('think'), reasoning('ing')]);
+    });
+
+    it('should read reasoning_text content parts of a reasoning item (LM Studio, OpenRouter), and the answer and call after them', async () => {
+      const part = (type: 'response.content_part.added' | 'response.content_part.done', text: string): ResponseStreamEvent => ({ type, item_id: 'rs_1', output_index: 0, content_index: 0, part: { type: 'reasoning_text', text } });
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        reasoningAdded(0),
+        part('response.content_part.added', ''),
+        { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'Add them.' },
+        { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'Add them.' },
+        part('response.content_part.done', 'Add them.'),
+        messageAdded(1),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+        textDelta(1, 'Sum:'),
+        callAdded(2, 'call_1', 'add'),
+        argsDone(2, '{"a":1}'),
+        completed(),
+      ]);
+      expect(events).toEqual([reasoning('Add them.'), text('Sum:'), callStart('call_1', 'add'), callArgs('call_1', '{"a":1}')]);
+      expect(diagnostics).toEqual([]);
+      // A reasoning item that only has its parts whole.
+      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.')])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
+    });
+
+    it('should drop a content part with no AG-UI form, reporting its type once', async () => {
+      const audio = (output_index: number): ResponseStreamEvent => ({ type: 'response.content_part.done', item_id: 'msg_1', output_index, content_index: 1, part: { type: 'output_audio', data: 'AAAA' } });
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi'])]);
+      expect(events).toEqual([text('Hi')]);
+      expect(diagnostics).toEqual([
+        `fromOpenAIResponses dropped a content part of type "output_audio" (response.content_part.done.part): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
+      ]);
     });
 
     it('should fill in reasoning that only arrives in output_item.done', async () => {
@@ -461,6 +528,182 @@ describe('fromOpenAIResponses', () => {
       expect(
         await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }], { generateId: sequentialIds() }),
       ).toEqual([callStart('id-2', 'ping', '{}', 'id-1')]);
+    });
+  });
+
+  describe('other tool items', () => {
+    const itemDone = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.done', output_index, item: item as never });
+    const itemAdded = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: item as never });
+    const result = (toolCallId: string, content: string): AgentEvent => ({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
+
+    it("should stream a custom tool's free text input as {\"input\": …}, named by the tool", async () => {
+      const events = await adapt([
+        created(),
+        itemAdded(0, { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'run_sql', input: '' }),
+        { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: 'SELECT "a"' },
+        { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: '\nFROM t' },
+        { type: 'response.custom_tool_call_input.done', item_id: 'ctc_1', output_index: 0, input: 'SELECT "a"\nFROM t' },
+        itemDone(0, { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'run_sql', input: 'SELECT "a"\nFROM t', status: 'completed' }),
+        completed(),
+      ]);
+      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"'), callArgs('call_c', 'SELECT \\"a\\"'), callArgs('call_c', '\\nFROM t'), callArgs('call_c', '"}')]);
+      const args = events.filter((event) => event.type === EventType.TOOL_CALL_CHUNK).map((event) => (event as { delta?: string }).delta ?? '').join('');
+      expect(JSON.parse(args)).toEqual({ input: 'SELECT "a"\nFROM t' });
+      // Input that only arrives whole.
+      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' })])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
+    });
+
+    it('should make client-executed items pending calls named by their type, their input fields the arguments', async () => {
+      const shell = { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_l', action: { type: 'exec', command: ['ls', '-a'], env: {} }, status: 'completed' };
+      const patch = { type: 'apply_patch_call', id: 'apc_1', call_id: 'call_p', operation: { type: 'update_file', path: 'a.txt', diff: '@@\n-a\n+b' }, status: 'completed' };
+      const computer = { type: 'computer_call', id: 'cu_1', call_id: 'call_u', action: { type: 'click', button: 'left', x: 1, y: 2 }, pending_safety_checks: [], status: 'completed' };
+      const search = { type: 'tool_search_call', id: 'ts_1', call_id: 'call_t', execution: 'client', arguments: { query: 'weather' }, status: 'completed' };
+      const run = { type: 'shell_call', id: 'sh_1', call_id: 'call_s', action: { commands: ['pwd'], timeout_ms: null, max_output_length: null }, status: 'completed' };
+      expect(await adapt([created(), itemAdded(0, { ...shell, status: 'in_progress' }), itemDone(0, shell), itemDone(1, patch), itemDone(2, computer), itemDone(3, search), itemDone(4, run), completed()])).toEqual([
+        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls","-a"],"env":{}}}'),
+        callStart('call_p', 'apply_patch', '{"operation":{"type":"update_file","path":"a.txt","diff":"@@\\n-a\\n+b"}}'),
+        callStart('call_u', 'computer', '{"action":{"type":"click","button":"left","x":1,"y":2},"pending_safety_checks":[]}'),
+        callStart('call_t', 'tool_search', '{"query":"weather"}'),
+        callStart('call_s', 'shell', '{"action":{"commands":["pwd"],"timeout_ms":null,"max_output_length":null}}'),
+      ]);
+    });
+
+    it('should send the result of a *_output item to the call it answers', async () => {
+      expect(
+        await adapt([
+          created(),
+          itemDone(0, { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_l', action: { type: 'exec', command: ['ls'] }, status: 'completed' }),
+          itemDone(1, { type: 'local_shell_call_output', id: 'lsh_1', output: 'a.txt', status: 'completed' }),
+          itemDone(2, { type: 'shell_call', id: 'sh_1', call_id: 'call_s', action: { commands: ['pwd'] }, status: 'completed' }),
+          itemDone(3, { type: 'shell_call_output', id: 'sho_1', call_id: 'call_s', output: [{ stdout: '/w', stderr: '', outcome: { type: 'exit', exit_code: 0 } }], status: 'completed' }),
+          itemDone(4, { type: 'function_call_output', id: 'fco_1', call_id: 'call_unknown', output: 'x' }),
+          completed(),
+        ], { onDiagnostic: () => undefined }),
+      ).toEqual([
+        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls"]}}'),
+        result('call_l', 'a.txt'),
+        callStart('call_s', 'shell', '{"action":{"commands":["pwd"]}}'),
+        result('call_s', '[{"stdout":"/w","stderr":"","outcome":{"type":"exit","exit_code":0}}]'),
+      ]);
+    });
+
+    it('should make server-executed items calls with their results', async () => {
+      expect(
+        await adapt([
+          created(),
+          itemAdded(0, { type: 'web_search_call', id: 'ws_1', status: 'in_progress' }),
+          { type: 'response.web_search_call.completed', output_index: 0, item_id: 'ws_1' },
+          itemDone(0, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'tides' } }),
+          itemDone(1, { type: 'mcp_call', id: 'mcp_1', name: 'roll', server_label: 'dice', arguments: '{"sides":6}', output: '4', status: 'completed' }),
+          itemDone(2, { type: 'mcp_call', id: 'mcp_2', name: 'roll', server_label: 'dice', arguments: '{}', output: null, error: 'dice lost', status: 'failed' }),
+          itemDone(3, { type: 'file_search_call', id: 'fs_1', queries: ['tides'], status: 'completed', results: null }),
+          itemDone(4, { type: 'code_interpreter_call', id: 'ci_1', code: 'print(1)', container_id: 'cntr_1', outputs: [{ type: 'logs', logs: '1' }], status: 'completed' }),
+          messageAdded(5, 'msg_5'),
+          textDelta(5, 'Found it.', 0, 'msg_5'),
+          completed(),
+        ]),
+      ).toEqual([
+        callStart('ws_1', 'web_search', '{"action":{"type":"search","query":"tides"}}'),
+        result('ws_1', '{"status":"completed"}'),
+        callStart('mcp_1', 'roll', '{"sides":6}'),
+        result('mcp_1', '4'),
+        callStart('mcp_2', 'roll', '{}'),
+        result('mcp_2', 'Error: dice lost'),
+        callStart('fs_1', 'file_search', '{"queries":["tides"]}'),
+        result('fs_1', '{"status":"completed"}'),
+        callStart('ci_1', 'code_interpreter', '{"code":"print(1)","container_id":"cntr_1"}'),
+        result('ci_1', '{"outputs":[{"type":"logs","logs":"1"}],"status":"completed"}'),
+        // Text after the calls is a message item of its own (rule 2).
+        text('Found it.', 'msg_5'),
+      ]);
+    });
+
+    it('should make an MCP approval request a call and end the run with an approval interrupt when the source completes', async () => {
+      expect(
+        await adapt([
+          created(),
+          itemDone(0, { type: 'mcp_approval_request', id: 'mcpr_1', name: 'delete_repo', server_label: 'github', arguments: '{"repo":"x"}' }),
+          completed(undefined, { output: [{ type: 'mcp_approval_request', id: 'mcpr_1', name: 'delete_repo', server_label: 'github', arguments: '{"repo":"x"}' }] }),
+        ]),
+      ).toEqual([
+        callStart('mcpr_1', 'delete_repo', '{"repo":"x"}'),
+        {
+          type: EventType.RUN_FINISHED,
+          outcome: { type: 'interrupt', interrupts: [{ id: 'mcpr_1', reason: 'tool_approval', toolCallId: 'mcpr_1', message: "Approve the call to 'delete_repo' on MCP server 'github'?" }] },
+        },
+      ]);
+    });
+
+    it('should report an item type it has no form for once per run, and send each such item as RAW', async () => {
+      const image = (id: string) => ({ type: 'image_generation_call', id, status: 'completed', result: 'AAAA' });
+      const { events, diagnostics } = await adaptReporting([created(), itemAdded(0, image('ig_1')), itemDone(0, image('ig_1')), itemDone(1, image('ig_2')), completed(undefined, { output: [image('ig_1'), image('ig_2')] })]);
+      expect(events).toEqual([
+        { type: EventType.RAW, event: image('ig_1'), source: 'openai-responses' },
+        { type: EventType.RAW, event: image('ig_2'), source: 'openai-responses' },
+      ]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses has no AG-UI form for output items of type 'image_generation_call' (the first at output_index 0): each is sent only as a RAW event. Read them from RAW, or from the response itself.",
+      ]);
+      // With raw: true the item's events already went out as RAW: none is added.
+      const withRaw = await adaptReporting([created(), itemDone(0, image('ig_1'))], { raw: true });
+      expect(withRaw.events.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['response.created', 'response.output_item.done']);
+      expect(withRaw.diagnostics).toHaveLength(1);
+    });
+  });
+
+  describe('tool calls cut off', () => {
+    const incomplete = (fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({
+      type: 'response.incomplete',
+      response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, ...fields }),
+    });
+    const cutMessage = (name: string, id: string, reason = ' (max_output_tokens)') =>
+      `The model's output was cut off${reason} inside tool call '${name}' (id '${id}'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`;
+
+    /** The events sent before the error, and the error. */
+    async function cut(inputs: ResponseStreamEvent[]) {
+      const events: AgentEvent[] = [];
+      const error = await new Promise((resolve) => from(inputs).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve, complete: () => resolve(undefined) }));
+      return { events, error };
+    }
+
+    it('should keep the text and the arguments streamed, then fail naming the call, when response.incomplete ends a call never done', async () => {
+      const { events, error } = await cut([created(), messageAdded(0), textDelta(0, 'Let me look.'), callAdded(1, 'call_1', 'search'), argsDelta(1, '{"q":"ti'), incomplete()]);
+      expect(events).toEqual([text('Let me look.'), callStart('call_1', 'search'), callArgs('call_1', '{"q":"ti')]);
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('search', 'call_1')));
+    });
+
+    it('should fail naming a custom tool call cut off, after its input streamed so far', async () => {
+      const { events, error } = await cut([
+        created(),
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'run_sql', input: '' } as never },
+        { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: 'SELECT' },
+        incomplete(),
+      ]);
+      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"'), callArgs('call_c', 'SELECT')]);
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('run_sql', 'call_c')));
+    });
+
+    it('should fail naming a structured tool item cut off (added, or done incomplete), sending nothing of it', async () => {
+      const shell = { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_l', action: { type: 'exec', command: ['l'] } };
+      expect(await cut([created(), { type: 'response.output_item.added', output_index: 0, item: { ...shell, status: 'in_progress' } as never }, incomplete()])).toEqual({
+        events: [],
+        error: new AguiRxError('INCOMPLETE_STREAM', cutMessage('local_shell', 'call_l')),
+      });
+      // An item that says it is incomplete, even in a response that says it completed.
+      expect(await cut([created(), { type: 'response.output_item.done', output_index: 0, item: { ...shell, status: 'incomplete' } as never }, completed()])).toEqual({
+        events: [],
+        error: new AguiRxError('INCOMPLETE_STREAM', cutMessage('local_shell', 'call_l', '')),
+      });
+    });
+
+    it('should fail naming a call whose item is done incomplete when the source ends without response.incomplete', async () => {
+      const { events, error } = await cut([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":'), { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_0', call_id: 'call_1', name: 'search', arguments: '{"q":', status: 'incomplete' } }]);
+      expect(events).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":')]);
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('search', 'call_1', '')));
+    });
+
+    it('should not call a response cut after its calls were done a cut call', async () => {
+      expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
     });
   });
 
@@ -564,7 +807,7 @@ describe('fromOpenAIResponses', () => {
       expect(error).toMatchObject({
         code: 'INCOMPLETE_STREAM',
         message:
-          "The Responses API stream ended in the middle of function call 'call_1' (search): its arguments never arrived whole (no function_call_arguments.done, output_item.done or response.completed). The call was not run; retry the request, and check that the whole response body is read.",
+          "The Responses API stream ended inside tool call 'search' (id 'call_1') before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed), so the call must not run. What was streamed before it is kept. Retry the request, and check that the whole response body is read.",
       });
     });
 
@@ -582,16 +825,16 @@ describe('fromOpenAIResponses', () => {
       expect(error).toEqual(
         new AguiRxError(
           'INCOMPLETE_STREAM',
-          "The response ended incomplete (max_output_tokens) in the middle of function call 'call_1' (search): its arguments were cut off, so the call must not run. Raise max_output_tokens, or retry the request.",
+          "The model's output was cut off (max_output_tokens) inside tool call 'search' (id 'call_1'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
         ),
       );
       expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM' });
     });
 
-    it('should fail with INVALID_EVENT when whole text disagrees with what the deltas sent', async () => {
+    it('should fail with INVALID_EVENT when whole arguments disagree with what the deltas sent', async () => {
       expect(await failure([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":1'), argsDone(0, '{"q":2}')])).toEqual(
         invalidEvent(
-          `response.function_call_arguments.done has the whole function call text "{\\"q\\":2}", which does not begin with what its deltas sent ("{\\"q\\":1"). The deltas and the final text disagree; is the stream reordered or are events of two streams mixed?`,
+          `response.function_call_arguments.done has the whole arguments "{\\"q\\":2}" of tool call 'call_1', which do not begin with what its deltas sent ("{\\"q\\":1"). The deltas and the final arguments disagree; is the stream reordered or are events of two streams mixed?`,
         ),
       );
     });
@@ -602,7 +845,7 @@ describe('fromOpenAIResponses', () => {
       );
       expect(await failure([bad({ type: 'response.output_text.delta', output_index: 0, delta: 7 })])).toEqual(invalidEvent('response.output_text.delta.delta is number 7, but it must be a string.'));
       expect(await failure([bad({ type: 'response.created', response: 'resp_1' })])).toEqual(invalidEvent('response.created.response is "resp_1", but it must be an object.'));
-      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a function call, not a message.'));
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
       expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
       expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
     });
@@ -617,10 +860,10 @@ describe('fromOpenAIResponses', () => {
       expect(
         await adapt([
           created(),
-          { type: 'response.output_item.added', output_index: 0, item: { type: 'web_search_call', id: 'ws_1', status: 'in_progress' } },
-          { type: 'response.web_search_call.completed', output_index: 0, item_id: 'ws_1' },
+          { type: 'response.web_search_call.searching', output_index: 0, item_id: 'ws_1' },
           { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
           { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+          { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
         ]),
       ).toEqual([]);
     });
