@@ -9,6 +9,7 @@ import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
+import { cutToolCallError, endedInToolCallError, type StreamedCall } from './cutToolCalls.js';
 
 // The provider's stream format, importable from here too.
 export type * from './wire/openAIResponses.js';
@@ -554,10 +555,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         const cut = open.find((item) => item.kind === 'call' && !item.done);
         if (cut?.cut) throw cutCall(cut, undefined);
         if (cut !== undefined) {
-          throw new AguiRxError(
-            'INCOMPLETE_STREAM',
-            `The Responses API stream ended inside tool call ${describeCall(cut)} before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed), so the call must not run. What was streamed before it is kept. Retry the request, and check that the whole response body is read.`,
-          );
+          throw endedInToolCallError('fromOpenAIResponses', 'before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed)', [called(cut)]);
         }
         if (interrupts.length > 0) emit(interrupt(interrupts));
         subscriber.complete();
@@ -568,14 +566,13 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
 
 /** The error of a call cut off by the model's output limit (or a content filter): the run keeps what came before. */
 function cutCall(item: Item, reason: string | undefined): AguiRxError {
-  return new AguiRxError(
-    'INCOMPLETE_STREAM',
-    `The model's output was cut off${reason === undefined ? '' : ` (${reason})`} inside tool call ${describeCall(item)}: its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`,
-  );
+  const limit = reason === undefined ? 'an incomplete response' : reason === 'max_output_tokens' ? 'its token limit (max_output_tokens)' : `the server (incomplete: ${reason})`;
+  return cutToolCallError('fromOpenAIResponses', limit, [called(item)], 'Raise max_output_tokens, or retry the request.');
 }
 
-function describeCall(item: Item): string {
-  return `'${item.name ?? 'unnamed'}' (id '${item.id}')`;
+/** A call as the cut errors name it. */
+function called(item: Item): StreamedCall {
+  return { id: item.id, name: item.name ?? 'unnamed', args: '' };
 }
 
 function describePart(part: string): string {

@@ -242,7 +242,7 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
       type: EventType.RUN_ERROR,
       code: 'INCOMPLETE_STREAM',
       message:
-        "The model's output was cut off (max_output_tokens) inside tool call 'save_note' (id 'call_cut_save'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
+        "fromOpenAIResponses: the model's output was cut by its token limit (max_output_tokens) inside tool call 'call_cut_save' (save_note), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
       usage: [{ inputTokens: 120, outputTokens: 32, totalTokens: 152, model: 'gpt-4.1-mini-2025-04-14' }],
     });
     // The official client accepts the failed run; what was streamed stays in its messages.

@@ -656,8 +656,8 @@ describe('fromOpenAIResponses', () => {
       type: 'response.incomplete',
       response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, ...fields }),
     });
-    const cutMessage = (name: string, id: string, reason = ' (max_output_tokens)') =>
-      `The model's output was cut off${reason} inside tool call '${name}' (id '${id}'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`;
+    const cutMessage = (name: string, id: string, limit = 'its token limit (max_output_tokens)') =>
+      `fromOpenAIResponses: the model's output was cut by ${limit} inside tool call '${id}' (${name}), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`;
 
     /** The events sent before the error, and the error. */
     async function cut(inputs: ResponseStreamEvent[]) {
@@ -692,14 +692,14 @@ describe('fromOpenAIResponses', () => {
       // An item that says it is incomplete, even in a response that says it completed.
       expect(await cut([created(), { type: 'response.output_item.done', output_index: 0, item: { ...shell, status: 'incomplete' } as never }, completed()])).toEqual({
         events: [],
-        error: new AguiRxError('INCOMPLETE_STREAM', cutMessage('local_shell', 'call_l', '')),
+        error: new AguiRxError('INCOMPLETE_STREAM', cutMessage('local_shell', 'call_l', 'an incomplete response')),
       });
     });
 
     it('should fail naming a call whose item is done incomplete when the source ends without response.incomplete', async () => {
       const { events, error } = await cut([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q":'), { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_0', call_id: 'call_1', name: 'search', arguments: '{"q":', status: 'incomplete' } }]);
       expect(events).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":')]);
-      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('search', 'call_1', '')));
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('search', 'call_1', 'an incomplete response')));
     });
 
     it('should not call a response cut after its calls were done a cut call', async () => {
@@ -807,7 +807,7 @@ describe('fromOpenAIResponses', () => {
       expect(error).toMatchObject({
         code: 'INCOMPLETE_STREAM',
         message:
-          "The Responses API stream ended inside tool call 'search' (id 'call_1') before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed), so the call must not run. What was streamed before it is kept. Retry the request, and check that the whole response body is read.",
+          "fromOpenAIResponses: the stream ended before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed) inside tool call 'call_1' (search), so its arguments are incomplete JSON and the call must not run. The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.",
       });
     });
 
@@ -825,7 +825,7 @@ describe('fromOpenAIResponses', () => {
       expect(error).toEqual(
         new AguiRxError(
           'INCOMPLETE_STREAM',
-          "The model's output was cut off (max_output_tokens) inside tool call 'search' (id 'call_1'): its arguments are incomplete, so the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
+          "fromOpenAIResponses: the model's output was cut by its token limit (max_output_tokens) inside tool call 'call_1' (search), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
         ),
       );
       expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM' });
