@@ -44,11 +44,13 @@ export interface DistinctIdsOptions {
  * 3. Not collisions (the id is kept): an ACTIVITY_SNAPSHOT for an activity of the same
  *    `activityType` (the history's included: an A2UI surface updated across runs); a
  *    TOOL_CALL_RESULT whose `toolCallId` names a call of the history (a client tool, an
- *    approval); text streamed into the assistant message its tool calls created.
+ *    approval); text streamed into the assistant message its tool calls created; a START that
+ *    reopens an ended text message of the run (AG-UI: the client appends to it). A text start
+ *    under the id of a run message of another role is a collision: the client keeps the first role.
  * 4. A tool call whose `parentMessageId` names a history message goes into a new assistant
  *    message (fresh id) instead of changing the history's. The client names a call's message
  *    after the call when it has no assistant parent: that id must then be free among messages too.
- * 5. Ids reused within one kind (a second text message under an ended id) are
+ * 5. Ids reused within one kind (content for an ended message, a second call under an ended id) are
  *    `openMessageStartContentEnd`'s and `toolCallCorrelator`'s to repair; chunk events pass as they
  *    are: put this operator after those two, as `toAgui` does.
  *

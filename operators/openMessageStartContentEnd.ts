@@ -7,7 +7,7 @@ import { trackMessageLanes } from '../lib/tracking/messageLanes.js';
 
 /** Options of {@link openMessageStartContentEnd}. */
 export interface OpenMessageStartContentEndOptions {
-  /** Mints ids for messages whose chunks carry none, or whose id was already closed. Default: nanoid. */
+  /** Mints ids for messages whose chunks carry none, or whose id is taken (an ended message of another role, kind or lane). Default: nanoid. */
   generateId?: IdGenerator;
   /** Told about each explicit event dropped or repaired to keep the stream valid. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler;
@@ -34,9 +34,12 @@ export interface OpenMessageStartContentEndOptions {
  * 4. TOOL_CALL_RESULT, STEP_STARTED/FINISHED and SUBAGENT_FINISHED/ERROR close the lane;
  *    RUN_STARTED/FINISHED/ERROR, MESSAGES_SNAPSHOT and upstream completion or error close every lane.
  * 5. Empty deltas open nothing and send nothing.
- * 6. Explicit START/CONTENT/END pass through unchanged and are tracked. An id is never reused once
- *    ended: content for it opens a new message with a minted id. A duplicate START, or an END for
- *    nothing open, is dropped and reported through `onDiagnostic`.
+ * 6. Explicit START/CONTENT/END pass through unchanged and are tracked. A START, chunk or content
+ *    for an ended message of the same lane, kind and role reopens it under its id (AG-UI's
+ *    processing rules: the client appends to the message it holds); content without a START gets
+ *    one first, with a diagnostic. An ended id reused by another role, kind or lane gets a minted
+ *    id, with a diagnostic for an explicit event. A duplicate START, or an END for nothing open, is
+ *    dropped and reported through `onDiagnostic`.
  * 7. A non-string `delta` or `messageId`, or content for a message open in another lane, is an
  *    `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
  *

@@ -52,7 +52,13 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * client holds: ids reused within the run, ids of `input.messages` (the history: its messages and
  * their tool calls) and ids of a message of another kind are replaced by fresh ones, with a
  * diagnostic (see `distinctIds`). Updates keep their ids: an ACTIVITY_SNAPSHOT of an activity of
- * the same type, a TOOL_CALL_RESULT answering a tool call of the history.
+ * the same type, a TOOL_CALL_RESULT answering a tool call of the history, and a START (or content)
+ * for an ended message of the run of the same lane, kind and role, which reopens it (the client
+ * appends to it).
+ *
+ * Closing: every message and tool call is closed before RUN_FINISHED; a step boundary closes a
+ * tool call only once its arguments are complete JSON (see `toolCallCorrelator`), so argument
+ * fragments streamed between step events stay in their call.
  *
  * ## Example
  *

@@ -41,8 +41,12 @@ const textContent = entityKind.textMessage.content;
  * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
  *    of the lane, else the first `parentMessageId` given in the turn, else an id minted for the turn.
  * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at the next text or reasoning in its lane,
- *    at a step boundary, at RUN_FINISHED/RUN_ERROR and when upstream completes or errors. A call
- *    that got no arguments is sent `"{}"` first: tool arguments are a JSON object.
+ *    at RUN_FINISHED/RUN_ERROR and when upstream completes or errors. A step boundary
+ *    (STEP_STARTED/STEP_FINISHED) ends it only once its arguments are complete JSON (an object or
+ *    array that parses): AG-UI closes calls before RUN_FINISHED, not before STEP_FINISHED, and an
+ *    END is final, so fragments that arrive between step events stay in their call. A call that
+ *    got no arguments (no TOOL_CALL_ARGS, or only empty deltas: `""` is not JSON) is sent
+ *    `"{}"` first: tool arguments are a JSON object.
  * 4. TOOL_CALL_RESULT gets a minted `messageId` when absent; content that is not a string or a
  *    list of AG-UI content parts is serialised to JSON text.
  * 5. TOOL_CALL_ARGS after the call's END (or a chunk without id after the lane's latest call ended)

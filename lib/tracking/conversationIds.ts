@@ -43,9 +43,10 @@ export interface ConversationIds {
    * What the run starting `start` under `id` would collide with, described for a person
    * (`a user message of the conversation history`), or `undefined` when `id` is free or names the
    * same entity: a text message may join the assistant message its tool calls created; an
-   * ACTIVITY_SNAPSHOT may update an activity of the same `activityType` (the history's too).
+   * ACTIVITY_SNAPSHOT may update an activity of the same `activityType` (the history's too). With
+   * `role`, a text start joins only a message of that role (the client keeps the first role).
    */
-  messageCollision(id: string, start: MessageStart, activityType?: string): string | undefined;
+  messageCollision(id: string, start: MessageStart, activityType?: string, role?: string): string | undefined;
 }
 
 // What a run-started message is, for the collision descriptions.
@@ -66,16 +67,23 @@ export function describeKnownMessage(known: KnownMessage): string {
     const noun = known.role === 'activity' ? `activity${known.activityType === undefined ? '' : ` '${known.activityType}'`}` : `${known.role} message`;
     return `${article(noun)} ${noun} of the conversation history`;
   }
-  const noun = known.start === 'activity' && known.activityType !== undefined ? `activity '${known.activityType}'` : startNouns[known.start!];
+  const noun =
+    known.start === 'activity' && known.activityType !== undefined
+      ? `activity '${known.activityType}'`
+      : known.start === 'text' && known.role !== 'assistant'
+        ? `${known.role} text message`
+        : startNouns[known.start!];
   return `this run's ${noun}`;
 }
 
-/** Whether a run-started message of kind `existing` may be continued by a start of kind `start` under its id. */
-function sameEntity(existing: KnownMessage, start: MessageStart, activityType: string | undefined): boolean {
+/** Whether a run-started message of kind `existing` may be continued by a start of kind `start` (and `role`, when given) under its id. */
+function sameEntity(existing: KnownMessage, start: MessageStart, activityType: string | undefined, role: string | undefined): boolean {
   if (existing.history) return start === 'activity' && existing.role === 'activity' && existing.activityType === activityType;
   switch (start) {
     case 'text':
-      // The client streams text into the assistant message a tool call created (AG-UI's usual order for a turn).
+      // The client streams text into the assistant message a tool call created (AG-UI's usual order
+      // for a turn), and a START for an ended text message reopens it; either keeps its first role.
+      if (role !== undefined && role !== existing.role) return false;
       return existing.start === 'text' || (existing.start === 'toolCallMessage' && existing.role === 'assistant');
     case 'reasoning':
     case 'activity':
@@ -122,9 +130,9 @@ export function createConversationIds(history?: unknown): ConversationIds {
       calls.set(id, false);
     },
 
-    messageCollision(id, start, activityType) {
+    messageCollision(id, start, activityType, role) {
       const known = messages.get(id);
-      if (known === undefined || sameEntity(known, start, activityType)) return undefined;
+      if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
       return describeKnownMessage(known);
     },
   };

@@ -92,7 +92,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
   const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
     const familyRenames = messageIds[familyOf[start]];
     const candidate = wire(familyRenames, producerId);
-    const collision = ids.messageCollision(candidate, start, activityType);
+    const collision = ids.messageCollision(candidate, start, activityType, start === 'text' ? role : undefined);
     if (collision === undefined) {
       // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
       if (ids.message(candidate)?.history !== false) ids.addMessage(candidate, start, role, activityType);

@@ -31,3 +31,14 @@ function mayEndJsonValue(text: string): boolean {
 function isJsonWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
+
+/**
+ * Whether a tool call's arguments so far are complete: one JSON object or array that parses. A
+ * bare scalar is not, since `4` may be the start of `42`: a call's arguments are an object.
+ */
+export function areArgumentsComplete(text: string): boolean {
+  let start = 0;
+  while (start < text.length && isJsonWhitespace(text.charCodeAt(start))) start++;
+  const first = text.charCodeAt(start);
+  return (first === 0x7b || first === 0x5b) && isCompleteJson(text);
+}

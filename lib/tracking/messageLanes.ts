@@ -55,6 +55,14 @@ const SPAN = laneKinds.indexOf(span);
  */
 type LaneState = (string | undefined)[];
 
+/** A text or reasoning message of the run: what a START under its id must match to reopen it once ended. */
+interface MessageRecord {
+  readonly lane: Lane;
+  readonly kind: EntityKind;
+  /** The client's role for it (`assistant`, `user`, …; `reasoning`). */
+  readonly role: unknown;
+}
+
 /** What the tracker does with one event type, read off the protocol table once. */
 interface Route {
   /** The slot of the lane kind the event starts, streams, chunks or ends; -1 for other kinds' events. */
@@ -91,14 +99,19 @@ const allSlots = laneKinds.map((_, i) => i);
 /**
  * Creates the message-lane tracker of one subscription: each lane (a `subagentRunId`) has at most
  * one open text message, one open reasoning message and one reasoning span; chunks open and stream
- * them, turn boundaries close them, and message ids are never reused nor shared between lanes
- * (one id namespace for text, reasoning messages and spans, as `@ag-ui/client` checks them).
+ * them, turn boundaries close them. A start (or content) under the id of an ended message of the
+ * same lane, kind and role reopens it under that id, as AG-UI's processing rules say (the client
+ * appends to the message it holds); any other reuse of an id, or an id of another lane, gets a
+ * fresh one (one id namespace for text, reasoning messages and spans).
  * Pure bookkeeping, no RxJS: decisions go out through `emit` and `diagnose`, or are thrown.
  */
 export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
   const lanes = new Map<Lane, LaneState>();
-  // Open message id -> its lane and kind, across lanes and kinds.
-  const openMessages = new Map<string, { lane: Lane; kind: EntityKind }>();
+  // Open message id -> its lane, kind and role, across lanes and kinds.
+  const openMessages = new Map<string, MessageRecord>();
+  // Ended message id -> the same: a START (or content) for it of the same lane, kind and role
+  // reopens it under its id (AG-UI: the client appends to the message it holds).
+  const ended = new Map<string, MessageRecord>();
   // Used ids, their owner lanes, and the fresh ids reused ones were given.
   const ids = createEntityIds(mint);
   const wireId = ids.wireId; // at hand: once per token
@@ -116,7 +129,10 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
   const close = (lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent) => {
     const messageId = state[slot] as string;
     state[slot] = undefined;
-    if (slot !== SPAN) openMessages.delete(messageId);
+    if (slot !== SPAN) {
+      ended.set(messageId, openMessages.get(messageId)!);
+      openMessages.delete(messageId);
+    }
     emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
   };
 
@@ -144,18 +160,32 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     }
   };
 
-  // Opens a message in `slot` of `lane` under the producer's id (or a fresh one if absent or taken).
+  // Opens a message in `slot` of `lane` under the producer's id: an ended message of the same lane,
+  // kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
   const open = (lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
     const kind = laneKinds[slot];
     const candidate = producerId === undefined ? mint() : wireId(producerId);
     assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
-    const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
-    const messageId = claim.id;
-    if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
-      const why = claim.conflict === 'used' ? 'which was already ended' : `which ${describeLane(claim.refusedOwner)} uses`;
-      diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
+    // A chunk or content without a role continues the ended message's.
+    const given = slot === TEXT ? source.role : 'reasoning';
+    const previous = producerId === undefined ? undefined : ended.get(candidate);
+    const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
+    const role = reopen ? previous.role : (given ?? 'assistant');
+    let messageId = candidate;
+    if (reopen) {
+      ended.delete(candidate);
+      if (type === kind.content) {
+        diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
+      }
+    } else {
+      const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
+      messageId = claim.id;
+      if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
+        const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(ended.get(candidate))}`;
+        diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
+      }
     }
-    openMessages.set(messageId, { lane, kind });
+    openMessages.set(messageId, { lane, kind, role });
     state[slot] = messageId;
     // A reasoning message streams inside a span: chunks open one around it.
     if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
@@ -166,7 +196,7 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
       emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
       return messageId;
     }
-    const start: Record<string, unknown> = { type: kind.start, messageId, role: slot === TEXT ? (source.role ?? 'assistant') : 'reasoning' };
+    const start: Record<string, unknown> = { type: kind.start, messageId, role };
     if (slot === TEXT && source.name !== undefined) start.name = source.name;
     if (source.timestamp !== undefined) start.timestamp = source.timestamp;
     if (lane !== undefined) start.subagentRunId = lane;
@@ -290,4 +320,10 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     },
     closeAll,
   };
+}
+
+/** Why an ended message's id cannot be reopened by another start, for a person: `already ended as a text message with role 'user' of the parent agent`. */
+function describeEnded(record: MessageRecord | undefined): string {
+  if (record === undefined) return 'already used';
+  return `already ended as a ${record.kind.noun}${record.kind === text ? ` with role '${String(record.role)}'` : ''} of ${describeLane(record.lane)}`;
 }

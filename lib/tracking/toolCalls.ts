@@ -14,10 +14,10 @@ import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
-import { entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
+import { closesCompleteCallsOnly, entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
 import { toolResultContent } from '../protocol/toolResultContent.js';
 import { createEntityIds } from './ids.js';
-import { isCompleteJson } from './json.js';
+import { areArgumentsComplete, isCompleteJson } from './json.js';
 
 /** An input event, read by field name. */
 type Fields = Record<string, unknown>;
@@ -97,9 +97,10 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
   };
 
-  const closeLane = (lane: Lane) => {
+  // With `completeOnly` (a step boundary), a call whose arguments are still incomplete stays open.
+  const closeLane = (lane: Lane, completeOnly = false) => {
     if (open.size === 0) return;
-    for (const [toolCallId, call] of open) if (call.lane === lane) close(toolCallId, call);
+    for (const [toolCallId, call] of open) if (call.lane === lane && (!completeOnly || areArgumentsComplete(call.args))) close(toolCallId, call);
   };
 
   const closeAll = () => {
@@ -165,7 +166,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     if (boundary === 'lane' || boundary === 'subagent') {
       // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
       const lane = laneOf(event);
-      closeLane(lane);
+      closeLane(lane, closesCompleteCallsOnly.has(type));
       turnMessage.delete(lane);
     } else if (boundary === 'run') {
       closeAll();

@@ -154,7 +154,7 @@ describe('known kinds of AG-UI server bugs, through toAgui and the official clie
     ]);
   });
 
-  it('should never send CONTENT after END of the same message id (6)', async () => {
+  it('should never send CONTENT after END of the same message id: the message is reopened with START under its id, and the client appends (6)', async () => {
     const { events, messages, diagnostics } = await accepted(
       from<AgentEvent[]>([
         { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
@@ -164,13 +164,10 @@ describe('known kinds of AG-UI server bugs, through toAgui and the official clie
       ]),
     );
     const endAt = events.findIndex((event) => event.type === EventType.TEXT_MESSAGE_END && (event as { messageId: string }).messageId === 'm1');
-    expect(events.slice(endAt + 1).filter((event) => (event as { messageId?: string }).messageId === 'm1')).toEqual([]);
-    expect(messages).toEqual([
-      { id: 'm1', role: 'assistant', content: 'Hello' },
-      { id: 'id-1', role: 'assistant', content: ' again' },
-    ]);
+    expect(events[endAt + 1]).toEqual({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' });
+    expect(messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hello again' }]);
     expect(diagnostics).toEqual([
-      "TEXT_MESSAGE_CONTENT reuses message id 'm1', which was already ended; it was sent as a new message 'id-1'. Use a new messageId for each message.",
+      "TEXT_MESSAGE_CONTENT for message 'm1', which was already ended: it was reopened with TEXT_MESSAGE_START under its id, and the client appends to it. Send TEXT_MESSAGE_START before the content of a message you continue.",
     ]);
   });
 

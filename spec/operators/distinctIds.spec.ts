@@ -304,6 +304,42 @@ describe('distinctIds', () => {
     });
   });
 
+  describe('reopened messages', () => {
+    it('should keep the id of a START that reopens an ended text message of the same role, and rename one of another role', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: textStart('m2'),
+          b: textContent('m2', 'Hi'),
+          c: textEnd('m2'),
+          d: textStart('m2', { role: 'user' }),
+          e: textContent('m2', 'Me'),
+          D: textStart('id-1', { role: 'user' }),
+          E: textContent('id-1', 'Me'),
+        };
+        // prettier-ignore
+        const e1 =  cold('-a-b-c-a-b-c-d-e-|', values);
+        // prettier-ignore
+        const expected = '-a-b-c-a-b-c-D-E-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([`TEXT_MESSAGE_START starts a text message under id 'm2', which names this run's text message; it was sent as 'id-1'. ${advice}`]);
+    });
+
+    it('should rename a user-role START under the id of the assistant message a tool call created', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { k: callStart('c2', 'm2'), s: textStart('m2', { role: 'user' }), S: textStart('id-1', { role: 'user' }) };
+        // prettier-ignore
+        const e1 =  cold('-k-s-|', values);
+        // prettier-ignore
+        const expected = '-k-S-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([`TEXT_MESSAGE_START starts a text message under id 'm2', which names this run's assistant message of a tool call; it was sent as 'id-1'. ${advice}`]);
+    });
+  });
+
   describe('activities', () => {
     it('should keep the id of a snapshot updating a history activity of the same type (an A2UI surface across runs), and replace it for another type', () => {
       const sink = diagnosticsSink();
@@ -395,6 +431,24 @@ describe('toAgui with a history (judged by the official client)', () => {
     const { oracle, diagnostics } = await throughClient([{ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'u1', delta: 'Here you go' }]);
     expect(oracle.messages).toEqual([...history, { id: 'id-1', role: 'assistant', content: 'Here you go' }]);
     expect(diagnostics).toHaveLength(1);
+  });
+
+  it('should append to a message of the run reopened under its id, but never to a history message reopened by the run', async () => {
+    const { oracle, diagnostics } = await throughClient([
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm2', delta: 'Found' },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm2' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm2', delta: ' it.' },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm2' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'a1', role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'a1', delta: 'More.' },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'a1' },
+    ]);
+    expect(oracle.messages).toEqual([...history, { id: 'm2', role: 'assistant', content: 'Found it.' }, { id: 'id-1', role: 'assistant', content: 'More.' }]);
+    expect(diagnostics).toEqual([
+      `TEXT_MESSAGE_START starts a text message under id 'a1', which names an assistant message of the conversation history; it was sent as 'id-1'. ${advice}`,
+    ]);
   });
 
   it('should keep the history\'s tool call arguments when a call reuses its id: the new call has its own', async () => {

@@ -375,7 +375,7 @@ describe('openMessageStartContentEnd', () => {
       expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds() }))).toBe(expected, values);
     }));
 
-  it('should never send CONTENT on an id whose END was sent: a new minted id, and a diagnostic', () =>
+  it('should never send CONTENT on an id whose END was sent: it reopens the message with START under its id first, and says so', () =>
     testScheduler.run(({ cold, expectObservable, flush }) => {
       const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
       const values = {
@@ -385,24 +385,59 @@ describe('openMessageStartContentEnd', () => {
         d: content('m1', 'second'),
         e: content('m1', 'third'),
         f: end('m1'),
-        S: start('id-1'),
-        T: content('id-1', 'second'),
-        U: content('id-1', 'third'),
-        V: end('id-1'),
       };
       // prettier-ignore
       const e1 =  cold('--a--b--c--d------e--f--|', values);
       // prettier-ignore
-      const expected = '--a--b--c--(ST)---U--V--|';
+      const expected = '--a--b--c--(ad)---e--f--|';
 
       expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
       flush();
       expect(diagnostics).toEqual([
-        "TEXT_MESSAGE_CONTENT reuses message id 'm1', which was already ended; it was sent as a new message 'id-1'. Use a new messageId for each message.",
+        "TEXT_MESSAGE_CONTENT for message 'm1', which was already ended: it was reopened with TEXT_MESSAGE_START under its id, and the client appends to it. Send TEXT_MESSAGE_START before the content of a message you continue.",
       ]);
     }));
 
-  it('should give a chunk that reuses an ended id a new minted id', () =>
+  it('should reopen an ended message under its id for a START of the same role, without a diagnostic (AG-UI: the client appends)', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = { a: start('m1'), b: content('m1', 'first'), c: end('m1'), d: content('m1', ' second') };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--a--d--c--|', values);
+      // prettier-ignore
+      const expected = '--a--b--c--a--d--c--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([]);
+    }));
+
+  it('should give a START that reuses an ended message id under another role a new minted id, and say so', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = {
+        a: start('m1', { role: 'user' }),
+        b: content('m1', 'question'),
+        c: end('m1'),
+        d: start('m1'),
+        e: content('m1', 'answer'),
+        S: start('id-1'),
+        T: content('id-1', 'answer'),
+        U: end('id-1'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--d--e--c--|', values);
+      // prettier-ignore
+      const expected = '--a--b--c--S--T--U--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([
+        "TEXT_MESSAGE_START reuses message id 'm1', which was already ended as a text message with role 'user' of the parent agent; it was sent as a new message 'id-1'. Use a new messageId for each message.",
+      ]);
+    }));
+
+  it('should reopen an ended message under its id for a chunk that reuses it, without a diagnostic', () =>
     testScheduler.run(({ cold, expectObservable }) => {
       const values = {
         a: chunk('A', { messageId: 'm1' }),
@@ -411,14 +446,35 @@ describe('openMessageStartContentEnd', () => {
         S: start('m1'),
         C: content('m1', 'A'),
         E: end('m1'),
-        T: start('id-1'),
-        U: content('id-1', 'B'),
-        F: end('id-1'),
+        U: content('m1', 'B'),
       };
       // prettier-ignore
       const e1 =  cold('--a----r----b----|   ', values);
       // prettier-ignore
-      const expected = '--(SC)-(Er)-(TU)-(F|)';
+      const expected = '--(SC)-(Er)-(SU)-(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
+    }));
+
+  it('should give a reasoning chunk that reuses an ended text message id a new minted id', () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const values = {
+        a: chunk('A', { messageId: 'm1' }),
+        r: toolResult({ messageId: 'tr-1' }),
+        b: { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'm1', delta: 'hmm' } as AgentEvent,
+        S: start('m1'),
+        C: content('m1', 'A'),
+        E: end('m1'),
+        P: { type: EventType.REASONING_START, messageId: 'id-1' } as AgentEvent,
+        Q: { type: EventType.REASONING_MESSAGE_START, messageId: 'id-1', role: 'reasoning' } as AgentEvent,
+        R: { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'id-1', delta: 'hmm' } as AgentEvent,
+        T: { type: EventType.REASONING_MESSAGE_END, messageId: 'id-1' } as AgentEvent,
+        U: { type: EventType.REASONING_END, messageId: 'id-1' } as AgentEvent,
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----r----b-----|    ', values);
+      // prettier-ignore
+      const expected = '--(SC)-(Er)-(PQR)-(TU|)';
 
       expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
     }));
@@ -846,12 +902,18 @@ describe('openMessageStartContentEnd', () => {
       ]);
     });
 
-    it('should build a second message, not reopen the first, when content reuses an ended id', async () => {
-      const { messages } = await run(start('m1'), content('m1', 'first'), end('m1'), content('m1', 'second'), content('m1', ' try'));
+    it('should reopen the message, so the client appends, when content or a START reuses an ended id', async () => {
+      const { messages } = await run(start('m1'), content('m1', 'first'), end('m1'), content('m1', ' second'), content('m1', ' try'), end('m1'), start('m1'), content('m1', '!'));
+
+      expect(messages).toEqual([{ id: 'm1', role: 'assistant', content: 'first second try!' }]);
+    });
+
+    it('should build a second message when a START reuses an ended id under another role', async () => {
+      const { messages } = await run(start('m1', { role: 'user' }), content('m1', 'question'), end('m1'), start('m1'), content('m1', 'answer'));
 
       expect(messages).toEqual([
-        { id: 'm1', role: 'assistant', content: 'first' },
-        { id: 'id-1', role: 'assistant', content: 'second try' },
+        { id: 'm1', role: 'user', content: 'question' },
+        { id: 'id-1', role: 'assistant', content: 'answer' },
       ]);
     });
   });

@@ -536,6 +536,46 @@ describe('toolCallCorrelator', () => {
         }));
     }
 
+    it('should keep a call open across step events while its arguments are incomplete JSON, and close it at a step once they are complete', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk({ toolCallId: 'c1', toolCallName: 'calc', delta: '{"expression": "4' }),
+          f: ev(EventType.STEP_FINISHED, { stepName: 'agent' }),
+          s: ev(EventType.STEP_STARTED, { stepName: 'agent' }),
+          b: chunk({ toolCallId: 'c1', delta: '2 * 7"}' }),
+          S: start('c1', 'calc', 'id-1'),
+          A: args('c1', '{"expression": "4'),
+          B: args('c1', '2 * 7"}'),
+          E: end('c1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a------f--s--b--f-----|', values);
+        // prettier-ignore
+        const expected = '--(SA)---f--s--B--(Ef)--|';
+
+        expectObservable(e1.pipe(correlate(sink.onDiagnostic))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([]);
+    });
+
+    it('should keep a started call with no arguments open across a step event instead of closing it with "{}"', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: start('c1', 'calc', 'm1'),
+          s: ev(EventType.STEP_STARTED, { stepName: 'agent' }),
+          b: args('c1', '{"expression": "42"}'),
+          e: end('c1'),
+          A: args('c1', '{"expression": "42"}'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--s--b--e--|', values);
+        // prettier-ignore
+        const expected = '--a--s--A--e--|';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values);
+      }));
+
     it('should close open calls at RUN_FINISHED, before it', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {

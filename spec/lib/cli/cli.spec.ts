@@ -130,6 +130,20 @@ describe('agui-rx (the CLI)', () => {
       expect(run(['verify', '-'], stdout).status).toBe(0);
     });
 
+    it('should keep a tool call\'s arguments whole with --fix when step events come between its fragments (LangGraph)', async () => {
+      const path = resolve(__dirname, '../../fixtures/ag-ui/langgraph-steps-between-args.agui.jsonl');
+      const { status, stdout } = run(['verify', '--fix', path]);
+      expect(status).toBe(0);
+      const oracle = await runWithOracle(from(sseEvents(stdout) as unknown as Event[]), { runId: 'run-lg-1' });
+      const calls = oracle.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []));
+      expect(calls.map((call) => [call.id, call.function.arguments])).toEqual([
+        ['call_calc_01', '{"expression": "42 * 7"}'],
+        ['call_time_02', '{"timezone": "UTC"}'],
+      ]);
+      // And the repaired stream verifies clean.
+      expect(run(['verify', '-'], stdout).status).toBe(0);
+    });
+
     it('should leave out what is not an AG-UI event with --fix, and say so on stderr', async () => {
       const path = file('junk.jsonl', jsonl([good[0], { type: 'PROGRESS_UPDATE' }, ...good.slice(1)]));
       const { status, stdout, stderr } = run(['verify', '--fix', path]);

@@ -145,6 +145,11 @@ describe('the protocol table', () => {
       );
     });
 
+    it('should let the step boundaries, turn boundaries of their lane, close a tool call only once its arguments are complete', () => {
+      expect([...table.closesCompleteCallsOnly].sort()).toEqual([EventType.STEP_FINISHED, EventType.STEP_STARTED]);
+      for (const type of table.closesCompleteCallsOnly) expect([type, table.turnBoundaries.get(type)]).toEqual([type, 'lane']);
+    });
+
     it('should finish steps at the end of their subagent and of the run', () => {
       expect(Object.fromEntries(table.stepBoundaries)).toEqual({ SUBAGENT_FINISHED: 'subagent', SUBAGENT_ERROR: 'subagent', RUN_FINISHED: 'run', RUN_ERROR: 'run' });
       for (const type of [...Object.values(EventType), undefined, 'RUN_FINISHED_']) expect([type, table.stepBoundaryOf(type)]).toEqual([type, table.stepBoundaries.get(type as string)]);

@@ -1,4 +1,4 @@
-import { isCompleteJson } from '../../../lib/tracking/json.js';
+import { areArgumentsComplete, isCompleteJson } from '../../../lib/tracking/json.js';
 
 describe('isCompleteJson', () => {
   it('should accept one complete JSON value, surrounded by whitespace or not', () => {
@@ -17,5 +17,22 @@ describe('isCompleteJson', () => {
     expect(isCompleteJson('')).toBe(false);
     expect(isCompleteJson('  ')).toBe(false);
     expect(isCompleteJson('{} {}')).toBe(false);
+  });
+});
+
+describe('areArgumentsComplete', () => {
+  it('should accept one complete JSON object or array, surrounded by whitespace or not', () => {
+    expect(areArgumentsComplete('{"expression": "42 * 7"}')).toBe(true);
+    expect(areArgumentsComplete(' \n[1, 2]\t')).toBe(true);
+    expect(areArgumentsComplete('{}')).toBe(true);
+  });
+
+  it('should refuse arguments still streaming in, none, and a bare scalar (4 may be the start of 42)', () => {
+    expect(areArgumentsComplete('{"expression": "4')).toBe(false);
+    expect(areArgumentsComplete('')).toBe(false);
+    expect(areArgumentsComplete(' ')).toBe(false);
+    expect(areArgumentsComplete('4')).toBe(false);
+    expect(areArgumentsComplete('"text"')).toBe(false);
+    expect(areArgumentsComplete('{} {}')).toBe(false);
   });
 });

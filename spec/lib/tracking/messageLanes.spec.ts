@@ -151,29 +151,65 @@ describe('trackMessageLanes', () => {
       expect(lanes.diagnostics).toStrictEqual([]);
     });
 
-    it('should send content for an ended id as a new message under a fresh id, and say so', () => {
+    it('should reopen an ended message under its id for content, START first, and say so', () => {
       const lanes = tracker();
       lanes.feed(chunk('a', { messageId: 'm1' }), { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' });
 
       expect(lanes.feed({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'b' }, { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' })).toStrictEqual([
-        { type: EventType.TEXT_MESSAGE_START, messageId: 'id1', role: 'assistant' },
-        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id1', delta: 'b' },
-        { type: EventType.TEXT_MESSAGE_END, messageId: 'id1' },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'b' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
       ]);
       expect(lanes.diagnostics).toStrictEqual([
-        "TEXT_MESSAGE_CONTENT reuses message id 'm1', which was already ended; it was sent as a new message 'id1'. Use a new messageId for each message.",
+        "TEXT_MESSAGE_CONTENT for message 'm1', which was already ended: it was reopened with TEXT_MESSAGE_START under its id, and the client appends to it. Send TEXT_MESSAGE_START before the content of a message you continue.",
       ]);
     });
 
-    it('should reopen an ended id from a chunk under a fresh id without a diagnostic', () => {
+    it('should reopen an ended message under its id from a chunk, with the role it had, without a diagnostic', () => {
       const lanes = tracker();
-      lanes.feed(chunk('a', { messageId: 'm1' }), { type: EventType.TOOL_CALL_RESULT, messageId: 't1', toolCallId: 'c1', content: 'ok' });
+      lanes.feed(chunk('a', { messageId: 'm1', role: 'developer' }), { type: EventType.TOOL_CALL_RESULT, messageId: 't1', toolCallId: 'c1', content: 'ok' });
 
       expect(lanes.feed(chunk('b', { messageId: 'm1' }))).toStrictEqual([
-        { type: EventType.TEXT_MESSAGE_START, messageId: 'id1', role: 'assistant' },
-        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id1', delta: 'b' },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'developer' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'b' },
       ]);
       expect(lanes.diagnostics).toStrictEqual([]);
+    });
+
+    it('should pass an explicit START that reopens an ended message of the same role as it is, without a diagnostic', () => {
+      const lanes = tracker();
+      const start = { type: EventType.REASONING_MESSAGE_START, messageId: 'r1', role: 'reasoning' };
+      lanes.feed(start, { type: EventType.REASONING_MESSAGE_END, messageId: 'r1' });
+
+      expect(lanes.feed(start)).toStrictEqual([start]);
+      expect(lanes.diagnostics).toStrictEqual([]);
+    });
+
+    it.each([
+      [
+        'another role',
+        [{ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'user' }, { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }],
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        "TEXT_MESSAGE_START reuses message id 'm1', which was already ended as a text message with role 'user' of the parent agent; it was sent as a new message 'id1'. Use a new messageId for each message.",
+      ],
+      [
+        'another kind',
+        [thinking('hmm', { messageId: 'm1' }), { type: EventType.REASONING_END, messageId: 'm1' }],
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        "TEXT_MESSAGE_START reuses message id 'm1', which was already ended as a reasoning message of the parent agent; it was sent as a new message 'id1'. Use a new messageId for each message.",
+      ],
+      [
+        'another lane',
+        [chunk('a', { messageId: 'm1', subagentRunId: 's1' }), { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', subagentRunId: 's1' }],
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        "TEXT_MESSAGE_START reuses message id 'm1', which was already ended as a text message with role 'assistant' of subagent 's1'; it was sent as a new message 'id1'. Use a new messageId for each message.",
+      ],
+    ])('should give a START that reuses the id of an ended message of %s a fresh id, and say so', (_name, before, start, diagnostic) => {
+      const lanes = tracker();
+      lanes.feed(...before);
+
+      expect(lanes.feed(start)).toStrictEqual([{ ...start, messageId: 'id1' }]);
+      expect(lanes.diagnostics).toStrictEqual([diagnostic]);
     });
 
     it("should give a START for an id another lane uses a fresh id, and say whose it is", () => {

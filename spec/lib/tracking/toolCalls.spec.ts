@@ -269,8 +269,6 @@ describe('trackToolCalls', () => {
       ['REASONING_MESSAGE_START', { type: EventType.REASONING_MESSAGE_START, messageId: 'r1', role: 'reasoning' }],
       ['REASONING_MESSAGE_CONTENT with a delta', { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'r1', delta: 'Hmm' }],
       ['REASONING_MESSAGE_CHUNK with a delta', { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'Hmm' }],
-      ['STEP_STARTED', { type: EventType.STEP_STARTED, stepName: 'next' }],
-      ['STEP_FINISHED', { type: EventType.STEP_FINISHED, stepName: 'plan' }],
       ['RUN_ERROR', { type: EventType.RUN_ERROR, message: 'boom' }],
       ['RUN_STARTED', { type: EventType.RUN_STARTED }],
       ['MESSAGES_SNAPSHOT', { type: EventType.MESSAGES_SNAPSHOT, messages: [] }],
@@ -293,6 +291,49 @@ describe('trackToolCalls', () => {
       calls.pass(event.type as string, event);
 
       expect(sent()).toStrictEqual([event]);
+    });
+
+    // A step boundary closes only the calls whose arguments are complete: AG-UI closes calls before
+    // RUN_FINISHED, not before STEP_FINISHED, and an END is final.
+    it.each([
+      ['STEP_STARTED', { type: EventType.STEP_STARTED, stepName: 'next' }],
+      ['STEP_FINISHED', { type: EventType.STEP_FINISHED, stepName: 'plan' }],
+    ])('should close at %s only the lane\'s calls whose arguments are complete JSON, then send it', (_name, event) => {
+      const { calls, sent } = after(
+        chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q":1}' }),
+        chunk({ toolCallId: 'c2', toolCallName: 'lookup' }),
+        chunk({ toolCallId: 'c3', toolCallName: 'calc', delta: '{"expression": "4' }),
+        chunk({ toolCallId: 'c4', toolCallName: 'pick', delta: ' [1, 2] ' }),
+        chunk({ toolCallId: 'c5', toolCallName: 'count', delta: '4' }),
+      );
+      calls.pass(event.type, event);
+
+      expect(sent()).toStrictEqual([{ type: EventType.TOOL_CALL_END, toolCallId: 'c1' }, { type: EventType.TOOL_CALL_END, toolCallId: 'c4' }, event]);
+    });
+
+    it('should keep a call\'s arguments whole across step events between its fragments, and close it at its END', () => {
+      const { calls, sent, diagnostics } = after(start('c1', 'calc'), args('c1', '{"expression": "4'));
+      const stepEnd = { type: EventType.STEP_FINISHED, stepName: 'agent' };
+      const stepStart = { type: EventType.STEP_STARTED, stepName: 'agent' };
+      for (const event of [stepEnd, stepStart, args('c1', '2 * 7"}'), stepEnd, end('c1')]) feed(calls, event);
+
+      expect(sent()).toStrictEqual([stepEnd, stepStart, args('c1', '2 * 7"}'), end('c1'), stepEnd]);
+      expect(diagnostics).toStrictEqual(["Dropped TOOL_CALL_END for tool call 'c1': no such call is open. End a call once, after its START."]);
+    });
+
+    it('should keep a call with no arguments yet open across a step event', () => {
+      const { calls, sent } = after(chunk({ toolCallId: 'c1', toolCallName: 'now' }));
+      const stepStart = { type: EventType.STEP_STARTED, stepName: 'agent' };
+      feed(calls, stepStart);
+      feed(calls, chunk({ toolCallId: 'c1', delta: '{"tz":"UTC"}' }));
+      feed(calls, result('c1', 'noon', { messageId: 't1' }));
+
+      expect(sent()).toStrictEqual([
+        stepStart,
+        args('c1', '{"tz":"UTC"}'),
+        end('c1'),
+        { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: 'noon', messageId: 't1' },
+      ]);
     });
 
     it('should close a subagent\'s calls at its SUBAGENT_FINISHED, and only its own', () => {
