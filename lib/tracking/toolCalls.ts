@@ -44,7 +44,7 @@ export interface ToolCallTracker {
   start(event: Fields): void;
   /** TOOL_CALL_ARGS: sent for an open call, dropped after its end, an error for a call never started. */
   args(event: Fields): void;
-  /** TOOL_CALL_END: closes the call (ARGS `"{}"` first if it got none); dropped when no such call is open. */
+  /** TOOL_CALL_END: closes the call (ARGS `"{}"` first if it got none); dropped when no such call is open (in silence when the toolkit already ended it at a boundary). */
   end(event: Fields): void;
   /** TOOL_CALL_RESULT: closes its call and the lane's turn, and gets a `messageId` and text content. */
   result(event: Fields): void;
@@ -90,10 +90,13 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
   const turnMessage = new Map<Lane, string>();
   // The lane of each message seen: a call's parent must be a message of the call's own lane.
   const messageLane = new Map<string, Lane>();
+  // Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent.
+  let endedEarly: Set<string> | undefined;
 
   const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
     if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
     open.delete(toolCallId);
+    if (explicitEnd === undefined) (endedEarly ??= new Set()).add(toolCallId);
     emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
   };
 
@@ -259,6 +262,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const toolCallId = ids.wireId(producerId);
       const call = open.get(toolCallId);
       if (call === undefined) {
+        if (endedEarly?.delete(toolCallId)) return;
         return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
       }
       if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_END', producerId, call.lane, laneOf(event));

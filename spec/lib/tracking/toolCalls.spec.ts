@@ -311,13 +311,17 @@ describe('trackToolCalls', () => {
       expect(sent()).toStrictEqual([{ type: EventType.TOOL_CALL_END, toolCallId: 'c1' }, { type: EventType.TOOL_CALL_END, toolCallId: 'c4' }, event]);
     });
 
-    it('should keep a call\'s arguments whole across step events between its fragments, and close it at its END', () => {
+    it('should keep a call\'s arguments whole across step events between its fragments, and close it at its END, whose repeat is dropped in silence', () => {
       const { calls, sent, diagnostics } = after(start('c1', 'calc'), args('c1', '{"expression": "4'));
       const stepEnd = { type: EventType.STEP_FINISHED, stepName: 'agent' };
       const stepStart = { type: EventType.STEP_STARTED, stepName: 'agent' };
       for (const event of [stepEnd, stepStart, args('c1', '2 * 7"}'), stepEnd, end('c1')]) feed(calls, event);
 
+      // The step event closed the call once its arguments were whole: the producer's END after it was already sent.
       expect(sent()).toStrictEqual([stepEnd, stepStart, args('c1', '2 * 7"}'), end('c1'), stepEnd]);
+      expect(diagnostics).toStrictEqual([]);
+      // A second END of the same call is a mistake again.
+      feed(calls, end('c1'));
       expect(diagnostics).toStrictEqual(["Dropped TOOL_CALL_END for tool call 'c1': no such call is open. End a call once, after its START."]);
     });
 
