@@ -192,7 +192,7 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
       if (explicit && producerId === current) return emit(event as AgentEvent);
       return content(slot, current, delta, event);
     }
-    const owner = untaggedContinuation(event, lane, slot, producerId);
+    const owner = untaggedContinuation(lane, slot, producerId);
     if (owner !== undefined) return onChunk({ ...event, subagentRunId: owner }, slot, closes, type, explicit);
     closeSlots(lane, state, closes);
     if (current !== undefined) close(lane, state, slot);
@@ -201,25 +201,15 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
   };
 
   /**
-   * The subagent whose open message of `slot` an event without `subagentRunId` continues, when its
-   * own lane does not have it: the one named by its id, or for an id-less chunk the one lane that
-   * has such a message open. AG-UI spec 1.1, Subagents, Ownership: "a continuation carrying no
-   * tag is not a disagreement and MUST be accepted"; the client's chunk expansion continues the
-   * one stream open (our verifier's `ambiguous-chunk` when there are several).
+   * The subagent whose open message of `slot` an event without `subagentRunId` names by its id:
+   * the event continues it there. AG-UI spec 1.1, Subagents, Ownership: "a continuation carrying
+   * no tag is not a disagreement and MUST be accepted". An untagged chunk without an id is the
+   * parent agent's, as every untagged input event is.
    */
-  const untaggedContinuation = (event: Record<string, unknown>, lane: Lane, slot: number, producerId: string | undefined): Lane => {
-    if (lane !== undefined || event.subagentRunId !== undefined) return undefined;
-    if (producerId !== undefined) {
-      const opener = openMessages.get(wireId(producerId));
-      return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
-    }
-    let found: Lane;
-    for (const [other, state] of lanes) {
-      if (other === undefined || state[slot] === undefined) continue;
-      if (found !== undefined) return undefined;
-      found = other;
-    }
-    return found;
+  const untaggedContinuation = (lane: Lane, slot: number, producerId: string | undefined): Lane => {
+    if (lane !== undefined || producerId === undefined) return undefined;
+    const opener = openMessages.get(wireId(producerId));
+    return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
   };
 
   const onStart = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string) => {
@@ -243,7 +233,7 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     if (state[slot] === messageId) {
       return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
     }
-    const owner = untaggedContinuation(event, lane, slot, producerId);
+    const owner = untaggedContinuation(lane, slot, producerId);
     if (owner !== undefined) return onEnd({ ...event, subagentRunId: owner }, slot, type);
     assertNotOpenElsewhere(type, producerId, messageId, lane);
     diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });

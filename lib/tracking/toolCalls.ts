@@ -116,16 +116,6 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     }
   };
 
-  /**
-   * For an untagged chunk with neither id nor name, when the parent agent has no call to continue:
-   * the one call open in any lane, which the client's chunk expansion continues too (AG-UI spec
-   * 1.1, Subagents, Ownership: an untagged continuation is accepted).
-   */
-  const onlyOpenCall = (lane: Lane): string | undefined => {
-    if (lane !== undefined || open.size !== 1) return undefined;
-    return open.keys().next().value;
-  };
-
   const register = (toolCallId: string, lane: Lane) => {
     const call: OpenCall = { lane, hasArgs: false, args: '' };
     open.set(toolCallId, call);
@@ -202,7 +192,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
       const delta = stringField(event, 'delta', event.delta);
       const lane = laneOf(event);
-      const known = producerId === undefined ? (toolCallName === undefined ? (latest.get(lane) ?? onlyOpenCall(lane)) : undefined) : ids.wireId(producerId);
+      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : ids.wireId(producerId);
       if (known !== undefined) {
         const call = open.get(known);
         // A named chunk for an open call whose arguments are already complete JSON is a second,
