@@ -25,7 +25,7 @@ export { AguiRxError } from './protocol/errors.js';
 export { approvalInterrupt, interrupt, matchResume, type ApprovalInterruptOptions, type ResumeAnswer, type ResumeMatch } from './interaction/interrupts.js';
 export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResult, type ToolNames } from './interaction/clientTools.js';
 export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './interaction/a2uiUserAction.js';
-export { createAguiVerifier, type AguiVerifier, type AguiVerifierOptions, type AguiViolation } from './tracking/verifier.js';
+export { aguiRuleSeverity, createAguiVerifier, type AguiSeverity, type AguiVerifier, type AguiVerifierOptions, type AguiViolation } from './tracking/verifier.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './transports/parseSSE.js';
 export { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions, type AnyAguiAgent } from './transports/createAguiHandler.js';
 export type { AgentResult } from './transports/fromAgentResult.js';

@@ -6,6 +6,7 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
+import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
 import { trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
@@ -101,6 +102,13 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
     const lifecycle = trackRunLifecycle(run);
 
     const start = (upstream?: Record<string, unknown>) => subscriber.next(lifecycle.start(upstream));
+    // An upstream RUN_STARTED whose input has content parts AG-UI does not describe is merged without them.
+    const stripInput = (upstream: Record<string, unknown>) => {
+      const stripped = stripUnrecognised(upstream);
+      if (stripped === undefined) return upstream;
+      diagnose({ message: `Stripped what AG-UI does not describe from ${describeStripped(EventType.RUN_STARTED, stripped.removed)}`, event: upstream });
+      return stripped.event;
+    };
 
     const end = (terminal: RunFinishedEvent | RunErrorEvent) => {
       if (!lifecycle.started) start();
@@ -123,14 +131,20 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       next(event) {
         if (lifecycle.ended) return;
         const type = eventTypeOf(event);
-        const fields = event as unknown as Record<string, unknown>;
+        let fields = event as unknown as Record<string, unknown>;
         if (!lifecycle.started) {
-          if (type === EventType.RUN_STARTED) return start(fields);
+          if (type === EventType.RUN_STARTED) return start(stripInput(fields));
           start();
         }
         // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
         if (isTokenEventType(type)) {
           return subscriber.next(assertWireEvent(fields));
+        }
+        // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
+        const stripped = stripUnrecognised(fields);
+        if (stripped !== undefined) {
+          diagnose({ message: `Stripped what AG-UI does not describe from ${describeStripped(type, stripped.removed)}`, event });
+          fields = stripped.event;
         }
         switch (type) {
           case EventType.RUN_FINISHED:

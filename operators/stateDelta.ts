@@ -2,6 +2,8 @@ import { EventType, type State } from '@ag-ui/core';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
@@ -18,6 +20,8 @@ export interface StateDeltaOptions {
    * values go on the wire by reference instead of as copies. Default `false`.
    */
   immutable?: boolean;
+  /** Told about each upstream STATE_DELTA operation dropped, and each patch that did not apply. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 /**
@@ -48,11 +52,16 @@ export interface StateDeltaOptions {
  * 3. A snapshot equal to the base sends nothing.
  * 4. An upstream STATE_DELTA is applied to the base (RFC 6902, section 4; with fast-json-patch) and
  *    passed on.
- * 5. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
- *    `prototype`, and a snapshot that is not JSON-serialisable (BigInt, cycles, a `toJSON` that
- *    throws) are errors (`INVALID_STATE_DELTA`, `INVALID_PATCH`, `INVALID_STATE`: RUN_ERROR under
- *    `mapRunLifecycle`). With `immutable`, only the first snapshot and the changed parts of later
- *    ones are checked.
+ * 5. As the AG-UI specification has a consumer do (1.1, Snapshots and Deltas, "When a patch does
+ *    not apply"): an operation whose `op` RFC 6902 does not define is dropped from the patch, the
+ *    others are applied and sent; a well-formed patch that does not apply (a path that does not
+ *    resolve, a failed `test`) is not sent and the state is kept as it was (atomically: none of
+ *    its operations applied). Each is reported through `onDiagnostic`.
+ * 6. A malformed patch (not an array, an operation without a string `op`, a path that is not a
+ *    JSON Pointer), a path through `__proto__`, `constructor` or `prototype`, and a snapshot that
+ *    is not JSON-serialisable (BigInt, cycles, a `toJSON` that throws) are errors (`INVALID_PATCH`,
+ *    `INVALID_STATE`: RUN_ERROR under `mapRunLifecycle`). With `immutable`, only the first
+ *    snapshot and the changed parts of later ones are checked.
  *
  * States are read as JSON.stringify reads them (ECMA-262 `SerializeJSONProperty`), so the client
  * gets what the wire would carry: own enumerable keys; `toJSON` is called (a Date is its ISO
@@ -79,7 +88,7 @@ export interface StateDeltaOptions {
  * // results: STATE_SNAPSHOT, STATE_DELTA
  * ```
  *
- * @param options The client's starting state, and whether the producer updates its state immutably.
+ * @param options The client's starting state, whether the producer updates its state immutably, and where diagnostics go.
  * @return A function that returns an Observable in which state changes travel as the smaller of a
  * snapshot and a patch; other events pass through.
  * @throws {AguiRxError} `INVALID_STATE` at call time when `initialState` is not JSON-serialisable.
@@ -87,6 +96,7 @@ export interface StateDeltaOptions {
 export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const initialJson = options.initialState === undefined ? undefined : serialise(options.initialState, 'stateDelta initialState');
   const immutable = options.immutable === true;
+  const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // The state the client holds; our own copy unless the producer's objects can be trusted not to change.
     const mirror = createStateMirror({ immutable });
@@ -105,26 +115,36 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
       subscriber.next(delta as AgentEvent);
     };
 
-    const onDelta = (event: Record<string, unknown>) => {
+    const onDelta = (input: Record<string, unknown>) => {
+      let event = input;
+      const stripped = stripUnrecognised(input);
+      if (stripped !== undefined) {
+        event = stripped.event;
+        diagnose({ message: `Dropped what AG-UI does not describe from ${describeStripped(EventType.STATE_DELTA, stripped.removed)}`, event: input });
+      }
       assertSafePatch(event.delta, 'STATE_DELTA');
       // The JSON form is what is applied and what is sent: the client must get the very patch we
       // applied (an `undefined` value, say, would be refused by the client and leave it behind).
       const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
+      // Every operation was dropped: there is nothing left to apply or send.
+      if (patch.length === 0 && stripped !== undefined) return;
       // One operation at a time: fast-json-patch reports index 0 for every validation failure.
       // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
       let document = jsonpatch.deepClone(mirror.state ?? {});
-      patch.forEach((operation, index) => {
+      for (let index = 0; index < patch.length; index++) {
+        const operation = patch[index];
         try {
           document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
         } catch (error) {
-          throw new AguiRxError(
-            'INVALID_STATE_DELTA',
-            `STATE_DELTA does not apply to the current state: operation ${index} (${operation.op} ${operation.path}) failed with ${
-              (error as { name?: string }).name ?? 'an error'
-            }: ${firstLine((error as Error).message)}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`,
-          );
+          const name = (error as { name?: string }).name ?? 'an error';
+          const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
+          // A malformed operation (a required member missing) is fatal, as a malformed known value is.
+          if (malformedOperation.has(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
+          // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
+          diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
+          return;
         }
-      });
+      }
       mirror.reset(document);
       // Applying may have moved values of `patch` into the base: send a copy of its own.
       subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
@@ -149,6 +169,16 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     };
   }, { passesTokenEvents: true });
 }
+
+/** fast-json-patch's names for an operation that is malformed, rather than well-formed and not applicable. */
+const malformedOperation: ReadonlySet<string> = new Set([
+  'OPERATION_NOT_AN_OBJECT',
+  'OPERATION_OP_INVALID',
+  'OPERATION_PATH_INVALID',
+  'OPERATION_FROM_REQUIRED',
+  'OPERATION_VALUE_REQUIRED',
+  'OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED',
+]);
 
 /** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */
 function serialise(state: unknown, what: string): string {

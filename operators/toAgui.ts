@@ -89,7 +89,7 @@ export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Eve
     toolCallCorrelator({ generateId, onDiagnostic }),
     distinctIds({ messages: options?.input?.messages, generateId, onDiagnostic }),
     mapStepLifecycle({ onDiagnostic }),
-    stateDelta({ initialState: initialState ?? options?.input?.state, immutable: immutableState }),
+    stateDelta({ initialState: initialState ?? options?.input?.state, immutable: immutableState, onDiagnostic }),
     activityDelta(),
     mapRunLifecycle(options),
   );

@@ -12,8 +12,17 @@ export interface VerifyAguiOptions {
    * `AGUI_VIOLATION`. `'report'`: every violation goes to `onViolation` and the events pass unchanged.
    */
   mode?: 'error' | 'report';
-  /** Receives each violation in `'report'` mode. Default: one `console.warn` line per violation. */
+  /**
+   * Receives each violation in `'report'` mode, and each warning in either mode (unless `strict`
+   * makes it an error). Default: one `console.warn` line each.
+   */
   onViolation?: (violation: AguiViolation) => void;
+  /**
+   * Whether warnings (severity `'warning'`: what the AG-UI specification tolerates, such as an
+   * unknown event type, and our own stricter checks, such as a run cut off) count as violations:
+   * in `'error'` mode the first one errors the stream. Default: false, warnings are only reported.
+   */
+  strict?: boolean;
   /**
    * The conversation before the run (RunAgentInput `messages`; `[]` for none). Given, the
    * `id-collision` rule is on: a run that starts a message or tool call under one of its ids, or
@@ -24,12 +33,13 @@ export interface VerifyAguiOptions {
 }
 
 /**
- * One line for a violation: `#<index> <TYPE>: <message> [<rule>]`. An event that is not an object
- * with a string `type` shows as `(not an event)`; what the end of the stream finds as `(end of stream)`.
+ * One line for a violation: `#<index> <TYPE>: <message> [<rule>]`, `[<rule>, warning]` for a
+ * warning. An event that is not an object with a string `type` shows as `(not an event)`; what the
+ * end of the stream finds as `(end of stream)`.
  */
-export function formatAguiViolation(violation: AguiViolation, atEnd = false): string {
+export function formatAguiViolation(violation: Omit<AguiViolation, 'severity'> & Partial<Pick<AguiViolation, 'severity'>>, atEnd = false): string {
   const type = violation.type ?? (atEnd ? '(end of stream)' : '(not an event)');
-  return `#${violation.index} ${type}: ${violation.message} [${violation.rule}]`;
+  return `#${violation.index} ${type}: ${violation.message} [${violation.rule}${violation.severity === 'warning' ? ', warning' : ''}]`;
 }
 
 /** The default `onViolation`: a `console.warn` line, as for every diagnostic. */
@@ -59,8 +69,11 @@ const warnViolation = (violation: AguiViolation, atEnd: boolean) => warnDiagnost
  *    the same format) and every event passes unchanged.
  * 4. On completion, what the end of the stream leaves wrong (`no-terminal-event`, `open-at-end`,
  *    `no-run`) is handled the same way: an error instead of completion, or reported before it.
- * 5. Stricter than the client on purpose: an unknown event type, a value that is not an event,
- *    a stream that stops mid-run and an empty stream are violations (the client warns or accepts).
+ * 5. Each finding has a severity (see `createAguiVerifier`). Warnings, what the AG-UI specification
+ *    tolerates (an unknown event type, an unknown outcome, content part or patch op: a consumer
+ *    drops or strips them) and our own stricter checks (a value that is not an event, a stream
+ *    that stops mid-run, an empty stream), go to `onViolation` and the events pass, in both modes;
+ *    with `strict: true` they are handled as violations.
  * 6. A source error passes through unchanged; each subscription gets its own verifier.
  *
  * ## Example
@@ -74,7 +87,7 @@ const warnViolation = (violation: AguiViolation, atEnd: boolean) => warnDiagnost
  * // results: RUN_STARTED, AGUI_VIOLATION #1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message 'm1', which is not open. Send TEXT_MESSAGE_START first, and nothing for the text message after its TEXT_MESSAGE_END. [content-without-start]
  * ```
  *
- * @param options Whether a violation ends the stream or is only reported, where reports go, and the history (`messages`).
+ * @param options Whether a violation ends the stream or is only reported, where reports go, whether warnings count (`strict`), and the history (`messages`).
  * @return A function that returns an Observable of the same events, checked against the AG-UI protocol.
  * @throws {AguiRxError} `INVALID_OPTIONS` at call time for an unknown `mode` or an `onViolation` that is not a function.
  */
@@ -84,6 +97,7 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
     throw new AguiRxError('INVALID_OPTIONS', `verifyAgui 'mode' must be 'error' or 'report' (got ${describeValue(mode)}). Use 'report' to only report violations.`);
   }
   const onViolation = options.onViolation;
+  const strict = options.strict === true;
   if (onViolation !== undefined && typeof onViolation !== 'function') {
     throw new AguiRxError('INVALID_OPTIONS', `verifyAgui 'onViolation' must be a function (got ${describeValue(onViolation)}). It receives each violation in 'report' mode.`);
   }
@@ -94,7 +108,10 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
     /** Handles what was found; throws (routed to the error path by createOperator) in 'error' mode. */
     const handle = (violations: readonly AguiViolation[], atEnd: boolean) => {
       if (violations.length === 0) return;
-      if (mode === 'error') throw new AguiRxError('AGUI_VIOLATION', formatAguiViolation(violations[0], atEnd));
+      if (mode === 'error') {
+        const fatal = violations.find((violation) => strict || violation.severity === 'violation');
+        if (fatal !== undefined) throw new AguiRxError('AGUI_VIOLATION', formatAguiViolation(fatal, atEnd));
+      }
       for (const violation of violations) {
         if (onViolation !== undefined) onViolation(violation);
         else warnViolation(violation, atEnd);

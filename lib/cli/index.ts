@@ -3,7 +3,8 @@
  * The `agui-rx` command: convert a recorded provider stream to AG-UI, verify (and repair) an
  * AG-UI capture, or start the demo. Run `agui-rx --help` for the usage.
  *
- * Exit codes: 0 done (no violations), 1 `verify` found violations, 2 bad usage or unreadable input.
+ * Exit codes: 0 done (no violations), 1 `verify` found violations (or warnings, with `--strict`), 2
+ * bad usage or unreadable input.
  *
  * @packageDocumentation
  */
@@ -34,9 +35,17 @@ Commands:
                                      if the run ends with RUN_ERROR (the stream is printed all the same).
                                      <provider>: openai-chat, openai-responses, anthropic, ai-sdk,
                                      langchain (streamEvents v2), langgraph (graph.stream()).
-  verify <capture> [--fix]           Check an AG-UI capture (SSE, JSON array or JSON lines) against
-                                     the protocol: one line per violation, exit 1 if any.
-                                     --fix prints the repaired stream as SSE instead.
+  verify <capture> [--fix] [--strict]
+                                     Check an AG-UI capture (SSE, JSON array or JSON lines) against
+                                     the protocol: one line per finding, exit 1 if any is a violation
+                                     (what the AG-UI specification makes fatal). Warnings, marked
+                                     'warning' (what the specification tolerates: an unknown event
+                                     type, outcome, content part or patch op; and our own checks: a
+                                     record that is not an event, a run cut off, an empty capture),
+                                     exit 1 only with --strict.
+                                     --fix prints the repaired stream as SSE instead: what the
+                                     specification drops or strips is dropped or stripped, with a
+                                     note on stderr; the rest is kept.
   demo [--replay <file>] [--port <n>]
                                      Start the demo server on http://localhost:8000 (PORT to change).
 
@@ -45,7 +54,7 @@ Options:
                                      (default: the capture's own, or generated).
   -h, --help                         Show this text.
 
-Exit codes: 0 done, 1 violations found, 2 bad usage or unreadable input.
+Exit codes: 0 done, 1 violations found (or warnings, with --strict), 2 bad usage or unreadable input.
 `;
 
 /**
@@ -217,18 +226,18 @@ async function convert(args: string[]): Promise<number> {
   return 0;
 }
 
-const knownTypes: ReadonlySet<string> = new Set<string>(Object.values(EventType));
-
-/** One line of the verify report: `#<index> <TYPE>: <message> [<rule>]`. */
+/** One line of the verify report: `#<index> <TYPE>: <message> [<rule>]`, `[<rule>, warning]` for a warning. */
 function formatViolation(violation: AguiViolation, eventCount: number): string {
   const type = violation.type ?? (violation.index >= eventCount ? '(end of stream)' : '(not an event)');
-  return `#${violation.index} ${printable(type)}: ${printable(violation.message)} [${violation.rule}]\n`;
+  return `#${violation.index} ${printable(type)}: ${printable(violation.message)} [${violation.rule}${violation.severity === 'warning' ? ', warning' : ''}]\n`;
 }
+
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** `agui-rx verify <capture> [--fix]` */
 async function verify(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('verify', () =>
-    parseArgs({ args, options: { fix: { type: 'boolean' }, ...runIdOptions, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }),
+    parseArgs({ args, options: { fix: { type: 'boolean' }, strict: { type: 'boolean' }, ...runIdOptions, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }),
   );
   if (values.help) return showUsage();
   const path = onePath('verify', positionals, 'capture');
@@ -238,27 +247,27 @@ async function verify(args: string[]): Promise<number> {
   const verifier = createAguiVerifier();
   const violations = [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
   for (const violation of violations) process.stdout.write(formatViolation(violation, events.length));
-  const count = `${events.length} event${events.length === 1 ? '' : 's'}`;
+  const warnings = violations.filter((violation) => violation.severity === 'warning').length;
+  const fatal = violations.length - warnings;
   const name = path === '-' ? 'stdin' : printable(path);
-  process.stdout.write(
-    violations.length === 0
-      ? `${name}: ${count}, no violations.\n`
-      : `${name}: ${count}, ${violations.length} violation${violations.length === 1 ? '' : 's'}.\n`,
-  );
-  return violations.length === 0 ? 0 : 1;
+  const found = fatal === 0 ? 'no violations' : counted(fatal, 'violation');
+  process.stdout.write(`${name}: ${counted(events.length, 'event')}, ${found}${warnings === 0 ? '' : `, ${counted(warnings, 'warning')}`}.\n`);
+  return fatal > 0 || (values.strict === true && warnings > 0) ? 1 : 0;
 }
 
 /**
  * `verify --fix`: the capture's events as agent events through `toAgui`, one run per RUN_STARTED
  * (a run still going when the next starts is ended first), each with the ids of its RUN_STARTED
- * unless given as options. What is not an AG-UI event at all is left out, with a note on stderr.
+ * unless given as options. What is not an event at all (not an object with a string `type`) is
+ * left out, with a note on stderr; `toAgui` drops an event of an unknown type and strips what the
+ * AG-UI specification strips, each with a diagnostic on stderr.
  */
 async function fix(records: unknown[], threadIdOption: string | undefined, runIdOption: string | undefined): Promise<number> {
   const left: number[] = [];
   const runs: Record<string, unknown>[][] = [[]];
   records.forEach((record, index) => {
     const event = record as Record<string, unknown> | null;
-    if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof event.type !== 'string' || !knownTypes.has(event.type)) {
+    if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof event.type !== 'string') {
       left.push(index);
       return;
     }

@@ -104,6 +104,7 @@ export function checkAguiStream(events$: AguiEventsInput): Promise<AguiStreamChe
             {
               index: events.length,
               rule: SOURCE_ERROR,
+              severity: 'violation',
               message: `The stream errored (${message}) instead of completing. An AG-UI run reports a failure with RUN_ERROR and then completes: end the pipeline with toAgui or mapRunLifecycle, which turn errors into RUN_ERROR.`,
             },
           ],

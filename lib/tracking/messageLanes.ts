@@ -222,10 +222,24 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
       if (explicit && producerId === current) return emit(event as AgentEvent);
       return content(slot, current, delta, event);
     }
+    const owner = untaggedContinuation(lane, slot, producerId);
+    if (owner !== undefined) return onChunk({ ...event, subagentRunId: owner }, slot, closes, type, explicit);
     closeSlots(lane, state, closes);
     if (current !== undefined) close(lane, state, slot);
     const messageId = open(lane, state, slot, type, producerId, event);
     content(slot, messageId, delta, event);
+  };
+
+  /**
+   * The subagent whose open message of `slot` an event without `subagentRunId` names by its id:
+   * the event continues it there. AG-UI spec 1.1, Subagents, Ownership: "a continuation carrying
+   * no tag is not a disagreement and MUST be accepted". An untagged chunk without an id is the
+   * parent agent's, as every untagged input event is.
+   */
+  const untaggedContinuation = (lane: Lane, slot: number, producerId: string | undefined): Lane => {
+    if (lane !== undefined || producerId === undefined) return undefined;
+    const opener = openMessages.get(wireId(producerId));
+    return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
   };
 
   const onStart = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string) => {
@@ -249,6 +263,8 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     if (state[slot] === messageId) {
       return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
     }
+    const owner = untaggedContinuation(lane, slot, producerId);
+    if (owner !== undefined) return onEnd({ ...event, subagentRunId: owner }, slot, type);
     assertNotOpenElsewhere(type, producerId, messageId, lane);
     diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
   };

@@ -55,8 +55,8 @@ export interface RunLifecycle {
   /**
    * Whether an upstream event (not per-token, not terminal, not TOKEN_USAGE) passes once the run
    * has started: `undefined` when it is sent (and recorded as open or closed), else the message of
-   * the diagnostic it is dropped with (a late RUN_STARTED, a step finished twice).
-   * @throws {AguiRxError} `INVALID_EVENT` for an unknown type, bad fields, or a fatal sequence problem.
+   * the diagnostic it is dropped with (a late RUN_STARTED, a step finished twice, an unknown type).
+   * @throws {AguiRxError} `INVALID_EVENT` for bad fields, or a fatal sequence problem.
    */
   admit(fields: Fields, type: string): string | undefined;
   /**
@@ -119,8 +119,9 @@ export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
     admit(fields, type) {
       // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
       if (type === EventType.RUN_STARTED) return lateRunStarted;
+      // AG-UI spec 1.1, Processing Model: an event of a type the protocol does not describe MUST NOT abort the run; it is dropped, with a warning.
       if (!isAgentEventType(type)) {
-        throw new AguiRxError('INVALID_EVENT', `Unknown event type '${type}'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`);
+        return `Dropped an event of unknown type '${type}': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`;
       }
       // Relaxed fields pass: an operator after this one may still fill them in.
       assertAgentEventFields(fields);

@@ -203,7 +203,11 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
         // parallel call under the same id (providers that use the function name as the id).
         const parallel = call !== undefined && toolCallName !== undefined && call.hasArgs && isCompleteJson(call.args);
         if (call !== undefined && !parallel) {
-          if (call.lane !== lane) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
+          if (call.lane !== lane) {
+            if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
+            // An untagged chunk continues the call in its opener's lane (AG-UI spec 1.1, Subagents, Ownership).
+            return sendArgs(known, call, delta, { ...event, subagentRunId: call.lane });
+          }
           return sendArgs(known, call, delta, event);
         }
         if (call === undefined && ids.isUsed(known) && toolCallName === undefined) return lateArgs('TOOL_CALL_CHUNK', producerId ?? known, delta, event);
@@ -247,11 +251,13 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const toolCallId = ids.wireId(producerId);
       const call = open.get(toolCallId);
       if (call !== undefined) {
-        if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, laneOf(event));
+        const lane = laneOf(event);
+        if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
         if (delta === '') return;
         call.hasArgs = true;
         call.args += delta;
-        return emit(withWireId(event, producerId, toolCallId));
+        // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
+        return emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
       }
       if (ids.isUsed(toolCallId)) return lateArgs('TOOL_CALL_ARGS', producerId, delta, event);
       throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
@@ -265,8 +271,9 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
         if (endedEarly?.delete(toolCallId)) return;
         return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
       }
-      if (call.lane !== laneOf(event)) throw wrongLane('TOOL_CALL_END', producerId, call.lane, laneOf(event));
-      close(toolCallId, call, withWireId(event, producerId, toolCallId));
+      const lane = laneOf(event);
+      if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_END', producerId, call.lane, lane);
+      close(toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
     },
 
     result(event) {

@@ -2,6 +2,7 @@ import { EventType, type Message } from '@ag-ui/core';
 import { describeLane, type Lane } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { chunkStreamClosers, entityEvents, entityKind, entityKinds, lifecycleRules, stillOpenOrder, tokenKindOf, type EntityEvent, type EntityKind } from '../protocol/table.js';
+import { describeStripped, stripUnrecognised, type UnrecognisedMember } from '../protocol/unrecognised.js';
 import { assertWireEvent } from '../protocol/validate.js';
 import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
 import { trackStepsAndSubagents, type LifecycleProblem } from './steps.js';
@@ -18,7 +19,15 @@ export interface AguiVerifierOptions {
   messages?: readonly Message[];
 }
 
-/** One way an AG-UI stream breaks the protocol, as found by {@link createAguiVerifier}. */
+/**
+ * How bad a finding is. `violation`: the AG-UI specification makes it fatal (a consumer MUST reject
+ * the stream). `warning`: the specification tolerates it (a consumer drops or strips it, with a
+ * warning), or it is one of this verifier's own stricter checks (a value that is not an event, a
+ * run cut off, an empty stream).
+ */
+export type AguiSeverity = 'violation' | 'warning';
+
+/** One way an AG-UI stream breaks the protocol, or strays from it, as found by {@link createAguiVerifier}. */
 export interface AguiViolation {
   /** Position of the offending event in the stream, from 0; for what `end()` finds, the position just past the last event. */
   index: number;
@@ -26,8 +35,36 @@ export interface AguiViolation {
   type?: string;
   /** Short, stable name of the rule broken, e.g. `content-without-start` (see {@link createAguiVerifier}). */
   rule: string;
+  /** Whether the specification makes it fatal (`violation`) or tolerates it (`warning`); see {@link aguiRuleSeverity}. */
+  severity: AguiSeverity;
   /** What is wrong, why, and what to do about it. */
   message: string;
+}
+
+/**
+ * The rules that are warnings, each with the AG-UI specification page (1.1) that says a consumer
+ * survives it; every other rule is a violation.
+ */
+const warningRules: ReadonlyMap<string, string> = new Map([
+  // Processing Model: an event of an unrecognised type MUST NOT abort the run; it is dropped, with a warning.
+  ['unknown-type', 'Processing Model'],
+  // Runs and Steps: an unrecognised outcome is stripped (absent means success).
+  ['unknown-outcome', 'Runs and Steps'],
+  // Processing Model: an unrecognised element of a list (a content part) is dropped, the list kept.
+  ['unknown-content-part', 'Processing Model'],
+  // Snapshots and Deltas: an operation of an op RFC 6902 does not define is dropped, the others apply.
+  ['unknown-patch-op', 'Snapshots and Deltas'],
+  // Our own stricter checks. Processing Model: a frame that maps to no event is the reader's decode failure.
+  ['not-an-event', 'Processing Model'],
+  // Transports, truncation: a run whose ending never arrived is truncated, not malformed.
+  ['no-terminal-event', 'Runs and Steps'],
+  ['open-at-end', 'Runs and Steps'],
+  ['no-run', 'Runs and Steps'],
+]);
+
+/** The severity of a rule of {@link createAguiVerifier}: `warning` for what the specification tolerates and our own stricter checks, else `violation`. */
+export function aguiRuleSeverity(rule: string): AguiSeverity {
+  return warningRules.has(rule) ? 'warning' : 'violation';
 }
 
 /** The checker {@link createAguiVerifier} returns: feed it every event in order, then call `end()` once. */
@@ -102,10 +139,24 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  * no per-event schema parse for the per-token events), so a checker serves one stream: an
  * operator creates one per subscription, calls `verify` for each event and `end` on completion.
  *
+ * Each finding has a `severity`, after the AG-UI specification's processing rules (1.1, "Processing
+ * Model": unrecognised material is not an error, a malformed known value is): `violation` for what
+ * a consumer MUST reject, `warning` for what it drops or strips with a warning, and for our own
+ * stricter checks (marked *warning* below). A checked event that had unrecognised members stripped
+ * is checked further as the consumer sees it, without them.
+ *
  * Rules (`rule` names):
  * 1. `invalid-event`: the event fails the `@ag-ui/core/schemas` validator (the message names the
- *    field; `null` is never valid for an optional field), or is not an object with a string `type`.
- *    `unknown-type`: the type is not an AG-UI 1.0 event type (the client drops such events with a warning).
+ *    field; `null` is never valid for an optional field): a malformed known value is fatal
+ *    (Processing Model). *Warnings*: `not-an-event`, a value that is not an object with a string
+ *    `type` (a reader's decode failure); `unknown-type`, a type that is not an AG-UI 1.0 event type
+ *    (Processing Model: dropped with a warning, the run goes on); `unknown-outcome`, a RUN_FINISHED
+ *    or SUBAGENT_FINISHED `outcome` of an unknown `type` (Runs and Steps: stripped, an absent outcome
+ *    means success); `unknown-content-part`, a content part (or a media part's `source`) of an
+ *    unknown `type` in a message of a MESSAGES_SNAPSHOT or RUN_STARTED `input`, or in a
+ *    TOOL_CALL_RESULT (Processing Model: the list element is dropped, the message kept);
+ *    `unknown-patch-op`, a STATE_DELTA or ACTIVITY_DELTA operation whose `op` RFC 6902 does not
+ *    define (Snapshots and Deltas: dropped from the patch, the others apply).
  * 2. `first-event`: the stream starts with something other than RUN_STARTED (or RUN_ERROR); the
  *    rest is checked as if RUN_STARTED had been sent.
  * 3. `run-already-started`: RUN_STARTED while a run is going. `event-after-run-finished` /
@@ -130,8 +181,9 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  *    later chunk repeats opener fields unchanged; an untagged chunk must have one stream to continue).
  * 9. `open-at-run-finished`: RUN_FINISHED while steps, text or reasoning messages, reasoning spans,
  *    tool calls or subagents are still open (the run still ends there).
- * 10. From `end()`: `no-terminal-event` and `open-at-end` when the stream stops mid-run,
- *    `no-run` when it holds no run at all.
+ * 10. From `end()`, *warnings*: `no-terminal-event` and `open-at-end` when the stream stops mid-run
+ *    (a truncated run: Runs and Steps, a consumer must not make up its ending), `no-run` when it
+ *    holds no run at all.
  * 11. `id-collision` (only when `options.messages` is given): a start (TEXT_MESSAGE_START, REASONING_START, REASONING_MESSAGE_START,
  *    TOOL_CALL_START or a chunk that opens one, a TOOL_CALL_RESULT's `messageId`, an activity's
  *    first ACTIVITY_SNAPSHOT) under an id that names a message or tool call of the history
@@ -139,7 +191,9 @@ const quote = (value: unknown): string => (typeof value === 'string' ? `'${value
  *    history message. Not collisions: a snapshot of an activity of the same `activityType`, a
  *    TOOL_CALL_RESULT answering a history call, text in the assistant message its tool calls created.
  *
- * The run's `runId` on RUN_FINISHED is not compared with RUN_STARTED's, as the client does not.
+ * The run's `runId` on RUN_FINISHED is not compared with RUN_STARTED's, as the client does not. A
+ * well-formed STATE_DELTA that does not apply to the state is not reported: the checker keeps no
+ * state, and the specification has the consumer warn and keep its state (Snapshots and Deltas).
  *
  * ## Example
  *
@@ -182,7 +236,7 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
 
   const report = (rule: string, message: string) => {
     if (out === none) out = [];
-    (out as AguiViolation[]).push({ index: at, type, rule, message });
+    (out as AguiViolation[]).push({ index: at, type, rule, severity: aguiRuleSeverity(rule), message });
   };
   const reportLifecycle = ({ rule, facts }: LifecycleProblem) => report(rule, lifecycleRules[rule].message(facts));
 
@@ -539,32 +593,50 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
     }
   };
 
+  /** Warns about each unrecognised member stripped from the event, then checks what is left against the schema. */
+  const reportStripped = (stripped: Record<string, unknown>, removed: readonly UnrecognisedMember[]) => {
+    for (const member of removed) {
+      report(member.kind, `${describeStripped(type, [member])} Send only what AG-UI ${type === EventType.STATE_DELTA || type === EventType.ACTIVITY_DELTA ? 'and RFC 6902 define' : 'defines'}; a consumer that predates it sees the event without it.`);
+    }
+    try {
+      assertWireEvent(stripped);
+    } catch (error) {
+      if (!(error instanceof AguiRxError)) throw error;
+      report('invalid-event', error.message);
+    }
+    return stripped;
+  };
+
   const verifyEvent = (event: unknown, index: number): readonly AguiViolation[] => {
     out = none;
     at = index;
     if (index >= nextIndex) nextIndex = index + 1;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       type = '';
-      return [{ index, rule: 'invalid-event', message: `Expected an AG-UI event object, got ${describeValue(event)}.` }];
+      return [{ index, rule: 'not-an-event', severity: 'warning', message: `Expected an AG-UI event object, got ${describeValue(event)}; a consumer cannot read it as an event.` }];
     }
     const fields = event as Record<string, unknown>;
     if (typeof fields.type !== 'string') {
-      return [{ index, rule: 'invalid-event', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
+      return [{ index, rule: 'not-an-event', severity: 'warning', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
     }
     type = fields.type;
     if (isPlainToken(fields)) return none;
     if (!knownTypes.has(type)) {
-      report('unknown-type', `'${type}' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
+      report('unknown-type', `'${type}' is not an AG-UI 1.0 event type: a consumer drops it with a warning (AG-UI spec 1.1, Processing Model). Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
       return out;
     }
+    let checked = fields;
     try {
       assertWireEvent(fields);
     } catch (error) {
       if (!(error instanceof AguiRxError)) throw error;
-      report('invalid-event', error.message);
+      // A union member the schema does not know (an outcome, a content part, a patch op) is stripped, not fatal.
+      const stripped = stripUnrecognised(fields);
+      if (stripped === undefined) report('invalid-event', error.message);
+      else checked = reportStripped(stripped.event, stripped.removed);
     }
     // Checked even when the schema failed, as far as its ids allow: a bad role must not make every CONTENT after it an error too.
-    check(fields);
+    check(checked);
     return out;
   };
 
@@ -574,22 +646,23 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
         return verifyEvent(event, index);
       } catch (error) {
         // A getter that throws, a revoked Proxy: the event cannot be read, which is a violation, not a crash.
-        return [{ index, rule: 'invalid-event', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
+        return [{ index, rule: 'not-an-event', severity: 'warning', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
       }
     },
 
     end() {
       const found: AguiViolation[] = [];
       if (phase === 'idle') {
-        found.push({ index: nextIndex, rule: 'no-run', message: `The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR.` });
+        found.push({ index: nextIndex, rule: 'no-run', severity: 'warning', message: `The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR.` });
       } else if (phase === 'running') {
         found.push({
           index: nextIndex,
           rule: 'no-terminal-event',
+          severity: 'warning',
           message: `The stream ended during ${runId === undefined ? 'the run' : `run '${runId}'`} (started at #${runStartedAt}) without RUN_FINISHED or RUN_ERROR. End every run with one of them.`,
         });
         for (const entry of openEntities()) {
-          found.push({ index: nextIndex, rule: 'open-at-end', message: `The stream ended while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer}, then end the run.` });
+          found.push({ index: nextIndex, rule: 'open-at-end', severity: 'warning', message: `The stream ended while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer}, then end the run.` });
         }
       }
       return found;

@@ -33,12 +33,6 @@ const cases: [string, unknown, string, string][] = [
     "Received null where an AG-UI event object was expected. Emit objects such as { type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }.",
   ],
   [
-    'an unknown type',
-    { type: 'TEXT_DELTA', delta: 'x' },
-    'INVALID_EVENT',
-    "Unknown event type 'TEXT_DELTA'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.",
-  ],
-  [
     'a TOOL_CALL_CHUNK that opens a call without a name',
     { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c2', delta: '{}' },
     'INVALID_EVENT',
@@ -85,6 +79,22 @@ describe('bad input through toAgui', () => {
     // What was sent before the bad event is kept.
     expect(result.messages).toEqual([
       expect.objectContaining({ role: 'assistant', content: 'Hello', toolCalls: [expect.objectContaining({ id: 'c1', function: { name: 'search', arguments: '{"q":' } })] }),
+    ]);
+  });
+
+  // AG-UI spec 1.1, Processing Model: an event of an unrecognised type MUST NOT abort the run; dropped with a warning.
+  it('should drop an event of an unknown type with a diagnostic, not end the run, and keep what comes after it', async () => {
+    const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+    const more: AgentEvent = { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '"rxjs"}' };
+    const events$ = of(hello, call, { type: 'TEXT_DELTA', delta: 'x' } as unknown as AgentEvent, more).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic }));
+    const result = await runWithOracle(events$ as Observable<Event>);
+    const events = result.events as Event[];
+    expect(events[events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+    expect(result.messages).toEqual([
+      expect.objectContaining({ role: 'assistant', content: 'Hello', toolCalls: [expect.objectContaining({ id: 'c1', function: { name: 'search', arguments: '{"q":"rxjs"}' } })] }),
+    ]);
+    expect(diagnostics).toEqual([
+      "Dropped an event of unknown type 'TEXT_DELTA': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.",
     ]);
   });
 });

@@ -279,11 +279,12 @@ describe('hostile input over HTTP (createAguiHandler)', () => {
       expectNoDetails(sync.body);
       await close(server!);
 
-      ({ server, url } = await listen(() => of<AgentEvent[]>({ type: 'NOT_AN_EVENT' } as unknown as AgentEvent)));
+      // A malformed known value is the library's error (an unknown event type is dropped, not fatal).
+      ({ server, url } = await listen(() => of<AgentEvent[]>({ type: EventType.STEP_STARTED, stepName: 5 } as unknown as AgentEvent)));
       const library = await post(url, JSON.stringify(input()));
       const last = framesOf(library.body).events.pop() as Event & { message: string; code?: string };
       expect(last.type).toBe(EventType.RUN_ERROR);
-      expect(last.message).toContain('NOT_AN_EVENT');
+      expect(last.message).toContain("'stepName'");
       expectNoDetails(library.body);
     });
 

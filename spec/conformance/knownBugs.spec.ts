@@ -290,18 +290,24 @@ describe('known kinds of AG-UI server bugs, through toAgui and the official clie
     ['append to a missing array', [{ op: 'add', path: '/todos/-', value: 'buy milk' }]],
     ['replace on a missing key', [{ op: 'replace', path: '/count', value: 1 }]],
     ['add under a missing parent', [{ op: 'add', path: '/user/name', value: 'Ada' }]],
-  ])('should end with RUN_ERROR INVALID_STATE_DELTA, never a patch the client rejects, for a STATE_DELTA to %s (11)', async (_name, delta) => {
-    const { events, last, state } = await accepted(
+  ])('should drop, with a diagnostic, never send, a STATE_DELTA to %s, keep the state and go on, as the client does (11)', async (_name, delta) => {
+    const { events, last, state, diagnostics } = await accepted(
       from<AgentEvent[]>([
         { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/seen', value: true }] },
         { type: EventType.STATE_DELTA, delta },
+        { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/after', value: 1 }] },
       ] as AgentEvent[]),
       {},
       { title: 'x' },
     );
-    expect(last).toEqual({ type: EventType.RUN_ERROR, code: 'INVALID_STATE_DELTA', message: expect.stringContaining('STATE_DELTA does not apply to the current state') });
-    expect(events.filter((event) => event.type === EventType.STATE_DELTA)).toEqual([{ type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/seen', value: true }] }]);
-    expect(state).toEqual({ title: 'x', seen: true });
+    // AG-UI spec 1.1, Snapshots and Deltas: a well-formed patch that does not apply is warned about and skipped, the state kept.
+    expect(last).toMatchObject({ type: EventType.RUN_FINISHED });
+    expect(events.filter((event) => event.type === EventType.STATE_DELTA)).toEqual([
+      { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/seen', value: true }] },
+      { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/after', value: 1 }] },
+    ]);
+    expect(state).toEqual({ title: 'x', seen: true, after: 1 });
+    expect(diagnostics).toEqual([expect.stringMatching(/^Dropped a STATE_DELTA that does not apply to the current state, which is kept: operation 0/)]);
   });
 
   it('should close dangling tool calls before RUN_FINISHED cancelled at abort (12)', async () => {

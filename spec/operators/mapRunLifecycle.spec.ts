@@ -733,10 +733,63 @@ describe('mapRunLifecycle', () => {
     it('should end with RUN_ERROR for null as an event', () =>
       expectRunError(bad(null), "Received null where an AG-UI event object was expected. Emit objects such as { type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }."));
 
-    it('should end with RUN_ERROR for an unknown event type', () =>
+    // AG-UI spec 1.1, Processing Model: an event of an unrecognised type MUST NOT abort the run; it is dropped, with a warning.
+    it('should drop an event of an unknown type, with a diagnostic, and go on', () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values = { x: bad({ type: 'TEXT_DELTA', delta: 'Hi' }), a: tick(1), S, F };
+        // prettier-ignore
+        const e1 =  cold('--x--a--|', values);
+        // prettier-ignore
+        const e1subs =   '^-------!';
+        // prettier-ignore
+        const expected = 'S----a--(F|)';
+
+        expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic }))).toBe(expected, values);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      });
+      expect(messages).toEqual(["Dropped an event of unknown type 'TEXT_DELTA': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event."]);
+    });
+
+    // AG-UI spec 1.1, Runs and Steps and Processing Model: an unrecognised union member is stripped, the event kept.
+    it('should strip a RUN_FINISHED outcome of an unknown type, with a diagnostic, and finish as a success', () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { x: bad({ type: EventType.RUN_FINISHED, outcome: { type: 'handoff', to: 'billing' } }), S, F };
+        // prettier-ignore
+        const e1 =  cold('--x--|', values);
+        // prettier-ignore
+        const expected = 'S-(F|)';
+
+        expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic }))).toBe(expected, values);
+      });
+      expect(messages).toEqual([expect.stringMatching(/^Stripped what AG-UI does not describe from RUN_FINISHED: at \/outcome, the outcome of type 'handoff', which AG-UI does not describe, was removed \(AG-UI spec 1\.1, Runs and Steps/)]);
+    });
+
+    it('should drop the content parts of an unknown type from a MESSAGES_SNAPSHOT, keep the messages, and say so', () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const parts = [{ type: 'text', text: 'look' }, { type: 'hologram', frames: 3 }, { type: 'image', source: { type: 'url', value: 'https://example.com/a.png' } }];
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          x: bad({ type: EventType.MESSAGES_SNAPSHOT, messages: [{ id: 'u1', role: 'user', content: parts }, { id: 'a1', role: 'assistant', content: 'Hi' }] }),
+          X: { type: EventType.MESSAGES_SNAPSHOT, messages: [{ id: 'u1', role: 'user', content: [parts[0], parts[2]] }, { id: 'a1', role: 'assistant', content: 'Hi' }] } as Event,
+          S,
+          F,
+        };
+        // prettier-ignore
+        const e1 =  cold('--x--|', values);
+        // prettier-ignore
+        const expected = 'S-X--(F|)';
+
+        expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic }))).toBe(expected, values);
+      });
+      expect(messages).toEqual([expect.stringContaining("MESSAGES_SNAPSHOT: at /messages/0/content/1, a content part of type 'hologram', which AG-UI does not describe, was dropped and the message kept")]);
+    });
+
+    it('should still end with RUN_ERROR for a malformed value beside an unrecognised one', () =>
       expectRunError(
-        bad({ type: 'TEXT_DELTA', delta: 'Hi' }),
-        "Unknown event type 'TEXT_DELTA'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.",
+        bad({ type: EventType.STATE_DELTA, delta: [{ op: 'merge', path: '/a' }, { op: 'add', path: 5, value: 1 }] }),
+        "STATE_DELTA is not a valid AG-UI event: 'delta.0.path': Invalid input: expected string, received number. Fix the field in the event your agent emits.",
       ));
 
     it('should end with RUN_ERROR for null in an optional field', () =>

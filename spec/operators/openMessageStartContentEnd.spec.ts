@@ -813,12 +813,12 @@ describe('openMessageStartContentEnd', () => {
         );
       }));
 
-    it('should error with INVALID_EVENT on content for a message open in another lane, after closing it', () =>
+    it('should error with INVALID_EVENT on content tagged with another subagent than its message\'s, after closing it', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const s1 = { subagentRunId: 's1' };
         const values = {
           a: chunk('A', { messageId: 'm1', ...s1 }),
-          b: chunk('B', { messageId: 'm1' }),
+          b: chunk('B', { messageId: 'm1', subagentRunId: 's2' }),
           S: start('m1', s1),
           C: content('m1', 'A', s1),
           E: end('m1', s1),
@@ -832,9 +832,32 @@ describe('openMessageStartContentEnd', () => {
           expected,
           values,
           invalidEvent(
-            "TEXT_MESSAGE_CHUNK for message 'm1' comes from the parent agent, but that message is open as a text message of subagent 's1'. Give each message its own id, and set the same subagentRunId on every event of a message.",
+            "TEXT_MESSAGE_CHUNK for message 'm1' comes from subagent 's2', but that message is open as a text message of subagent 's1'. Give each message its own id, and set the same subagentRunId on every event of a message.",
           ),
         );
+      }));
+
+    // AG-UI spec 1.1, Subagents, Ownership: an untagged continuation continues whatever its opener owns.
+    it('should continue a subagent\'s message from an untagged chunk, CONTENT or END that names it, tagged as its opener', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const s1 = { subagentRunId: 's1' };
+        const values = {
+          a: chunk('A', { messageId: 'm1', ...s1 }),
+          b: chunk('B', { messageId: 'm1' }),
+          c: content('m1', 'C'),
+          d: end('m1'),
+          S: start('m1', s1),
+          A: content('m1', 'A', s1),
+          B: content('m1', 'B', s1),
+          C: content('m1', 'C', s1),
+          E: end('m1', s1),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a----b--c--d--|', values);
+        // prettier-ignore
+        const expected = '--(SA)-B--C--E--|';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(expected, values);
       }));
 
     it('should reject with an AguiRxError whose code is INVALID_EVENT', async () => {

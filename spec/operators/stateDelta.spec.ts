@@ -3,6 +3,7 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import { Observable, Subject, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import type { AguiDiagnostic } from '../../lib/protocol/diagnostics.js';
 import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { stateDelta, type StateDeltaOptions } from '../../operators/stateDelta.js';
@@ -14,6 +15,9 @@ const snapshot = (state: unknown): AgentEvent => ({ type: EventType.STATE_SNAPSH
 
 /** A patch event, as an agent emits it or as `stateDelta` sends it. */
 const delta = (ops: JsonPatchOperation[]): AgentEvent => ({ type: EventType.STATE_DELTA, delta: ops });
+
+const RUN_STARTED = { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' } as Event;
+const RUN_FINISHED = { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' } as Event;
 
 /** Pads states so that a small change travels as a delta (a patch smaller than the snapshot). */
 const title = `Plan the launch of the new release: ${'checklist, owners, dates and risks; '.repeat(4)}`;
@@ -525,83 +529,35 @@ describe('stateDelta', () => {
     expect(events).toEqual([snapshot({ title, todos: ['write spec'], count: 0 }), delta(ops)]);
   });
 
-  it('should fail with INVALID_STATE_DELTA when a replace targets a missing key', () =>
-    testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
-      const s = { ...values, u: delta([{ op: 'replace', path: '/missing', value: 1 }]) };
+  // AG-UI spec 1.1, Snapshots and Deltas: a well-formed patch that does not apply is warned about and skipped, the state kept.
+  it.each([
+    ['a replace that targets a missing key', [{ op: 'replace', path: '/missing', value: 1 }], `operation 0 (replace /missing) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist`],
+    ['an append to a missing array', [{ op: 'add', path: '/missing/-', value: 'x' }], 'operation 0 (add /missing/-) failed with OPERATION_PATH_CANNOT_ADD: Cannot perform an `add` operation at the desired path'],
+    ['a test operation that fails', [{ op: 'replace', path: '/count', value: 7 }, { op: 'test', path: '/title', value: 'Another title' }], 'operation 1 (test /title) failed with TEST_OPERATION_FAILED: Test operation failed'],
+    [
+      'a longer patch, naming the operation that failed, not the first one',
+      [{ op: 'replace', path: '/count', value: 7 }, { op: 'add', path: '/todos/-', value: 'ship' }, { op: 'remove', path: '/owner' }],
+      'operation 2 (remove /owner) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist',
+    ],
+  ] as [string, JsonPatchOperation[], string][])('should drop, with a diagnostic, %s, keep the state whole and go on', (_, ops, failure) =>
+    testScheduler.run(({ hot, expectObservable, expectSubscriptions, flush }) => {
+      const diagnostics: AguiDiagnostic[] = [];
+      const s = { ...values, u: delta(ops) };
+      // `b` is diffed against the state before the patch: none of its operations applied.
       // prettier-ignore
       const e1 =  hot('--a--u--b--|', s);
       // prettier-ignore
-      const e1subs =  '^----!      ';
+      const e1subs =  '^----------!';
       // prettier-ignore
-      const expected ='--A--#      ';
+      const expected ='--A-----B--|';
 
-      expectObservable(e1.pipe(stateDelta())).toBe(
-        expected,
-        s,
-        deltaError(`STATE_DELTA does not apply to the current state: operation 0 (replace /missing) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist. ${hint}`),
-      );
+      expectObservable(e1.pipe(stateDelta({ onDiagnostic: (d) => void diagnostics.push(d) }))).toBe(expected, s);
       expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      flush();
+      expect(diagnostics).toEqual([{ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. ${hint}`, event: s.u }]);
     }));
 
-  it('should fail with INVALID_STATE_DELTA when appending to a missing array', () =>
-    testScheduler.run(({ hot, expectObservable }) => {
-      const s = { ...values, u: delta([{ op: 'add', path: '/missing/-', value: 'x' }]) };
-      // prettier-ignore
-      const e1 =  hot('--a--u--|', s);
-      // prettier-ignore
-      const expected ='--A--#   ';
-
-      expectObservable(e1.pipe(stateDelta())).toBe(
-        expected,
-        s,
-        deltaError(`STATE_DELTA does not apply to the current state: operation 0 (add /missing/-) failed with OPERATION_PATH_CANNOT_ADD: Cannot perform an \`add\` operation at the desired path. ${hint}`),
-      );
-    }));
-
-  it('should fail with INVALID_STATE_DELTA when a test operation fails', () =>
-    testScheduler.run(({ hot, expectObservable }) => {
-      const s = {
-        ...values,
-        u: delta([
-          { op: 'replace', path: '/count', value: 7 },
-          { op: 'test', path: '/title', value: 'Another title' },
-        ]),
-      };
-      // prettier-ignore
-      const e1 =  hot('--a--u--|', s);
-      // prettier-ignore
-      const expected ='--A--#   ';
-
-      expectObservable(e1.pipe(stateDelta())).toBe(
-        expected,
-        s,
-        deltaError(`STATE_DELTA does not apply to the current state: operation 1 (test /title) failed with TEST_OPERATION_FAILED: Test operation failed. ${hint}`),
-      );
-    }));
-
-  it('should name the operation that failed, not the first one, in a longer patch', () =>
-    testScheduler.run(({ hot, expectObservable }) => {
-      const s = {
-        ...values,
-        u: delta([
-          { op: 'replace', path: '/count', value: 7 },
-          { op: 'add', path: '/todos/-', value: 'ship' },
-          { op: 'remove', path: '/owner' },
-        ]),
-      };
-      // prettier-ignore
-      const e1 =  hot('--a--u--|', s);
-      // prettier-ignore
-      const expected ='--A--#   ';
-
-      expectObservable(e1.pipe(stateDelta())).toBe(
-        expected,
-        s,
-        deltaError(`STATE_DELTA does not apply to the current state: operation 2 (remove /owner) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist. ${hint}`),
-      );
-    }));
-
-  it('should fail with INVALID_STATE_DELTA when an add operation has no value', () =>
+  it('should fail with INVALID_STATE_DELTA when an add operation has no value (a malformed operation)', () =>
     testScheduler.run(({ hot, expectObservable }) => {
       const s = { ...values, u: delta([{ op: 'add', path: '/owner' } as unknown as JsonPatchOperation]) };
       // prettier-ignore
@@ -613,7 +569,7 @@ describe('stateDelta', () => {
         expected,
         s,
         deltaError(
-          `STATE_DELTA does not apply to the current state: operation 0 (add /owner) failed with OPERATION_VALUE_REQUIRED: Operation \`value\` property is not present (applicable in \`add\`, \`replace\` and \`test\` operations). ${hint}`,
+          'STATE_DELTA is not a valid RFC 6902 patch: operation 0 (add /owner) failed with OPERATION_VALUE_REQUIRED: Operation `value` property is not present (applicable in `add`, `replace` and `test` operations). Give each operation the members RFC 6902 requires.',
         ),
       );
     }));
@@ -684,15 +640,40 @@ describe('stateDelta', () => {
       );
     }));
 
-  it('should fail with INVALID_PATCH for an unknown op', () =>
+  // AG-UI spec 1.1, Snapshots and Deltas: an op RFC 6902 does not define is dropped from the patch with a warning, the others apply.
+  it('should drop an operation of an unknown op, with a diagnostic, and apply and send the others', () =>
+    testScheduler.run(({ hot, expectObservable, flush }) => {
+      const diagnostics: AguiDiagnostic[] = [];
+      const s = {
+        ...values,
+        u: delta([{ op: 'replace', path: '/count', value: 2 }, { op: 'merge', path: '/count', value: 3 } as unknown as JsonPatchOperation, { op: 'add', path: '/todos/-', value: 'ship' }]),
+        U: delta([{ op: 'replace', path: '/count', value: 2 }, { op: 'add', path: '/todos/-', value: 'ship' }]),
+        m: delta([{ op: 'merge', path: '/count', value: 3 } as unknown as JsonPatchOperation]),
+        e: snapshot({ title, todos: ['write spec', 'ship'], count: 2 }),
+      };
+      // `m` is all unknown: nothing is left to send. `e` equals the patched state: nothing either.
+      // prettier-ignore
+      const e1 =  hot('--a--u--m--e--|', s);
+      // prettier-ignore
+      const expected ='--A--U--------|';
+
+      expectObservable(e1.pipe(stateDelta({ onDiagnostic: (d) => void diagnostics.push(d) }))).toBe(expected, s);
+      flush();
+      expect(diagnostics.map((d) => d.message)).toEqual([
+        expect.stringMatching(/^Dropped what AG-UI does not describe from STATE_DELTA: at \/delta\/1, operation 1 has op 'merge', which RFC 6902 does not define; it was dropped and the other operations kept \(AG-UI spec 1\.1, Snapshots and Deltas/),
+        expect.stringMatching(/^Dropped what AG-UI does not describe from STATE_DELTA: at \/delta\/0, operation 0 has op 'merge'/),
+      ]);
+    }));
+
+  it('should fail with INVALID_PATCH for an op that is not a string (a malformed operation)', () =>
     testScheduler.run(({ hot, expectObservable }) => {
-      const s = { ...values, u: delta([{ op: 'replace', path: '/count', value: 2 }, { op: 'merge', path: '/count', value: 3 } as unknown as JsonPatchOperation]) };
+      const s = { ...values, u: delta([{ op: 'replace', path: '/count', value: 2 }, { op: 7, path: '/count', value: 3 } as unknown as JsonPatchOperation]) };
       // prettier-ignore
       const e1 =  hot('--a--u--|', s);
       // prettier-ignore
       const expected ='--A--#   ';
 
-      expectObservable(e1.pipe(stateDelta())).toBe(expected, s, patchError(`STATE_DELTA operation 1 has op "merge"; RFC 6902 allows add, remove, replace, move, copy and test.`));
+      expectObservable(e1.pipe(stateDelta())).toBe(expected, s, patchError(`STATE_DELTA operation 1 has op number 7; RFC 6902 allows add, remove, replace, move, copy and test.`));
     }));
 
   it('should fail with INVALID_STATE for a BigInt in a snapshot', () =>
@@ -893,9 +874,26 @@ describe('stateDelta', () => {
     });
 
     it.each([
-      ['a replace of a missing key', [{ op: 'replace', path: '/missing', value: 1 }], 'INVALID_STATE_DELTA', `STATE_DELTA does not apply to the current state: operation 0 (replace /missing) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist. ${hint}`],
-      ['an append to a missing array', [{ op: 'add', path: '/missing/-', value: 1 }], 'INVALID_STATE_DELTA', `STATE_DELTA does not apply to the current state: operation 0 (add /missing/-) failed with OPERATION_PATH_CANNOT_ADD: Cannot perform an \`add\` operation at the desired path. ${hint}`],
-      ['a failing test', [{ op: 'test', path: '/count', value: 9 }], 'INVALID_STATE_DELTA', `STATE_DELTA does not apply to the current state: operation 0 (test /count) failed with TEST_OPERATION_FAILED: Test operation failed. ${hint}`],
+      ['a replace of a missing key', [{ op: 'replace', path: '/missing', value: 1 }]],
+      ['an append to a missing array', [{ op: 'add', path: '/missing/-', value: 1 }]],
+      ['a failing test', [{ op: 'test', path: '/count', value: 9 }]],
+    ] as [string, JsonPatchOperation[]][])('should keep the state and the run, as the client does, for %s', async (_, ops) => {
+      const diagnostics: AguiDiagnostic[] = [];
+      const events$ = of(snapshot({ title, count: 0 }), delta(ops), delta([{ op: 'replace', path: '/count', value: 5 }]));
+
+      const run = await runState(events$, { onDiagnostic: (d) => void diagnostics.push(d) });
+
+      expect(typesOf(run.events)).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT, EventType.STATE_DELTA, EventType.RUN_FINISHED]);
+      expect(run.state).toEqual({ title, count: 5 });
+      expect(diagnostics).toHaveLength(1);
+      // The client, given the patch that does not apply, warns and ends with the same state.
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const direct = await runWithOracle(of(RUN_STARTED, snapshot({ title, count: 0 }), delta(ops), delta([{ op: 'replace', path: '/count', value: 5 }]), RUN_FINISHED) as Observable<Event>);
+      warn.mockRestore();
+      expect(direct.state).toEqual(run.state);
+    });
+
+    it.each([
       ['a prototype path', [{ op: 'add', path: '/__proto__/polluted', value: true }], 'INVALID_PATCH', `STATE_DELTA operation 0 (add /__proto__/polluted) goes through '__proto__', which could change object prototypes; it was refused. Rename that key in your state.`],
     ] as [string, JsonPatchOperation[], string, string][])('should end the run with RUN_ERROR for %s', async (_, ops, code, message) => {
       const events$ = of(snapshot({ title, count: 0 }), delta(ops), snapshot({ title, count: 5 }));

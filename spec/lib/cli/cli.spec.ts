@@ -60,8 +60,8 @@ const broken = [
 
 const brokenReport = [
   `#1 TEXT_MESSAGE_CONTENT: TEXT_MESSAGE_CONTENT for text message 'm1', which is not open. Send TEXT_MESSAGE_START first, and nothing for the text message after its TEXT_MESSAGE_END. [content-without-start]`,
-  `#4 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event]`,
-  `#4 (end of stream): The stream ended while tool call 'c1' is still open. End it with TOOL_CALL_END, then end the run. [open-at-end]`,
+  `#4 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event, warning]`,
+  `#4 (end of stream): The stream ended while tool call 'c1' is still open. End it with TOOL_CALL_END, then end the run. [open-at-end, warning]`,
 ];
 
 // A small OpenAI chat completions stream: text, then one tool call in three pieces, usage, [DONE].
@@ -110,7 +110,7 @@ describe('agui-rx (the CLI)', () => {
       const path = file(name, text);
       expect(run(['verify', path])).toEqual({
         status: 1,
-        stdout: [...brokenReport, `${path}: 4 events, 3 violations.`].join('\n') + '\n',
+        stdout: [...brokenReport, `${path}: 4 events, 1 violation, 2 warnings.`].join('\n') + '\n',
         stderr: '',
       });
     });
@@ -144,11 +144,42 @@ describe('agui-rx (the CLI)', () => {
       expect(run(['verify', '-'], stdout).status).toBe(0);
     });
 
-    it('should leave out what is not an AG-UI event with --fix, and say so on stderr', async () => {
-      const path = file('junk.jsonl', jsonl([good[0], { type: 'PROGRESS_UPDATE' }, ...good.slice(1)]));
+    it('should leave out what is not an event with --fix, and say so on stderr', async () => {
+      const path = file('junk.jsonl', jsonl([good[0], { kind: 'PROGRESS_UPDATE' }, ...good.slice(1)]));
       const { status, stdout, stderr } = run(['verify', '--fix', path]);
       expect({ status, stderr }).toEqual({ status: 0, stderr: 'agui-rx: verify --fix left out 1 record that is not an AG-UI event: #1.\n' });
       await expect(runWithOracle(from(sseEvents(stdout) as unknown as Event[]))).resolves.toMatchObject({ messages: [expect.objectContaining({ content: 'Hello' })] });
+    });
+
+    // AG-UI spec 1.1, Processing Model: an event of an unrecognised type is dropped with a warning; the run goes on.
+    const tolerated = [good[0], good[1], { type: 'PROGRESS_UPDATE', percent: 50 }, good[2], { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: ', world' }, good[3], { ...good[4], outcome: { type: 'handoff' } }];
+
+    it('should report what the specification tolerates as warnings, exit 0, and exit 1 with --strict', () => {
+      const path = file('tolerated.jsonl', jsonl(tolerated));
+      const report = [
+        `#2 PROGRESS_UPDATE: 'PROGRESS_UPDATE' is not an AG-UI 1.0 event type: a consumer drops it with a warning (AG-UI spec 1.1, Processing Model). Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event. [unknown-type, warning]`,
+        expect.stringMatching(/^#6 RUN_FINISHED: RUN_FINISHED: at \/outcome, the outcome of type 'handoff', which AG-UI does not describe, was removed .* \[unknown-outcome, warning\]$/),
+        `${path}: 7 events, no violations, 2 warnings.`,
+        '',
+      ];
+      const plain = run(['verify', path]);
+      expect({ ...plain, stdout: plain.stdout.split('\n') }).toEqual({ status: 0, stdout: report, stderr: '' });
+      const strict = run(['verify', '--strict', path]);
+      expect({ ...strict, stdout: strict.stdout.split('\n') }).toEqual({ status: 1, stdout: report, stderr: '' });
+      expect(run(['verify', '--strict', file('strict-good.jsonl', jsonl(good))]).status).toBe(0);
+    });
+
+    it('should drop an unknown event type and strip an unknown outcome with --fix, keeping the text around them, and say so on stderr', async () => {
+      const path = file('tolerated-fix.jsonl', jsonl(tolerated));
+      const { status, stdout, stderr } = run(['verify', '--fix', path]);
+      expect(status).toBe(0);
+      expect(stderr.split('\n').filter((line) => line !== '')).toEqual([
+        expect.stringMatching(/^\[agui-rx\] Dropped an event of unknown type 'PROGRESS_UPDATE'/),
+        expect.stringMatching(/^\[agui-rx\] Stripped what AG-UI does not describe from RUN_FINISHED: at \/outcome/),
+      ]);
+      const oracle = await runWithOracle(from(sseEvents(stdout) as unknown as Event[]));
+      expect(oracle.messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hello, world' }]);
+      expect(run(['verify', '--strict', '-'], stdout).status).toBe(0);
     });
 
     it('should repair each run of a multi-run capture with --fix, ending a run the next one interrupts', () => {
@@ -226,7 +257,7 @@ describe('agui-rx (the CLI)', () => {
     it.each([
       [['verify'], `agui-rx: verify takes one capture (a path, or - for stdin), got none. Run 'agui-rx --help' for the usage.\n`],
       [['verify', 'a.json', 'b.json'], `agui-rx: verify takes one capture (a path, or - for stdin), got 'a.json' 'b.json'. Run 'agui-rx --help' for the usage.\n`],
-      [['verify', '--strict', 'a.json'], `agui-rx: verify: Unknown option '--strict'. Run 'agui-rx --help' for the usage.\n`],
+      [['verify', '--lenient', 'a.json'], `agui-rx: verify: Unknown option '--lenient'. Run 'agui-rx --help' for the usage.\n`],
       [['convert', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph. Run 'agui-rx --help' for the usage.\n`],
       [['convert', '--from', 'gemini', 'a.sse'], `agui-rx: convert needs --from with the provider format of the recording: one of openai-chat, openai-responses, anthropic, ai-sdk, langchain, langgraph; got 'gemini'. Run 'agui-rx --help' for the usage.\n`],
     ])('should explain bad arguments %j in one line and exit 2', (args, message) => {

@@ -55,17 +55,18 @@ describe('expectAgui', () => {
         [
           'Expected a well-formed AG-UI stream, but found 4 violations in 4 events:',
           `  ${contentWithoutStart}`,
-          "  #2 NOPE: 'NOPE' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event. [unknown-type]",
-          '  #3 (not an event): Expected an AG-UI event object, got number 42. [invalid-event]',
-          "  #4 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event]",
+          "  #2 NOPE: 'NOPE' is not an AG-UI 1.0 event type: a consumer drops it with a warning (AG-UI spec 1.1, Processing Model). Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event. [unknown-type, warning]",
+          '  #3 (not an event): Expected an AG-UI event object, got number 42; a consumer cannot read it as an event. [not-an-event, warning]',
+          "  #4 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event, warning]",
         ].join('\n'),
       );
       expect(error).toMatchObject({ name: 'AguiStreamError', code: 'AGUI_VIOLATION', events: [started, content, { type: 'NOPE' }, 42] });
-      expect((error as AguiStreamError).violations.map((violation) => [violation.index, violation.type, violation.rule])).toEqual([
-        [1, 'TEXT_MESSAGE_CONTENT', 'content-without-start'],
-        [2, 'NOPE', 'unknown-type'],
-        [3, undefined, 'invalid-event'],
-        [4, undefined, 'no-terminal-event'],
+      // Warnings count too: a well-formed stream of our own has none.
+      expect((error as AguiStreamError).violations.map((violation) => [violation.index, violation.type, violation.rule, violation.severity])).toEqual([
+        [1, 'TEXT_MESSAGE_CONTENT', 'content-without-start', 'violation'],
+        [2, 'NOPE', 'unknown-type', 'warning'],
+        [3, undefined, 'not-an-event', 'warning'],
+        [4, undefined, 'no-terminal-event', 'warning'],
       ]);
     });
 
@@ -78,7 +79,7 @@ describe('expectAgui', () => {
 
     it('should reject an empty stream, which holds no run', async () => {
       await expect(expectAgui(EMPTY).toBeWellFormed()).rejects.toThrow(
-        'Expected a well-formed AG-UI stream, but found 1 violation in 0 events:\n  #0 (end of stream): The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR. [no-run]',
+        'Expected a well-formed AG-UI stream, but found 1 violation in 0 events:\n  #0 (end of stream): The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR. [no-run, warning]',
       );
     });
 
@@ -88,7 +89,7 @@ describe('expectAgui', () => {
         'Expected a well-formed AG-UI stream, but found 1 violation in 1 event:\n' +
           '  #1 (end of stream): The stream errored (Error: boom) instead of completing. An AG-UI run reports a failure with RUN_ERROR and then completes: end the pipeline with toAgui or mapRunLifecycle, which turn errors into RUN_ERROR. [source-error]',
       );
-      expect((error as AguiStreamError).violations).toEqual([{ index: 1, rule: 'source-error', message: expect.stringContaining('The stream errored (Error: boom)') }]);
+      expect((error as AguiStreamError).violations).toEqual([{ index: 1, rule: 'source-error', severity: 'violation', message: expect.stringContaining('The stream errored (Error: boom)') }]);
     });
 
     it('should wait for an asynchronous stream to end', async () => {

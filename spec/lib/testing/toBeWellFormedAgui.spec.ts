@@ -54,6 +54,6 @@ describe('toBeWellFormedAgui', () => {
   it('should work without jest, called as a plain function', async () => {
     await expect(toBeWellFormedAgui.call(undefined, [started, end])).resolves.toMatchObject({ pass: false });
     const result = await toBeWellFormedAgui.call({ isNot: false }, [started, end]);
-    expect(result.message()).toBe(`expect(received).toBeWellFormedAgui()\n\nExpected a well-formed AG-UI stream, but found 2 violations in 2 events:\n  ${endWithoutStart}\n  #2 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event]`);
+    expect(result.message()).toBe(`expect(received).toBeWellFormedAgui()\n\nExpected a well-formed AG-UI stream, but found 2 violations in 2 events:\n  ${endWithoutStart}\n  #2 (end of stream): The stream ended during run 'r1' (started at #0) without RUN_FINISHED or RUN_ERROR. End every run with one of them. [no-terminal-event, warning]`);
   });
 });

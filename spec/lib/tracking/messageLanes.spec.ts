@@ -258,12 +258,20 @@ describe('trackMessageLanes', () => {
       const lanes = tracker();
       lanes.feed(thinking('a', { messageId: 'r1', subagentRunId: 's1' }));
 
-      expect(thrown(() => lanes.next({ type: EventType.REASONING_MESSAGE_END, messageId: 'r1' } as AgentEvent))).toMatchObject({
+      expect(thrown(() => lanes.next({ type: EventType.REASONING_MESSAGE_END, messageId: 'r1', subagentRunId: 's2' } as AgentEvent))).toMatchObject({
         name: 'AguiRxError',
         code: 'INVALID_EVENT',
         message:
-          "REASONING_MESSAGE_END for message 'r1' comes from the parent agent, but that message is open as a reasoning message of subagent 's1'. Give each message its own id, and set the same subagentRunId on every event of a message.",
+          "REASONING_MESSAGE_END for message 'r1' comes from subagent 's2', but that message is open as a reasoning message of subagent 's1'. Give each message its own id, and set the same subagentRunId on every event of a message.",
       });
+    });
+
+    it('should end a subagent\'s message from an untagged END that names it, tagged as its opener (AG-UI spec 1.1, Subagents)', () => {
+      const lanes = tracker();
+      lanes.feed(thinking('a', { messageId: 'r1', subagentRunId: 's1' }));
+
+      expect(lanes.feed({ type: EventType.REASONING_MESSAGE_END, messageId: 'r1' })).toStrictEqual([{ type: EventType.REASONING_MESSAGE_END, messageId: 'r1', subagentRunId: 's1' }]);
+      expect(lanes.diagnostics).toStrictEqual([]);
     });
 
     it('should open an explicit span without a message, and keep a reasoning START inside it from opening another', () => {

@@ -94,11 +94,13 @@ describe('trackRunLifecycle', () => {
       expect(lifecycle.end(lifecycle.finished()).closers).toStrictEqual([{ type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }]);
     });
 
-    it('should throw INVALID_EVENT for an unknown event type', () => {
-      const error = thrown(() => started().admit({ type: 'BOGUS' }, 'BOGUS'));
+    it('should drop an event of an unknown type with a diagnostic, not fail the run (AG-UI spec 1.1, Processing Model)', () => {
+      const lifecycle = started();
 
-      expect(error.code).toBe('INVALID_EVENT');
-      expect(error.message).toBe("Unknown event type 'BOGUS'. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.");
+      expect(lifecycle.admit({ type: 'BOGUS' }, 'BOGUS')).toBe(
+        "Dropped an event of unknown type 'BOGUS': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.",
+      );
+      expect(lifecycle.ended).toBe(false);
     });
 
     it('should throw INVALID_EVENT for a known type with invalid fields', () => {

@@ -137,14 +137,27 @@ describe('trackToolCalls', () => {
       ]);
     });
 
-    it('should error on an event of a call from another lane than its opener\'s', () => {
+    it('should error on an event of a call tagged with another subagent than its opener\'s', () => {
       const { calls } = after(chunk({ toolCallId: 'c1', toolCallName: 'search', subagentRunId: 's1' }));
       const message = (type: string) =>
-        `${type} for tool call 'c1' comes from the parent agent, but the call was started by subagent 's1'. Set the same subagentRunId on every event of a call.`;
+        `${type} for tool call 'c1' comes from subagent 's2', but the call was started by subagent 's1'. Set the same subagentRunId on every event of a call.`;
 
-      expect(() => calls.chunk(chunk({ toolCallId: 'c1', delta: '{}' }))).toThrow(invalidEvent(message('TOOL_CALL_CHUNK')));
-      expect(() => calls.args(args('c1', '{}'))).toThrow(invalidEvent(message('TOOL_CALL_ARGS')));
-      expect(() => calls.end(end('c1'))).toThrow(invalidEvent(message('TOOL_CALL_END')));
+      expect(() => calls.chunk(chunk({ toolCallId: 'c1', delta: '{}', subagentRunId: 's2' }))).toThrow(invalidEvent(message('TOOL_CALL_CHUNK')));
+      expect(() => calls.args(args('c1', '{}', { subagentRunId: 's2' }))).toThrow(invalidEvent(message('TOOL_CALL_ARGS')));
+      expect(() => calls.end({ ...end('c1'), subagentRunId: 's2' })).toThrow(invalidEvent(message('TOOL_CALL_END')));
+    });
+
+    it('should continue a subagent\'s call from an untagged chunk, ARGS or END, sent with its opener\'s tag (AG-UI spec 1.1, Subagents)', () => {
+      const { calls, sent } = after(chunk({ toolCallId: 'c1', toolCallName: 'search', subagentRunId: 's1' }));
+      calls.chunk(chunk({ toolCallId: 'c1', delta: '{"q"' }));
+      calls.args(args('c1', ':1}'));
+      calls.end(end('c1'));
+
+      expect(sent()).toStrictEqual([
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: '{"q"', subagentRunId: 's1' },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: ':1}', subagentRunId: 's1' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'c1', subagentRunId: 's1' },
+      ]);
     });
 
     it('should error on ARGS for a call never started', () => {

@@ -13,10 +13,18 @@ const toolStart = (toolCallId: string, extra: Record<string, unknown> = {}) => (
 const toolEnd = (toolCallId: string) => ({ type: 'TOOL_CALL_END', toolCallId });
 const subagentStarted = (subagentRunId: string, extra: Record<string, unknown> = {}) => ({ type: 'SUBAGENT_STARTED', subagentRunId, name: 'helper', ...extra });
 
-/** Every violation of a whole stream: each event in order, then the end of the stream. */
-function violationsOf(events: readonly unknown[]): AguiViolation[] {
+// What the AG-UI specification (1.1) tolerates, and our own stricter checks: warnings. Every other rule is a violation.
+const warningRules = new Set(['unknown-type', 'unknown-outcome', 'unknown-content-part', 'unknown-patch-op', 'not-an-event', 'no-terminal-event', 'open-at-end', 'no-run']);
+
+/**
+ * Every finding of a whole stream: each event in order, then the end of the stream. Each one's
+ * severity is checked against its rule here, and left out of what is returned.
+ */
+function violationsOf(events: readonly unknown[]): Omit<AguiViolation, 'severity'>[] {
   const verifier = createAguiVerifier();
-  return [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
+  const found = [...events.flatMap((event, index) => verifier.verify(event, index)), ...verifier.end()];
+  for (const violation of found) expect([violation.rule, violation.severity]).toEqual([violation.rule, warningRules.has(violation.rule) ? 'warning' : 'violation']);
+  return found.map(({ severity: _severity, ...rest }) => rest);
 }
 
 /** The official client's verdict on a stream: accepted, or rejected. */
@@ -105,22 +113,71 @@ describe('createAguiVerifier', () => {
       ]);
     });
 
-    it('should report a value that is not an event object (invalid-event)', () => {
+    it('should warn about a value that is not an event object (not-an-event)', () => {
       expect(violationsOf([RS, 42, { messageId: 'm1' }, RF])).toEqual([
-        { index: 1, rule: 'invalid-event', message: 'Expected an AG-UI event object, got number 42.' },
-        { index: 2, rule: 'invalid-event', message: `The event has no string 'type' (got undefined). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` },
+        { index: 1, rule: 'not-an-event', message: 'Expected an AG-UI event object, got number 42; a consumer cannot read it as an event.' },
+        { index: 2, rule: 'not-an-event', message: `The event has no string 'type' (got undefined). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` },
       ]);
     });
 
-    it('should report an event type AG-UI 1.0 does not have (unknown-type)', () => {
+    it('should warn about an event type AG-UI 1.0 does not have, which a consumer drops (unknown-type)', () => {
       expect(violationsOf([RS, { type: 'THINKING_START' }, RF])).toEqual([
         {
           index: 1,
           type: 'THINKING_START',
           rule: 'unknown-type',
-          message: `'THINKING_START' is not an AG-UI 1.0 event type. Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`,
+          message: `'THINKING_START' is not an AG-UI 1.0 event type: a consumer drops it with a warning (AG-UI spec 1.1, Processing Model). Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`,
         },
       ]);
+    });
+  });
+
+  describe('what the specification tolerates (AG-UI spec 1.1)', () => {
+    it('should warn about a RUN_FINISHED outcome of an unknown type, and end the run there (unknown-outcome)', () => {
+      const found = violationsOf([RS, { ...RF, outcome: { type: 'handoff', to: 'billing' } }, start('m1')]);
+      expect(found.map(({ index, rule }) => `#${index} ${rule}`)).toEqual(['#1 unknown-outcome', '#2 event-after-run-finished']);
+      expect(found[0].message).toContain("at /outcome, the outcome of type 'handoff', which AG-UI does not describe, was removed");
+    });
+
+    it('should warn about content parts of an unknown type, and keep checking the snapshot (unknown-content-part)', () => {
+      const snapshot = {
+        type: 'MESSAGES_SNAPSHOT',
+        messages: [
+          { id: 'u1', role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'hologram', frames: 3 }, { type: 'image', source: { type: 'telepathy', id: 'x' } }] },
+          { id: 'a1', role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        ],
+      };
+      const found = violationsOf([RS, snapshot, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{}', subagentRunId: 's1' }, RF]);
+      expect(found.map(({ index, rule }) => `#${index} ${rule}`)).toEqual(['#1 unknown-content-part', '#1 unknown-content-part', '#2 content-without-start']);
+      expect(found[0].message).toContain("at /messages/0/content/1, a content part of type 'hologram'");
+      expect(found[1].message).toContain("at /messages/0/content/2/source, a image part whose source is of type 'telepathy'");
+    });
+
+    it('should warn about a patch operation whose op RFC 6902 does not define (unknown-patch-op)', () => {
+      const delta = { type: 'STATE_DELTA', delta: [{ op: 'merge', path: '/a', value: {} }, { op: 'add', path: '/b', value: 1 }] };
+      expect(violationsOf([RS, delta, RF]).map(({ index, rule }) => `#${index} ${rule}`)).toEqual(['#1 unknown-patch-op']);
+    });
+
+    it('should still report a malformed known value beside an unrecognised one (invalid-event)', () => {
+      const delta = { type: 'STATE_DELTA', delta: [{ op: 'merge', path: '/a' }, { op: 'add', path: '/b' }] };
+      expect(violationsOf([RS, delta, RF]).map(({ index, rule }) => `#${index} ${rule}`)).toEqual(['#1 unknown-patch-op', '#1 invalid-event']);
+      // A discriminator that is not a string is malformed, not unrecognised.
+      expect(violationsOf([RS, { ...RF, outcome: { type: 7 } }]).map(({ rule }) => rule)).toEqual(['invalid-event']);
+    });
+
+    const tolerated: [string, unknown[], string[]][] = [
+      ['an unknown event type', [RS, start('m1'), { type: 'PROGRESS_UPDATE', percent: 50 }, content('m1'), end('m1'), RF], ['unknown-type']],
+      ['an unknown outcome', [RS, { ...RF, outcome: { type: 'handoff' } }], ['unknown-outcome']],
+      ['an unknown content part', [RS, { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'u1', role: 'user', content: [{ type: 'hologram' }] }] }, RF], ['unknown-content-part']],
+      ['an unknown patch op', [RS, { type: 'STATE_DELTA', delta: [{ op: 'merge', path: '/a', value: 1 }] }, RF], ['unknown-patch-op']],
+      ['an untagged continuation of a subagent message', [RS, subagentStarted('s1'), start('m1', { subagentRunId: 's1' }), content('m1'), end('m1'), { type: 'SUBAGENT_FINISHED', subagentRunId: 's1' }, RF], []],
+    ];
+
+    it.each(tolerated)('should not call a violation, as the client accepts it, %s', async (_name, events, rules) => {
+      const found = violationsOf(events);
+      expect(found.map(({ rule }) => rule)).toEqual(rules);
+      expect(found.every(({ rule }) => warningRules.has(rule))).toBe(true);
+      expect(await officialVerdict(events)).toBe('valid');
     });
   });
 
@@ -652,16 +709,16 @@ describe('createAguiVerifier', () => {
       expect(await officialVerdict(events)).toBe('invalid');
     });
 
-    // Stricter on purpose: the client drops what it does not know with a warning and accepts a
-    // stream that simply stops; a verifier says so, as a producer should send neither.
+    // Stricter on purpose, as warnings: the client drops what it does not know with a warning and
+    // accepts a stream that simply stops; a verifier says so, as a producer should send neither.
     const stricter: [string, unknown[], string[]][] = [
       ['an unknown event type', [RS, { type: 'PROGRESS_UPDATE', percent: 50 }, RF], ['unknown-type']],
-      ['a value that is not an event', [RS, 'oops', RF], ['invalid-event']],
+      ['a value that is not an event', [RS, 'oops', RF], ['not-an-event']],
       ['a stream that stops mid-run', [RS, start('m1')], ['no-terminal-event', 'open-at-end']],
       ['an empty stream', [], ['no-run']],
     ];
 
-    it.each(stricter)('should reject, where the client accepts, %s', async (_name, events, rules) => {
+    it.each(stricter)('should warn, where the client accepts, about %s', async (_name, events, rules) => {
       expect(violationsOf(events).map(({ rule }) => rule)).toEqual(rules);
       expect(await officialVerdict(events)).toBe('valid');
     });
@@ -717,7 +774,7 @@ describe('createAguiVerifier', () => {
 });
 
 describe('createAguiVerifier on events it cannot read', () => {
-  it('should report an event whose getter throws as invalid-event, and go on', () => {
+  it('should warn about an event whose getter throws as not-an-event, and go on', () => {
     const hostile = Object.defineProperty({ type: 'TEXT_MESSAGE_START', messageId: 'm1' }, 'role', {
       enumerable: true,
       get() {
@@ -725,7 +782,7 @@ describe('createAguiVerifier on events it cannot read', () => {
       },
     });
     const violations = violationsOf([RS, hostile, RF]);
-    expect(violations.map(({ index, rule }) => `${index} ${rule}`)).toEqual(['1 invalid-event']);
+    expect(violations.map(({ index, rule }) => `${index} ${rule}`)).toEqual(['1 not-an-event']);
     expect(violations[0].message).toBe('The event could not be read: role is not available. Send plain data objects.');
   });
 });
@@ -754,9 +811,9 @@ describe('createAguiVerifier id-collision (given the history)', () => {
       RF,
     ]);
     expect(violations).toEqual([
-      { index: 1, type: 'TEXT_MESSAGE_START', rule: 'id-collision', message: `TEXT_MESSAGE_START starts a message under id 'u1', which names a user message of the conversation history. ${advice}` },
-      { index: 3, type: 'TOOL_CALL_START', rule: 'id-collision', message: `TOOL_CALL_START starts a tool call under id 'c1', which names a tool call of the conversation history. ${advice}` },
-      { index: 5, type: 'TOOL_CALL_RESULT', rule: 'id-collision', message: `TOOL_CALL_RESULT starts a message under id 'a1', which names an assistant message of the conversation history. ${advice}` },
+      { index: 1, type: 'TEXT_MESSAGE_START', rule: 'id-collision', severity: 'violation', message: `TEXT_MESSAGE_START starts a message under id 'u1', which names a user message of the conversation history. ${advice}` },
+      { index: 3, type: 'TOOL_CALL_START', rule: 'id-collision', severity: 'violation', message: `TOOL_CALL_START starts a tool call under id 'c1', which names a tool call of the conversation history. ${advice}` },
+      { index: 5, type: 'TOOL_CALL_RESULT', rule: 'id-collision', severity: 'violation', message: `TOOL_CALL_RESULT starts a message under id 'a1', which names an assistant message of the conversation history. ${advice}` },
     ]);
   });
 
