@@ -159,5 +159,5 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         signal?.removeEventListener('abort', onAbort);
       },
     };
-  });
+  }, { readsAgentEvents: diagnose });
 }

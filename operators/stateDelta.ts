@@ -5,6 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { createStateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
@@ -147,7 +148,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
         }
       },
     };
-  }, { passesTokenEvents: true });
+  }, { passesTokenEvents: true, readsAgentEvents: warnDiagnostic });
 }
 
 /** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */

@@ -97,5 +97,5 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       },
       flush: calls.closeAll,
     };
-  });
+  }, { readsAgentEvents: diagnose });
 }
