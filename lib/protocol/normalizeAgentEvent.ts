@@ -191,6 +191,8 @@ function readFields(
       onRepair({ kind: 'null', field: path + key, camelField: path + field, type }, event);
       continue;
     }
+    // A null camelCase field does not undo its snake_case twin's value read before it.
+    if (value === null && camel === undefined && read[field] !== undefined) continue;
     read[field] = value;
   }
   return read;

@@ -1,6 +1,15 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type Event } from '@ag-ui/core';
+import { of, type OperatorFunction } from 'rxjs';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../../../lib/protocol/diagnostics.js';
 import { createAgentEventReader, normalizeAgentEvent, type EntryRepair } from '../../../lib/protocol/normalizeAgentEvent.js';
+import { activityDelta } from '../../../operators/activityDelta.js';
+import { coalesceDeltas } from '../../../operators/coalesceDeltas.js';
+import { distinctIds } from '../../../operators/distinctIds.js';
+import { mapStepLifecycle } from '../../../operators/mapStepLifecycle.js';
+import { stateDelta } from '../../../operators/stateDelta.js';
+import { verifyAgui } from '../../../operators/verifyAgui.js';
+import { collect, diagnosticsSink } from '../../support/helpers.js';
 
 /** Reads `event` and returns what came out with the repairs reported. */
 function read(event: unknown): { event: unknown; repairs: EntryRepair[] } {
@@ -73,6 +82,9 @@ describe('normalizeAgentEvent', () => {
     it('should let a camelCase field win over its snake_case twin, whichever comes first', () => {
       expect(read({ type: EventType.TEXT_MESSAGE_START, message_id: 'snake', messageId: 'camel', role: 'assistant' }).event).toEqual({ type: EventType.TEXT_MESSAGE_START, messageId: 'camel', role: 'assistant' });
       expect(read({ type: EventType.TEXT_MESSAGE_START, messageId: 'camel', message_id: 'snake', role: 'assistant' }).event).toEqual({ type: EventType.TEXT_MESSAGE_START, messageId: 'camel', role: 'assistant' });
+      // A null camelCase twin is no value: the snake_case one is read, before or after it.
+      expect(read({ type: EventType.TEXT_MESSAGE_CONTENT, message_id: 'snake', messageId: null, delta: 'x' }).event).toEqual({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'snake', delta: 'x' });
+      expect(read({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: null, message_id: 'snake', delta: 'x' }).event).toEqual({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'snake', delta: 'x' });
     });
 
     it('should never rename inside payloads', () => {
@@ -197,5 +209,30 @@ describe('createAgentEventReader', () => {
     for (const reader of readers) reader({ type: EventType.STEP_STARTED, step_name: 's', timestamp: null });
     readers[0]({ type: EventType.STEP_FINISHED, step_name: 's', timestamp: null });
     expect(counts).toEqual([2, 2]);
+  });
+});
+
+describe('the entry of an operator used alone', () => {
+  const quiet = () => jest.spyOn(console, 'warn').mockImplementation(() => {});
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each<[string, () => OperatorFunction<AgentEvent, AgentEvent>, object, object]>([
+    ['distinctIds', () => distinctIds({ onDiagnostic: diagnosticsSink().onDiagnostic }), { type: 'TEXT_MESSAGE_START', message_id: 'm1', role: 'assistant', name: null }, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }],
+    ['mapStepLifecycle', () => mapStepLifecycle({ onDiagnostic: diagnosticsSink().onDiagnostic }), { type: 'STEP_STARTED', step_name: 'plan', timestamp: null }, { type: 'STEP_STARTED', stepName: 'plan' }],
+    ['stateDelta', () => stateDelta(), { type: 'STATE_SNAPSHOT', snapshot: { user_id: null }, raw_event: null }, { type: 'STATE_SNAPSHOT', snapshot: { user_id: null } }],
+    ['activityDelta', () => activityDelta(), { type: 'ACTIVITY_SNAPSHOT', message_id: 'a1', activity_type: 'plan', content: { step_name: 1 } }, { type: 'ACTIVITY_SNAPSHOT', messageId: 'a1', activityType: 'plan', content: { step_name: 1 } }],
+  ])('should read the input of %s', async (_name, operator, input, output) => {
+    quiet();
+    const events = await collect(of(input as AgentEvent).pipe(operator()));
+    expect(events[0]).toEqual(output);
+  });
+
+  it('should leave the input of wire-side operators as it is', async () => {
+    const wire = { type: EventType.STEP_STARTED, step_name: 'plan' } as unknown as Event;
+    const coalesced = await collect(of(wire).pipe(coalesceDeltas({ intervalMs: 0 })));
+    expect(coalesced).toEqual([wire]);
+    const reports: unknown[] = [];
+    await collect(of(wire).pipe(verifyAgui({ mode: 'report', onViolation: (violation) => reports.push(violation) })));
+    expect(reports).not.toEqual([]);
   });
 });
