@@ -95,23 +95,33 @@ const camelOfSnake: ReadonlyMap<string, string> = new Map(
  * @return `event`, or a copy read as camelCase with the `null` optional fields left out.
  */
 export function normalizeAgentEvent(event: unknown, onRepair: EntryRepairHandler): unknown {
-  if (typeof event !== 'object' || event === null) return event;
+  return isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair);
+}
+
+// The per-token types and their chunks, as plain constants: compared on every event.
+const { TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_CHUNK, TOOL_CALL_ARGS, TOOL_CALL_CHUNK } = EventType;
+
+/**
+ * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta` and
+ * no optional field `null` (fields read by name: this runs once per token), or no event object at
+ * all (left for the operators to report).
+ */
+function isReadAsIs(event: unknown): boolean {
+  if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
   const type = e.type;
-  // Fields read by name, not through a variable key: this runs once per token.
-  switch (type) {
-    case EventType.TEXT_MESSAGE_CONTENT:
-    case EventType.TEXT_MESSAGE_CHUNK:
-    case EventType.REASONING_MESSAGE_CONTENT:
-    case EventType.REASONING_MESSAGE_CHUNK:
-      if (typeof e.delta === 'string' && typeof e.messageId === 'string' && e.role !== null && e.name !== null && baseFieldsNotNull(e)) return event;
-      break;
-    case EventType.TOOL_CALL_ARGS:
-    case EventType.TOOL_CALL_CHUNK:
-      if (typeof e.delta === 'string' && typeof e.toolCallId === 'string' && e.toolCallName !== null && e.parentMessageId !== null && baseFieldsNotNull(e)) return event;
-      break;
+  if (type === TEXT_MESSAGE_CONTENT || type === TEXT_MESSAGE_CHUNK || type === REASONING_MESSAGE_CONTENT || type === REASONING_MESSAGE_CHUNK) {
+    return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.role !== null && e.name !== null && baseFieldsNotNull(e);
   }
-  if (typeof type !== 'string') return event;
+  if (type === TOOL_CALL_ARGS || type === TOOL_CALL_CHUNK) {
+    return typeof e.delta === 'string' && typeof e.toolCallId === 'string' && e.toolCallName !== null && e.parentMessageId !== null && baseFieldsNotNull(e);
+  }
+  return typeof type !== 'string';
+}
+
+/** The slow path of {@link normalizeAgentEvent}: every field looked at. */
+function readAgentEvent(e: Record<string, unknown>, onRepair: EntryRepairHandler): unknown {
+  const type = e.type as string;
   const read = readFields(e, optionalEventFields.get(type), '', e, onRepair);
   if (type === EventType.MESSAGES_SNAPSHOT) return withMessages(read, e, 'messages', onRepair);
   if (type === EventType.RUN_STARTED && isRecord(read.input)) {
@@ -227,5 +237,5 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
       event,
     });
   };
-  return (event) => normalizeAgentEvent(event, onRepair);
+  return (event) => (isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair));
 }
