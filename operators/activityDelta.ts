@@ -5,6 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { isObject } from '../lib/protocol/values.js';
 
 /** Options of {@link activityDelta}. */
@@ -149,7 +150,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
         }
       },
     };
-  }, { passesTokenEvents: true });
+  }, { passesTokenEvents: true, readsAgentEvents: warnDiagnostic });
 }
 
 /** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */

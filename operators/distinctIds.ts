@@ -81,5 +81,5 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
     // The ids taken, and the fresh ids given, live in this subscription's tracker.
     const collisions = trackIdCollisions({ history, mint, diagnose, emit: (event) => subscriber.next(event) });
     return { next: collisions.next };
-  });
+  }, { readsAgentEvents: diagnose });
 }

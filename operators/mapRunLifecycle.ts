@@ -173,5 +173,5 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         signal?.removeEventListener('abort', onAbort);
       },
     };
-  });
+  }, { readsAgentEvents: diagnose });
 }

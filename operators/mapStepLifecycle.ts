@@ -98,5 +98,5 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
         finish(undefined, true);
       },
     };
-  }, { passesTokenEvents: true });
+  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
 }

@@ -4,6 +4,7 @@ import { eventTypeOf, optionalString, type AgentEvent } from '../lib/protocol/ag
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { entityKind } from '../lib/protocol/table.js';
 
 /** Options of {@link mapSubagentLifecycle}. */
@@ -168,5 +169,5 @@ export function mapSubagentLifecycle(options: MapSubagentLifecycleOptions): Oper
       complete: () => finish({ type: 'success' }),
       error: fail,
     };
-  });
+  }, { readsAgentEvents: warnDiagnostic });
 }

@@ -64,5 +64,5 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
     // The lanes' state lives here, one tracker per subscription; its decisions go straight out.
     const lanes = trackMessageLanes({ mint, diagnose, emit: (event) => subscriber.next(event) });
     return { next: lanes.next, flush: lanes.closeAll };
-  });
+  }, { readsAgentEvents: diagnose });
 }

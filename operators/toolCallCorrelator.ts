@@ -101,5 +101,5 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       },
       flush: calls.closeAll,
     };
-  });
+  }, { readsAgentEvents: diagnose });
 }

@@ -280,7 +280,11 @@ async function fix(records: unknown[], threadIdOption: string | undefined, runId
   }
   const fixed = runs.map((run, n) => {
     const started = run.find((event) => event.type === EventType.RUN_STARTED);
-    const own = (field: 'threadId' | 'runId') => (typeof started?.[field] === 'string' && started[field] !== '' ? (started[field] as string) : undefined);
+    // Read in either spelling: toAgui reads a snake_case capture (`thread_id`) as camelCase too.
+    const own = (field: 'threadId' | 'runId') => {
+      const id = started?.[field] ?? started?.[field === 'threadId' ? 'thread_id' : 'run_id'];
+      return typeof id === 'string' && id !== '' ? id : undefined;
+    };
     // --run-id names the first run only: each run needs its own id.
     const threadId = threadIdOption ?? own('threadId') ?? generateId();
     const runId = (n === 0 ? runIdOption : undefined) ?? own('runId') ?? generateId();

@@ -1,5 +1,6 @@
 import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
-import { warnDiagnostic } from './diagnostics.js';
+import { warnDiagnostic, type DiagnosticHandler } from './diagnostics.js';
+import { createAgentEventReader } from './normalizeAgentEvent.js';
 import { isTokenEventType } from './table.js';
 
 /**
@@ -64,6 +65,14 @@ export interface CreateOperatorOptions {
    * reads nor counts them: in a fused chain they go past it. Default: false.
    */
   passesTokenEvents?: boolean;
+  /**
+   * The operator reads agent events: when it is the first of a chain (alone, or first in `fuse`),
+   * each source event is read once through `normalizeAgentEvent` (snake_case field names as
+   * camelCase, `null` in an optional field as absent), and what was read differently is reported
+   * here, once per run. Operators further down the chain get the events as read. Default: events
+   * are read as they come.
+   */
+  readsAgentEvents?: DiagnosticHandler;
 }
 
 // Where an operator built by `createOperator` keeps its recipe, so that `fuse` can chain the handlers directly.
@@ -72,6 +81,7 @@ const recipeKey = Symbol('agui-rx createOperator recipe');
 interface Recipe {
   init: OperatorInit<unknown, unknown>;
   passesTokenEvents: boolean;
+  readsAgentEvents: DiagnosticHandler | undefined;
 }
 
 type FusableOperator<T, R> = OperatorFunction<T, R> & { [recipeKey]?: Recipe };
@@ -84,7 +94,7 @@ type FusableOperator<T, R> = OperatorFunction<T, R> & { [recipeKey]?: Recipe };
  * it is routed to the error path, where `flush` closes what the operator opened first.
  */
 export function createOperator<T, R>(init: OperatorInit<T, R>, options: CreateOperatorOptions = {}): OperatorFunction<T, R> {
-  const recipes: Recipe[] = [{ init: init as OperatorInit<unknown, unknown>, passesTokenEvents: options.passesTokenEvents === true }];
+  const recipes: Recipe[] = [{ init: init as OperatorInit<unknown, unknown>, passesTokenEvents: options.passesTokenEvents === true, readsAgentEvents: options.readsAgentEvents }];
   const operator: FusableOperator<T, R> = (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, recipes));
   operator[recipeKey] = recipes[0];
   return operator;
@@ -271,6 +281,20 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     }
   };
   let head: OperatorSink<unknown>;
+  // The chain's entry reads agent events as AG-UI spells them, once, with its state for this subscription.
+  const diagnoseEntry = recipes[0].readsAgentEvents;
+  const read = diagnoseEntry === undefined ? undefined : createAgentEventReader(diagnoseEntry);
+  const enter = (value: unknown) => {
+    if (read === undefined) return head.next(value);
+    let input: unknown;
+    try {
+      input = read(value);
+    } catch (error) {
+      // A diagnostic handler that throws (or a hostile object) fails the run as a handler that throws does.
+      return head.error(error);
+    }
+    head.next(input);
+  };
   // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
   // subscriber itself: closing it stops even a synchronous source that is still emitting
   // (`of`, a loop checking `closed`), as a `take` downstream expects.
@@ -280,12 +304,12 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
         // The common case, without a closure per value.
         busy = true;
         try {
-          head.next(value);
+          enter(value);
           drain();
         } finally {
           busy = false;
         }
-      } else (queued ??= []).push(() => head.next(value));
+      } else (queued ??= []).push(() => enter(value));
     },
     error: (error: unknown) => deliver(() => head.error(error)),
     complete: () => deliver(() => head.complete()),

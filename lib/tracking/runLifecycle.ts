@@ -144,8 +144,9 @@ export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
       return event;
     },
     upstreamError(fields) {
-      // Validated whole first, so that a bad `usage` is reported rather than dropped.
-      const { usage: reported, ...event } = assertWireEvent(fields) as RunErrorEvent;
+      // Validated whole first, so that a bad `usage` is reported rather than dropped. Some servers
+      // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
+      const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
       if (reported !== undefined) usage.unshift(...reported);
       if (event.message.trim() === '') event.message = 'The agent reported an error without a message.';
       return event;

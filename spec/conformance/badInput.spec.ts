@@ -51,20 +51,29 @@ const cases: [string, unknown, string, string][] = [
     expect.stringMatching(/^STATE_SNAPSHOT is not JSON-serialisable: Converting circular structure to JSON/) as unknown as string,
   ],
   [
-    'null in an optional field of a chunk',
-    { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x', messageId: null },
+    'null where a value is required',
+    { type: EventType.STEP_STARTED, stepName: null },
     'INVALID_EVENT',
-    "TEXT_MESSAGE_CHUNK has 'messageId: null', but 'messageId' must be a string: omit an optional field rather than sending null.",
-  ],
-  [
-    'null in an optional field of a passed-through event',
-    { type: EventType.STEP_STARTED, stepName: 'plan', timestamp: null },
-    'INVALID_EVENT',
-    "STEP_STARTED is not a valid AG-UI event: 'timestamp': Invalid input: expected number, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
+    "STEP_STARTED has 'stepName: null', but 'stepName' must be a string: omit an optional field rather than sending null.",
   ],
 ];
 
 describe('bad input through toAgui', () => {
+  // These ended the run with RUN_ERROR before; null in an optional field is now read as absent.
+  it.each([
+    ['a chunk', { type: EventType.TEXT_MESSAGE_CHUNK, delta: ' world', messageId: null }, 'TEXT_MESSAGE_CHUNK', 'messageId'],
+    ['a passed-through event', { type: EventType.STEP_STARTED, stepName: 'plan', timestamp: null }, 'STEP_STARTED', 'timestamp'],
+  ])('should read null in an optional field of %s as absent, and carry on', async (_name, event, type, field) => {
+    const sink = diagnosticsSink();
+    const events$ = concat(of(hello, call), of(event as AgentEvent)).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }));
+    const result = await runWithOracle(events$ as Observable<Event>);
+    const events = result.events as Event[];
+    expect(events[events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+    expect(JSON.stringify(events)).not.toContain('null');
+    expect(result.messages[0]).toMatchObject({ role: 'assistant', toolCalls: [expect.objectContaining({ id: 'c1' })] });
+    expect(sink.messages).toEqual([`${type} has '${field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`]);
+  });
+
   it.each(cases)('should end the run with RUN_ERROR for %s, after closing what is open', async (_name, bad, code, message) => {
     const { onDiagnostic } = diagnosticsSink();
     const events$ = concat(of(hello, call), of(bad as AgentEvent)).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic }));

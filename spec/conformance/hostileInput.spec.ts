@@ -88,13 +88,24 @@ describe('hostile input through toAgui', () => {
     ]);
   });
 
+  // Was an actionable RUN_ERROR; null in an optional field is now read as absent.
+  it('should read an upstream RUN_FINISHED with outcome: null as one without', async () => {
+    const { last, diagnostics } = await accepted(of({ type: EventType.RUN_FINISHED, outcome: null } as unknown as AgentEvent));
+    expect(last).toEqual({ type: EventType.RUN_FINISHED, ...run, outcome: { type: 'success' } });
+    expect(diagnostics).toEqual(["RUN_FINISHED has 'outcome: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True)."]);
+  });
+
+  it('should give an upstream RUN_ERROR with no message at all one saying none was given, keeping its code', async () => {
+    const { last } = await accepted(of({ type: EventType.RUN_ERROR, code: 'AGENT_ERROR' } as unknown as AgentEvent));
+    expect(last).toEqual({ type: EventType.RUN_ERROR, code: 'AGENT_ERROR', message: 'The agent reported an error without a message.' });
+  });
+
   it('should give an upstream RUN_ERROR without a message a readable one', async () => {
     const { last } = await accepted(of<AgentEvent[]>({ type: EventType.RUN_ERROR, message: '' }));
     expect(last).toEqual({ type: EventType.RUN_ERROR, message: 'The agent reported an error without a message.' });
   });
 
   it.each([
-    ['outcome: null', { outcome: null }, "RUN_FINISHED has 'outcome: null', but an outcome is an object such as { type: 'success' }; omit it when there is none."],
     [
       'pendingToolCallIds: 5',
       { outcome: { type: 'success', pendingToolCallIds: 5 } },

@@ -708,6 +708,96 @@ describe('mapRunLifecycle', () => {
     expect(terminals(events)).toStrictEqual([{ ...F, usage: [{ inputTokens: 7, outputTokens: 2 }] }]);
   });
 
+  // null in an optional field used to end the run with RUN_ERROR; it is now read as absent.
+  describe('null in an optional field', () => {
+    const nullDiagnostic = (type: string, field: string) =>
+      `${type} has '${field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`;
+
+    it('should read it as absent on each kind of event, with one diagnostic per field', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: bad({ type: EventType.STEP_STARTED, stepName: 'plan', subagentRunId: null }),
+          m: { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+          c: bad({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', metadata: null }),
+          d: bad({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: '!', metadata: null }),
+          x: { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+          f: bad({ type: EventType.RUN_FINISHED, outcome: null, result: null }),
+          S,
+          A: { type: EventType.STEP_STARTED, stepName: 'plan' },
+          C: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi' },
+          D: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: '!' },
+          p: { type: EventType.STEP_FINISHED, stepName: 'plan' },
+          F,
+        } satisfies Record<string, AgentEvent>;
+        // prettier-ignore
+        const e1 =  cold('--a-m-c-d-x-f', values);
+        // prettier-ignore
+        const expected = 'S-A-m-C-D-x-(pF|)';
+
+        expectObservable(e1.pipe(mapRunLifecycle({ ...options, onDiagnostic: sink.onDiagnostic }))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        nullDiagnostic('STEP_STARTED', 'subagentRunId'),
+        nullDiagnostic('TEXT_MESSAGE_CONTENT', 'metadata'),
+        nullDiagnostic('RUN_FINISHED', 'outcome'),
+        nullDiagnostic('RUN_FINISHED', 'result'),
+      ]);
+    });
+
+    it('should read null fields of an upstream RUN_STARTED as absent and merge it', async () => {
+      const sink = diagnosticsSink();
+      const events = await collect(source(bad({ type: EventType.RUN_STARTED, parentRunId: null, input: null, timestamp: 5 })).pipe(mapRunLifecycle({ ...options, onDiagnostic: sink.onDiagnostic })));
+      expect(events).toStrictEqual([{ ...S, timestamp: 5 }, F]);
+      expect(sink.messages).toEqual([nullDiagnostic('RUN_STARTED', 'parentRunId'), nullDiagnostic('RUN_STARTED', 'input')]);
+    });
+
+    it('should read a null usage of an upstream RUN_ERROR as absent, keeping its message and code', async () => {
+      const sink = diagnosticsSink();
+      const events = await collect(source(bad({ type: EventType.RUN_ERROR, message: 'Model overloaded', code: 'overloaded', usage: null })).pipe(mapRunLifecycle({ ...options, onDiagnostic: sink.onDiagnostic })));
+      expect(events).toStrictEqual([S, runError('Model overloaded', 'overloaded')]);
+      expect(sink.messages).toEqual([nullDiagnostic('RUN_ERROR', 'usage')]);
+    });
+
+    it('should keep null where a value is required an error, with its message', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          c: bad({ type: EventType.CUSTOM, name: null, value: 1 }),
+          S,
+          E: invalid("CUSTOM is not a valid AG-UI event: 'name': Invalid input: expected string, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null)."),
+        } satisfies Record<string, AgentEvent>;
+        // prettier-ignore
+        const e1 =  cold('--c--|', values);
+        // prettier-ignore
+        const expected = 'S-(E|)';
+        expectObservable(e1.pipe(mapRunLifecycle(options))).toBe(expected, values);
+      }));
+
+    it('should never put null on the wire for it, judged by the official client', async () => {
+      const result = await runWithOracle(
+        source(
+          bad({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant', name: null, timestamp: null }),
+          bad({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', rawEvent: null, subagentRunId: null }),
+          bad({ type: EventType.TEXT_MESSAGE_END, messageId: 'm1', metadata: null }),
+        ).pipe(mapRunLifecycle({ ...options, onDiagnostic: diagnosticsSink().onDiagnostic })),
+      );
+      expect(JSON.stringify(result.events)).not.toContain('null');
+      expect(result.messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hi' }]);
+    });
+  });
+
+  describe('upstream RUN_ERROR without a message', () => {
+    it('should supply one saying none was given, keeping its code', async () => {
+      const events = await collect(source(bad({ type: EventType.RUN_ERROR, code: 'AGENT_ERROR' })).pipe(mapRunLifecycle(options)));
+      expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
+    });
+
+    it('should be accepted by the official client', async () => {
+      const result = await runWithOracle(source(bad({ type: EventType.RUN_ERROR })).pipe(mapRunLifecycle(options)));
+      expect(result.events[result.events.length - 1]).toEqual(runError('The agent reported an error without a message.'));
+    });
+  });
+
   describe('bad input', () => {
     /** Sends `event` at frame 2 and expects RUN_ERROR with `message` and code INVALID_EVENT there, upstream unsubscribed. */
     const expectRunError = (event: AgentEvent, message: string) =>
@@ -792,12 +882,6 @@ describe('mapRunLifecycle', () => {
         "STATE_DELTA is not a valid AG-UI event: 'delta.0.path': Invalid input: expected string, received number. Fix the field in the event your agent emits.",
       ));
 
-    it('should end with RUN_ERROR for null in an optional field', () =>
-      expectRunError(
-        bad({ type: EventType.STEP_STARTED, stepName: 'plan', subagentRunId: null }),
-        "STEP_STARTED is not a valid AG-UI event: 'subagentRunId': Invalid input: expected string, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
-      ));
-
     it('should end with RUN_ERROR for a field of the wrong type', () =>
       expectRunError(
         bad({ type: EventType.STEP_STARTED, stepName: 5 }),
@@ -816,40 +900,11 @@ describe('mapRunLifecycle', () => {
         "TOKEN_USAGE has an invalid usage entry: 'outputTokens': Invalid input: expected number, received string. Counts are non-negative integers, e.g. { inputTokens: 12, outputTokens: 30 }.",
       ));
 
-    it('should end with RUN_ERROR for an upstream RUN_FINISHED with a null outcome', () =>
-      expectRunError(
-        bad({ type: EventType.RUN_FINISHED, outcome: null }),
-        "RUN_FINISHED is not a valid AG-UI event: 'outcome': Invalid input: expected object, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
-      ));
-
     it('should end with RUN_ERROR for an upstream RUN_FINISHED with a bad usage entry', () =>
       expectRunError(
         bad({ type: EventType.RUN_FINISHED, usage: [null] }),
         "RUN_FINISHED is not a valid AG-UI event: 'usage.0': Invalid input: expected object, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
       ));
-
-    it('should end with RUN_ERROR for an upstream RUN_ERROR with a null usage', () =>
-      expectRunError(
-        bad({ type: EventType.RUN_ERROR, message: 'Model overloaded', usage: null }),
-        "RUN_ERROR is not a valid AG-UI event: 'usage': Invalid input: expected array, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
-      ));
-
-    it('should close the open message and end with RUN_ERROR for a TEXT_MESSAGE_CONTENT with null metadata', () =>
-      testScheduler.run(({ cold, expectObservable }) => {
-        const values = {
-          m: { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
-          c: bad({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi', metadata: null }),
-          x: { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
-          S,
-          E: invalid("TEXT_MESSAGE_CONTENT has 'metadata: null', but 'metadata' must be absent or set: omit an optional field rather than sending null."),
-        } satisfies Record<string, AgentEvent>;
-        // prettier-ignore
-        const e1 =  cold('-m-c-|', values);
-        // prettier-ignore
-        const expected = 'Sm-(xE|)';
-
-        expectObservable(e1.pipe(mapRunLifecycle(options))).toBe(expected, values);
-      }));
 
     it('should end with RUN_ERROR for a TEXT_MESSAGE_CONTENT whose subagentRunId is not a string', () =>
       testScheduler.run(({ cold, expectObservable }) => {
@@ -869,13 +924,11 @@ describe('mapRunLifecycle', () => {
       }));
 
     it('should still send its own RUN_STARTED first when an upstream RUN_STARTED is invalid', async () => {
-      const events = await collect(of(bad({ type: EventType.RUN_STARTED, parentRunId: null }), tick(1)).pipe(mapRunLifecycle(options)));
+      const events = await collect(of(bad({ type: EventType.RUN_STARTED, parentRunId: 5 }), tick(1)).pipe(mapRunLifecycle(options)));
 
       expect(events).toStrictEqual([
         S,
-        invalid(
-          "RUN_STARTED is not a valid AG-UI event: 'parentRunId': Invalid input: expected string, received null. Fix the field in the event your agent emits (omit optional fields rather than sending null).",
-        ),
+        invalid("RUN_STARTED is not a valid AG-UI event: 'parentRunId': Invalid input: expected string, received number. Fix the field in the event your agent emits."),
       ]);
     });
 

@@ -296,7 +296,7 @@ describe('mapStepLifecycle', () => {
       const errors = {
         n: bad({ type: EventType.STEP_STARTED }),
         m: bad({ type: EventType.STEP_FINISHED, stepName: 7 }),
-        l: bad({ type: EventType.STEP_STARTED, stepName: 'x', subagentRunId: null }),
+        l: bad({ type: EventType.STEP_STARTED, stepName: 'x', subagentRunId: 7 }),
       };
       const all = { ...values, ...errors };
       expectObservable(cold('-a-n-|', all).pipe(mapStepLifecycle())).toBe(
@@ -312,7 +312,7 @@ describe('mapStepLifecycle', () => {
       expectObservable(cold('-l-|', all).pipe(mapStepLifecycle())).toBe(
         '-#',
         all,
-        new AguiRxError('INVALID_EVENT', "STEP_STARTED has 'subagentRunId: null', but 'subagentRunId' must be a string: omit an optional field rather than sending null."),
+        new AguiRxError('INVALID_EVENT', "STEP_STARTED has 'subagentRunId: number 7', but 'subagentRunId' must be a string."),
       );
     }));
 

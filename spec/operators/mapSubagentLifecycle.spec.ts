@@ -270,13 +270,26 @@ describe('mapSubagentLifecycle', () => {
     });
 
     it('should end a subagent that sends a bad event with SUBAGENT_ERROR INVALID_EVENT', async () => {
-      const events = await collect(of(null as unknown as AgentEvent, chunk('x', { subagentRunId: null })).pipe(operator()));
-      const nullLane = await collect(of(chunk('x', { subagentRunId: null })).pipe(operator()));
+      const events = await collect(of(null as unknown as AgentEvent, chunk('x', { subagentRunId: 7 })).pipe(operator()));
+      const badLane = await collect(of(chunk('x', { subagentRunId: 7 })).pipe(operator()));
 
       expect(events[1]).toMatchObject({ type: EventType.SUBAGENT_ERROR, code: 'INVALID_EVENT' });
-      expect(nullLane[1]).toEqual(
-        failed('s1', "TEXT_MESSAGE_CHUNK has 'subagentRunId: null', but 'subagentRunId' must be a string: omit an optional field rather than sending null.", { code: 'INVALID_EVENT' }),
-      );
+      expect(badLane[1]).toEqual(failed('s1', "TEXT_MESSAGE_CHUNK has 'subagentRunId: number 7', but 'subagentRunId' must be a string.", { code: 'INVALID_EVENT' }));
+    });
+
+    // A null subagentRunId used to end the subagent with SUBAGENT_ERROR; it is now read as absent.
+    it('should read a null subagentRunId as absent and tag the event with its own', async () => {
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+      try {
+        const events = await collect(of(chunk('x', { subagentRunId: null })).pipe(operator()));
+        expect(events[1]).toEqual(chunk('x', { subagentRunId: 's1' }));
+        expect(events[2]).toMatchObject({ type: EventType.SUBAGENT_FINISHED, subagentRunId: 's1' });
+        expect(warn.mock.calls).toEqual([
+          ["[agui-rx] TEXT_MESSAGE_CHUNK has 'subagentRunId: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True)."],
+        ]);
+      } finally {
+        warn.mockRestore();
+      }
     });
 
     it.each([

@@ -768,9 +768,33 @@ describe('openMessageStartContentEnd', () => {
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
-    it('should error with INVALID_EVENT on a null messageId', () =>
+    // A null messageId on a chunk used to be an error; it is now read as absent (the field is optional there).
+    it('should read a null messageId of a chunk as absent, minting the id, with one diagnostic', () => {
+      const sink = diagnosticsSink();
       testScheduler.run(({ cold, expectObservable }) => {
-        const values = { a: invalid({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: null, delta: 'Hi' }) };
+        const values = {
+          a: invalid({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: null, delta: 'Hi' }),
+          b: invalid({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: null, delta: '!' }),
+          S: start('id-1'),
+          C: content('id-1', 'Hi'),
+          D: content('id-1', '!'),
+          E: end('id-1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a---b--|', values);
+        // prettier-ignore
+        const expected = '--(SC)D--(E|)';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        "TEXT_MESSAGE_CHUNK has 'messageId: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
+      ]);
+    });
+
+    it('should error with INVALID_EVENT on a null messageId where one is required', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { a: invalid({ type: EventType.TEXT_MESSAGE_START, messageId: null, role: 'assistant' }) };
         // prettier-ignore
         const e1 =  cold('--a--|', values);
         // prettier-ignore
@@ -779,7 +803,7 @@ describe('openMessageStartContentEnd', () => {
         expectObservable(e1.pipe(openMessageStartContentEnd())).toBe(
           expected,
           undefined,
-          invalidEvent("TEXT_MESSAGE_CHUNK has 'messageId: null', but 'messageId' must be a string: omit an optional field rather than sending null."),
+          invalidEvent("TEXT_MESSAGE_START has 'messageId: null', but 'messageId' must be a string: omit an optional field rather than sending null."),
         );
       }));
 

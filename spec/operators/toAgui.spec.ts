@@ -260,6 +260,69 @@ describe('toAgui', () => {
     );
   });
 
+  describe('snake_case and null fields, read at the entry', () => {
+    /** `event` as a Python serialiser without aliases sends it: snake_case names, unset base fields null (payloads untouched). */
+    const pythonic = (event: AgentEvent): AgentEvent =>
+      Object.fromEntries([
+        ...Object.entries(event).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value]),
+        ['timestamp', null],
+        ['raw_event', null],
+      ]) as AgentEvent;
+    const SNAKE = "names its fields in snake_case ('";
+
+    it('should give the same run for snake_case events with null base fields, with one snake_case diagnostic per run', async () => {
+      const sink = diagnosticsSink();
+      const events$ = mixedScenario$().pipe(map(pythonic), toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }));
+      const first = await runWithOracle(events$);
+      const second = await runWithOracle(events$);
+      expect(projection(first)).toEqual(expectedProjection);
+      expect(projection(second)).toEqual(expectedProjection);
+      // Each subscription is a run of its own: it reports again, once.
+      expect(sink.messages.filter((message) => message.includes(SNAKE))).toHaveLength(2);
+      expect(sink.messages.filter((message) => message.startsWith("STATE_SNAPSHOT has 'timestamp: null'"))).toHaveLength(0);
+      expect(sink.messages.filter((message) => message.includes("'timestamp: null'"))).toHaveLength(2);
+    });
+
+    it('should emit in the same frames as for camelCase events', () => {
+      const testScheduler = createTestScheduler();
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const values = {
+          a: pythonic({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' }),
+          b: pythonic({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', parentMessageId: 'm1', delta: '{}' }),
+          r: pythonic({ type: EventType.TOOL_CALL_RESULT, messageId: 't1', toolCallId: 'c1', content: 'ok' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a-----b-------r-----|', values);
+        const e1subs =   '^---------------------!';
+        const expected = 's-(xy)--(ka)----(zER)-(f|)';
+        expectObservable(e1.pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} }))).toBe(expected, {
+          s: { type: EventType.RUN_STARTED, ...run, protocolVersion: '1.0' },
+          x: { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+          y: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi' },
+          z: { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+          k: { type: EventType.TOOL_CALL_START, toolCallId: 'c1', toolCallName: 'search', parentMessageId: 'm1' },
+          a: { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: '{}' },
+          E: { type: EventType.TOOL_CALL_END, toolCallId: 'c1' },
+          R: { type: EventType.TOOL_CALL_RESULT, messageId: 't1', toolCallId: 'c1', content: 'ok' },
+          f: { type: EventType.RUN_FINISHED, ...run, outcome: { type: 'success' } },
+        });
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      });
+    });
+
+    it('should end the run with RUN_ERROR when the diagnostic handler throws while reading an event, closing what is open', async () => {
+      let calls = 0;
+      const onDiagnostic = () => {
+        if (++calls === 1) throw new Error('handler broke');
+      };
+      const events = await collect(
+        of<AgentEvent[]>({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }, pythonic({ type: EventType.STEP_STARTED, stepName: 's' })).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic })),
+      );
+      expect(typesOf(events)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END, EventType.RUN_ERROR]);
+      expect(events[events.length - 1]).toMatchObject({ message: 'handler broke' });
+    });
+  });
+
   it('should say what is missing when called without options', () => {
     expect(() => toAgui(undefined as unknown as Parameters<typeof toAgui>[0])).toThrow(
       "The run needs a non-empty string 'threadId' option (got undefined). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.",

@@ -959,6 +959,57 @@ describe('toolCallCorrelator', () => {
     });
   });
 
+  describe('null and snake_case fields', () => {
+    // Was an error ending the run; now read as absent (a TOOL_CALL_CHUNK's toolCallId is optional).
+    it('should read a TOOL_CALL_CHUNK with toolCallId null as one without, minting the id, with one diagnostic', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk({ toolCallId: null, toolCallName: 'search', delta: '{"q":', timestamp: null }),
+          b: chunk({ toolCallId: null, delta: '1}' }),
+          S: start('id-1', 'search', 'id-2'),
+          A: args('id-1', '{"q":'),
+          B: args('id-1', '1}'),
+          E: end('id-1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a---b--|', values);
+        // prettier-ignore
+        const expected = '--(SA)b--(E|)';
+        expectObservable(e1.pipe(correlate(sink.onDiagnostic))).toBe(expected, { ...values, b: values.B });
+      });
+      expect(sink.messages).toEqual([
+        "TOOL_CALL_CHUNK has 'toolCallId: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
+        "TOOL_CALL_CHUNK has 'timestamp: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
+      ]);
+    });
+
+    it('should read snake_case tool call fields as camelCase, and answer the call by its tool_call_id', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: ev(EventType.TOOL_CALL_START, { tool_call_id: 'c1', tool_call_name: 'search', parent_message_id: 'm1' }),
+          b: ev(EventType.TOOL_CALL_ARGS, { tool_call_id: 'c1', delta: '{}' }),
+          c: ev(EventType.TOOL_CALL_END, { tool_call_id: 'c1' }),
+          r: ev(EventType.TOOL_CALL_RESULT, { message_id: 't1', tool_call_id: 'c1', content: 'ok', role: null }),
+          S: start('c1', 'search', 'm1'),
+          A: args('c1', '{}'),
+          E: end('c1'),
+          R: result('c1', 'ok', { messageId: 't1' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--c--r--|', values);
+        // prettier-ignore
+        const expected = '--S--A--E--R--|';
+        expectObservable(e1.pipe(correlate(sink.onDiagnostic))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        "TOOL_CALL_START names its fields in snake_case ('tool_call_id'): read as AG-UI's camelCase ('toolCallId'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).",
+        "TOOL_CALL_RESULT has 'role: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
+      ]);
+    });
+  });
+
   describe('bad input', () => {
     const open = {
       o: chunk({ toolCallId: 'c0', toolCallName: 'search', delta: '{"q":1}' }),
@@ -976,11 +1027,6 @@ describe('toolCallCorrelator', () => {
         'a TOOL_CALL_CHUNK with a non-string delta',
         chunk({ toolCallId: 'c0', delta: 42 }),
         "TOOL_CALL_CHUNK has 'delta: number 42', but 'delta' must be a string.",
-      ],
-      [
-        'a TOOL_CALL_CHUNK with toolCallId null',
-        chunk({ toolCallId: null, toolCallName: 'search', delta: '{}' }),
-        "TOOL_CALL_CHUNK has 'toolCallId: null', but 'toolCallId' must be a string: omit an optional field rather than sending null.",
       ],
       [
         'TOOL_CALL_ARGS for a call never started',

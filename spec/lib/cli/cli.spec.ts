@@ -144,6 +144,35 @@ describe('agui-rx (the CLI)', () => {
       expect(run(['verify', '-'], stdout).status).toBe(0);
     });
 
+    it('should repair a snake_case capture with --fix, keeping its ids, text, calls and results', async () => {
+      const path = resolve(__dirname, '../../fixtures/ag-ui-python/snake-case-run.jsonl');
+      expect(run(['verify', path]).status).toBe(1);
+      const { status, stdout, stderr } = run(['verify', '--fix', path]);
+      expect(status).toBe(0);
+      // One diagnostic for the names, one per null field: the run itself is kept.
+      expect(stderr.split('\n').filter((line) => line.includes("names its fields in snake_case ('"))).toHaveLength(1);
+      const events = sseEvents(stdout);
+      expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 'thread-py', runId: 'run-py' });
+      expect(events[events.length - 1]).toMatchObject({ type: 'RUN_FINISHED', threadId: 'thread-py', runId: 'run-py' });
+      // AG-UI's names and no null on every event; the state, a payload, keeps its own keys.
+      for (const event of events) expect(Object.entries(event).filter(([key, value]) => key.includes('_') || value === null)).toEqual([]);
+      expect(events.find((event) => event.type === 'STATE_SNAPSHOT')?.snapshot).toEqual({ last_city: 'Paris', user_id: null, tool_calls: 1 });
+      // The snapshot is left out so that the client's messages are those the deltas built.
+      const streamed = events.filter((event) => event.type !== 'MESSAGES_SNAPSHOT');
+      const oracle = await runWithOracle(from(streamed as unknown as Event[]), { runId: 'run-py' });
+      expect(oracle.messages).toEqual([
+        {
+          id: 'msg-1',
+          role: 'assistant',
+          content: 'Let me look up the weather.',
+          toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'get_weather', arguments: '{"city_name":"Paris","unit":null}' } }],
+        },
+        { id: 'tool-1', role: 'tool', toolCallId: 'call-1', content: '{"temp_c":18,"sky":"cloudy","station_id":"LFPG"}' },
+        { id: 'msg-2', role: 'assistant', content: 'It is 18°C in Paris.' },
+      ]);
+      expect(run(['verify', '-'], stdout).status).toBe(0);
+    });
+
     it('should leave out what is not an event with --fix, and say so on stderr', async () => {
       const path = file('junk.jsonl', jsonl([good[0], { kind: 'PROGRESS_UPDATE' }, ...good.slice(1)]));
       const { status, stdout, stderr } = run(['verify', '--fix', path]);

@@ -1,0 +1,241 @@
+import { EventType } from '@ag-ui/core';
+import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from '@ag-ui/core/schemas';
+import type { DiagnosticHandler } from './diagnostics.js';
+
+/**
+ * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
+ * field name read as AG-UI's camelCase one, or `null` in an optional field read as absent.
+ */
+export interface EntryRepair {
+  /** `snakeCase`: a field named in snake_case; `null`: an optional field set to `null`. */
+  kind: 'snakeCase' | 'null';
+  /** The field as the event names it, with where it sits: `message_id`, `messages[].tool_calls`. */
+  field: string;
+  /** The AG-UI field it was read as: `messageId`, `messages[].toolCalls`. */
+  camelField: string;
+  /** The event's `type`. */
+  type: string;
+}
+
+/** Receives each {@link EntryRepair}, with the input event it was found in. */
+export type EntryRepairHandler = (repair: EntryRepair, event: unknown) => void;
+
+// The schemas' objects, read once: which fields each has, and which are optional (absent is
+// valid, `null` is not: the fields whose `null` is read as absent).
+interface ZodLike {
+  safeParse(value: unknown): { success: boolean };
+}
+type Shape = Record<string, ZodLike>;
+
+const snakeOf = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** The fields of `shape` where `null` is invalid but absence is fine, plus `relaxed` (optional in agent events only). */
+function optionalFields(shape: Shape, relaxed: readonly string[] = []): ReadonlySet<string> {
+  const fields = Object.keys(shape).filter((field) => shape[field].safeParse(undefined).success && !shape[field].safeParse(null).success);
+  return new Set([...fields, ...relaxed]);
+}
+
+const eventShapes = (EventSchema.options as unknown as { shape: Shape }[]).map((option) => option.shape);
+const messageShapes = (MessageSchema.options as unknown as { shape: Shape }[]).map((option) => option.shape);
+const runInputShape = RunAgentInputSchema.shape as unknown as Shape;
+const toolCallShape = ToolCallSchema.shape as unknown as Shape;
+
+// What AgentEvent makes optional on top of the schema: the ids the toolkit fills in (see AgentEvent).
+const agentRelaxations: Partial<Record<string, readonly string[]>> = {
+  [EventType.TOOL_CALL_RESULT]: ['messageId'],
+  [EventType.RUN_STARTED]: ['threadId', 'runId'],
+  [EventType.RUN_FINISHED]: ['threadId', 'runId'],
+  TOKEN_USAGE: ['timestamp'],
+};
+
+/** Per event type: the fields whose `null` reads as absent. */
+const optionalEventFields = new Map<unknown, ReadonlySet<string>>(
+  eventShapes.map((shape) => {
+    const type = (shape.type as unknown as { value: string }).value;
+    return [type, optionalFields(shape, agentRelaxations[type])];
+  }),
+);
+optionalEventFields.set('TOKEN_USAGE', new Set(agentRelaxations.TOKEN_USAGE));
+
+/** Per message role: the fields whose `null` reads as absent. */
+const optionalMessageFields = new Map<unknown, ReadonlySet<string>>(
+  messageShapes.map((shape) => [(shape.role as unknown as { value: string }).value, optionalFields(shape)]),
+);
+const optionalRunInputFields = optionalFields(runInputShape);
+const optionalToolCallFields = optionalFields(toolCallShape);
+
+/**
+ * Every camelCase field name of AG-UI's events, messages, tool calls and run input, by its
+ * snake_case spelling (`message_id` → `messageId`): what a serialiser without aliases sends.
+ */
+const camelOfSnake: ReadonlyMap<string, string> = new Map(
+  [...eventShapes, ...messageShapes, runInputShape, toolCallShape]
+    .flatMap((shape) => Object.keys(shape))
+    .filter((field) => snakeOf(field) !== field)
+    .map((field) => [snakeOf(field), field]),
+);
+
+/**
+ * Reads an agent event as AG-UI spells it: snake_case field names (`message_id`, `tool_call_id`,
+ * `thread_id`… as Python serialisers without aliases send them) as their camelCase fields, and
+ * `null` in an optional field as absent. Pure: returns `event` itself when there is nothing to read
+ * differently, else a copy; reports each change to `onRepair`.
+ *
+ * Where: the event's own fields, the messages of MESSAGES_SNAPSHOT and of RUN_STARTED `input` and
+ * their tool calls, and `input`'s own fields. Never inside payloads (`snapshot`, `delta` patches,
+ * `content`, `rawEvent`, `metadata`, `value`, `result`, `state`, `forwardedProps`, a call's
+ * `function`). A camelCase field wins over its snake_case twin. `null` where a value is required
+ * (and anything that is not an object) is left as it is, for the operators to report.
+ *
+ * Fast path: a per-token event or chunk with its string id and `delta`, and none of its optional
+ * fields `null`, is returned after a few property reads.
+ *
+ * @param event An input event, as the source emitted it.
+ * @param onRepair Told about each field read differently.
+ * @return `event`, or a copy read as camelCase with the `null` optional fields left out.
+ */
+export function normalizeAgentEvent(event: unknown, onRepair: EntryRepairHandler): unknown {
+  return isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair);
+}
+
+// The per-token types and their chunks, as plain constants: compared on every event.
+const { TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_CHUNK, TOOL_CALL_ARGS, TOOL_CALL_CHUNK } = EventType;
+
+/**
+ * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta` and
+ * no optional field `null` (fields read by name: this runs once per token), or no event object at
+ * all (left for the operators to report).
+ */
+function isReadAsIs(event: unknown): boolean {
+  if (typeof event !== 'object' || event === null) return true;
+  const e = event as Record<string, unknown>;
+  const type = e.type;
+  if (type === TEXT_MESSAGE_CONTENT || type === TEXT_MESSAGE_CHUNK || type === REASONING_MESSAGE_CONTENT || type === REASONING_MESSAGE_CHUNK) {
+    return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.role !== null && e.name !== null && baseFieldsNotNull(e);
+  }
+  if (type === TOOL_CALL_ARGS || type === TOOL_CALL_CHUNK) {
+    return typeof e.delta === 'string' && typeof e.toolCallId === 'string' && e.toolCallName !== null && e.parentMessageId !== null && baseFieldsNotNull(e);
+  }
+  return typeof type !== 'string';
+}
+
+/** The slow path of {@link normalizeAgentEvent}: every field looked at. */
+function readAgentEvent(e: Record<string, unknown>, onRepair: EntryRepairHandler): unknown {
+  const type = e.type as string;
+  const read = readFields(e, optionalEventFields.get(type), '', e, onRepair);
+  if (type === EventType.MESSAGES_SNAPSHOT) return withMessages(read, e, 'messages', onRepair);
+  if (type === EventType.RUN_STARTED && isRecord(read.input)) {
+    const input = withMessages(readFields(read.input, optionalRunInputFields, 'input.', e, onRepair), e, 'input.messages', onRepair);
+    return input === read.input ? read : { ...read, input };
+  }
+  return read;
+}
+
+/** The base fields every event may carry are not `null`. */
+function baseFieldsNotNull(e: Record<string, unknown>): boolean {
+  return e.timestamp !== null && e.rawEvent !== null && e.metadata !== null && e.subagentRunId !== null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `holder` with its `messages` (and their tool calls) read as camelCase without `null` optional fields. */
+function withMessages(holder: Record<string, unknown>, event: Record<string, unknown>, path: string, onRepair: EntryRepairHandler): Record<string, unknown> {
+  const messages = holder.messages;
+  if (!Array.isArray(messages)) return holder;
+  let changed = false;
+  const read = messages.map((message: unknown) => {
+    if (!isRecord(message)) return message;
+    const fields = readFields(message, optionalMessageFields.get(message.role), `${path}[].`, event, onRepair);
+    const toolCalls = fields.toolCalls;
+    let result = fields;
+    if (Array.isArray(toolCalls)) {
+      let callsChanged = false;
+      const calls = toolCalls.map((call: unknown) => {
+        const readCall = isRecord(call) ? readFields(call, optionalToolCallFields, `${path}[].toolCalls[].`, event, onRepair) : call;
+        if (readCall !== call) callsChanged = true;
+        return readCall;
+      });
+      if (callsChanged) result = { ...fields, toolCalls: calls };
+    }
+    if (result !== message) changed = true;
+    return result;
+  });
+  return changed ? { ...holder, messages: read } : holder;
+}
+
+/**
+ * `object`'s own fields read as camelCase, without the `optional` fields set to `null`: `object`
+ * itself when nothing changes. Key order is kept (a renamed field takes its snake twin's place).
+ */
+function readFields(
+  object: Record<string, unknown>,
+  optional: ReadonlySet<string> | undefined,
+  path: string,
+  event: Record<string, unknown>,
+  onRepair: EntryRepairHandler,
+): Record<string, unknown> {
+  let changes = false;
+  // for…in allocates nothing: most events have nothing to change.
+  for (const key in object) {
+    if (camelOfSnake.has(key) || (object[key] === null && optional?.has(key))) {
+      changes = true;
+      break;
+    }
+  }
+  if (!changes) return object;
+  const type = String(event.type);
+  const read: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    const camel = camelOfSnake.get(key);
+    const field = camel ?? key;
+    if (camel !== undefined) {
+      onRepair({ kind: 'snakeCase', field: path + key, camelField: path + camel, type }, event);
+      // The camelCase twin, when set, wins.
+      const twin = object[camel];
+      if (twin !== undefined && twin !== null) continue;
+    }
+    if (value === null && optional?.has(field)) {
+      onRepair({ kind: 'null', field: path + key, camelField: path + field, type }, event);
+      continue;
+    }
+    // A null camelCase field does not undo its snake_case twin's value read before it.
+    if (value === null && camel === undefined && read[field] !== undefined) continue;
+    read[field] = value;
+  }
+  return read;
+}
+
+/**
+ * Reads one run's events through {@link normalizeAgentEvent} and reports what it read differently
+ * as diagnostics: one per run for snake_case names, one per run and field for `null`s. Call once
+ * per subscription: the reader keeps what it has reported.
+ *
+ * @param diagnose Where the diagnostics go.
+ * @return The reader: an input event in, the event as AG-UI spells it out.
+ */
+export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unknown) => unknown {
+  let snakeCaseReported = false;
+  // The null fields reported in this run, by camelCase path.
+  const nullsReported = new Set<string>();
+  const onRepair: EntryRepairHandler = (repair, event) => {
+    if (repair.kind === 'snakeCase') {
+      if (snakeCaseReported) return;
+      snakeCaseReported = true;
+      diagnose({
+        message: `${repair.type} names its fields in snake_case ('${repair.field}'): read as AG-UI's camelCase ('${repair.camelField}'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).`,
+        event,
+      });
+      return;
+    }
+    if (nullsReported.has(repair.camelField)) return;
+    nullsReported.add(repair.camelField);
+    diagnose({
+      message: `${repair.type} has '${repair.field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`,
+      event,
+    });
+  };
+  return (event) => (isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair));
+}
