@@ -4,8 +4,9 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { interrupt as interruptRun } from '../interaction/interrupts.js';
-import { errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
+import { createDropReporter, errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
 // The provider's stream format, importable from here too.
@@ -17,6 +18,8 @@ export interface FromAiSdkStreamOptions {
   generateId?: IdGenerator;
   /** Also send each part as it came, as `RAW { event, source: 'ai-sdk' }`, before the events made from it. Default: false. */
   raw?: boolean;
+  /** Told of each kind of part that has no AG-UI form and is dropped (`source`, `file`, `data-*` …), once per type per subscription. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 // The AI SDK's parts are objects, not JSON: a null field is a wrong value, not an absent one.
@@ -81,10 +84,12 @@ interface Call {
  *    `finish` or when the source completes or errors.
  * 8. `error` is a `PROVIDER_ERROR` error; `abort` sends the usage held, then RUN_FINISHED with
  *    `outcome: { type: 'cancelled' }`, and later parts are ignored.
- * 9. `start`, `stream-start`, `source`, `file`, `raw`, `message-metadata`, `data-*` and parts of
- *    unknown types send nothing; a part that is not an object with a string `type`, or whose
- *    fields have the wrong types, is an `INVALID_EVENT` error. Under `toAgui` both errors become
- *    RUN_ERROR.
+ * 9. `start`, `stream-start`, `message-metadata`, `raw` and the `*-start`/`*-end` parts are
+ *    bookkeeping and send nothing. `source`, `source-url`, `source-document`, `file`, `data-*` and
+ *    parts of unknown types carry content with no AG-UI form: they are dropped, with one
+ *    `onDiagnostic` per part type per subscription. A part that is not an object with a string
+ *    `type`, or whose fields have the wrong types, is an `INVALID_EVENT` error. Under `toAgui`
+ *    both errors become RUN_ERROR.
  *
  * ## Example
  *
@@ -100,13 +105,16 @@ interface Call {
  * // results: {"type":"STEP_STARTED","stepName":"step-1"}, {"type":"TEXT_MESSAGE_CHUNK","messageId":"t1","delta":"Hi"}, {"type":"STEP_FINISHED","stepName":"step-1"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":1,"totalTokens":10}}
  * ```
  *
- * @param options The id generator for messages that begin with a tool call, and the `raw` switch.
+ * @param options The id generator for messages that begin with a tool call, the `raw` switch, and where dropped parts are reported.
  * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
  */
 export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorFunction<AiSdkStreamPart, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
+  const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AiSdkStreamPart, AgentEvent>((subscriber) => {
+    // Dropped part types, each reported once.
+    const report = createDropReporter(onDiagnostic);
     // The current assistant message's id, chosen when it first says something.
     let message: string | undefined;
     // The provider response the current message belongs to, and the one that names the next message.
@@ -300,10 +308,26 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           done = true;
           emit({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
           return;
-        default:
-          // text-start/-end, reasoning-start/-end, tool-input-end, start, stream-start, sources,
-          // files, raw chunks, message metadata, data-* parts and types added after this was written.
+        // Bookkeeping, with nothing of the answer in it: a part's bounds (its deltas carry the
+        // content), the UI message's id, the call's warnings, message metadata the app defines,
+        // and the provider's own chunks (includeRawChunks), whose content comes as the parts around them.
+        case 'text-start':
+        case 'text-end':
+        case 'reasoning-start':
+        case 'reasoning-end':
+        case 'tool-input-end':
+        case 'start':
+        case 'stream-start':
+        case 'message-metadata':
+        case 'raw':
           return;
+        default:
+          // source, source-url, source-document, file, data-* and types added later carry content AG-UI has no event for.
+          return report(
+            type,
+            `fromAiSdkStream dropped a '${type}' part (${typeof part.id === 'string' && part.id !== '' ? `id '${part.id}', ` : ''}${stepOpen ? `in step-${steps}` : 'outside a step'}): it has no AG-UI form. Later '${type}' parts of this stream are dropped without another warning.`,
+            part,
+          );
       }
     };
 

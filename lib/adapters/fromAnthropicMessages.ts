@@ -4,8 +4,9 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { cutCalls, cutToolCallError, type StreamedCall } from './cutToolCalls.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
 // The provider's stream format, importable from here too.
@@ -17,6 +18,8 @@ export interface FromAnthropicMessagesOptions {
   generateId?: IdGenerator;
   /** Also send each event as it came, as `RAW { event, source: 'anthropic' }`, before the events made from it. Default: false. */
   raw?: boolean;
+  /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 const { invalid, object, string: text, index: position, count } = fieldReaders({
@@ -30,7 +33,9 @@ type Block =
   | { kind: 'text' }
   | { kind: 'reasoning'; messageId: string; opened: boolean }
   | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean; call: StreamedCall }
-  | { kind: 'other' };
+  | { kind: 'other' }
+  // A block of a type with no AG-UI form, reported at its start: its deltas go with it.
+  | { kind: 'dropped' };
 
 const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
@@ -86,8 +91,12 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  *    `inputTokens` = input + cache writes + cache reads, `cacheWriteInputTokens` =
  *    `cache_creation_input_tokens`, `cachedInputTokens` = `cache_read_input_tokens`,
  *    `outputTokens`, `totalTokens` = their sum, and `model`; absent counts are omitted.
- * 8. `ping`, unknown event types, unknown block types and unknown delta types send nothing
- *    (Anthropic adds new ones; `raw: true` keeps them as RAW).
+ * 8. A content block or delta of a type with no AG-UI form (`citations_delta`, `container_upload`,
+ *    a `*_tool_result` without `tool_use_id`, types added later) is dropped, with one `onDiagnostic`
+ *    per type per subscription (a dropped block's deltas go with it, unreported); so is content
+ *    already in `message_start` (blocks arrive in `content_block_*` events). `ping` and unknown
+ *    event types carry no content and send nothing (Anthropic adds new ones; `raw: true` keeps
+ *    them as RAW).
  * 9. An `error` event is a `PROVIDER_ERROR` error; a malformed event (no `type`, a delta for a
  *    block that is not open, a non-string `text` …) is an `INVALID_EVENT` error. A source that
  *    completes inside a tool call's block (no `content_block_stop`, no `message_stop`) is an
@@ -108,13 +117,16 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"msg_1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":9,"outputTokens":2,"totalTokens":11,"model":"claude-x"}}
  * ```
  *
- * @param options The id generator for content without a message id, and whether to keep the raw events.
+ * @param options The id generator for content without a message id, whether to keep the raw events, and where dropped content is reported.
  * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
  */
 export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}): OperatorFunction<AnthropicStreamEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
+  const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AnthropicStreamEvent, AgentEvent>((subscriber) => {
+    // Dropped block and delta types, each reported once.
+    const report = createDropReporter(onDiagnostic);
     // The message being read: its id names the assistant message.
     let message: string | undefined;
     // The message's model, for its usage report.
@@ -211,7 +223,13 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         const content = block.content;
         emit({ type: EventType.TOOL_CALL_RESULT, toolCallId: block.tool_use_id, content: typeof content === 'string' ? content : (JSON.stringify(content) ?? '') });
       } else {
-        blocks.set(index, { kind: 'other' });
+        blocks.set(index, { kind: 'dropped' });
+        const why = type.endsWith('_tool_result') ? 'it names no tool_use_id, so it answers no tool call and' : 'it';
+        report(
+          `block:${type}`,
+          `fromAnthropicMessages dropped a '${type}' content block (${where}): ${why} has no AG-UI form. Later '${type}' blocks of this stream are dropped without another warning.`,
+          block,
+        );
       }
     };
 
@@ -253,7 +271,13 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
           return;
         }
         default:
-          // citations_delta and delta types added later carry nothing AG-UI shows.
+          // citations_delta and delta types added later; a dropped block's deltas were reported with it.
+          if (block.kind === 'dropped') return;
+          report(
+            `delta:${delta.type}`,
+            `fromAnthropicMessages dropped a '${delta.type}' delta (${where}, block ${index}): it has no AG-UI form. Later '${delta.type}' deltas of this stream are dropped without another warning.`,
+            delta,
+          );
           return;
       }
     };
@@ -270,6 +294,14 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
             message = nonEmpty(text(started, 'id', 'message_start: message')) ?? mint();
             model = nonEmpty(text(started, 'model', 'message_start: message'));
             addCounts(started.usage, 'message_start: message.usage');
+            // Always [] from Anthropic; a server that puts blocks here would lose them unseen.
+            if (Array.isArray(started.content) && started.content.length > 0) {
+              report(
+                'message_start.content',
+                `fromAnthropicMessages dropped the ${started.content.length} content block(s) of message_start (message_start: message.content): blocks are read from content_block_start and content_block_delta events only, so these have no AG-UI form here. Later message_start content of this stream is dropped without another warning.`,
+                started.content,
+              );
+            }
             return;
           }
           case 'content_block_start': {

@@ -4,8 +4,9 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { createLangChainMessageReader, labelled, messageFields, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
-import { errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import { createDropReporter, errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangChainStreamEvent } from './wire/langChain.js';
 
 // The provider's stream format, importable from here too.
@@ -17,6 +18,8 @@ export interface FromLangChainStreamEventsOptions {
   steps?: boolean;
   /** Also send each event as it came, as `RAW { event, source: 'langchain' }`, before the events made from it. Default: false. */
   raw?: boolean;
+  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
   /** Mints ids for tool calls whose pieces carry none. Default: nanoid. */
   generateId?: IdGenerator;
 }
@@ -42,6 +45,8 @@ export interface FromLangChainStreamEventsOptions {
  *    string is text; in a list, `text` blocks are text and `thinking` / `reasoning` blocks are
  *    reasoning. Text is TEXT_MESSAGE_CHUNK with the run's `messageId`, reasoning is
  *    REASONING_MESSAGE_CHUNK with `messageId` = `<messageId>-reasoning`. Empty pieces send nothing.
+ *    Blocks of other types (`image_url`, `redacted_thinking`, types added later) have no AG-UI form:
+ *    they are dropped, with one `onDiagnostic` per block type per subscription.
  * 2. Tool calls come from `tool_call_chunks`, or, in a chunk without them, from `tool_use` and
  *    `input_json_delta` content blocks. Pieces are keyed by `index` within the run; a piece without
  *    `index` continues the run's latest call unless it brings a new `id`. A call's first piece (its
@@ -75,17 +80,18 @@ export interface FromLangChainStreamEventsOptions {
  * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}, {"type":"TOKEN_USAGE","usage":{"inputTokens":5,"outputTokens":1,"totalTokens":6}}
  * ```
  *
- * @param options `steps` to send graph nodes as steps, `raw` to keep each event, and the id generator.
+ * @param options `steps` to send graph nodes as steps, `raw` to keep each event, the id generator, and where dropped blocks are reported.
  * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
  * @throws Nothing synchronously; malformed events reach the subscriber as `INVALID_EVENT` errors.
  */
 export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOptions = {}): OperatorFunction<LangChainStreamEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
+  const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   const steps = options.steps ?? false;
   return createOperator<LangChainStreamEvent, AgentEvent>((subscriber) => {
     const emit = (event: AgentEvent) => subscriber.next(event);
-    const reader = createLangChainMessageReader(emit, mint, 'fromLangChainStreamEvents');
+    const reader = createLangChainMessageReader(emit, mint, 'fromLangChainStreamEvents', createDropReporter(onDiagnostic));
     // Chat model runs still going: run_id -> its message.
     const turns = new Map<string, ModelTurn>();
     // Tool runs started: run_id -> the call they answer, when their input names it.

@@ -4,8 +4,9 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { createLangChainMessageReader, messageFields, messageKind, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
-import { fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import { createDropReporter, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangGraphStreamPart } from './wire/langGraph.js';
 
 // The provider's stream format, importable from here too.
@@ -15,6 +16,8 @@ export type * from './wire/langGraph.js';
 export interface FromLangGraphStreamOptions {
   /** Also send each item as it came, as `RAW { event, source: 'langgraph' }`, before the events made from it. Default: false. */
   raw?: boolean;
+  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
   /** Mints ids for messages and tool calls that carry none. Default: nanoid. */
   generateId?: IdGenerator;
 }
@@ -41,7 +44,9 @@ export interface FromLangGraphStreamOptions {
  *    / `reasoning` blocks) as REASONING_MESSAGE_CHUNK with `messageId` = `<id>-reasoning`, text (a
  *    string, or `text` blocks) as TEXT_MESSAGE_CHUNK with `messageId` = the chunk's `id`, and
  *    `tool_call_chunks` (else `tool_use` / `input_json_delta` blocks, else a whole message's
- *    `tool_calls`) keyed by `index`, as TOOL_CALL_CHUNK with the provider's call id.
+ *    `tool_calls`) keyed by `index`, as TOOL_CALL_CHUNK with the provider's call id. Blocks of
+ *    other types (`image_url`, types added later) are dropped, with one `onDiagnostic` per block
+ *    type per subscription.
  * 3. A chunk with another `id` starts a new message, unless it carries nothing (OpenAI's
  *    Responses API sends an empty chunk named after its output item mid-message); a chunk
  *    without `id` continues the current message (or starts one with a minted id).
@@ -65,16 +70,17 @@ export interface FromLangGraphStreamOptions {
  * // results: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}, {"type":"STATE_SNAPSHOT","snapshot":{"mood":"happy"}}
  * ```
  *
- * @param options `raw` to keep each item, and the id generator.
+ * @param options `raw` to keep each item, the id generator, and where dropped blocks are reported.
  * @return A function that returns an Observable of agent events, to pipe into `toAgui`.
  * @throws Nothing synchronously; malformed items reach the subscriber as `INVALID_EVENT` errors.
  */
 export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): OperatorFunction<LangGraphStreamPart, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const raw = options.raw ?? false;
+  const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<LangGraphStreamPart, AgentEvent>((subscriber) => {
     const emit = (event: AgentEvent) => subscriber.next(event);
-    const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream');
+    const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream', createDropReporter(onDiagnostic));
     // The AI message being read, keyed by its id.
     let current: { key: string | undefined; turn: ModelTurn } | undefined;
     // The served model of each message id, from whichever of its chunks names it (often an empty first one).

@@ -6,7 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { cutCalls, cutToolCallError, endedInToolCallError, type StreamedCall } from './cutToolCalls.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
@@ -122,8 +122,8 @@ export function fromOpenAIChatCompletions(
     let streamed = new Map<string, StreamedCall>();
     // The calls finish_reason 'length' cut, failed once the completion's usage is in.
     let cut: AguiRxError | undefined;
-    // The content part types dropped so far: each is reported once.
-    const dropped = new Set<string>();
+    // Dropped content part types, each reported once.
+    const report = createDropReporter(onDiagnostic);
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
@@ -208,14 +208,12 @@ export function fromOpenAIChatCompletions(
       }
     };
 
-    const drop = (part: Fields & { type: string }, where: string) => {
-      if (dropped.has(part.type)) return;
-      dropped.add(part.type);
-      onDiagnostic({
-        message: `fromOpenAIChatCompletions dropped a '${part.type}' content part (${where}): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later '${part.type}' parts of this stream are dropped without another warning.`,
-        event: part,
-      });
-    };
+    const drop = (part: Fields & { type: string }, where: string) =>
+      report(
+        part.type,
+        `fromOpenAIChatCompletions dropped a '${part.type}' content part (${where}): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later '${part.type}' parts of this stream are dropped without another warning.`,
+        part,
+      );
 
     const onChoice = (choice: Fields, where: string, messageId: string) => {
       const delta = object(choice.delta ?? {}, `${where}.delta`, "{ content: 'Hi' }");

@@ -6,7 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
-import { fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutToolCallError, endedInToolCallError, type StreamedCall } from './cutToolCalls.js';
@@ -175,8 +175,8 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
     const calls = new Map<string, Call>();
     // Approvals asked for: the run's interrupt outcome when the source completes.
     const interrupts: Interrupt[] = [];
-    // Item and part types already reported: once per type per run.
-    const reportedTypes = new Set<string>();
+    // Dropped item and part types, each reported once per run.
+    const reportOnce = createDropReporter(diagnose);
     const emit = (event: AgentEvent) => subscriber.next(event);
 
     const begin = (id: string | undefined) => {
@@ -185,11 +185,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
     };
     const current = () => response ?? begin(undefined);
 
-    const report = (key: string, message: string, event: unknown = input) => {
-      if (reportedTypes.has(key)) return;
-      reportedTypes.add(key);
-      diagnose({ message, event });
-    };
+    const report = (key: string, message: string, event: unknown = input) => reportOnce(key, message, event);
 
     // The item named `itemId` by an output item event, else the one at `index`, created as `kind` when new (named by
     // `itemId` when `names`); another kind there is a malformed stream.

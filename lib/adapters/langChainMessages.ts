@@ -2,7 +2,7 @@ import { EventType, tokenUsageFromLangChainMetadata, type TokenUsage } from '@ag
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
-import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type Fields } from './readers.js';
+import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type DropReporter, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 
 /**
@@ -33,8 +33,8 @@ export interface LangChainMessageReader {
   answer(toolCallId: string): boolean;
 }
 
-/** @internal */
-export function createLangChainMessageReader(emit: (event: AgentEvent) => void, mint: IdGenerator, adapter: string): LangChainMessageReader {
+/** The reader of one subscription; `report` is told of each content block it drops. @internal */
+export function createLangChainMessageReader(emit: (event: AgentEvent) => void, mint: IdGenerator, adapter: string, report: DropReporter): LangChainMessageReader {
   // Every call opened, in order, with its tool's name; answered ones are removed.
   const unanswered = new Map<string, string>();
   const answered = new Set<string>();
@@ -62,6 +62,15 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     const toolCallId = startCall(turn, index, id ?? mint());
     unanswered.set(toolCallId, name);
     emit(toolCallStart(toolCallId, name, turn.messageId, args));
+  };
+
+  const drop = (block: Fields, where: string) => {
+    const type = typeof block.type === 'string' ? `'${block.type}'` : `type-less (type: ${describeValue(block.type)})`;
+    report(
+      String(block.type),
+      `${adapter} dropped a ${type} content block (${where}): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later ${type} blocks of this stream are dropped without another warning.`,
+      block,
+    );
   };
 
   const read = (turn: ModelTurn, message: Fields, where: string) => {
@@ -106,8 +115,13 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
           case 'input_json_delta':
             if (hasChunks) return;
             return piece(turn, { args: block.partial_json, index: block.index }, `${where}.content[${i}]`);
+          case 'tool_call':
+          case 'tool_call_chunk':
+            // LangChain's standard blocks repeat the message's tool_calls / tool_call_chunks, read below.
+            if (hasChunks || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)) return;
+            return drop(block, `${where}.content[${i}]`);
           default:
-            return;
+            return drop(block, `${where}.content[${i}]`);
         }
       });
     } else if (content !== undefined && content !== null) {

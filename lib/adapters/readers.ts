@@ -1,5 +1,6 @@
 import { EventType, type TokenUsage } from '@ag-ui/core';
 import { ToolkitEventType, type AgentEvent } from '../protocol/agentEvent.js';
+import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError, describeValue, errorMessage } from '../protocol/errors.js';
 import { isObject } from '../protocol/values.js';
 
@@ -144,6 +145,24 @@ export function tokenUsageEvent(usage: TokenUsage): AgentEvent {
 /** The first TOOL_CALL_CHUNK of a call: its id, tool name and parent message, and its first argument text unless empty. */
 export function toolCallStart(toolCallId: string, toolCallName: string, parentMessageId: string, args?: string): AgentEvent {
   return args === undefined || args === '' ? { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId } : { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId, delta: args };
+}
+
+/** Reports a drop through `onDiagnostic` unless one with the same `key` (a type) was reported already. */
+export type DropReporter = (key: string, message: string, event?: unknown) => void;
+
+/**
+ * The drop reporter of one subscription: input an adapter drops is reported once per type, so that
+ * a stream full of one kind of part warns once, not once a part. Made inside the subscription, so
+ * that a second subscriber (or a `retry`) reports again.
+ */
+export function createDropReporter(onDiagnostic: DiagnosticHandler): DropReporter {
+  // The keys reported so far.
+  const reported = new Set<string>();
+  return (key, message, event) => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    onDiagnostic({ message, event });
+  };
 }
 
 /** The RAW event an adapter sends (with `raw: true`) for each provider input, before the events made from it. */

@@ -230,7 +230,7 @@ export interface AiSdkErrorPart {
   errorText?: string;
 }
 
-/** Parts that say nothing AG-UI carries: sources, files, raw provider chunks, message metadata, custom `data-*` parts. */
+/** Parts with no AG-UI form: raw provider chunks and message metadata (bookkeeping), sources, files and custom `data-*` parts (dropped, and reported through `onDiagnostic`). */
 export interface AiSdkIgnoredPart {
   /** Discriminant: `'source'`, `'source-url'`, `'source-document'`, `'file'`, `'raw'`, `'message-metadata'`, `data-…`. */
   type: 'source' | 'source-url' | 'source-document' | 'file' | 'raw' | 'message-metadata' | `data-${string}`;

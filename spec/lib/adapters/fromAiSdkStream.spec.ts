@@ -328,21 +328,49 @@ describe('fromAiSdkStream', () => {
       ]);
     });
 
-    it('should send nothing for parts it does not carry', async () => {
+    it('should send nothing, and report nothing, for bookkeeping parts', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
       expect(
-        await adapt([
-          { type: 'start', messageId: 'ui-1' },
-          { type: 'stream-start', warnings: [] },
-          { type: 'source', sourceType: 'url', id: 's1', url: 'https://example.com' },
-          { type: 'file', mediaType: 'image/png' },
-          { type: 'data-weather', data: { c: 20 } },
-          { type: 'message-metadata', messageMetadata: {} },
-          { type: 'text-start', id: 't1' },
-          { type: 'text-end', id: 't1' },
-          { type: 'tool-input-end', id: 'c1' },
-          bad({ type: 'some-part-from-a-later-sdk' }),
-        ]),
+        await adapt(
+          [
+            { type: 'start', messageId: 'ui-1' },
+            { type: 'stream-start', warnings: [] },
+            { type: 'message-metadata', messageMetadata: {} },
+            { type: 'text-start', id: 't1' },
+            { type: 'text-end', id: 't1' },
+            { type: 'reasoning-start', id: 'r1' },
+            { type: 'reasoning-end', id: 'r1' },
+            { type: 'tool-input-end', id: 'c1' },
+            { type: 'raw', rawValue: { choices: [{ delta: { content: 'Hi' } }] } },
+          ],
+          { onDiagnostic },
+        ),
       ).toEqual([]);
+      expect(messages).toEqual([]);
+    });
+
+    it('should drop sources, files, data-* and unknown parts, telling onDiagnostic once per type per subscription', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const dropped: AiSdkStreamPart[] = [
+        { type: 'source', sourceType: 'url', id: 's1', url: 'https://example.com' },
+        { type: 'file', mediaType: 'image/png' },
+        { type: 'data-weather', data: { c: 20 } },
+        bad({ type: 'some-part-from-a-later-sdk' }),
+      ];
+      const parts: AiSdkStreamPart[] = [textDelta('See'), ...dropped, startStep, ...dropped, { type: 'data-weather', id: 'w2', data: { c: 21 } }, { type: 'data-status', data: 'ok' }, textDelta(' this.', 't2')];
+      const adapted$ = from(parts).pipe(fromAiSdkStream({ generateId: sequentialIds('m'), onDiagnostic }));
+      // The output is that of the same stream without the dropped parts.
+      expect(await collect(adapted$)).toEqual(await adapt(parts.filter((part) => !dropped.includes(part) && !part.type.startsWith('data-'))));
+      expect(messages).toEqual([
+        "fromAiSdkStream dropped a 'source' part (id 's1', outside a step): it has no AG-UI form. Later 'source' parts of this stream are dropped without another warning.",
+        "fromAiSdkStream dropped a 'file' part (outside a step): it has no AG-UI form. Later 'file' parts of this stream are dropped without another warning.",
+        "fromAiSdkStream dropped a 'data-weather' part (outside a step): it has no AG-UI form. Later 'data-weather' parts of this stream are dropped without another warning.",
+        "fromAiSdkStream dropped a 'some-part-from-a-later-sdk' part (outside a step): it has no AG-UI form. Later 'some-part-from-a-later-sdk' parts of this stream are dropped without another warning.",
+        "fromAiSdkStream dropped a 'data-status' part (in step-1): it has no AG-UI form. Later 'data-status' parts of this stream are dropped without another warning.",
+      ]);
+      // A second subscription is a new stream: it reports again.
+      await collect(adapted$);
+      expect(messages).toHaveLength(10);
     });
   });
 
@@ -588,6 +616,33 @@ describe('fromAiSdkStream', () => {
         expect.objectContaining({ id: 't', role: 'assistant', content: 'Seen' }),
       ]);
       expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+    });
+
+    it('should run to RUN_FINISHED with sources, files and data parts dropped, each type reported once', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const { onDiagnostic: toAguiDiagnostic, messages: repairs } = diagnosticsSink();
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([
+          { type: 'start', messageId: 'ui-1' },
+          startStep,
+          textDelta('Sources: ', 't'),
+          { type: 'source-url', sourceId: 's1', url: 'https://example.com/a' },
+          { type: 'source-url', sourceId: 's2', url: 'https://example.com/b' },
+          { type: 'data-weather', data: { c: 20 } },
+          textDelta('two.', 't'),
+          { type: 'file', url: 'data:image/png;base64,AA', mediaType: 'image/png' },
+          finishStep,
+          { type: 'finish' },
+        ]).pipe(fromAiSdkStream({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic: toAguiDiagnostic })),
+      );
+      expect(repairs).toEqual([]);
+      expect(diagnostics.map((message) => message.slice(0, message.indexOf(' part ')))).toEqual([
+        "fromAiSdkStream dropped a 'source-url'",
+        "fromAiSdkStream dropped a 'data-weather'",
+        "fromAiSdkStream dropped a 'file'",
+      ]);
+      expect(run.messages).toEqual([expect.objectContaining({ id: 't', role: 'assistant', content: 'Sources: two.' })]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
     });
 
     it('should end with RUN_ERROR on a provider error part', async () => {

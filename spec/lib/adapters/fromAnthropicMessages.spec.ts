@@ -11,7 +11,7 @@ import {
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, sequentialIds, terminals } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -583,8 +583,10 @@ describe('fromAnthropicMessages', () => {
   describe('server tool results', () => {
     it('should make every *_tool_result block with a tool_use_id a result, its content as JSON text unless a string', async () => {
       const search = [{ type: 'web_search_result', url: 'https://example.com', title: 'Tides' }];
+      const { onDiagnostic, messages } = diagnosticsSink();
       expect(
-        await adapt([
+        await adapt(
+          [
           start(),
           toolBlock(0, 'srvtoolu_1', 'web_search', {}, 'server_tool_use'),
           jsonDelta(0, '{"query":"tides"}'),
@@ -597,7 +599,9 @@ describe('fromAnthropicMessages', () => {
           blockStart(4, { type: 'web_fetch_tool_result' } as never),
           blockStart(5, { type: 'container_upload', file_id: 'f1' } as never),
           delta(5, { type: 'citations_delta', citation: {} }),
-        ]),
+          ],
+          { onDiagnostic },
+        ),
       ).toEqual([
         callStart('srvtoolu_1', 'web_search'),
         callArgs('srvtoolu_1', '{"query":"tides"}'),
@@ -605,6 +609,68 @@ describe('fromAnthropicMessages', () => {
         result('mcptoolu_1', 'plain'),
         result('srvtoolu_2', '{"type":"code_execution_result","stdout":"4"}'),
       ]);
+      // A result that names no call, and a block with no AG-UI form, are dropped with a diagnostic; the dropped block's delta goes with it.
+      expect(messages).toEqual([
+        "fromAnthropicMessages dropped a 'web_fetch_tool_result' content block (content_block_start 4: content_block): it names no tool_use_id, so it answers no tool call and has no AG-UI form. Later 'web_fetch_tool_result' blocks of this stream are dropped without another warning.",
+        "fromAnthropicMessages dropped a 'container_upload' content block (content_block_start 5: content_block): it has no AG-UI form. Later 'container_upload' blocks of this stream are dropped without another warning.",
+      ]);
+    });
+  });
+
+  describe('dropped content', () => {
+    const citation = { type: 'web_search_result_location', url: 'https://example.com', title: 'Tides', cited_text: 'High tide at 6.', encrypted_index: 'Eo8B' };
+    const kept: AnthropicStreamEvent[] = [start(counts), textBlock(0), textDelta(0, 'High tide'), textDelta(0, ' is at 6.'), blockStop(0), messageDelta('end_turn'), stop];
+    // The same stream with content that has no AG-UI form, and bookkeeping that carries none.
+    const withDrops: AnthropicStreamEvent[] = [
+      bad({ type: 'message_start', message: { id: 'msg_1', model: 'claude-test', content: [{ type: 'text', text: 'early' }], usage: counts } }),
+      ping,
+      textBlock(0),
+      textDelta(0, 'High tide'),
+      delta(0, { type: 'citations_delta', citation } as never),
+      textDelta(0, ' is at 6.'),
+      delta(0, { type: 'citations_delta', citation } as never),
+      delta(0, { type: 'some_later_delta', value: 1 } as never),
+      blockStop(0),
+      blockStart(1, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } } as never),
+      delta(1, { type: 'image_delta', data: 'BB' } as never),
+      blockStop(1),
+      blockStart(2, { type: 'image', source: { type: 'url', url: 'https://example.com/b.png' } } as never),
+      blockStop(2),
+      bad({ type: 'some_later_event', value: 1 }),
+      messageDelta('end_turn'),
+      stop,
+    ];
+    const dropMessages = [
+      "fromAnthropicMessages dropped the 1 content block(s) of message_start (message_start: message.content): blocks are read from content_block_start and content_block_delta events only, so these have no AG-UI form here. Later message_start content of this stream is dropped without another warning.",
+      "fromAnthropicMessages dropped a 'citations_delta' delta (content_block_delta 0: delta, block 0): it has no AG-UI form. Later 'citations_delta' deltas of this stream are dropped without another warning.",
+      "fromAnthropicMessages dropped a 'some_later_delta' delta (content_block_delta 0: delta, block 0): it has no AG-UI form. Later 'some_later_delta' deltas of this stream are dropped without another warning.",
+      "fromAnthropicMessages dropped a 'image' content block (content_block_start 1: content_block): it has no AG-UI form. Later 'image' blocks of this stream are dropped without another warning.",
+    ];
+
+    it('should drop blocks and deltas without an AG-UI form, telling onDiagnostic once per type per subscription, and change nothing else', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const adapted$ = from(withDrops).pipe(fromAnthropicMessages({ onDiagnostic }));
+      expect(await collect(adapted$)).toEqual(await adapt(kept));
+      expect(messages).toEqual(dropMessages);
+      // A second subscription is a new stream: it reports again.
+      await collect(adapted$);
+      expect(messages).toEqual([...dropMessages, ...dropMessages]);
+    });
+
+    it('should report nothing for a stream whose every block and delta it maps', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      await adapt([start(counts), ping, thinkingBlock(0), thinkingDelta(0, 'Hm'), signatureDelta(0, 'sig'), blockStop(0), textBlock(1), textDelta(1, 'Hi'), blockStop(1), toolBlock(2, 'toolu_1', 'look'), jsonDelta(2, '{}'), blockStop(2), messageDelta('tool_use'), stop], { onDiagnostic });
+      expect(messages).toEqual([]);
+    });
+
+    it('should give the official client the text without what was dropped, in a run that finishes', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const { onDiagnostic: toAguiDiagnostic, messages: repairs } = diagnosticsSink();
+      const run = await runWithOracle(from(withDrops).pipe(fromAnthropicMessages({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1', onDiagnostic: toAguiDiagnostic })));
+      expect(run.messages).toEqual([{ id: 'msg_1', role: 'assistant', content: 'High tide is at 6.' }]);
+      expect(run.events.filter((event) => event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR).map((event) => event.type)).toEqual([EventType.RUN_FINISHED]);
+      expect(messages).toEqual(dropMessages);
+      expect(repairs).toEqual([]);
     });
   });
 

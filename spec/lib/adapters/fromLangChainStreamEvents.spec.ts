@@ -10,7 +10,7 @@ import {
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, errorOf, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -317,8 +317,40 @@ describe('fromLangChainStreamEvents', () => {
       ).toEqual([reasoning('Deep'), reasoning('Router'), reasoning('One'), reasoning('.'), reasoning('\n\nTwo'), reasoning('Hmm'), reasoning('So'), text('Done')]);
     });
 
-    it('should ignore blocks it does not know (images, citations …)', async () => {
-      expect(await adapt([say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Hi' }])])).toEqual([text('Hi')]);
+    it('should drop blocks it has no AG-UI form for, telling onDiagnostic once per type per subscription', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const inputs = [
+        say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Hi' }]),
+        say([{ type: 'redacted_thinking', data: 'Eo8B' }, { type: 'image_url', image_url: 'data:…' }, { type: 'text', text: ' there' }]),
+        end({ content: [{ type: 'text', text: 'Hi there' }] }),
+        say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Again' }], 'run-m2', 'lc_run--m2'),
+      ];
+      const adapted$ = from(inputs).pipe(fromLangChainStreamEvents({ onDiagnostic }));
+      // The same as the stream without the dropped blocks.
+      expect(await collect(adapted$)).toEqual(await adapt([say('Hi'), say(' there'), end({ content: [{ type: 'text', text: 'Hi there' }] }), say('Again', 'run-m2', 'lc_run--m2')]));
+      const dropMessages = [
+        "fromLangChainStreamEvents dropped a 'image_url' content block (data.chunk.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'image_url' blocks of this stream are dropped without another warning.",
+        "fromLangChainStreamEvents dropped a 'redacted_thinking' content block (data.chunk.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'redacted_thinking' blocks of this stream are dropped without another warning.",
+      ];
+      expect(messages).toEqual(dropMessages);
+      // A second subscription is a new stream: it reports again.
+      await collect(adapted$);
+      expect(messages).toEqual([...dropMessages, ...dropMessages]);
+    });
+
+    it("should read a whole model output's blocks the same way, reporting one it drops", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt([end({ content: [{ type: 'text', text: 'Hi' }, { type: 'audio', data: 'AA' }] })], { onDiagnostic })).toEqual([text('Hi')]);
+      expect(messages).toEqual([
+        "fromLangChainStreamEvents dropped a 'audio' content block (data.output.content[1]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'audio' blocks of this stream are dropped without another warning.",
+      ]);
+    });
+
+    it("should not report LangChain's standard tool call blocks, which repeat the chunk's tool_call_chunks", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const chunk = { content: [{ type: 'tool_call_chunk', id: 'call-1', name: 'look', args: '{}', index: 0 }], tool_call_chunks: [{ type: 'tool_call_chunk', id: 'call-1', name: 'look', args: '{}', index: 0 }] };
+      expect(await adapt([stream(chunk as LangChainMessageFields)], { onDiagnostic })).toEqual([callStart('call-1', 'look', '{}')]);
+      expect(messages).toEqual([]);
     });
 
     it('should read lc-serialised chunks as plain ones', async () => {
@@ -538,6 +570,22 @@ describe('fromLangChainStreamEvents', () => {
   });
 
   describe('through toAgui and the official client', () => {
+    it('should run to RUN_FINISHED with the text of a chunk whose image block is dropped, reported once', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const { onDiagnostic: toAguiDiagnostic, messages: repairs } = diagnosticsSink();
+      const events = [
+        say([{ type: 'text', text: 'Here is ' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }]),
+        say([{ type: 'image_url', image_url: { url: 'https://example.com/b.png' } }, { type: 'text', text: 'the chart.' }]),
+        end({}),
+      ];
+      const run = await runWithOracle(from(events).pipe(fromLangChainStreamEvents({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic: toAguiDiagnostic })));
+      expect(run.messages).toEqual([{ id: 'lc_run--m1', role: 'assistant', content: 'Here is the chart.' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toContain("dropped a 'image_url' content block (data.chunk.content[1])");
+      expect(repairs).toEqual([]);
+    });
+
     it('should build the assistant message with reasoning, text, parallel calls, results and usage, inside steps', async () => {
       const events = [
         chain('on_chain_start', 'agent', 'n1', 'agent'),

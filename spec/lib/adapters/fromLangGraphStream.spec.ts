@@ -6,7 +6,7 @@ import { fromLangGraphStream, type LangGraphStreamPart } from '../../../lib/adap
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { toAgui } from '../../../operators/toAgui.js';
-import { collect, createTestScheduler, sequentialIds } from '../../support/helpers.js';
+import { collect, createTestScheduler, diagnosticsSink, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
@@ -195,6 +195,21 @@ describe('fromLangGraphStream', () => {
       ).toEqual([callStart('call-a', 'weather'), callArgs('call-a', '{"city":'), callStart('call-b', 'time', '{}'), callArgs('call-a', '"Tokyo"}')]);
     });
 
+    it('should drop blocks it has no AG-UI form for, telling onDiagnostic once per type per subscription', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const parts = [say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Hi' }]), say([{ type: 'image_url', image_url: 'data:…' }]), say([{ type: 'text', text: '!' }, { type: 'some_later_block' }])];
+      const adapted$ = from(parts).pipe(fromLangGraphStream({ onDiagnostic }));
+      expect(await collect(adapted$)).toEqual(await adapt([say('Hi'), say('!')]));
+      const dropMessages = [
+        "fromLangGraphStream dropped a 'image_url' content block (message.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'image_url' blocks of this stream are dropped without another warning.",
+        "fromLangGraphStream dropped a 'some_later_block' content block (message.content[1]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'some_later_block' blocks of this stream are dropped without another warning.",
+      ];
+      expect(messages).toEqual(dropMessages);
+      // A second subscription is a new stream: it reports again.
+      await collect(adapted$);
+      expect(messages).toEqual([...dropMessages, ...dropMessages]);
+    });
+
     it("should not split a message at an empty chunk with another id (OpenAI Responses' item id)", async () => {
       expect(await adapt([say('Hel'), ai({ id: 'msg_item', content: [] }), say('lo')])).toEqual([text('Hel'), text('lo')]);
     });
@@ -288,6 +303,17 @@ describe('fromLangGraphStream', () => {
   });
 
   describe('through toAgui and the official client', () => {
+    it('should run to RUN_FINISHED with the text of chunks whose image blocks are dropped, reported once', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const { onDiagnostic: toAguiDiagnostic, messages: repairs } = diagnosticsSink();
+      const parts = [say([{ type: 'text', text: 'Here is ' }, { type: 'image_url', image_url: 'data:…' }]), say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'the chart.' }]), values({ messages: [], done: true })];
+      const run = await runWithOracle(from(parts).pipe(fromLangGraphStream({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic: toAguiDiagnostic })));
+      expect(run.messages).toEqual([{ id: 'run-1', role: 'assistant', content: 'Here is the chart.' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(messages).toHaveLength(1);
+      expect(repairs).toEqual([]);
+    });
+
     it('should build reasoning, the assistant message with its calls, the results, the state and the usage', async () => {
       const parts: LangGraphStreamPart[] = [
         values({ messages: [], todos: [] }),

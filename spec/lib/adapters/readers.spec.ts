@@ -2,6 +2,7 @@ import { EventType } from '@ag-ui/core';
 import { ToolkitEventType } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import {
+  createDropReporter,
   errorMessage,
   fieldPath,
   fieldReaders,
@@ -146,6 +147,22 @@ describe('readers', () => {
       const circular: Record<string, unknown> = {};
       circular.self = circular;
       expect(errorMessage(circular, 'none')).toBe('an object');
+    });
+  });
+
+  describe('createDropReporter', () => {
+    it('should tell onDiagnostic of the first drop of each key only, and a new reporter afresh', () => {
+      const told: unknown[] = [];
+      const report = createDropReporter((diagnostic) => void told.push(diagnostic));
+      report('image', 'first image', { n: 1 });
+      report('image', 'second image', { n: 2 });
+      report('audio', 'first audio');
+      expect(told).toEqual([
+        { message: 'first image', event: { n: 1 } },
+        { message: 'first audio', event: undefined },
+      ]);
+      createDropReporter((diagnostic) => void told.push(diagnostic))('image', 'image again');
+      expect(told).toHaveLength(3);
     });
   });
 
