@@ -7,7 +7,6 @@ import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognise
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
-import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { createStateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
@@ -168,7 +167,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
         }
       },
     };
-  }, { passesTokenEvents: true, readsAgentEvents: warnDiagnostic });
+  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
 }
 
 /** fast-json-patch's names for an operation that is malformed, rather than well-formed and not applicable. */

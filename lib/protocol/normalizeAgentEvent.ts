@@ -1,6 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from '@ag-ui/core/schemas';
 import type { DiagnosticHandler } from './diagnostics.js';
+import { entityKinds, type EntityKind } from './table.js';
 
 /**
  * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
@@ -98,8 +99,10 @@ export function normalizeAgentEvent(event: unknown, onRepair: EntryRepairHandler
   return isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair);
 }
 
-// The per-token types and their chunks, as plain constants: compared on every event.
-const { TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_CHUNK, TOOL_CALL_ARGS, TOOL_CALL_CHUNK } = EventType;
+// The per-token events and their chunks, from the protocol table's streaming kinds.
+const streamKinds: ReadonlyMap<unknown, EntityKind> = new Map(
+  entityKinds.flatMap((kind): [EventType, EntityKind][] => (kind.content === undefined ? [] : [[kind.content, kind], ...(kind.chunk === undefined ? [] : [[kind.chunk, kind] as [EventType, EntityKind]])])),
+);
 
 /**
  * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta` and
@@ -109,14 +112,12 @@ const { TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_CHUNK, REASONING_MESSAGE_CONTENT, REA
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
-  const type = e.type;
-  if (type === TEXT_MESSAGE_CONTENT || type === TEXT_MESSAGE_CHUNK || type === REASONING_MESSAGE_CONTENT || type === REASONING_MESSAGE_CHUNK) {
-    return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.role !== null && e.name !== null && baseFieldsNotNull(e);
-  }
-  if (type === TOOL_CALL_ARGS || type === TOOL_CALL_CHUNK) {
-    return typeof e.delta === 'string' && typeof e.toolCallId === 'string' && e.toolCallName !== null && e.parentMessageId !== null && baseFieldsNotNull(e);
-  }
-  return typeof type !== 'string';
+  const kind = streamKinds.get(e.type);
+  if (kind === undefined) return typeof e.type !== 'string';
+  if (typeof e.delta !== 'string' || typeof e[kind.idField] !== 'string' || !baseFieldsNotNull(e)) return false;
+  // The opener's fields a chunk may repeat (role, name; toolCallName, parentMessageId).
+  for (const field of kind.chunkAgrees ?? []) if (e[field] === null) return false;
+  return true;
 }
 
 /** The slow path of {@link normalizeAgentEvent}: every field looked at. */
