@@ -41,8 +41,10 @@ const messageShapes = (MessageSchema.options as unknown as { shape: Shape }[]).m
 const runInputShape = RunAgentInputSchema.shape as unknown as Shape;
 const toolCallShape = ToolCallSchema.shape as unknown as Shape;
 
-// What AgentEvent makes optional on top of the schema: the ids the toolkit fills in (see AgentEvent).
+// What AgentEvent makes optional on top of the schema: the ids the toolkit fills in (see AgentEvent),
+// and an upstream RUN_ERROR's message, which it words when none was given.
 const agentRelaxations: Partial<Record<string, readonly string[]>> = {
+  [EventType.RUN_ERROR]: ['message'],
   [EventType.TOOL_CALL_RESULT]: ['messageId'],
   [EventType.RUN_STARTED]: ['threadId', 'runId'],
   [EventType.RUN_FINISHED]: ['threadId', 'runId'],

@@ -792,6 +792,13 @@ describe('mapRunLifecycle', () => {
       expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
     });
 
+    it('should read message: null as none given, with a diagnostic', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const events = await collect(source(bad({ type: EventType.RUN_ERROR, message: null, code: 'AGENT_ERROR' })).pipe(mapRunLifecycle({ ...options, onDiagnostic })));
+      expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
+      expect(messages).toEqual([expect.stringContaining("RUN_ERROR has 'message: null': read as absent")]);
+    });
+
     it('should be accepted by the official client', async () => {
       const result = await runWithOracle(source(bad({ type: EventType.RUN_ERROR })).pipe(mapRunLifecycle(options)));
       expect(result.events[result.events.length - 1]).toEqual(runError('The agent reported an error without a message.'));

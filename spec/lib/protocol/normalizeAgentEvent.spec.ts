@@ -168,6 +168,8 @@ describe('normalizeAgentEvent', () => {
       expect(read({ type: EventType.TOOL_CALL_RESULT, messageId: null, toolCallId: 'c1', content: 'ok', role: null }).event).toEqual({ type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: 'ok' });
       expect(read({ type: EventType.RUN_FINISHED, threadId: null, runId: null, outcome: null, usage: null }).event).toEqual({ type: EventType.RUN_FINISHED });
       expect(read({ type: 'TOKEN_USAGE', usage: { inputTokens: 1 }, timestamp: null }).event).toEqual({ type: 'TOKEN_USAGE', usage: { inputTokens: 1 } });
+      // An upstream RUN_ERROR's message too: the toolkit words one when none was given.
+      expect(read({ type: EventType.RUN_ERROR, message: null, code: 'E' }).event).toEqual({ type: EventType.RUN_ERROR, code: 'E' });
     });
 
     it('should keep null where a value is required, or where null is a value', () => {
@@ -176,7 +178,6 @@ describe('normalizeAgentEvent', () => {
         { type: EventType.TOOL_CALL_RESULT, toolCallId: null, content: 'ok' },
         { type: EventType.STATE_SNAPSHOT, snapshot: null },
         { type: EventType.CUSTOM, name: 'x', value: null },
-        { type: EventType.RUN_ERROR, message: null },
         { type: EventType.RUN_FINISHED, usage: [null] },
       ]) {
         expect(read(event)).toEqual({ event, repairs: [] });
