@@ -3,15 +3,18 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
-import { assertSafePatch, isPrototypePointer } from '../lib/state/jsonPatch.js';
+import { assertSafePatch, isMalformedOperation, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
-import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
+import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
 import { isObject } from '../lib/protocol/values.js';
 
 /** Options of {@link activityDelta}. */
 export interface ActivityDeltaOptions {
   /** Only activities of these types are diffed; others pass as they are. Default: every type. */
   activityTypes?: readonly string[];
+  /** Told of each operation of an unknown `op` dropped and each patch that does not apply. Default: `console.warn`. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 /** What the client holds for one activity message. */
@@ -46,9 +49,12 @@ interface Tracked {
  * 5. An upstream ACTIVITY_DELTA of a tracked message is applied to its base (RFC 6902, atomic) and
  *    passed on; one of an unknown message (the client may hold it from an earlier run) passes untracked.
  * 6. MESSAGES_SNAPSHOT passes and forgets every base: the next snapshot of each message is sent whole.
- * 7. A patch that does not apply, or whose path goes through `__proto__`, `constructor` or
- *    `prototype`, and content that is not a JSON object are errors (`INVALID_ACTIVITY_DELTA`,
- *    `INVALID_PATCH`, `INVALID_ACTIVITY`: RUN_ERROR under `mapRunLifecycle`).
+ * 7. As AG-UI has a consumer do (spec 1.1, Snapshots and Deltas): an operation of an unknown `op`
+ *    is dropped and the others applied, and a well-formed patch that does not apply to a tracked
+ *    activity is dropped with its content kept, each reported through `onDiagnostic`. A malformed
+ *    operation, a path through `__proto__`, `constructor` or `prototype`, and content that is not a
+ *    JSON object are errors (`INVALID_ACTIVITY_DELTA`, `INVALID_PATCH`, `INVALID_ACTIVITY`:
+ *    RUN_ERROR under `mapRunLifecycle`).
  *
  * Memory: the last content of every activity message seen in the subscription.
  *
@@ -68,6 +74,7 @@ interface Tracked {
  */
 export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
+  const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
     // What the client holds, per activity messageId.
     const tracked = new Map<string, Tracked>();
@@ -100,7 +107,13 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
       subscriber.next(wire());
     };
 
-    const onDelta = (event: Record<string, unknown>) => {
+    const onDelta = (input: Record<string, unknown>) => {
+      let event = input;
+      const stripped = stripUnrecognised(input);
+      if (stripped !== undefined) {
+        event = stripped.event;
+        diagnose({ message: `Dropped what AG-UI does not describe from ${describeStripped(EventType.ACTIVITY_DELTA, stripped.removed)}`, event: input });
+      }
       assertSafePatch(event.patch, 'ACTIVITY_DELTA');
       const messageId = event.messageId as string;
       // The JSON form is what is applied and what is sent, so that the client applies the very same patch.
@@ -111,21 +124,24 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
         throw new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA '${messageId}' patch is not JSON-serialisable: ${firstLine((error as Error).message)}.`);
       }
       const patch: Operation[] = JSON.parse(json);
+      // Every operation was dropped: there is nothing left to apply or send.
+      if (patch.length === 0 && stripped !== undefined) return;
       const base = tracked.get(messageId);
       if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
         let document = jsonpatch.deepClone(base.content);
-        patch.forEach((operation, index) => {
+        for (let index = 0; index < patch.length; index++) {
+          const operation = patch[index];
           try {
             document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
           } catch (error) {
-            throw new AguiRxError(
-              'INVALID_ACTIVITY_DELTA',
-              `ACTIVITY_DELTA does not apply to activity '${messageId}': operation ${index} (${operation.op} ${operation.path}) failed with ${
-                (error as { name?: string }).name ?? 'an error'
-              }: ${firstLine((error as Error).message)}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`,
-            );
+            const name = (error as { name?: string }).name ?? 'an error';
+            const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
+            if (isMalformedOperation(name)) throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA '${messageId}' is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
+            // Skipped, the content kept: what the client does with a patch that does not apply.
+            diagnose({ message: `Dropped an ACTIVITY_DELTA that does not apply to activity '${messageId}', whose content is kept: ${failure}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`, event: input });
+            return;
           }
-        });
+        }
         if (!isObject(document)) {
           throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
         }
@@ -150,7 +166,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
         }
       },
     };
-  }, { passesTokenEvents: true, readsAgentEvents: warnDiagnostic });
+  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
 }
 
 /** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */

@@ -5,7 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
-import { assertSafePatch } from '../lib/state/jsonPatch.js';
+import { assertSafePatch, isMalformedOperation } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { createStateMirror } from '../lib/state/stateDiff.js';
 
@@ -139,7 +139,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
           const name = (error as { name?: string }).name ?? 'an error';
           const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
           // A malformed operation (a required member missing) is fatal, as a malformed known value is.
-          if (malformedOperation.has(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
+          if (isMalformedOperation(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
           // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
           diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
           return;
@@ -169,16 +169,6 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     };
   }, { passesTokenEvents: true, readsAgentEvents: diagnose });
 }
-
-/** fast-json-patch's names for an operation that is malformed, rather than well-formed and not applicable. */
-const malformedOperation: ReadonlySet<string> = new Set([
-  'OPERATION_NOT_AN_OBJECT',
-  'OPERATION_OP_INVALID',
-  'OPERATION_PATH_INVALID',
-  'OPERATION_FROM_REQUIRED',
-  'OPERATION_VALUE_REQUIRED',
-  'OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED',
-]);
 
 /** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */
 function serialise(state: unknown, what: string): string {

@@ -90,7 +90,7 @@ export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Eve
     distinctIds({ messages: options?.input?.messages, generateId, onDiagnostic }),
     mapStepLifecycle({ onDiagnostic }),
     stateDelta({ initialState: initialState ?? options?.input?.state, immutable: immutableState, onDiagnostic }),
-    activityDelta(),
+    activityDelta({ onDiagnostic }),
     mapRunLifecycle(options),
   );
 }

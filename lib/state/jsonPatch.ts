@@ -42,3 +42,22 @@ export function isPrototypePointer(pointer: string): boolean {
 function forbiddenSegmentOf(pointer: string): string | undefined {
   return pointer.split('/').find((segment) => forbiddenSegments.has(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
 }
+
+// fast-json-patch's names for an operation that is malformed, rather than well-formed and not applicable.
+const malformedOperation: ReadonlySet<string> = new Set([
+  'OPERATION_NOT_AN_OBJECT',
+  'OPERATION_OP_INVALID',
+  'OPERATION_PATH_INVALID',
+  'OPERATION_FROM_REQUIRED',
+  'OPERATION_VALUE_REQUIRED',
+  'OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED',
+]);
+
+/**
+ * Whether fast-json-patch's error `name` says an operation is malformed (a member RFC 6902 requires
+ * is missing or wrong), which is fatal, rather than well-formed and not applicable to the document,
+ * which AG-UI has a consumer skip with a warning (spec 1.1, Snapshots and Deltas).
+ */
+export function isMalformedOperation(name: string): boolean {
+  return malformedOperation.has(name);
+}

@@ -222,7 +222,7 @@ describe('activityDelta', () => {
   it.each([
     ['a prototype path', [{ op: 'add', path: '/__proto__/polluted', value: true }], new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA operation 0 (add /__proto__/polluted) goes through '__proto__', which could change object prototypes; it was refused. Rename that key in your state.`)],
     ['a constructor path', [{ op: 'add', path: '/constructor/prototype/polluted', value: true }], new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA operation 0 (add /constructor/prototype/polluted) goes through 'constructor', which could change object prototypes; it was refused. Rename that key in your state.`)],
-    ['a replace of a missing key', [{ op: 'replace', path: '/missing', value: 1 }], new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA does not apply to activity 'plan': operation 0 (replace /missing) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`)],
+    ['a malformed operation', [{ op: 'add', path: '/missing' }], new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA 'plan' is not a valid RFC 6902 patch: operation 0 (add /missing) failed with OPERATION_VALUE_REQUIRED: Operation \`value\` property is not present (applicable in \`add\`, \`replace\` and \`test\` operations). Give each operation the members RFC 6902 requires.`)],
     ['a root replaced by a string', [{ op: 'replace', path: '', value: 'x' }], new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity 'plan' "x"; activity content must stay an object.`)],
   ] as [string, JsonPatchOperation[], AguiRxError][])('should fail for an upstream delta with %s', (_, ops, error) =>
     testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
@@ -236,6 +236,40 @@ describe('activityDelta', () => {
 
       expectObservable(e1.pipe(activityDelta())).toBe(expected, values, error);
       expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    }));
+
+  it('should drop a delta that does not apply, keeping the content, and report it (AG-UI spec 1.1, Snapshots and Deltas)', () =>
+    testScheduler.run(({ hot, expectObservable }) => {
+      const diagnostics: string[] = [];
+      const bad = { p: delta([{ op: 'replace', path: '/missing', value: 1 }]) };
+      // prettier-ignore
+      const e1 =  hot('--a--p--b--|', { ...values, ...bad });
+      // prettier-ignore
+      const expected ='--A-----B--|';
+
+      expectObservable(e1.pipe(activityDelta({ onDiagnostic: (d) => void diagnostics.push(d.message) }))).toBe(expected, values);
+      testScheduler.flush();
+      expect(diagnostics).toEqual([
+        "Dropped an ACTIVITY_DELTA that does not apply to activity 'plan', whose content is kept: operation 0 (replace /missing) failed with OPERATION_PATH_UNRESOLVABLE: Cannot perform the operation at a path that does not exist. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.",
+      ]);
+    }));
+
+  it('should drop operations of an unknown op and apply the others, and send nothing when none is left', () =>
+    testScheduler.run(({ hot, expectObservable }) => {
+      const diagnostics: string[] = [];
+      const mixed = {
+        m: delta([{ op: 'merge', path: '/done', value: 5 } as unknown as JsonPatchOperation, { op: 'replace', path: '/done', value: 1 }]),
+        u: delta([{ op: 'merge', path: '/done', value: 5 } as unknown as JsonPatchOperation]),
+      };
+      // prettier-ignore
+      const e1 =  hot('--a--m--u--b--|', { ...values, ...mixed });
+      // prettier-ignore
+      const expected ='--A--B--------|';
+
+      expectObservable(e1.pipe(activityDelta({ onDiagnostic: (d) => void diagnostics.push(d.message) }))).toBe(expected, values);
+      testScheduler.flush();
+      expect(diagnostics).toHaveLength(2);
+      expect(diagnostics[0]).toMatch(/^Dropped what AG-UI does not describe from ACTIVITY_DELTA/);
     }));
 
   it('should send whole a snapshot whose diff would go through a __proto__ key', () =>
