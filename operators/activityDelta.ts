@@ -6,7 +6,7 @@ import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch, isMalformedOperation, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
-import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
+import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { isObject } from '../lib/protocol/values.js';
 
 /** Options of {@link activityDelta}. */
@@ -108,12 +108,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
     };
 
     const onDelta = (input: Record<string, unknown>) => {
-      let event = input;
-      const stripped = stripUnrecognised(input);
-      if (stripped !== undefined) {
-        event = stripped.event;
-        diagnose({ message: `Dropped what AG-UI does not describe from ${describeStripped(EventType.ACTIVITY_DELTA, stripped.removed)}`, event: input });
-      }
+      const { event, stripped } = stripWithDiagnostic(input, diagnose);
       assertSafePatch(event.patch, 'ACTIVITY_DELTA');
       const messageId = event.messageId as string;
       // The JSON form is what is applied and what is sent, so that the client applies the very same patch.
@@ -125,7 +120,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
       }
       const patch: Operation[] = JSON.parse(json);
       // Every operation was dropped: there is nothing left to apply or send.
-      if (patch.length === 0 && stripped !== undefined) return;
+      if (patch.length === 0 && stripped) return;
       const base = tracked.get(messageId);
       if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
         let document = jsonpatch.deepClone(base.content);

@@ -6,7 +6,7 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
-import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
+import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
 import { trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
@@ -103,12 +103,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
 
     const start = (upstream?: Record<string, unknown>) => subscriber.next(lifecycle.start(upstream));
     // An upstream RUN_STARTED whose input has content parts AG-UI does not describe is merged without them.
-    const stripInput = (upstream: Record<string, unknown>) => {
-      const stripped = stripUnrecognised(upstream);
-      if (stripped === undefined) return upstream;
-      diagnose({ message: `Stripped what AG-UI does not describe from ${describeStripped(EventType.RUN_STARTED, stripped.removed)}`, event: upstream });
-      return stripped.event;
-    };
+    const stripInput = (upstream: Record<string, unknown>) => stripWithDiagnostic(upstream, diagnose).event;
 
     const end = (terminal: RunFinishedEvent | RunErrorEvent) => {
       if (!lifecycle.started) start();
@@ -141,11 +136,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
           return subscriber.next(assertWireEvent(fields));
         }
         // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
-        const stripped = stripUnrecognised(fields);
-        if (stripped !== undefined) {
-          diagnose({ message: `Stripped what AG-UI does not describe from ${describeStripped(type, stripped.removed)}`, event });
-          fields = stripped.event;
-        }
+        fields = stripWithDiagnostic(fields, diagnose).event;
         switch (type) {
           case EventType.RUN_FINISHED:
             return end(lifecycle.finished(fields));

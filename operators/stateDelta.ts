@@ -3,7 +3,7 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
-import { describeStripped, stripUnrecognised } from '../lib/protocol/unrecognised.js';
+import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch, isMalformedOperation } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
@@ -116,18 +116,13 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     };
 
     const onDelta = (input: Record<string, unknown>) => {
-      let event = input;
-      const stripped = stripUnrecognised(input);
-      if (stripped !== undefined) {
-        event = stripped.event;
-        diagnose({ message: `Dropped what AG-UI does not describe from ${describeStripped(EventType.STATE_DELTA, stripped.removed)}`, event: input });
-      }
+      const { event, stripped } = stripWithDiagnostic(input, diagnose);
       assertSafePatch(event.delta, 'STATE_DELTA');
       // The JSON form is what is applied and what is sent: the client must get the very patch we
       // applied (an `undefined` value, say, would be refused by the client and leave it behind).
       const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
       // Every operation was dropped: there is nothing left to apply or send.
-      if (patch.length === 0 && stripped !== undefined) return;
+      if (patch.length === 0 && stripped) return;
       // One operation at a time: fast-json-patch reports index 0 for every validation failure.
       // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
       let document = jsonpatch.deepClone(mirror.state ?? {});

@@ -1,5 +1,6 @@
 import { EventType } from '@ag-ui/core';
 import { ContentPartSchema, JsonPatchOperationSchema, PartSourceSchema, RunFinishedOutcomeSchema, SubagentFinishedOutcomeSchema } from '@ag-ui/core/schemas';
+import type { DiagnosticHandler } from './diagnostics.js';
 
 /**
  * Unrecognised union members: what the AG-UI specification tolerates in an otherwise valid event.
@@ -167,4 +168,16 @@ export function stripUnrecognised(event: Record<string, unknown>): { event: Reco
 /** One diagnostic line for what {@link stripUnrecognised} removed from an event of `type`. */
 export function describeStripped(type: string, removed: readonly UnrecognisedMember[]): string {
   return `${type}: ${removed.map((member) => `at ${member.path}, ${member.message}`).join('; ')}.`;
+}
+
+/**
+ * `event` without what AG-UI does not describe in its unions (see {@link stripUnrecognised}): the
+ * same object when it holds nothing such, else a copy, with one diagnostic saying what went.
+ * Returns whether anything was stripped too, so that a caller can tell an emptied patch.
+ */
+export function stripWithDiagnostic(event: Record<string, unknown>, diagnose: DiagnosticHandler): { event: Record<string, unknown>; stripped: boolean } {
+  const stripped = stripUnrecognised(event);
+  if (stripped === undefined) return { event, stripped: false };
+  diagnose({ message: `Stripped what AG-UI does not describe from ${describeStripped(event.type as string, stripped.removed)}`, event });
+  return { event: stripped.event, stripped: true };
 }

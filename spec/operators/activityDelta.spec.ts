@@ -269,7 +269,7 @@ describe('activityDelta', () => {
       expectObservable(e1.pipe(activityDelta({ onDiagnostic: (d) => void diagnostics.push(d.message) }))).toBe(expected, values);
       testScheduler.flush();
       expect(diagnostics).toHaveLength(2);
-      expect(diagnostics[0]).toMatch(/^Dropped what AG-UI does not describe from ACTIVITY_DELTA/);
+      expect(diagnostics[0]).toMatch(/^Stripped what AG-UI does not describe from ACTIVITY_DELTA/);
     }));
 
   it('should send whole a snapshot whose diff would go through a __proto__ key', () =>

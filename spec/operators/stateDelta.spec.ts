@@ -660,8 +660,8 @@ describe('stateDelta', () => {
       expectObservable(e1.pipe(stateDelta({ onDiagnostic: (d) => void diagnostics.push(d) }))).toBe(expected, s);
       flush();
       expect(diagnostics.map((d) => d.message)).toEqual([
-        expect.stringMatching(/^Dropped what AG-UI does not describe from STATE_DELTA: at \/delta\/1, operation 1 has op 'merge', which RFC 6902 does not define; it was dropped and the other operations kept \(AG-UI spec 1\.1, Snapshots and Deltas/),
-        expect.stringMatching(/^Dropped what AG-UI does not describe from STATE_DELTA: at \/delta\/0, operation 0 has op 'merge'/),
+        expect.stringMatching(/^Stripped what AG-UI does not describe from STATE_DELTA: at \/delta\/1, operation 1 has op 'merge', which RFC 6902 does not define; it was dropped and the other operations kept \(AG-UI spec 1\.1, Snapshots and Deltas/),
+        expect.stringMatching(/^Stripped what AG-UI does not describe from STATE_DELTA: at \/delta\/0, operation 0 has op 'merge'/),
       ]);
     }));
 
