@@ -40,8 +40,8 @@ async function observe({ events, errorAt, takeCount }: HostileCase, fused: boole
         toolCallCorrelator(options),
         distinctIds(options),
         mapStepLifecycle(options),
-        stateDelta({}),
-        activityDelta(),
+        stateDelta({ onDiagnostic: options.onDiagnostic }),
+        activityDelta({ onDiagnostic: options.onDiagnostic }),
         mapRunLifecycle(options),
       );
   let tornDown = 0;
