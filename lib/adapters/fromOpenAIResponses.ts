@@ -9,7 +9,7 @@ import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
-import { cutToolCallError, endedInToolCallError, type StreamedCall } from './cutToolCalls.js';
+import { cutToolCallError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
 
 // The provider's stream format, importable from here too.
 export type * from './wire/openAIResponses.js';

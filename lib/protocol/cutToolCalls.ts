@@ -3,7 +3,7 @@ import { AguiRxError } from '../protocol/errors.js';
 /**
  * Tool calls cut by the model's output limit (Anthropic `stop_reason: "max_tokens"`, Chat
  * Completions `finish_reason: "length"`): which calls were cut, and the one error that says so.
- * Shared by the adapters; not part of the public API.
+ * Shared by the adapters and the tool call tracker; not part of the public API.
  */
 
 /** One tool call of a model message, with the argument text streamed for it so far. */
