@@ -40,11 +40,13 @@ const textContent = entityKind.textMessage.content;
  *    function name as the call id of parallel calls).
  * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
  *    of the lane, else the first `parentMessageId` given in the turn, else an id minted for the turn.
- * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at the next text or reasoning in its lane,
- *    at RUN_FINISHED/RUN_ERROR and when upstream completes or errors. A step boundary
- *    (STEP_STARTED/STEP_FINISHED) ends it only once its arguments are complete JSON (an object or
- *    array that parses): AG-UI closes calls before RUN_FINISHED, not before STEP_FINISHED, and an
- *    END is final, so fragments that arrive between step events stay in their call. A call that
+ * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at its subagent's end, at
+ *    RUN_FINISHED/RUN_ERROR and when upstream completes or errors. The next text or reasoning in
+ *    its lane, and a step boundary (STEP_STARTED/STEP_FINISHED), end it only once its arguments
+ *    are complete JSON (an object or array that parses): AG-UI closes calls before RUN_FINISHED,
+ *    not before a message or step ends, and an END is final, so fragments that arrive between
+ *    them stay in their call. Completeness is read as the fragments arrive (each character once),
+ *    so these checks stay linear in the arguments' length. A call that
  *    got no arguments (no TOOL_CALL_ARGS, or only empty deltas: `""` is not JSON) is sent
  *    `"{}"` first: tool arguments are a JSON object.
  * 4. TOOL_CALL_RESULT gets a minted `messageId` when absent; content that is not a string or a
@@ -52,6 +54,11 @@ const textContent = entityKind.textMessage.content;
  * 5. TOOL_CALL_ARGS after the call's END (or a chunk without id after the lane's latest call ended)
  *    is dropped and reported through `onDiagnostic`.
  * 6. Calls of the run without a result are added to RUN_FINISHED `outcome.pendingToolCallIds`.
+ * 7. A run cannot finish with a call waiting for a result whose arguments are not JSON (a cut
+ *    output: `{"q":`): at RUN_FINISHED, or when upstream completes, the calls are ended and the
+ *    output fails with `INCOMPLETE_STREAM` naming each such call (RUN_ERROR under
+ *    `mapRunLifecycle`; the text before is kept). A call answered by a TOOL_CALL_RESULT is not
+ *    checked: its tool has run.
  *
  * ## Example
  *
@@ -68,7 +75,8 @@ const textContent = entityKind.textMessage.content;
  * @return A function that returns an Observable in which every tool call is started, streamed,
  * ended and answered explicitly; other events pass through.
  * @throws Nothing synchronously; a chunk that opens a call without a name, a non-string field or
- * content that cannot be serialised is an `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
+ * content that cannot be serialised is an `INVALID_EVENT` error, a run ending with a cut call an
+ * `INCOMPLETE_STREAM` error (RUN_ERROR under `mapRunLifecycle`).
  */
 export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
@@ -100,6 +108,11 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         }
       },
       flush: calls.closeAll,
+      complete() {
+        // A call left with arguments that are not JSON fails the run (INCOMPLETE_STREAM) after its END.
+        calls.finish();
+        subscriber.complete();
+      },
     };
   }, { readsAgentEvents: diagnose });
 }

@@ -62,3 +62,17 @@ function isWholeJson(text: string): boolean {
     return false;
   }
 }
+
+/**
+ * The `INCOMPLETE_STREAM` error of a run that ended (RUN_FINISHED, or its source completed) while
+ * tool calls waiting for a result hold arguments that are not JSON: names each call and how its
+ * arguments end, so that the cut can be found in the agent's output.
+ */
+export function unfinishedArgumentsError(calls: readonly StreamedCall[]): AguiRxError {
+  const named = calls.map((call) => `'${call.id}' (${call.name}, arguments ending ${JSON.stringify(call.args.slice(-40))})`).join(', ');
+  const which = calls.length === 1 ? `tool call ${named}` : `tool calls ${named}`;
+  return new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `The run ended with ${which} waiting for a result, but ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} not complete JSON, so the call must not run. The text before it is kept. The agent's output was probably cut (an output limit, or a dropped connection): retry the run, and check that the agent sends each call's whole arguments before the run ends.`,
+  );
+}

@@ -264,7 +264,7 @@ export const isTokenEventType: (type: unknown) => boolean = index.isTokenEventTy
  *
  * A TOOL_CALL_RESULT closes the lane's text and reasoning and ends the turn, but of the tool calls
  * only its own: a parallel call may still be streaming. A step boundary closes only the tool calls
- * whose arguments are complete (see {@link closesCompleteCallsOnly}).
+ * whose arguments are complete, as text and reasoning do (see {@link closesCompleteCallsOnly}).
  */
 export const turnBoundaries: ReadonlyMap<string, 'lane' | 'subagent' | 'run'> = new Map([
   [EventType.TOOL_CALL_RESULT, 'lane'],
@@ -279,17 +279,24 @@ export const turnBoundaries: ReadonlyMap<string, 'lane' | 'subagent' | 'run'> = 
 ]);
 
 /**
- * The turn boundaries that close a tool call only once its arguments are complete (a JSON object
- * or array that parses): STEP_STARTED and STEP_FINISHED. A call whose arguments are still
- * incomplete, or that has none yet, stays open across them, and closes at its own END, its
- * result, the next text or reasoning of its lane, its subagent's end or the run's end.
+ * The events that close a tool call of their lane only once its arguments are complete (a JSON
+ * object or array that parses): STEP_STARTED and STEP_FINISHED, and the starts, content and chunks
+ * of text and reasoning (the kinds whose `closesInLane` names tool calls). A call whose arguments
+ * are still incomplete, or that has none yet, stays open across them, and closes at its own END,
+ * its result, its subagent's end or the run's end.
  *
- * Why: AG-UI requires every call closed before RUN_FINISHED, not before STEP_FINISHED, and a
+ * Why: AG-UI requires every call closed before RUN_FINISHED, not before a step or message ends,
+ * and the official client applies a call's TOOL_CALL_ARGS whatever comes between them. A
  * TOOL_CALL_END is final (nothing can be added to the call after it, and a client runs a frontend
  * tool on it). Frameworks that report their graph's nodes as steps (LangGraph) send step events
- * between one call's argument fragments; closing the call there would cut its arguments.
+ * between one call's argument fragments, and models interleave text or reasoning with a call's
+ * arguments; closing the call there would cut its arguments.
  */
-export const closesCompleteCallsOnly: ReadonlySet<string> = new Set([EventType.STEP_STARTED, EventType.STEP_FINISHED]);
+export const closesCompleteCallsOnly: ReadonlySet<string> = new Set([
+  EventType.STEP_STARTED,
+  EventType.STEP_FINISHED,
+  ...[...index.entityEvents].filter(([, { kind, role }]) => role !== 'end' && kind.closesInLane.includes('toolCall')).map(([type]) => type),
+]);
 
 /**
  * Events before which the official client ends the chunk stream of their own lane (its

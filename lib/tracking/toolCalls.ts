@@ -15,9 +15,10 @@ import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { closesCompleteCallsOnly, entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
+import { unfinishedArgumentsError, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { toolResultContent } from '../protocol/toolResultContent.js';
 import { createEntityIds } from './ids.js';
-import { areArgumentsComplete, isCompleteJson } from './json.js';
+import { appendArguments, createArgumentsText, isArgumentsComplete, isCompleteJson, type ArgumentsText } from './json.js';
 
 /** An input event, read by field name. */
 type Fields = Record<string, unknown>;
@@ -50,8 +51,13 @@ export interface ToolCallTracker {
   result(event: Fields): void;
   /** Any other event of type `type`: closes the calls and turns it ends, then sends it (RUN_FINISHED with the run's pending ids). */
   pass(type: string, event: Fields): void;
-  /** Closes every open call: upstream completed or failed. */
+  /** Closes every open call: upstream failed. */
   closeAll(): void;
+  /**
+   * Closes every open call, then throws an `INCOMPLETE_STREAM` {@link AguiRxError} when a call
+   * waiting for a result has arguments that are not complete JSON: upstream completed.
+   */
+  finish(): void;
 }
 
 /** An open tool call. */
@@ -59,12 +65,14 @@ interface OpenCall {
   lane: Lane;
   /** Whether any TOOL_CALL_ARGS was sent. */
   hasArgs: boolean;
+  /** The tool's name, for the error that names a cut call. */
+  name: string;
   /** The arguments sent so far: a call whose arguments are complete JSON cannot be continued by a new named chunk. */
-  args: string;
+  args: ArgumentsText;
 }
 
-// The events that end their lane's tool calls (text and reasoning, by the table's closesInLane):
-// a start always, content and chunks only when they carry content.
+// The events that end their lane's complete tool calls (text and reasoning, by the table's
+// closesInLane and closesCompleteCallsOnly): a start always, content and chunks only when they carry content.
 const callClosers = new Map<string, 'start' | 'content'>();
 for (const [type, { kind, role }] of entityEvents) {
   if (role !== 'end' && kind.closesInLane.includes('toolCall')) callClosers.set(type, role === 'start' ? 'start' : 'content');
@@ -92,22 +100,34 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
   const messageLane = new Map<string, Lane>();
   // Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent.
   let endedEarly: Set<string> | undefined;
+  // Ended calls of this run whose arguments are not JSON, until their result: a run cannot finish with one waiting.
+  let unfinished: Map<string, StreamedCall> | undefined;
 
   const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
     if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
+    // Checked once per call, at its end: a scalar (or text after the value) is parsed here only.
+    else if (!isArgumentsComplete(call.args) && !isCompleteJson(call.args.text)) (unfinished ??= new Map()).set(toolCallId, { id: toolCallId, name: call.name, args: call.args.text });
     open.delete(toolCallId);
     if (explicitEnd === undefined) (endedEarly ??= new Set()).add(toolCallId);
     emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
   };
 
-  // With `completeOnly` (a step boundary), a call whose arguments are still incomplete stays open.
-  const closeLane = (lane: Lane, completeOnly = false) => {
+  // With `completeOnly` (a step boundary, text, reasoning), a call whose arguments are still incomplete stays open.
+  const closeLane = (lane: Lane, completeOnly: boolean) => {
     if (open.size === 0) return;
-    for (const [toolCallId, call] of open) if (call.lane === lane && (!completeOnly || areArgumentsComplete(call.args))) close(toolCallId, call);
+    for (const [toolCallId, call] of open) if (call.lane === lane && (!completeOnly || isArgumentsComplete(call.args))) close(toolCallId, call);
   };
 
   const closeAll = () => {
     for (const [toolCallId, call] of open) close(toolCallId, call);
+  };
+
+  // The run is over: a call still waiting for a result must have arguments a tool can run on.
+  const assertArgumentsWhole = () => {
+    if (unfinished === undefined || unfinished.size === 0) return;
+    const calls = [...unfinished.values()];
+    unfinished.clear();
+    throw unfinishedArgumentsError(calls);
   };
 
   const assertParentLane = (parentMessageId: string, lane: Lane) => {
@@ -120,8 +140,8 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     }
   };
 
-  const register = (toolCallId: string, lane: Lane) => {
-    const call: OpenCall = { lane, hasArgs: false, args: '' };
+  const register = (toolCallId: string, lane: Lane, name: string) => {
+    const call: OpenCall = { lane, hasArgs: false, name, args: createArgumentsText() };
     open.set(toolCallId, call);
     pending.add(toolCallId);
     latest.set(lane, toolCallId);
@@ -139,7 +159,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
   const sendArgs = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Fields) => {
     if (delta === undefined || delta === '') return;
     call.hasArgs = true;
-    call.args += delta;
+    appendArguments(call.args, delta);
     emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
   };
 
@@ -155,8 +175,8 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
   const passing = (type: string, event: Fields): AgentEvent => {
     const closer = callClosers.get(type);
     if (closer !== undefined) {
-      // Only content ends the calls: an empty chunk says nothing.
-      if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event));
+      // Only content ends the calls: an empty chunk says nothing. A call still being written stays open.
+      if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event), closesCompleteCallsOnly.has(type));
       if (type === messageStart) {
         const lane = laneOf(event);
         const messageId = requiredString(event, 'messageId');
@@ -175,6 +195,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       closeAll();
       turnMessage.clear();
       if (type === EventType.RUN_FINISHED) {
+        assertArgumentsWhole();
         const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, [...pending]);
         // Pending calls are the run's: a next run reports its own.
         pending.clear();
@@ -184,6 +205,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       if (type !== EventType.MESSAGES_SNAPSHOT) {
         pending.clear();
         latest.clear();
+        unfinished?.clear();
       }
     }
     return event as AgentEvent;
@@ -201,7 +223,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
         const call = open.get(known);
         // A named chunk for an open call whose arguments are already complete JSON is a second,
         // parallel call under the same id (providers that use the function name as the id).
-        const parallel = call !== undefined && toolCallName !== undefined && call.hasArgs && isCompleteJson(call.args);
+        const parallel = call !== undefined && toolCallName !== undefined && isArgumentsComplete(call.args);
         if (call !== undefined && !parallel) {
           if (call.lane !== lane) {
             if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
@@ -222,7 +244,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       }
       const toolCallId = ids.claim(producerId, lane, false).id;
       const parentMessageId = parentOf(lane, optionalString(event, 'parentMessageId'));
-      const call = register(toolCallId, lane);
+      const call = register(toolCallId, lane, toolCallName);
       const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
       if (event.timestamp !== undefined) start.timestamp = event.timestamp;
       if (lane !== undefined) start.subagentRunId = lane;
@@ -232,7 +254,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
 
     start(event) {
       const producerId = requiredString(event, 'toolCallId');
-      requiredString(event, 'toolCallName');
+      const toolCallName = requiredString(event, 'toolCallName');
       const lane = laneOf(event);
       if (open.has(ids.wireId(producerId))) {
         return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
@@ -241,7 +263,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const parentMessageId = optionalString(event, 'parentMessageId');
       if (parentMessageId !== undefined) assertParentLane(parentMessageId, lane);
       if (parentMessageId !== undefined && !turnMessage.has(lane)) turnMessage.set(lane, parentMessageId);
-      register(toolCallId, lane);
+      register(toolCallId, lane, toolCallName);
       emit(withWireId(event, producerId, toolCallId));
     },
 
@@ -255,7 +277,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
         if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
         if (delta === '') return;
         call.hasArgs = true;
-        call.args += delta;
+        appendArguments(call.args, delta);
         // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
         return emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
       }
@@ -285,6 +307,8 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       // A result means the model's turn is over: text after it is a new assistant message.
       turnMessage.delete(lane);
       pending.delete(toolCallId);
+      // Answered: whatever its arguments were, the tool has run.
+      unfinished?.delete(toolCallId);
       const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
       if (optionalString(event, 'messageId') === undefined) result.messageId = mint();
       emit(result as AgentEvent);
@@ -296,6 +320,11 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     },
 
     closeAll,
+
+    finish() {
+      closeAll();
+      assertArgumentsWhole();
+    },
   };
 }
 

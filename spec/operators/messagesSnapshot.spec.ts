@@ -343,7 +343,7 @@ describe('messagesSnapshot', () => {
         ev(EventType.TEXT_MESSAGE_CHUNK, { messageId: 'm1', delta: 'Let me ' }),
         ev(EventType.TEXT_MESSAGE_CHUNK, { messageId: 'm1', delta: 'look.' }),
         ev(EventType.TOOL_CALL_CHUNK, { toolCallId: 'c1', toolCallName: 'search', delta: '{"q":"trains"}' }),
-        ev(EventType.TOOL_CALL_CHUNK, { toolCallId: 'c2', toolCallName: 'confirm', delta: '{"ok":' }),
+        ev(EventType.TOOL_CALL_CHUNK, { toolCallId: 'c2', toolCallName: 'confirm', delta: '{"ok": true}' }),
         ev(EventType.TOOL_CALL_RESULT, { toolCallId: 'c1', content: { trains: 2 } }),
         ev(EventType.ACTIVITY_SNAPSHOT, { messageId: 'plan-1', activityType: 'plan', content: { steps: ['book'] } }),
         ev(EventType.TEXT_MESSAGE_CHUNK, { delta: 'Two trains.' }),

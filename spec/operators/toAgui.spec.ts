@@ -323,6 +323,55 @@ describe('toAgui', () => {
     });
   });
 
+  describe('tool call arguments around text', () => {
+    const calls = (result: OracleRun) => projection(result).toolCalls.map(([, name, args]) => [name, args]);
+
+    it('should keep the fragments that come after text or reasoning in their call, as the official client applies them', async () => {
+      const sink = diagnosticsSink();
+      const result = await runWithOracle(() =>
+        of<AgentEvent[]>(
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'add', delta: '{"a":' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Adding.' },
+          { type: EventType.TOOL_CALL_CHUNK, delta: ' 1, "b"' },
+          { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'Two numbers.' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: ': 2}' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: ' Done.' },
+        ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic })),
+      );
+      expect(calls(result)).toEqual([['add', '{"a": 1, "b": 2}']]);
+      expect(projection(result).text).toBe('Adding. Done.');
+      expect(projection(result).reasoning).toBe('Two numbers.');
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['c1'] } });
+      expect(sink.messages).toEqual([]);
+    });
+
+    for (const [name, ending] of [
+      ['the source completes', []],
+      ['upstream sends RUN_FINISHED', [{ type: EventType.RUN_FINISHED, threadId: run.threadId, runId: run.runId }]],
+      ['upstream ends the call and sends RUN_FINISHED', [{ type: EventType.TOOL_CALL_END, toolCallId: 'c1' }, { type: EventType.RUN_FINISHED, threadId: run.threadId, runId: run.runId }]],
+    ] as [string, AgentEvent[]][]) {
+      it(`should end the run in RUN_ERROR INCOMPLETE_STREAM, keeping the text, when ${name} with a call whose arguments are cut`, async () => {
+        const result = await runWithOracle(() =>
+          of<AgentEvent[]>(
+            { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Searching.' },
+            { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q": "tra' },
+            ...ending,
+          ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: diagnosticsSink().onDiagnostic })),
+        );
+        // The call and the text are ended before RUN_ERROR: nothing is left half-open on the wire.
+        const types = typesOf(result.events);
+        expect(types.filter((type) => type === EventType.TOOL_CALL_END || type === EventType.TEXT_MESSAGE_END)).toHaveLength(2);
+        expect(types.indexOf(EventType.RUN_ERROR)).toBe(types.length - 1);
+        expect(result.events[result.events.length - 1]).toMatchObject({
+          code: 'INCOMPLETE_STREAM',
+          message: expect.stringContaining(`The run ended with tool call 'c1' (search, arguments ending "{\\"q\\": \\"tra") waiting for a result, but its arguments are not complete JSON, so the call must not run.`),
+        });
+        expect(projection(result).text).toBe('Searching.');
+        expect(calls(result)).toEqual([['search', '{"q": "tra']]);
+      });
+    }
+  });
+
   it('should say what is missing when called without options', () => {
     expect(() => toAgui(undefined as unknown as Parameters<typeof toAgui>[0])).toThrow(
       "The run needs a non-empty string 'threadId' option (got undefined). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.",

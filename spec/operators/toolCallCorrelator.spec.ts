@@ -536,6 +536,42 @@ describe('toolCallCorrelator', () => {
         }));
     }
 
+    // Models interleave text or reasoning with a call's arguments, and the official client applies
+    // the fragments whatever comes between: an END there would cut the call.
+    const interleaved: [string, AgentEvent][] = [
+      ['TEXT_MESSAGE_START', textStart('m1')],
+      ['a non-empty TEXT_MESSAGE_CONTENT', ev(EventType.TEXT_MESSAGE_CONTENT, { messageId: 'm0', delta: 'Hi' })],
+      ['a non-empty TEXT_MESSAGE_CHUNK', ev(EventType.TEXT_MESSAGE_CHUNK, { delta: 'Hi' })],
+      ['REASONING_START', ev(EventType.REASONING_START, { messageId: 'r1' })],
+      ['REASONING_MESSAGE_START', ev(EventType.REASONING_MESSAGE_START, { messageId: 'r1', role: 'reasoning' })],
+      ['a non-empty REASONING_MESSAGE_CHUNK', ev(EventType.REASONING_MESSAGE_CHUNK, { delta: 'hmm' })],
+    ];
+    for (const [name, event] of interleaved) {
+      it(`should keep a call whose arguments are incomplete JSON open at ${name}, the later fragments (with or without id) in it, and close it at the next ${name} once complete`, () => {
+        const sink = diagnosticsSink();
+        testScheduler.run(({ cold, expectObservable }) => {
+          const values = {
+            a: chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q":' }),
+            x: event,
+            b: chunk({ delta: '"rx' }),
+            c: chunk({ toolCallId: 'c1', delta: 'js"}' }),
+            S: start('c1', 'search', 'id-1'),
+            A: args('c1', '{"q":'),
+            B: args('c1', '"rx'),
+            C: args('c1', 'js"}'),
+            E: end('c1'),
+          };
+          // prettier-ignore
+          const e1 =  cold('--a------x--b--c--x-----|', values);
+          // prettier-ignore
+          const expected = '--(SA)---x--B--C--(Ex)--|';
+
+          expectObservable(e1.pipe(correlate(sink.onDiagnostic))).toBe(expected, values);
+        });
+        expect(sink.messages).toEqual([]);
+      });
+    }
+
     it('should keep a call open across step events while its arguments are incomplete JSON, and close it at a step once they are complete', () => {
       const sink = diagnosticsSink();
       testScheduler.run(({ cold, expectObservable }) => {
@@ -617,6 +653,102 @@ describe('toolCallCorrelator', () => {
 
         expectObservable(e1.pipe(correlate())).toBe(expected, values);
       }));
+  });
+
+  describe('cut arguments', () => {
+    const cutMessage = (calls: string, verb: string) =>
+      `The run ended with ${calls} waiting for a result, but ${verb} not complete JSON, so the call must not run. The text before it is kept. The agent's output was probably cut (an output limit, or a dropped connection): retry the run, and check that the agent sends each call's whole arguments before the run ends.`;
+    const incompleteStream = (message: string) => expect.objectContaining({ constructor: AguiRxError, code: 'INCOMPLETE_STREAM', message });
+
+    it('should end a call left with incomplete JSON when the source completes, then error INCOMPLETE_STREAM naming it', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q": "trains to' }),
+          S: start('c1', 'search', 'id-1'),
+          A: args('c1', '{"q": "trains to'),
+          E: end('c1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a---|', values);
+        // prettier-ignore
+        const expected = '--(SA)(E#)';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values, incompleteStream(cutMessage(`tool call 'c1' (search, arguments ending "{\\"q\\": \\"trains to")`, 'its arguments are')));
+      }));
+
+    it('should error INCOMPLETE_STREAM instead of RUN_FINISHED when ended calls wait with arguments that are not JSON, naming each', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: start('c1', 'search', 'm1'),
+          b: args('c1', '{"q":'),
+          e: end('c1'),
+          c: chunk({ toolCallId: 'c2', toolCallName: 'calc', delta: '[1, 2' }),
+          d: chunk({ toolCallId: 'c3', toolCallName: 'ok', delta: '{"fine": true}' }),
+          f: runFinished(),
+          S: start('c2', 'calc', 'm1'),
+          A: args('c2', '[1, 2'),
+          T: start('c3', 'ok', 'm1'),
+          B: args('c3', '{"fine": true}'),
+          E: end('c2'),
+          F: end('c3'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--e--c------d------f--|', values);
+        // prettier-ignore
+        const expected = '--a--b--e--(SA)---(TB)---(EF#)';
+
+        const calls = `tool calls 'c1' (search, arguments ending "{\\"q\\":"), 'c2' (calc, arguments ending "[1, 2")`;
+        expectObservable(e1.pipe(correlate())).toBe(expected, values, incompleteStream(cutMessage(calls, 'their arguments are')));
+      }));
+
+    it('should let RUN_FINISHED pass when the call with incomplete arguments got its result, or the run failed or restarted', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q":' }),
+          r: result('c1', 'no hits', { messageId: 't1' }),
+          f: runFinished(),
+          x: ev(EventType.RUN_ERROR, { message: 'boom' }),
+          b: chunk({ toolCallId: 'c2', toolCallName: 'search', delta: '{"q":' }),
+          s: ev(EventType.RUN_STARTED, {}),
+          S: start('c1', 'search', 'id-1'),
+          A: args('c1', '{"q":'),
+          E: end('c1'),
+          R: result('c1', 'no hits', { messageId: 't1' }),
+          F: runFinished({ outcome: { type: 'success' } }),
+          T: start('c2', 'search', 'id-2'),
+          B: args('c2', '{"q":'),
+          G: end('c2'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a-----r-----f--b-----x---s--f--|', values);
+        // prettier-ignore
+        const expected = '--(SA)--(ER)--F--(TB)--(Gx)s--F--|';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values);
+      }));
+
+    it('should read each argument character once however many boundaries come between the fragments (linear, no re-parse)', async () => {
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        const pieces = 20_000;
+        const input: AgentEvent[] = [chunk({ toolCallId: 'c1', toolCallName: 'list', delta: '{"items": [' })];
+        for (let i = 0; i < pieces; i++) {
+          input.push(chunk({ toolCallId: 'c1', toolCallName: 'list', delta: `${i > 0 ? ',' : ''}{"n": ${i}}` }));
+          input.push(ev(i % 2 === 0 ? EventType.STEP_FINISHED : EventType.TEXT_MESSAGE_CHUNK, i % 2 === 0 ? { stepName: 'agent' } : { delta: '.' }));
+        }
+        input.push(chunk({ toolCallId: 'c1', delta: ']}' }), runFinished());
+        const out = await collect(from(input).pipe(correlate()));
+        const sent = out.filter((e) => e.type === EventType.TOOL_CALL_ARGS).map((e) => (e as { delta: string }).delta).join('');
+        // One parse, of the closed value at RUN_FINISHED: never one per boundary.
+        const parsedChars = parse.mock.calls.reduce((sum, [text]) => sum + String(text).length, 0);
+        expect(parse).toHaveBeenCalledTimes(1);
+        expect(parsedChars).toBe(sent.length);
+        expect(JSON.parse(sent).items).toHaveLength(pieces);
+        expect(unansweredCalls(out)).toEqual(['c1']);
+      } finally {
+        parse.mockRestore();
+      }
+    });
   });
 
   describe('chunks without toolCallId', () => {

@@ -145,9 +145,21 @@ describe('the protocol table', () => {
       );
     });
 
-    it('should let the step boundaries, turn boundaries of their lane, close a tool call only once its arguments are complete', () => {
-      expect([...table.closesCompleteCallsOnly].sort()).toEqual([EventType.STEP_FINISHED, EventType.STEP_STARTED]);
-      for (const type of table.closesCompleteCallsOnly) expect([type, table.turnBoundaries.get(type)]).toEqual([type, 'lane']);
+    it('should let the step boundaries, and text and reasoning, close a tool call only once its arguments are complete', () => {
+      expect([...table.closesCompleteCallsOnly].sort()).toEqual(
+        [
+          EventType.REASONING_MESSAGE_CHUNK,
+          EventType.REASONING_MESSAGE_CONTENT,
+          EventType.REASONING_MESSAGE_START,
+          EventType.REASONING_START,
+          EventType.STEP_FINISHED,
+          EventType.STEP_STARTED,
+          EventType.TEXT_MESSAGE_CHUNK,
+          EventType.TEXT_MESSAGE_CONTENT,
+          EventType.TEXT_MESSAGE_START,
+        ].sort(),
+      );
+      for (const type of [EventType.STEP_STARTED, EventType.STEP_FINISHED]) expect([type, table.turnBoundaries.get(type)]).toEqual([type, 'lane']);
     });
 
     it('should finish steps at the end of their subagent and of the run', () => {

@@ -275,13 +275,6 @@ describe('trackToolCalls', () => {
     });
 
     it.each([
-      ['TEXT_MESSAGE_START', textStart('m2')],
-      ['TEXT_MESSAGE_CONTENT with a delta', { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm2', delta: 'Hi' }],
-      ['TEXT_MESSAGE_CHUNK with a delta', { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }],
-      ['REASONING_START', { type: EventType.REASONING_START, messageId: 'r1' }],
-      ['REASONING_MESSAGE_START', { type: EventType.REASONING_MESSAGE_START, messageId: 'r1', role: 'reasoning' }],
-      ['REASONING_MESSAGE_CONTENT with a delta', { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'r1', delta: 'Hmm' }],
-      ['REASONING_MESSAGE_CHUNK with a delta', { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'Hmm' }],
       ['RUN_ERROR', { type: EventType.RUN_ERROR, message: 'boom' }],
       ['RUN_STARTED', { type: EventType.RUN_STARTED }],
       ['MESSAGES_SNAPSHOT', { type: EventType.MESSAGES_SNAPSHOT, messages: [] }],
@@ -306,11 +299,18 @@ describe('trackToolCalls', () => {
       expect(sent()).toStrictEqual([event]);
     });
 
-    // A step boundary closes only the calls whose arguments are complete: AG-UI closes calls before
-    // RUN_FINISHED, not before STEP_FINISHED, and an END is final.
+    // A step boundary, text and reasoning close only the calls whose arguments are complete: AG-UI
+    // closes calls before RUN_FINISHED, not before a step or message ends, and an END is final.
     it.each([
       ['STEP_STARTED', { type: EventType.STEP_STARTED, stepName: 'next' }],
       ['STEP_FINISHED', { type: EventType.STEP_FINISHED, stepName: 'plan' }],
+      ['TEXT_MESSAGE_START', textStart('m2')],
+      ['TEXT_MESSAGE_CONTENT with a delta', { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm2', delta: 'Hi' }],
+      ['TEXT_MESSAGE_CHUNK with a delta', { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }],
+      ['REASONING_START', { type: EventType.REASONING_START, messageId: 'r1' }],
+      ['REASONING_MESSAGE_START', { type: EventType.REASONING_MESSAGE_START, messageId: 'r1', role: 'reasoning' }],
+      ['REASONING_MESSAGE_CONTENT with a delta', { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'r1', delta: 'Hmm' }],
+      ['REASONING_MESSAGE_CHUNK with a delta', { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'Hmm' }],
     ])('should close at %s only the lane\'s calls whose arguments are complete JSON, then send it', (_name, event) => {
       const { calls, sent } = after(
         chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q":1}' }),
