@@ -11,7 +11,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { concat, from, lastValueFrom, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
+import { from, lastValueFrom, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
 import { toAgui } from '../../operators/toAgui.js';
 import {
   fromAiSdkStream,
@@ -45,7 +45,10 @@ Commands:
                                      exit 1 only with --strict.
                                      --fix prints the repaired stream as SSE instead: what the
                                      specification drops or strips is dropped or stripped, with a
-                                     note on stderr; the rest is kept.
+                                     note on stderr; the rest is kept. Events after a run's end
+                                     without a RUN_STARTED become a run of their own (or are left
+                                     out when they only close), with a note. Exit 1 if a run the
+                                     capture did not fail ends with RUN_ERROR (could not be repaired).
   demo [--replay <file>] [--port <n>]
                                      Start the demo server on http://localhost:8000 (PORT to change).
 
@@ -54,7 +57,8 @@ Options:
                                      (default: the capture's own, or generated).
   -h, --help                         Show this text.
 
-Exit codes: 0 done, 1 violations found (or warnings, with --strict), 2 bad usage or unreadable input.
+Exit codes: 0 done, 1 violations found (or warnings, with --strict; or a run that convert or
+verify --fix could not bring to its end), 2 bad usage or unreadable input.
 `;
 
 /**
@@ -255,31 +259,69 @@ async function verify(args: string[]): Promise<number> {
   return fatal > 0 || (values.strict === true && warnings > 0) ? 1 : 0;
 }
 
+/** Event types that only end what is open: after a run's terminal event they carry nothing to keep. */
+const onlyCloses = new Set<string>([
+  EventType.RUN_FINISHED,
+  EventType.RUN_ERROR,
+  EventType.TEXT_MESSAGE_END,
+  EventType.TOOL_CALL_END,
+  EventType.REASONING_MESSAGE_END,
+  EventType.REASONING_END,
+  EventType.STEP_FINISHED,
+]);
+
+/** `#3`, or `#3–#9` for a range of record indexes. */
+const recordRange = (indexes: readonly number[]) => (indexes.length === 1 ? `#${indexes[0]}` : `#${indexes[0]}–#${indexes[indexes.length - 1]}`);
+
 /**
  * `verify --fix`: the capture's events as agent events through `toAgui`, one run per RUN_STARTED
  * (a run still going when the next starts is ended first), each with the ids of its RUN_STARTED
- * unless given as options. What is not an event at all (not an object with a string `type`) is
- * left out, with a note on stderr; `toAgui` drops an event of an unknown type and strips what the
- * AG-UI specification strips, each with a diagnostic on stderr.
+ * unless given as options. Events after a run's RUN_FINISHED or RUN_ERROR without a RUN_STARTED of
+ * their own become a run of their own when they hold anything but closers, and are left out when
+ * they only close, each with a note on stderr. What is not an event at all (not an object with a
+ * string `type`) is left out, with a note on stderr; `toAgui` drops an event of an unknown type and
+ * strips what the AG-UI specification strips, each with a diagnostic on stderr. Exits 1 when a run
+ * the capture did not end in RUN_ERROR comes out ending in one (the repair failed: the message says
+ * why), 0 otherwise.
  */
 async function fix(records: unknown[], threadIdOption: string | undefined, runIdOption: string | undefined): Promise<number> {
   const left: number[] = [];
-  const runs: Record<string, unknown>[][] = [[]];
+  interface Run {
+    events: Record<string, unknown>[];
+    indexes: number[];
+    // Began after an earlier run's terminal event, without a RUN_STARTED.
+    orphan: boolean;
+    ended: boolean;
+  }
+  const runs: Run[] = [{ events: [], indexes: [], orphan: false, ended: false }];
   records.forEach((record, index) => {
     const event = record as Record<string, unknown> | null;
     if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof event.type !== 'string') {
       left.push(index);
       return;
     }
-    const current = runs[runs.length - 1];
-    if (event.type === EventType.RUN_STARTED && current.length > 0) runs.push([event]);
-    else current.push(event);
+    let current = runs[runs.length - 1];
+    const starts = event.type === EventType.RUN_STARTED;
+    if (current.events.length > 0 && (starts || current.ended)) runs.push((current = { events: [], indexes: [], orphan: !starts, ended: false }));
+    current.events.push(event);
+    current.indexes.push(index);
+    if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) current.ended = true;
   });
   if (left.length > 0) {
     process.stderr.write(`agui-rx: verify --fix left out ${left.length} record${left.length === 1 ? '' : 's'} that ${left.length === 1 ? 'is not an AG-UI event' : 'are not AG-UI events'}: ${left.map((index) => `#${index}`).join(', ')}.\n`);
   }
-  const fixed = runs.map((run, n) => {
-    const started = run.find((event) => event.type === EventType.RUN_STARTED);
+  const kept = runs.filter((run) => {
+    if (!run.orphan) return true;
+    if (run.events.every((event) => onlyCloses.has(event.type as string))) {
+      process.stderr.write(`agui-rx: verify --fix left out ${recordRange(run.indexes)}: after the run's RUN_FINISHED or RUN_ERROR they only close what that run already closed.\n`);
+      return false;
+    }
+    process.stderr.write(`agui-rx: verify --fix printed ${recordRange(run.indexes)} as a run of their own: they come after the run's RUN_FINISHED or RUN_ERROR without a RUN_STARTED.\n`);
+    return true;
+  });
+  let failed = 0;
+  for (const [n, run] of kept.entries()) {
+    const started = run.events.find((event) => event.type === EventType.RUN_STARTED);
     // Read in either spelling: toAgui reads a snake_case capture (`thread_id`) as camelCase too.
     const own = (field: 'threadId' | 'runId') => {
       const id = started?.[field] ?? started?.[field === 'threadId' ? 'thread_id' : 'run_id'];
@@ -288,10 +330,14 @@ async function fix(records: unknown[], threadIdOption: string | undefined, runId
     // --run-id names the first run only: each run needs its own id.
     const threadId = threadIdOption ?? own('threadId') ?? generateId();
     const runId = (n === 0 ? runIdOption : undefined) ?? own('runId') ?? generateId();
-    return from(run as unknown as AgentEvent[]).pipe(toAgui({ threadId, runId }));
-  });
-  await print(concat(...fixed));
-  return 0;
+    const last = await print(from(run.events as unknown as AgentEvent[]).pipe(toAgui({ threadId, runId })));
+    // A run the capture ended in RUN_ERROR is repaired faithfully; one that ends so only now could not be repaired.
+    if (last?.type === EventType.RUN_ERROR && !run.events.some((event) => event.type === EventType.RUN_ERROR)) {
+      failed++;
+      process.stderr.write(`agui-rx: verify --fix could not repair run '${printable(runId)}': it ends with RUN_ERROR: ${printable(last.message)}\n`);
+    }
+  }
+  return failed > 0 ? 1 : 0;
 }
 
 /** `agui-rx demo [...]`: hands its arguments to the demo. */

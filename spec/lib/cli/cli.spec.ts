@@ -226,6 +226,50 @@ describe('agui-rx (the CLI)', () => {
       ]);
       expect(run(['verify', '-'], stdout).status).toBe(0);
     });
+    it('should print events after a run\'s end without a RUN_STARTED as a run of their own, and leave out trailing closers, saying so on stderr', async () => {
+      const path = file('after-end.jsonl', jsonl([
+        ...good,
+        { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+        { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+        ...good.map((event) => ('runId' in event ? { ...event, runId: 'r2' } : event)).slice(0, 3),
+        { type: 'RUN_FINISHED', threadId: 't1', runId: 'r2' },
+        { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm3', delta: 'After.' },
+      ]));
+      const { status, stdout, stderr } = run(['verify', '--fix', path]);
+      expect({ status, stderr }).toEqual({
+        status: 0,
+        stderr: [
+          'agui-rx: verify --fix left out #5–#6: after the run\'s RUN_FINISHED or RUN_ERROR they only close what that run already closed.',
+          'agui-rx: verify --fix printed #11 as a run of their own: they come after the run\'s RUN_FINISHED or RUN_ERROR without a RUN_STARTED.',
+          '',
+        ].join('\n'),
+      });
+      const events = sseEvents(stdout);
+      expect(events.filter((event) => event.type === 'RUN_STARTED').map((event) => event.runId)).toEqual(['r1', 'r2', expect.any(String)]);
+      expect(run(['verify', '-'], stdout).status).toBe(0);
+      const texts = events.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta);
+      expect(texts).toEqual(['Hello', 'Hello', 'After.']);
+    });
+
+    it('should exit 1 with --fix when a run it could not repair ends with RUN_ERROR, and 0 when the capture itself failed the run', async () => {
+      const cut = file('cut-call.jsonl', jsonl([
+        { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+        { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'search' },
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"q": "tra' },
+        { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+      ]));
+      const repaired = run(['verify', '--fix', cut]);
+      expect(repaired.status).toBe(1);
+      expect(repaired.stderr).toMatch(/^agui-rx: verify --fix could not repair run 'r1': it ends with RUN_ERROR: The run ended with tool call 'c1' \(search, arguments ending "\{\\"q\\": \\"tra"\) waiting for a result/);
+      const events = sseEvents(repaired.stdout);
+      expect(events[events.length - 1]).toMatchObject({ type: 'RUN_ERROR', code: 'INCOMPLETE_STREAM' });
+      expect(run(['verify', '-'], repaired.stdout).status).toBe(0);
+
+      const failed = file('failed-run.jsonl', jsonl([...good.slice(0, 3), { type: 'RUN_ERROR', message: 'model overloaded' }]));
+      const kept = run(['verify', '--fix', failed]);
+      expect({ status: kept.status, stderr: kept.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(sseEvents(kept.stdout).pop()).toMatchObject({ type: 'RUN_ERROR', message: 'model overloaded' });
+    });
   });
 
   describe('convert', () => {
@@ -359,11 +403,12 @@ describe('agui-rx (the CLI)', () => {
       expect(run(['convert', '--from', 'openai-chat', file])).toMatchObject({ status: 2, stdout: '', stderr: `agui-rx: ${file} holds no chat.completion.chunk records: nothing to convert.\n` });
     });
 
-    it('should end a repaired run with RUN_ERROR when an event nests too deeply to encode', () => {
+    it('should end a repaired run with RUN_ERROR when an event nests too deeply to encode, and exit 1 saying so', () => {
       const file = join(dir, 'deep.jsonl');
       writeFileSync(file, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"CUSTOM","name":"x","value":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`);
-      const { status, stdout } = run(['verify', '--fix', file]);
-      expect(status).toBe(0);
+      const { status, stdout, stderr } = run(['verify', '--fix', file]);
+      expect(status).toBe(1);
+      expect(stderr).toBe("agui-rx: verify --fix could not repair run 'r': it ends with RUN_ERROR: The CUSTOM event cannot be encoded: Maximum call stack size exceeded. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.\n");
       expect(sseEvents(stdout)).toEqual([
         { type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' },
         {
