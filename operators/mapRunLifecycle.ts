@@ -8,7 +8,7 @@ import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
-import { trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
+import { noMessage, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -141,6 +141,10 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
           case EventType.RUN_FINISHED:
             return end(lifecycle.finished(fields));
           case EventType.RUN_ERROR:
+            // The wire gets the toolkit's wording; the server's log gets why (as for `message: null`, read at the entry).
+            if (fields.message === undefined || (typeof fields.message === 'string' && fields.message.trim() === '')) {
+              diagnose({ message: `An upstream RUN_ERROR has no message: sent as '${noMessage}'. Say what went wrong in RUN_ERROR's message.`, event });
+            }
             return end(lifecycle.upstreamError(fields));
           case ToolkitEventType.TOKEN_USAGE:
             return lifecycle.addUsage(fields.usage);

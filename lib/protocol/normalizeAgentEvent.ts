@@ -5,11 +5,15 @@ import { entityKinds, type EntityKind } from './table.js';
 
 /**
  * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
- * field name read as AG-UI's camelCase one, or `null` in an optional field read as absent.
+ * field name read as AG-UI's camelCase one, a snake_case field left out because its camelCase twin
+ * says otherwise, or `null` in an optional field read as absent.
  */
 export interface EntryRepair {
-  /** `snakeCase`: a field named in snake_case; `null`: an optional field set to `null`. */
-  kind: 'snakeCase' | 'null';
+  /**
+   * `snakeCase`: a field named in snake_case; `conflict`: a field in both spellings with different
+   * values (the camelCase one is used); `null`: an optional field set to `null`.
+   */
+  kind: 'snakeCase' | 'conflict' | 'null';
   /** The field as the event names it, with where it sits: `message_id`, `messages[].tool_calls`. */
   field: string;
   /** The AG-UI field it was read as: `messageId`, `messages[].toolCalls`. */
@@ -106,17 +110,20 @@ const streamKinds: ReadonlyMap<unknown, EntityKind> = new Map(
   entityKinds.flatMap((kind): [EventType, EntityKind][] => (kind.content === undefined ? [] : [[kind.content, kind], ...(kind.chunk === undefined ? [] : [[kind.chunk, kind] as [EventType, EntityKind]])])),
 );
 
+// The snake_case spelling of each streaming kind's id field: a token event that also carries it is read slowly (both spellings).
+const snakeIdField = new Map([...new Set(streamKinds.values())].map((kind) => [kind, snakeOf(kind.idField)]));
+
 /**
- * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta` and
- * no optional field `null` (fields read by name: this runs once per token), or no event object at
- * all (left for the operators to report).
+ * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, not
+ * also its snake_case id, and no optional field `null` (fields read by name: this runs once per
+ * token), or no event object at all (left for the operators to report).
  */
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
   const kind = streamKinds.get(e.type);
   if (kind === undefined) return typeof e.type !== 'string';
-  if (typeof e.delta !== 'string' || typeof e[kind.idField] !== 'string' || !baseFieldsNotNull(e)) return false;
+  if (typeof e.delta !== 'string' || typeof e[kind.idField] !== 'string' || e[snakeIdField.get(kind)!] !== undefined || !baseFieldsNotNull(e)) return false;
   // The opener's fields a chunk may repeat (role, name; toolCallName, parentMessageId).
   for (const field of kind.chunkAgrees ?? []) if (e[field] === null) return false;
   return true;
@@ -196,9 +203,12 @@ function readFields(
     const field = camel ?? key;
     if (camel !== undefined) {
       onRepair({ kind: 'snakeCase', field: path + key, camelField: path + camel, type }, event);
-      // The camelCase twin, when set, wins.
+      // The camelCase twin, when set, wins; a different value of the snake twin is said, not lost in silence.
       const twin = object[camel];
-      if (twin !== undefined && twin !== null) continue;
+      if (twin !== undefined && twin !== null) {
+        if (value !== null && !sameJson(value, twin)) onRepair({ kind: 'conflict', field: path + key, camelField: path + camel, type }, event);
+        continue;
+      }
     }
     if (value === null && optional?.has(field)) {
       onRepair({ kind: 'null', field: path + key, camelField: path + field, type }, event);
@@ -211,6 +221,16 @@ function readFields(
   return read;
 }
 
+/** Whether two field values are the same JSON (the rare path: both spellings of one field). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Reads one run's events through {@link normalizeAgentEvent} and reports what it read differently
  * as diagnostics: one per run for snake_case names, one per run and field for `null`s. Call once
@@ -221,8 +241,9 @@ function readFields(
  */
 export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unknown) => unknown {
   let snakeCaseReported = false;
-  // The null fields reported in this run, by camelCase path.
+  // The null fields, and the fields sent in both spellings with different values, reported in this run, by camelCase path.
   const nullsReported = new Set<string>();
+  const conflictsReported = new Set<string>();
   const onRepair: EntryRepairHandler = (repair, event) => {
     if (repair.kind === 'snakeCase') {
       if (snakeCaseReported) return;
@@ -232,6 +253,14 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
         event,
       });
       return;
+    }
+    if (repair.kind === 'conflict') {
+      if (conflictsReported.has(repair.camelField)) return;
+      conflictsReported.add(repair.camelField);
+      return diagnose({
+        message: `${repair.type} has both '${repair.field}' and '${repair.camelField}' with different values: the camelCase '${repair.camelField}' is used and '${repair.field}' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.`,
+        event,
+      });
     }
     if (nullsReported.has(repair.camelField)) return;
     nullsReported.add(repair.camelField);

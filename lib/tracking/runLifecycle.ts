@@ -84,6 +84,9 @@ export interface RunLifecycle {
   end(terminal: RunFinishedEvent | RunErrorEvent): RunEnding;
 }
 
+/** The message of an upstream RUN_ERROR sent without one (or with an empty one). */
+export const noMessage = 'The agent reported an error without a message.';
+
 const lateRunStarted =
   'Dropped an upstream RUN_STARTED that came after the run had started. Pass parentRunId and input as options of mapRunLifecycle (or toAgui), or emit RUN_STARTED as the agent\'s first, synchronous event.';
 
@@ -148,7 +151,7 @@ export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
       // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
       const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
       if (reported !== undefined) usage.unshift(...reported);
-      if (event.message.trim() === '') event.message = 'The agent reported an error without a message.';
+      if (event.message.trim() === '') event.message = noMessage;
       return event;
     },
     failed: (error) => runErrorOf(error, run.exposeErrorStack === true),

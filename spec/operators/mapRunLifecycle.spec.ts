@@ -787,21 +787,29 @@ describe('mapRunLifecycle', () => {
   });
 
   describe('upstream RUN_ERROR without a message', () => {
-    it('should supply one saying none was given, keeping its code', async () => {
-      const events = await collect(source(bad({ type: EventType.RUN_ERROR, code: 'AGENT_ERROR' })).pipe(mapRunLifecycle(options)));
-      expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
+    const noMessage = "An upstream RUN_ERROR has no message: sent as 'The agent reported an error without a message.'. Say what went wrong in RUN_ERROR's message.";
+
+    it('should supply one saying none was given, keeping its code, with a diagnostic', async () => {
+      for (const message of [undefined, '', '  ']) {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        const events = await collect(source(bad({ type: EventType.RUN_ERROR, code: 'AGENT_ERROR', ...(message === undefined ? {} : { message }) })).pipe(mapRunLifecycle({ ...options, onDiagnostic })));
+        expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
+        expect(messages).toEqual([noMessage]);
+      }
     });
 
     it('should read message: null as none given, with a diagnostic', async () => {
       const { onDiagnostic, messages } = diagnosticsSink();
       const events = await collect(source(bad({ type: EventType.RUN_ERROR, message: null, code: 'AGENT_ERROR' })).pipe(mapRunLifecycle({ ...options, onDiagnostic })));
       expect(events).toStrictEqual([S, runError('The agent reported an error without a message.', 'AGENT_ERROR')]);
-      expect(messages).toEqual([expect.stringContaining("RUN_ERROR has 'message: null': read as absent")]);
+      expect(messages).toEqual([expect.stringContaining("RUN_ERROR has 'message: null': read as absent"), noMessage]);
     });
 
     it('should be accepted by the official client', async () => {
-      const result = await runWithOracle(source(bad({ type: EventType.RUN_ERROR })).pipe(mapRunLifecycle(options)));
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const result = await runWithOracle(source(bad({ type: EventType.RUN_ERROR })).pipe(mapRunLifecycle({ ...options, onDiagnostic })));
       expect(result.events[result.events.length - 1]).toEqual(runError('The agent reported an error without a message.'));
+      expect(messages).toEqual([noMessage]);
     });
   });
 

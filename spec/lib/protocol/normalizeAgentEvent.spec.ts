@@ -87,6 +87,19 @@ describe('normalizeAgentEvent', () => {
       expect(read({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: null, message_id: 'snake', delta: 'x' }).event).toEqual({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'snake', delta: 'x' });
     });
 
+    it('should report a field sent in both spellings with different values, and not one with the same value', () => {
+      const conflict = (field: string, camelField: string, type: string): EntryRepair => ({ kind: 'conflict', field, camelField, type });
+      expect(read({ type: EventType.TEXT_MESSAGE_START, message_id: 'snake', messageId: 'camel', role: 'assistant' }).repairs).toEqual([
+        snake('message_id', 'messageId', EventType.TEXT_MESSAGE_START),
+        conflict('message_id', 'messageId', EventType.TEXT_MESSAGE_START),
+      ]);
+      expect(read({ type: EventType.TOOL_CALL_START, toolCallId: 'c1', tool_call_id: 'c1', toolCallName: 'x' }).repairs).toEqual([snake('tool_call_id', 'toolCallId', EventType.TOOL_CALL_START)]);
+      expect(read({ type: EventType.RUN_STARTED, threadId: 't', runId: 'r', input: { threadId: 't', thread_id: 'u', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} } }).repairs).toEqual([
+        snake('input.thread_id', 'input.threadId', EventType.RUN_STARTED),
+        conflict('input.thread_id', 'input.threadId', EventType.RUN_STARTED),
+      ]);
+    });
+
     it('should never rename inside payloads', () => {
       const payload = { thread_id: 'user data', tool_calls: null, nested: { message_id: 'm' } };
       const events = [
@@ -202,6 +215,17 @@ describe('createAgentEventReader', () => {
       "TOOL_CALL_START has 'parent_message_id: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
     ]);
     expect(diagnostics[0].event).toBe(first);
+  });
+
+  it('should report each field sent in both spellings with different values once per run', () => {
+    const sink = diagnosticsSink();
+    const reader = createAgentEventReader(sink.onDiagnostic);
+    reader({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', toolCallName: 'x', delta: '{' });
+    reader({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', delta: '}' });
+    expect(sink.messages).toEqual([
+      "TOOL_CALL_CHUNK names its fields in snake_case ('tool_call_id'): read as AG-UI's camelCase ('toolCallId'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).",
+      "TOOL_CALL_CHUNK has both 'tool_call_id' and 'toolCallId' with different values: the camelCase 'toolCallId' is used and 'tool_call_id' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.",
+    ]);
   });
 
   it('should keep its reports per reader: a second run reports again', () => {
