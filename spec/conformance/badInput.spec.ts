@@ -65,7 +65,8 @@ describe('bad input through toAgui', () => {
     ['a passed-through event', { type: EventType.STEP_STARTED, stepName: 'plan', timestamp: null }, 'STEP_STARTED', 'timestamp'],
   ])('should read null in an optional field of %s as absent, and carry on', async (_name, event, type, field) => {
     const sink = diagnosticsSink();
-    const events$ = concat(of(hello, call), of(event as AgentEvent)).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }));
+    // A call with whole arguments: one cut at the run's end would fail the run (INCOMPLETE_STREAM).
+    const events$ = concat(of(hello, { ...call, delta: '{"q": "rxjs"}' } as AgentEvent), of(event as AgentEvent)).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }));
     const result = await runWithOracle(events$ as Observable<Event>);
     const events = result.events as Event[];
     expect(events[events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });

@@ -64,6 +64,8 @@ type Segment =
   | { kind: 'state'; snapshot: Record<string, unknown> };
 
 const chunked = someText.chain((text) => fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => splitAt(text, cuts)));
+// A call's arguments are a JSON object, cut anywhere (a run cannot finish with a call on cut arguments).
+const argumentChunks = someText.chain((text) => fc.array(fc.nat(), { maxLength: 4 }).map((cuts) => splitAt(JSON.stringify({ input: text }), cuts)));
 
 const segment: fc.Arbitrary<Segment> = fc.oneof(
   { arbitrary: chunked.map((chunks) => ({ kind: 'text' as const, chunks })), weight: 4 },
@@ -73,7 +75,7 @@ const segment: fc.Arbitrary<Segment> = fc.oneof(
       .array(
         fc.record({
           name: fc.stringMatching(/^[a-z][a-z_]{0,9}$/),
-          chunks: fc.oneof(fc.constant<string[]>(['{}']), chunked),
+          chunks: fc.oneof(fc.constant<string[]>(['{}']), argumentChunks),
           result: fc.option(someText, { nil: undefined }),
         }),
         { minLength: 1, maxLength: 3 },
