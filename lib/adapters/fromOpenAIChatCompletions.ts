@@ -60,8 +60,10 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
  *    `delta.content` may also be an array of content parts (Mistral), read in order: a `text`
  *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts, or a string) is reasoning.
- *    Other parts (`reference`, `image_url` …) have no AG-UI text form: they are dropped, with one
- *    `onDiagnostic` per part type per subscription.
+ *    Other parts (`reference`, `image_url` …) have no AG-UI text form, a `text` part without a
+ *    `text` string (absent or `null`) and a `thinking` part without parts (absent, `null` or `[]`)
+ *    carry nothing: each is dropped, with one `onDiagnostic` per kind per subscription. An empty
+ *    `text` (or `thinking`) string is no content, and no drop.
  * 3. `delta.tool_calls` pieces are keyed by `index` (any numbers, in any order, interleaved). The
  *    first piece of a call (its `id` and `function.name`) gives TOOL_CALL_CHUNK with `toolCallId`,
  *    `toolCallName` and `parentMessageId` = the chunk's `id`; later pieces give TOOL_CALL_CHUNK with
@@ -70,12 +72,17 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
- *    `finish_reason: 'length'` while a call's arguments are not yet one whole JSON value means the
- *    output limit cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call, once
- *    the completion's usage is in (at `'[DONE]'`, the next completion, or the source's end). What
- *    was streamed of the call is not taken back. A call whose arguments parse was whole before the
- *    cut and stays a call. A source that completes with a call's arguments not whole and no
- *    `finish_reason` for it was cut off mid-call: `INCOMPLETE_STREAM` too, after the usage.
+ *    `finish_reason: 'length'` (or `content_filter`) while a call's arguments are not yet one whole
+ *    JSON value means the limit (or filter) cut the call: the output fails with `INCOMPLETE_STREAM`,
+ *    naming the call, once the completion's usage is in (at `'[DONE]'`, the next completion, or the
+ *    source's end). Any other `finish_reason` (`tool_calls`, `stop` …) while a call's arguments
+ *    are written but do not parse fails the same way, saying the model finished with arguments
+ *    that are not JSON (empty arguments are a call without any). Checked once, at the finish, never
+ *    per fragment. What was streamed of the call is not taken back; a call whose arguments parse
+ *    stays a call. A source that completes with a call's arguments not whole and no
+ *    `finish_reason` for it was cut off mid-call: `INCOMPLETE_STREAM` too, after the usage. Text,
+ *    reasoning or another call's pieces between one call's pieces change nothing: every piece at
+ *    the call's index is that call's, until its `finish_reason`.
  * 5. `usage` (on the usage-only final chunk, or on any chunk) becomes TOKEN_USAGE with
  *    `inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`, `reasoningTokens` and
  *    `model`, absent counts omitted. Only the completion's last report counts, as some servers

@@ -490,6 +490,10 @@ describe('fromOpenAIChatCompletions', () => {
 
   describe('content parts (Mistral)', () => {
     const parts = (...content: ChatCompletionContentPart[]) => chunk({ content });
+    const noText = (where: string) =>
+      `fromOpenAIChatCompletions dropped a 'text' content part without a 'text' string (${where}): it carries nothing to show. Later 'text' parts without text in this stream are dropped without another warning.`;
+    const noParts = (where: string, thinking: string) =>
+      `fromOpenAIChatCompletions dropped a 'thinking' content part without parts (${where}): its 'thinking' is ${thinking}, where a list of text parts such as [{ type: 'text', text: 'Hi' }] was expected. Later 'thinking' parts without parts in this stream are dropped without another warning.`;
     const thinking = (...texts: string[]): ChatCompletionContentPart => ({ type: 'thinking', thinking: texts.map((piece) => ({ type: 'text' as const, text: piece })) });
 
     it('should send text parts as text and the text parts of thinking as reasoning, in their order', async () => {
@@ -505,10 +509,41 @@ describe('fromOpenAIChatCompletions', () => {
       ).toEqual([reasoning('Boils'), reasoning(' lower'), reasoning(' up high.'), text('About'), text(' 90'), text(' °C.')]);
     });
 
-    it('should read a thinking given as a string, and send nothing for empty or absent pieces', async () => {
-      expect(await adapt([parts({ type: 'thinking', thinking: 'so' } as unknown as ChatCompletionContentPart), parts({ type: 'thinking', thinking: [] }), parts({ type: 'text' } as ChatCompletionContentPart), chunk({ content: [] })])).toEqual([
-        reasoning('so'),
+    it('should read a thinking given as a string, send nothing for empty or absent pieces, and tell onDiagnostic of parts without content', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(
+        await adapt(
+          [parts({ type: 'thinking', thinking: 'so' } as unknown as ChatCompletionContentPart), parts({ type: 'thinking', thinking: [] }), parts({ type: 'text' } as ChatCompletionContentPart), chunk({ content: [] })],
+          { onDiagnostic },
+        ),
+      ).toEqual([reasoning('so')]);
+      expect(messages).toEqual([noParts('choices[0].delta.content[0]', 'an array of 0'), noText('choices[0].delta.content[0]')]);
+    });
+
+    it('should drop a text part without text, a thinking part without parts and a part of an unknown type, each kind told once per stream, and empty text silently', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const inputs: Input[] = [
+        parts({ type: 'text', text: 'Hi' }),
+        parts({ type: 'text', text: '' }, { type: 'text' } as ChatCompletionContentPart),
+        parts({ type: 'text', text: null } as unknown as ChatCompletionContentPart),
+        parts({ type: 'thinking', thinking: [{ type: 'text' } as never] }),
+        parts({ type: 'thinking' } as unknown as ChatCompletionContentPart),
+        parts({ type: 'thinking', thinking: null } as unknown as ChatCompletionContentPart, { type: 'thinking', thinking: [] }),
+        parts({ type: 'thinking', thinking: '' } as unknown as ChatCompletionContentPart, thinking('')),
+        parts({ type: 'audio_chunk', data: 'AA' } as never, { type: 'text', text: ' there' }),
+        parts({ type: 'audio_chunk', data: 'BB' } as never),
+        finish('stop'),
+      ];
+      const adapted$ = from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic }));
+      expect(await collect(adapted$)).toEqual([text('Hi'), text(' there')]);
+      expect(messages).toEqual([
+        noText('choices[0].delta.content[1]'),
+        noParts('choices[0].delta.content[0]', 'undefined'),
+        "fromOpenAIChatCompletions dropped a 'audio_chunk' content part (choices[0].delta.content[0]): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later 'audio_chunk' parts of this stream are dropped without another warning.",
       ]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic: () => undefined }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', content: 'Hi there' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
     });
 
     it('should drop parts without a text form, telling onDiagnostic once per type per subscription', async () => {
