@@ -5,7 +5,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
-import { cutCalls, cutToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
+import { cutCalls, cutToolCallError, endedInMessageError, endedInToolCallError, unparsedArgumentsError, unparsedCalls, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
@@ -43,6 +43,7 @@ const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_us
 const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new Map([
   ['max_tokens', ['its max_tokens limit (stop_reason: max_tokens)', 'Raise max_tokens (or ask for a shorter answer) and retry the request.']],
   ['model_context_window_exceeded', ["the model's context window (stop_reason: model_context_window_exceeded)", 'Shorten the conversation (or its tool results) and retry the request.']],
+  ['refusal', ['a refusal (stop_reason: refusal)', 'The model declined to go on (see the anthropic.refusal event): rephrase the request.']],
 ]);
 
 /**
@@ -79,13 +80,17 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  * 5. A block whose type ends in `_tool_result` and that has a `tool_use_id`
  *    (`web_search_tool_result`, `mcp_tool_result`, `tool_search_tool_result` …) becomes
  *    TOOL_CALL_RESULT for that call; content that is not a string is sent as its JSON text.
- * 6. `message_delta`'s `stop_reason` ends nothing and loses nothing: text cut short by
- *    `max_tokens` is kept. `refusal` also sends CUSTOM `{ name: 'anthropic.refusal', value:
- *    { messageId, stopDetails? } }`, so that a client can say why the answer stopped (or is empty).
- *    `max_tokens` (or `model_context_window_exceeded`) while a tool call's arguments are not one
- *    whole JSON value, its block stopped or not, means the limit cut the call: the output fails
- *    with `INCOMPLETE_STREAM`, naming the call, after the message's usage. What was streamed of the
- *    call is not taken back. A call whose arguments parse was whole before the cut and stays a call.
+ * 6. `message_delta`'s `stop_reason` is the model's word that the message is over; it sends
+ *    nothing and loses nothing: text cut short by `max_tokens` is kept. `refusal` also sends CUSTOM
+ *    `{ name: 'anthropic.refusal', value: { messageId, stopDetails? } }`, so that a client can say
+ *    why the answer stopped (or is empty). `max_tokens`, `model_context_window_exceeded` or
+ *    `refusal` while a tool call's arguments are not one whole JSON value, its block stopped or
+ *    not, means the stop cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call
+ *    and the cut, after the message's usage. Any other stop reason (`tool_use`, `end_turn` …) while
+ *    a call's written arguments do not parse is `INCOMPLETE_STREAM` too, saying the model finished
+ *    with arguments that are not JSON (a call with no fragment has none: `{}`). Checked once, at
+ *    `message_delta`. What was streamed of the call is not taken back; a call whose arguments
+ *    parse stays a call.
  * 7. Usage becomes TOKEN_USAGE, once per message, at `message_stop` (or the next `message_start`,
  *    or when the source completes or errors): `message_delta`'s counts over `message_start`'s;
  *    `inputTokens` = input + cache writes + cache reads, `cacheWriteInputTokens` =
@@ -98,10 +103,15 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  *    event types carry no content and send nothing (Anthropic adds new ones; `raw: true` keeps
  *    them as RAW).
  * 9. An `error` event is a `PROVIDER_ERROR` error; a malformed event (no `type`, a delta for a
- *    block that is not open, a non-string `text` …) is an `INVALID_EVENT` error. A source that
- *    completes inside a tool call's block (no `content_block_stop`, no `message_stop`) is an
- *    `INCOMPLETE_STREAM` error (after the usage it holds), never a half-written call; so is a
- *    `message_start` that arrives while a tool call's block is open. Under `toAgui` all become RUN_ERROR.
+ *    block that is not open, a non-string `text` …) is an `INVALID_EVENT` error. The documented
+ *    stream ends each message with `message_delta` (its `stop_reason`) and `message_stop`: a
+ *    source that completes inside a message with neither (after `message_start`, or content that
+ *    came without one) was cut, and is an `INCOMPLETE_STREAM` error after the usage it holds,
+ *    naming the tool calls whose arguments are not whole JSON when there are any, never a
+ *    half-written call or a cut answer passed off as whole; so is a `message_start` that arrives
+ *    inside such a message. A `stop_reason` with no `message_stop` after it ends the message (its
+ *    open calls too). A source with no message (`ping` only, or nothing) just completes. Under
+ *    `toAgui` all become RUN_ERROR.
  *
  * ## Example
  *
@@ -131,6 +141,10 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     let message: string | undefined;
     // The message's model, for its usage report.
     let model: string | undefined;
+    // Whether a message is being read: begun by message_start or by content without one, until message_stop.
+    let begun = false;
+    // Whether its message_delta gave a stop_reason: the model's word that the message is over.
+    let finished = false;
     // The message's open content blocks, by index.
     let blocks = new Map<number, Block>();
     // The message's tool calls, with the argument text sent for each: what a max_tokens cut is checked against.
@@ -171,15 +185,12 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args });
     };
 
-    // A tool call's block still open where the format says it cannot be: the stream was cut.
-    const assertNoCutCall = (where: string) => {
-      for (const [index, block] of blocks) {
-        if (block.kind !== 'tool') continue;
-        throw new AguiRxError(
-          'INCOMPLETE_STREAM',
-          `fromAnthropicMessages: the stream ${where} inside ${block.type} block ${index} (tool '${block.name}', call '${block.toolCallId}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
-        );
-      }
+    // A message with no stop_reason and no message_stop where the stream (or its message) ends: it was cut.
+    const assertMessageEnded = (why: string) => {
+      if (!begun || finished) return;
+      const when = `before ${message === undefined ? 'the message' : `message '${message}'`} did (${why})`;
+      const cut = cutCalls(calls);
+      throw cut.length > 0 ? endedInToolCallError('fromAnthropicMessages', when, cut) : endedInMessageError('fromAnthropicMessages', when);
     };
 
     const endMessage = () => {
@@ -190,6 +201,8 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       message = undefined;
       model = undefined;
       counts = {};
+      begun = false;
+      finished = false;
     };
 
     const openBlock = (index: number, block: Fields) => {
@@ -286,10 +299,13 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       next(input) {
         if (raw) emit(rawEvent(input, 'anthropic'));
         const event = checkEvent(input);
+        // Content (or a message_delta) without message_start still begins a message.
+        if (event.type.startsWith('content_block_') || event.type === 'message_delta') begun = true;
         switch (event.type) {
           case 'message_start': {
-            assertNoCutCall('began a new message');
+            assertMessageEnded('a new message_start came before its stop_reason and message_stop');
             endMessage();
+            begun = true;
             const started = object(event.message, 'message_start: message', "{ id: 'msg_…', usage: { … } }");
             message = nonEmpty(text(started, 'id', 'message_start: message')) ?? mint();
             model = nonEmpty(text(started, 'model', 'message_start: message'));
@@ -331,10 +347,19 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
               if (isObject(delta.stop_details)) value.stopDetails = delta.stop_details;
               emit({ type: EventType.CUSTOM, name: 'anthropic.refusal', value });
             }
-            const limit = typeof delta.stop_reason === 'string' ? outputLimits.get(delta.stop_reason) : undefined;
-            const cut = limit === undefined ? [] : cutCalls(calls);
-            // Thrown here, with the final counts in: the error path sends the usage first.
-            if (cut.length > 0) throw cutToolCallError('fromAnthropicMessages', limit![0], cut, limit![1]);
+            const reason = nonEmpty(delta.stop_reason);
+            if (reason === undefined) return;
+            finished = true;
+            // Checked once, here, with the final counts in: the error path sends the usage first.
+            const limit = outputLimits.get(reason);
+            if (limit !== undefined) {
+              const cut = cutCalls(calls);
+              if (cut.length > 0) throw cutToolCallError('fromAnthropicMessages', limit[0], cut, limit[1]);
+              return;
+            }
+            // The model says it is done: a call whose arguments do not parse is broken, not cut.
+            const broken = unparsedCalls(calls);
+            if (broken.length > 0) throw unparsedArgumentsError('fromAnthropicMessages', `stop_reason: ${reason}`, broken);
             return;
           }
           case 'message_stop':
@@ -354,8 +379,11 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       },
       flush: sendUsage,
       complete() {
-        sendUsage();
-        assertNoCutCall('ended');
+        // A cut message: its usage first, then the error (a throw here skips flush).
+        if (begun && !finished) sendUsage();
+        assertMessageEnded('no message_delta with a stop_reason, no message_stop');
+        // A message whose stop_reason came but whose message_stop did not: its calls still end.
+        endMessage();
         subscriber.complete();
       },
     };

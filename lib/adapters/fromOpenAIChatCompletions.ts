@@ -5,7 +5,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
-import { cutCalls, cutToolCallError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
+import { cutCalls, cutToolCallError, endedInToolCallError, unparsedArgumentsError, unparsedCalls, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
@@ -33,6 +33,12 @@ const { invalid, object, string: text, list, index, toolCallIndex, count } = fie
 
 const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
 
+/** The finish reasons that cut the model's output where it stood, with what to do about each. */
+const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
+  ['length', ['its token limit (finish_reason: length)', 'Raise max_completion_tokens (max_tokens on older servers), or ask for a shorter answer, and retry the request.']],
+  ['content_filter', ["the provider's content filter (finish_reason: content_filter)", 'Rephrase the request (or check the content filter settings) and retry it.']],
+]);
+
 /**
  * Turns an OpenAI Chat Completions stream (its `chat.completion.chunk` objects, and `'[DONE]'`)
  * into agent events: text, reasoning and tool-call chunks, and token usage.
@@ -54,8 +60,10 @@ const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
  *    `delta.content` may also be an array of content parts (Mistral), read in order: a `text`
  *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts, or a string) is reasoning.
- *    Other parts (`reference`, `image_url` …) have no AG-UI text form: they are dropped, with one
- *    `onDiagnostic` per part type per subscription.
+ *    Other parts (`reference`, `image_url` …) have no AG-UI text form, a `text` part without a
+ *    `text` string (absent or `null`) and a `thinking` part without parts (absent, `null` or `[]`)
+ *    carry nothing: each is dropped, with one `onDiagnostic` per kind per subscription. An empty
+ *    `text` (or `thinking`) string is no content, and no drop.
  * 3. `delta.tool_calls` pieces are keyed by `index` (any numbers, in any order, interleaved). The
  *    first piece of a call (its `id` and `function.name`) gives TOOL_CALL_CHUNK with `toolCallId`,
  *    `toolCallName` and `parentMessageId` = the chunk's `id`; later pieces give TOOL_CALL_CHUNK with
@@ -64,12 +72,17 @@ const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
- *    `finish_reason: 'length'` while a call's arguments are not yet one whole JSON value means the
- *    output limit cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call, once
- *    the completion's usage is in (at `'[DONE]'`, the next completion, or the source's end). What
- *    was streamed of the call is not taken back. A call whose arguments parse was whole before the
- *    cut and stays a call. A source that completes with a call's arguments not whole and no
- *    `finish_reason` for it was cut off mid-call: `INCOMPLETE_STREAM` too, after the usage.
+ *    `finish_reason: 'length'` (or `content_filter`) while a call's arguments are not yet one whole
+ *    JSON value means the limit (or filter) cut the call: the output fails with `INCOMPLETE_STREAM`,
+ *    naming the call, once the completion's usage is in (at `'[DONE]'`, the next completion, or the
+ *    source's end). Any other `finish_reason` (`tool_calls`, `stop` …) while a call's arguments
+ *    are written but do not parse fails the same way, saying the model finished with arguments
+ *    that are not JSON (empty arguments are a call without any). Checked once, at the finish, never
+ *    per fragment. What was streamed of the call is not taken back; a call whose arguments parse
+ *    stays a call. A source that completes with a call's arguments not whole and no
+ *    `finish_reason` for it was cut off mid-call: `INCOMPLETE_STREAM` too, after the usage. Text,
+ *    reasoning or another call's pieces between one call's pieces change nothing: every piece at
+ *    the call's index is that call's, until its `finish_reason`.
  * 5. `usage` (on the usage-only final chunk, or on any chunk) becomes TOKEN_USAGE with
  *    `inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`, `reasoningTokens` and
  *    `model`, absent counts omitted. Only the completion's last report counts, as some servers
@@ -120,7 +133,7 @@ export function fromOpenAIChatCompletions(
     let pieces: ToolCallPieces = { calls: new Map() };
     // The completion's tool calls and the argument text sent for each, by toolCallId.
     let streamed = new Map<string, StreamedCall>();
-    // The calls finish_reason 'length' cut, failed once the completion's usage is in.
+    // The error of the calls a finish_reason cut or left broken, failed once the completion's usage is in.
     let cut: AguiRxError | undefined;
     // Dropped content part types, each reported once.
     const report = createDropReporter(onDiagnostic);
@@ -180,31 +193,46 @@ export function fromOpenAIChatCompletions(
       for (let i = 0; i < content.length; i++) {
         const path = `${where}[${i}]`;
         const part = contentPart(content[i], path);
-        if (part.type === 'text') {
-          const piece = text(part, 'text', path);
-          if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: piece });
-        } else if (part.type === 'thinking') {
-          onThinking(part.thinking, `${path}.thinking`, `${messageId}-reasoning`);
-        } else drop(part, path);
+        if (part.type === 'text') onText(part, path, EventType.TEXT_MESSAGE_CHUNK, messageId);
+        else if (part.type === 'thinking') onThinking(part, path, `${messageId}-reasoning`);
+        else drop(part, path);
       }
     };
 
-    const onThinking = (thinking: unknown, where: string, reasoningId: string) => {
-      if (thinking === undefined || thinking === null) return;
+    // A text part, as text or (inside thinking) reasoning; '' is no content, no text at all a drop.
+    const onText = (part: Fields, where: string, type: EventType.TEXT_MESSAGE_CHUNK | EventType.REASONING_MESSAGE_CHUNK, messageId: string) => {
+      const piece = text(part, 'text', where);
+      if (piece === undefined) {
+        report(
+          'text:no text',
+          `fromOpenAIChatCompletions dropped a 'text' content part without a 'text' string (${where}): it carries nothing to show. Later 'text' parts without text in this stream are dropped without another warning.`,
+          part,
+        );
+      } else if (piece !== '') emit({ type, messageId, delta: piece });
+    };
+
+    const onThinking = (part: Fields, where: string, reasoningId: string) => {
+      const thinking = part.thinking;
       if (typeof thinking === 'string') {
         if (thinking) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: reasoningId, delta: thinking });
         return;
       }
-      if (!Array.isArray(thinking)) throw invalid(`${where} is ${describeValue(thinking)}, but it must be an array of content parts such as ${contentPartExample}.`);
+      if (thinking !== undefined && thinking !== null && !Array.isArray(thinking)) {
+        throw invalid(`${where}.thinking is ${describeValue(thinking)}, but it must be an array of content parts such as ${contentPartExample}.`);
+      }
+      if (thinking === undefined || thinking === null || thinking.length === 0) {
+        report(
+          'thinking:no parts',
+          `fromOpenAIChatCompletions dropped a 'thinking' content part without parts (${where}): its 'thinking' is ${describeValue(thinking)}, where a list of text parts such as ${contentPartExample} was expected. Later 'thinking' parts without parts in this stream are dropped without another warning.`,
+          part,
+        );
+        return;
+      }
       for (let i = 0; i < thinking.length; i++) {
-        const path = `${where}[${i}]`;
-        const part = contentPart(thinking[i], path);
-        if (part.type !== 'text') {
-          drop(part, path);
-          continue;
-        }
-        const piece = text(part, 'text', path);
-        if (piece) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: reasoningId, delta: piece });
+        const path = `${where}.thinking[${i}]`;
+        const inner = contentPart(thinking[i], path);
+        if (inner.type === 'text') onText(inner, path, EventType.REASONING_MESSAGE_CHUNK, reasoningId);
+        else drop(inner, path);
       }
     };
 
@@ -232,17 +260,17 @@ export function fromOpenAIChatCompletions(
         // The legacy single call: no id and no index, one per message.
         onToolCall({ function: delta.function_call }, `${where}.delta.function_call`, messageId, -1);
       }
-      if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
-        if (choice.finish_reason === 'length') {
+      const reason = choice.finish_reason;
+      if (reason !== undefined && reason !== null) {
+        // Checked once, at the finish, never per fragment.
+        const limit = typeof reason === 'string' ? outputCuts.get(reason) : undefined;
+        if (limit !== undefined) {
           const calls = cutCalls(streamed.values());
-          if (calls.length > 0) {
-            cut ??= cutToolCallError(
-              'fromOpenAIChatCompletions',
-              'its token limit (finish_reason: length)',
-              calls,
-              'Raise max_completion_tokens (max_tokens on older servers), or ask for a shorter answer, and retry the request.',
-            );
-          }
+          if (calls.length > 0) cut ??= cutToolCallError('fromOpenAIChatCompletions', limit[0], calls, limit[1]);
+        } else {
+          // The model says it is done (stop, tool_calls …): arguments that do not parse are broken, not cut.
+          const broken = unparsedCalls(streamed.values());
+          if (broken.length > 0) cut ??= unparsedArgumentsError('fromOpenAIChatCompletions', `finish_reason: ${typeof reason === 'string' ? reason : describeValue(reason)}`, broken);
         }
         endToolCalls();
         minted = undefined;

@@ -2,8 +2,9 @@ import { AguiRxError } from '../protocol/errors.js';
 
 /**
  * Tool calls cut by the model's output limit (Anthropic `stop_reason: "max_tokens"`, Chat
- * Completions `finish_reason: "length"`): which calls were cut, and the one error that says so.
- * Shared by the adapters and the tool call tracker; not part of the public API.
+ * Completions `finish_reason: "length"`), streams cut before the model's message ended, and calls
+ * whose arguments are not JSON at a finish the model gave: which calls, and the one error that says
+ * so for each case. Shared by the adapters and the tool call tracker; not part of the public API.
  */
 
 /** One tool call of a model message, with the argument text streamed for it so far. */
@@ -40,15 +41,52 @@ export function cutToolCallError(adapter: string, limit: string, calls: readonly
  * model that its output ended (`when`: where it stopped): the connection was cut.
  */
 export function endedInToolCallError(adapter: string, when: string, calls: readonly StreamedCall[]): AguiRxError {
-  return incomplete(adapter, `the stream ended ${when}`, calls, 'The connection was probably cut: retry the request, and check that the whole response body is read.');
+  return incomplete(adapter, `the stream ended ${when}`, calls, connectionCut);
+}
+
+/**
+ * The `INCOMPLETE_STREAM` error of a stream that stopped before the model's message ended, with no
+ * tool call open (`when`: where it stopped): the message is cut short, the connection was cut.
+ */
+export function endedInMessageError(adapter: string, when: string): AguiRxError {
+  return new AguiRxError('INCOMPLETE_STREAM', `${adapter}: the stream ended ${when}, so the model's message is incomplete. The text before it is kept. ${connectionCut}`);
+}
+
+/**
+ * The calls whose arguments were written but are not one whole JSON value. At a finish the model
+ * gave (not a limit), an empty text is a call without arguments, not a cut one. Checked once, at
+ * the finish.
+ */
+export function unparsedCalls(calls: Iterable<StreamedCall>): StreamedCall[] {
+  const broken: StreamedCall[] = [];
+  for (const call of calls) if (call.args.trim() !== '' && !isWholeJson(call.args)) broken.push(call);
+  return broken;
+}
+
+/**
+ * The `INCOMPLETE_STREAM` error of tool calls whose arguments are not JSON though the model said
+ * its output was finished (`finish`, e.g. `finish_reason: tool_calls`): not a cut, a broken call.
+ */
+export function unparsedArgumentsError(adapter: string, finish: string, calls: readonly StreamedCall[]): AguiRxError {
+  return new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `${adapter}: the model said its output was finished (${finish}), but the arguments of ${named(calls)} are not valid JSON, so ${calls.length === 1 ? 'the call' : 'the calls'} must not run. The text before it is kept. Retry the request; if it keeps happening, the model (or server) writes broken arguments for this tool: simplify its parameters or use another model.`,
+  );
+}
+
+// What a stream that stops early most likely means, and what to do.
+const connectionCut = 'The connection was probably cut: retry the request, and check that the whole response body is read.';
+
+/** The calls by id and tool: `tool call 'id' (name)`, `tool calls 'a' (x), 'b' (y)`. */
+function named(calls: readonly StreamedCall[]): string {
+  const list = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');
+  return calls.length === 1 ? `tool call ${list}` : `tool calls ${list}`;
 }
 
 function incomplete(adapter: string, what: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
-  const named = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');
-  const which = calls.length === 1 ? `tool call ${named}` : `tool calls ${named}`;
   return new AguiRxError(
     'INCOMPLETE_STREAM',
-    `${adapter}: ${what} inside ${which}, so ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
+    `${adapter}: ${what} inside ${named(calls)}, so ${calls.length === 1 ? 'its arguments are' : 'their arguments are'} incomplete JSON and the call must not run. The text before it is kept. ${advice}`,
   );
 }
 

@@ -212,7 +212,18 @@ const own = readdirSync(ownDir)
   .sort();
 const failing: Record<string, [string, RegExp]> = {
   'error-event.sse': ['PROVIDER_ERROR', /^Anthropic failed mid-stream: Overloaded \(overloaded_error\)\. Retry/],
-  'truncated-mid-tool-use.sse': ['INCOMPLETE_STREAM', /the stream ended inside tool_use block 1 \(tool 'book_ferry', call 'toolu_01FerryCut00000001'\)/],
+  'truncated-mid-tool-use.sse': [
+    'INCOMPLETE_STREAM',
+    /^fromAnthropicMessages: the stream ended before message 'msg_01TruncatedToolUseA' did \(no message_delta with a stop_reason, no message_stop\) inside tool call 'toolu_01FerryCut00000001' \(book_ferry\), .* The connection was probably cut/,
+  ],
+  'truncated-after-tool-use-stop.sse': [
+    'INCOMPLETE_STREAM',
+    /^fromAnthropicMessages: the stream ended before message 'msg_01TruncatedAfterStop' did \(no message_delta with a stop_reason, no message_stop\) inside tool call 'toolu_01TidesCutStop000001' \(tide_table\), .* The connection was probably cut/,
+  ],
+  'truncated-mid-text.sse': [
+    'INCOMPLETE_STREAM',
+    /^fromAnthropicMessages: the stream ended before message 'msg_01TruncatedMidText00' did \(no message_delta with a stop_reason, no message_stop\), so the model's message is incomplete\. The text before it is kept\. The connection was probably cut/,
+  ],
   'max-tokens-in-tool-use.sse': [
     'INCOMPLETE_STREAM',
     /^fromAnthropicMessages: the model's output was cut by its max_tokens limit \(stop_reason: max_tokens\) inside tool call 'toolu_01NotesCutOpen000001' \(write_notes\), .* Raise max_tokens/,
@@ -247,6 +258,8 @@ describe('our own Anthropic Messages fixtures through fromAnthropicMessages, toA
       'server-tools.sse',
       'thinking-signature.sse',
       'tool-no-args.sse',
+      'truncated-after-tool-use-stop.sse',
+      'truncated-mid-text.sse',
       'truncated-mid-tool-use.sse',
       'two-tool-uses.sse',
     ]);
@@ -285,6 +298,13 @@ describe('our own Anthropic Messages fixtures through fromAnthropicMessages, toA
     const truncated = events('truncated-mid-tool-use.sse');
     expect(truncated.at(-1)).toMatchObject({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta' } });
     expect(truncated.some((event) => event.type === 'message_stop' || (event.type === 'content_block_stop' && event.index === 1))).toBe(false);
+    // Cut after the call's block stopped, and cut in text: no stop_reason, no message_stop.
+    const afterStop = events('truncated-after-tool-use-stop.sse');
+    expect(afterStop.at(-1)).toEqual({ type: 'content_block_stop', index: 1 });
+    expect(() => JSON.parse(afterStop.filter((event) => event.type === 'content_block_delta' && event.index === 1).map((event) => event.delta.partial_json).join(''))).toThrow();
+    const midText = events('truncated-mid-text.sse');
+    expect(midText.at(-1)).toMatchObject({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta' } });
+    for (const cut of [afterStop, midText]) expect(cut.some((event) => event.type === 'message_delta' || event.type === 'message_stop')).toBe(false);
     expect(blockTypes('server-tools.sse')).toEqual(['text', 'server_tool_use', 'web_search_tool_result', 'text', 'mcp_tool_use', 'mcp_tool_result', 'text']);
     expect(deltaTypes('server-tools.sse')).toContain('citations_delta');
   });

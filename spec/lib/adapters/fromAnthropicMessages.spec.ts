@@ -60,10 +60,24 @@ const result = (toolCallId: string, content: string): AgentEvent => ({ type: Eve
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
-const cutCall = (where: string, index: number, name: string, id: string, type = 'tool_use') =>
+const connectionCut = 'The connection was probably cut: retry the request, and check that the whole response body is read.';
+/** Why the stream (or its message) stopped before the message did, as the errors say it. */
+const atEnd = 'no message_delta with a stop_reason, no message_stop';
+const atNewMessage = 'a new message_start came before its stop_reason and message_stop';
+/** The error of a stream cut inside tool calls (`which`: "tool call 'id' (name), so its arguments are"). */
+const cutCall = (which: string, why = atEnd, message = "message 'msg_1'") =>
   new AguiRxError(
     'INCOMPLETE_STREAM',
-    `fromAnthropicMessages: the stream ${where} inside ${type} block ${index} (tool '${name}', call '${id}'), with no content_block_stop and no message_stop, so the call's arguments may be incomplete. The connection was probably cut: retry the request.`,
+    `fromAnthropicMessages: the stream ended before ${message} did (${why}) inside ${which} incomplete JSON and the call must not run. The text before it is kept. ${connectionCut}`,
+  );
+/** The error of a stream cut with no tool call open. */
+const cutMessage = (why = atEnd, message = "message 'msg_1'") =>
+  new AguiRxError('INCOMPLETE_STREAM', `fromAnthropicMessages: the stream ended before ${message} did (${why}), so the model's message is incomplete. The text before it is kept. ${connectionCut}`);
+/** The error of calls whose arguments are not JSON at a stop_reason that says the model was done. */
+const brokenCall = (reason: string, which: string, must = 'the call must') =>
+  new AguiRxError(
+    'INCOMPLETE_STREAM',
+    `fromAnthropicMessages: the model said its output was finished (stop_reason: ${reason}), but the arguments of ${which} are not valid JSON, so ${must} not run. The text before it is kept. Retry the request; if it keeps happening, the model (or server) writes broken arguments for this tool: simplify its parameters or use another model.`,
   );
 
 const limitCut = (which: string, limit = 'its max_tokens limit (stop_reason: max_tokens)', advice = 'Raise max_tokens (or ask for a shorter answer) and retry the request.') =>
@@ -235,10 +249,10 @@ describe('fromAnthropicMessages', () => {
 
     it('should keep state per subscription: a late subscriber knows no block it did not see open', () =>
       testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
-        const values: Marbles = { s: start(), b: textBlock(0), t: textDelta(0, 'Hi'), T: text('Hi') };
+        const values: Marbles = { s: start(), b: textBlock(0), t: textDelta(0, 'Hi'), z: stop, T: text('Hi') };
         const error = invalidEvent('content_block_delta for block 0, which no content_block_start opened (or which is closed). Is the stream cut or reordered?');
         // prettier-ignore
-        const e1 =   hot('-s-b---t--|', values);
+        const e1 =   hot('-s-b---t-z|', values);
         // prettier-ignore
         const sub2 =     '-----^     ';
         // prettier-ignore
@@ -258,17 +272,17 @@ describe('fromAnthropicMessages', () => {
 
     it('should start afresh on retry: the blocks of a failed attempt are forgotten', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const values: Marbles = { u: toolBlock(0, 'toolu_1', 'search'), q: blockStop(0), K: callStart('toolu_1', 'search', 'm-1'), L: callStart('toolu_1', 'search', 'm-2'), A: callArgs('toolu_1', '{}') };
+        const values: Marbles = { u: toolBlock(0, 'toolu_1', 'search'), q: blockStop(0), z: stop, K: callStart('toolu_1', 'search', 'm-1'), L: callStart('toolu_1', 'search', 'm-2'), A: callArgs('toolu_1', '{}') };
         // prettier-ignore
-        const first =  cold('-u-#      ', values);
+        const first =  cold('-u-#        ', values);
         // prettier-ignore
-        const second = cold('   -u-q-| ', values);
+        const second = cold('   -u-q-z-| ', values);
         // prettier-ignore
-        const firstSubs =   '^--!      ';
+        const firstSubs =   '^--!        ';
         // prettier-ignore
-        const secondSubs =  '---^----! ';
+        const secondSubs =  '---^------! ';
         // prettier-ignore
-        const expected =    '-K--L-A-| ';
+        const expected =    '-K--L-A---| ';
 
         let attempt = 0;
         const source$ = defer(() => (attempt++ === 0 ? first : second));
@@ -278,7 +292,7 @@ describe('fromAnthropicMessages', () => {
         expectSubscriptions(second.subscriptions).toBe(secondSubs);
       }));
 
-    it('should fail with INVALID_EVENT when the source completes inside a tool_use block, after the usage it holds', () =>
+    it('should fail with INCOMPLETE_STREAM when the source completes inside a tool_use block, after the usage it holds', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values: Marbles = {
           s: start(counts),
@@ -293,7 +307,7 @@ describe('fromAnthropicMessages', () => {
         // prettier-ignore
         const expected = '---K-A-(U#)';
 
-        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, cutCall('ended', 0, 'book', 'toolu_1'));
+        expectObservable(e1.pipe(fromAnthropicMessages())).toBe(expected, values, cutCall("tool call 'toolu_1' (book), so its arguments are"));
       }));
 
     it('should fail at message_delta max_tokens inside a tool call, after the usage it brings', () =>
@@ -348,12 +362,12 @@ describe('fromAnthropicMessages', () => {
   describe('text', () => {
     it('should name the message after message.id, in every text block, and send nothing for empty pieces', async () => {
       expect(
-        await adapt([start(), textBlock(0), textDelta(0, ''), textDelta(0, 'One'), blockStop(0), toolBlock(1, 't1', 'x'), blockStop(1), textBlock(2), textDelta(2, 'Two'), blockStop(2)]),
+        await adapt([start(), textBlock(0), textDelta(0, ''), textDelta(0, 'One'), blockStop(0), toolBlock(1, 't1', 'x'), blockStop(1), textBlock(2), textDelta(2, 'Two'), blockStop(2), stop]),
       ).toEqual([text('One'), callStart('t1', 'x'), callArgs('t1', '{}'), text('Two')]);
     });
 
     it('should send the text a block starts with', async () => {
-      expect(await adapt([start(), blockStart(0, { type: 'text', text: 'Pre' }), textDelta(0, 'fix'), blockStop(0)])).toEqual([text('Pre'), text('fix')]);
+      expect(await adapt([start(), blockStart(0, { type: 'text', text: 'Pre' }), textDelta(0, 'fix'), blockStop(0), stop])).toEqual([text('Pre'), text('fix')]);
     });
 
     it('should keep the text of a message cut short by max_tokens', async () => {
@@ -364,7 +378,7 @@ describe('fromAnthropicMessages', () => {
     });
 
     it('should mint a message id when content comes without message_start, or message.id is empty', async () => {
-      expect(await adapt([textBlock(0), textDelta(0, 'a'), blockStop(0), start({}, ''), textBlock(0), textDelta(0, 'b')], { generateId: sequentialIds('m-') })).toEqual([
+      expect(await adapt([textBlock(0), textDelta(0, 'a'), blockStop(0), stop, start({}, ''), textBlock(0), textDelta(0, 'b'), blockStop(0), stop], { generateId: sequentialIds('m-') })).toEqual([
         text('a', 'm-1'),
         text('b', 'm-2'),
       ]);
@@ -397,19 +411,20 @@ describe('fromAnthropicMessages', () => {
           thinkingDelta(2, 'More'),
           signatureDelta(2, 'EqQBsig2'),
           blockStop(2),
+          stop,
         ]),
       ).toEqual([reasoning('Hmm'), reasoning(', yes.'), encrypted('EqQBsig'), text('Yes'), reasoning('More', 'msg_1-reasoning-2'), encrypted('EqQBsig2', 'msg_1-reasoning-2')]);
     });
 
     it('should open the reasoning message explicitly when a signature comes without thinking text', async () => {
-      expect(await adapt([start({}), thinkingBlock(0), thinkingDelta(0, ''), signatureDelta(0, 'EqQBsig'), blockStop(0)])).toEqual([
+      expect(await adapt([start({}), thinkingBlock(0), thinkingDelta(0, ''), signatureDelta(0, 'EqQBsig'), blockStop(0), stop])).toEqual([
         reasoningStart('msg_1-reasoning-0'),
         encrypted('EqQBsig'),
       ]);
     });
 
     it('should make a redacted_thinking block an empty reasoning message whose encrypted value is its data', async () => {
-      expect(await adapt([start({}), blockStart(0, { type: 'redacted_thinking', data: 'EmwKredacted' }), blockStop(0)])).toEqual([
+      expect(await adapt([start({}), blockStart(0, { type: 'redacted_thinking', data: 'EmwKredacted' }), blockStop(0), stop])).toEqual([
         reasoningStart('msg_1-reasoning-0', { anthropic: { type: 'redacted_thinking' } }),
         encrypted('EmwKredacted'),
       ]);
@@ -456,12 +471,13 @@ describe('fromAnthropicMessages', () => {
           toolBlock(1, 'toolu_b', 'wind'),
           jsonDelta(1, '{"at":1}'),
           blockStop(1),
+          stop,
         ]),
       ).toEqual([callStart('toolu_a', 'tides'), callArgs('toolu_a', '{"harbour":'), callArgs('toolu_a', '"Oban"}'), callStart('toolu_b', 'wind'), callArgs('toolu_b', '{"at":1}')]);
     });
 
     it('should give a tool without arguments {}, with no fragment or only empty ones', async () => {
-      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'now'), blockStop(0), toolBlock(1, 'toolu_b', 'now'), jsonDelta(1, ''), blockStop(1)])).toEqual([
+      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'now'), blockStop(0), toolBlock(1, 'toolu_b', 'now'), jsonDelta(1, ''), blockStop(1), stop])).toEqual([
         callStart('toolu_a', 'now'),
         callArgs('toolu_a', '{}'),
         callStart('toolu_b', 'now'),
@@ -470,7 +486,7 @@ describe('fromAnthropicMessages', () => {
     });
 
     it('should send the input a block starts with when no fragment follows', async () => {
-      expect(await adapt([start(), toolBlock(0, 'mcptoolu_1', 'ferry', { route: 'oban' }, 'mcp_tool_use'), blockStop(0)])).toEqual([
+      expect(await adapt([start(), toolBlock(0, 'mcptoolu_1', 'ferry', { route: 'oban' }, 'mcp_tool_use'), blockStop(0), stop])).toEqual([
         callStart('mcptoolu_1', 'ferry'),
         callArgs('mcptoolu_1', '{"route":"oban"}'),
       ]);
@@ -487,7 +503,7 @@ describe('fromAnthropicMessages', () => {
     it('should fail when a new message starts while a tool_use block is open', async () => {
       const { sent, error } = await failure([start(), toolBlock(0, 'toolu_a', 'book'), jsonDelta(0, '{"a"'), start({}, 'msg_2')]);
       expect(sent).toEqual([callStart('toolu_a', 'book'), callArgs('toolu_a', '{"a"')]);
-      expect(error).toEqual(cutCall('began a new message', 0, 'book', 'toolu_a'));
+      expect(error).toEqual(cutCall("tool call 'toolu_a' (book), so its arguments are", atNewMessage));
     });
 
     it('should end a truncated call with RUN_ERROR under toAgui, not RUN_FINISHED', async () => {
@@ -496,7 +512,7 @@ describe('fromAnthropicMessages', () => {
         {
           type: EventType.RUN_ERROR,
           code: 'INCOMPLETE_STREAM',
-          message: cutCall('ended', 0, 'server_tool', 'toolu_a', 'server_tool_use').message,
+          message: cutCall("tool call 'toolu_a' (server_tool), so its arguments are").message,
           usage: [{ inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' }],
         },
       ]);
@@ -556,9 +572,8 @@ describe('fromAnthropicMessages', () => {
       );
     });
 
-    it('should keep a call whose arguments are whole, and a cut call under another stop reason', async () => {
+    it('should keep a call whose arguments are whole', async () => {
       expect(await adapt([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": 1}'), messageDelta('max_tokens', {}), stop])).toEqual([callStart('toolu_a', 'one'), callArgs('toolu_a', '{"a": 1}')]);
-      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": '), messageDelta('end_turn', {}), stop])).toEqual([callStart('toolu_a', 'one'), callArgs('toolu_a', '{"a": ')]);
     });
 
     it('should end the run with RUN_ERROR carrying the usage, and leave the text and what was streamed of the call in the client', async () => {
@@ -577,6 +592,92 @@ describe('fromAnthropicMessages', () => {
       expect(run.messages).toEqual([
         expect.objectContaining({ role: 'assistant', id: 'msg_1', content: 'Saving.', toolCalls: [{ id: 'toolu_a', type: 'function', function: { name: 'save', arguments: '{"day": "Tue' } }] }),
       ]);
+    });
+  });
+
+  describe('a stream cut before its message ended', () => {
+    const usage = { inputTokens: 10, outputTokens: 1, totalTokens: 11, model: 'claude-test' };
+
+    it('should end in RUN_ERROR naming the call when the stream stops after a tool_use block whose arguments are cut, keeping the text and usage', async () => {
+      const inputs = [start(counts), textBlock(0), textDelta(0, 'Looking it up.'), blockStop(0), toolBlock(1, 'toolu_1', 'search'), jsonDelta(1, '{"q":'), blockStop(1)];
+      const { sent, error } = await failure(inputs);
+      expect(error).toEqual(cutCall("tool call 'toolu_1' (search), so its arguments are"));
+      expect(sent).toEqual([text('Looking it up.'), callStart('toolu_1', 'search'), callArgs('toolu_1', '{"q":'), tokenUsage(usage)]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toEqual({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM', message: error instanceof Error ? error.message : '', usage: [usage] });
+      expect(run.messages).toEqual([
+        expect.objectContaining({ role: 'assistant', id: 'msg_1', content: 'Looking it up.', toolCalls: [{ id: 'toolu_1', type: 'function', function: { name: 'search', arguments: '{"q":' } }] }),
+      ]);
+    });
+
+    it('should end in RUN_ERROR saying the message is incomplete when no call is open, keeping the text and whole calls', async () => {
+      const inputs = [start(counts), toolBlock(0, 'toolu_1', 'search'), jsonDelta(0, '{"q": 1}'), blockStop(0), textBlock(1), textDelta(1, 'High water is at')];
+      const { sent, error } = await failure(inputs);
+      expect(error).toEqual(cutMessage());
+      expect(sent).toEqual([callStart('toolu_1', 'search'), callArgs('toolu_1', '{"q": 1}'), text('High water is at'), tokenUsage(usage)]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toEqual({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM', message: cutMessage().message, usage: [usage] });
+      expect(run.messages).toEqual([expect.objectContaining({ role: 'assistant', id: 'msg_1', content: 'High water is at' })]);
+    });
+
+    it('should count content without message_start, and a message_start with no content, as a message begun', async () => {
+      expect((await failure([start(counts)])).error).toEqual(cutMessage());
+      const { error } = await collect(from([textBlock(0), textDelta(0, 'a')]).pipe(fromAnthropicMessages({ generateId: sequentialIds('m-') }))).then(
+        () => ({ error: undefined }),
+        (error: unknown) => ({ error }),
+      );
+      expect(error).toEqual(cutMessage(atEnd, "message 'm-1'"));
+    });
+
+    it('should fail when a new message starts before the previous one ended, with no call open', async () => {
+      const { sent, error } = await failure([start(), textBlock(0), textDelta(0, 'One'), blockStop(0), start({}, 'msg_2'), textBlock(0), textDelta(0, 'Two')]);
+      expect(error).toEqual(cutMessage(atNewMessage));
+      expect(sent).toEqual([text('One')]);
+    });
+
+    it('should accept a message whose stop_reason came but whose message_stop did not, ending its open calls', async () => {
+      const inputs = [start(counts), toolBlock(0, 'toolu_a', 'now'), messageDelta('tool_use', { output_tokens: 4 })];
+      expect(await adapt(inputs)).toEqual([callStart('toolu_a', 'now'), callArgs('toolu_a', '{}'), tokenUsage({ ...usage, outputTokens: 4, totalTokens: 14 })]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(run.messages).toEqual([expect.objectContaining({ role: 'assistant', id: 'msg_1', toolCalls: [{ id: 'toolu_a', type: 'function', function: { name: 'now', arguments: '{}' } }] })]);
+    });
+
+    it('should complete with nothing for a stream that holds no message', async () => {
+      expect(await adapt([ping, ping])).toEqual([]);
+    });
+  });
+
+  describe('a tool call whose arguments are not JSON when the model says it is done', () => {
+    it('should end in RUN_ERROR naming the call, after the text, fragments and usage, for any stop_reason that is not a cut', async () => {
+      const inputs = [start(counts), textBlock(0), textDelta(0, 'Saving.'), blockStop(0), toolBlock(1, 'toolu_a', 'save'), jsonDelta(1, '{"day": '), blockStop(1), messageDelta('tool_use', { output_tokens: 30 }), stop];
+      const { sent, error } = await failure(inputs);
+      expect(error).toEqual(brokenCall('tool_use', "tool call 'toolu_a' (save)"));
+      expect(sent).toEqual([text('Saving.'), callStart('toolu_a', 'save'), callArgs('toolu_a', '{"day": '), tokenUsage({ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' })]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toEqual({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: brokenCall('tool_use', "tool call 'toolu_a' (save)").message,
+        usage: [{ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' }],
+      });
+      expect(run.messages).toEqual([
+        expect.objectContaining({ role: 'assistant', id: 'msg_1', content: 'Saving.', toolCalls: [{ id: 'toolu_a', type: 'function', function: { name: 'save', arguments: '{"day": ' } }] }),
+      ]);
+      // end_turn, with the block still open, and several calls.
+      expect((await failure([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": '), toolBlock(1, 'toolu_b', 'two'), jsonDelta(1, '[1,'), messageDelta('end_turn', {}), stop])).error).toEqual(
+        brokenCall('end_turn', "tool calls 'toolu_a' (one), 'toolu_b' (two)", 'the calls must'),
+      );
+    });
+
+    it('should take a call with no fragment as a call without arguments, not a broken one', async () => {
+      expect(await adapt([start(), toolBlock(0, 'toolu_a', 'now'), jsonDelta(0, ''), messageDelta('tool_use', {}), stop])).toEqual([callStart('toolu_a', 'now'), callArgs('toolu_a', '{}')]);
+    });
+
+    it('should say a refusal cut the call, after the refusal event', async () => {
+      const { sent, error } = await failure([start(), toolBlock(0, 'toolu_a', 'one'), jsonDelta(0, '{"a": '), messageDelta('refusal', {}), stop]);
+      expect(error).toEqual(limitCut("tool call 'toolu_a' (one), so its arguments are", 'a refusal (stop_reason: refusal)', 'The model declined to go on (see the anthropic.refusal event): rephrase the request.'));
+      expect(sent.at(-1)).toEqual({ type: EventType.CUSTOM, name: 'anthropic.refusal', value: { messageId: 'msg_1' } });
     });
   });
 
@@ -599,6 +700,7 @@ describe('fromAnthropicMessages', () => {
           blockStart(4, { type: 'web_fetch_tool_result' } as never),
           blockStart(5, { type: 'container_upload', file_id: 'f1' } as never),
           delta(5, { type: 'citations_delta', citation: {} }),
+          stop,
           ],
           { onDiagnostic },
         ),
@@ -744,9 +846,9 @@ describe('fromAnthropicMessages', () => {
 
   describe('raw', () => {
     it('should send each event as RAW before the events made from it, ping and unknown types included', async () => {
-      const inputs = [start(), ping, bad({ type: 'future_event', x: 1 }), textBlock(0), textDelta(0, 'Hi')];
+      const inputs = [start(), ping, bad({ type: 'future_event', x: 1 }), textBlock(0), textDelta(0, 'Hi'), stop];
       const raw = (event: AnthropicStreamEvent): AgentEvent => ({ type: EventType.RAW, event, source: 'anthropic' });
-      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), raw(inputs[2]), raw(inputs[3]), raw(inputs[4]), text('Hi')]);
+      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), raw(inputs[2]), raw(inputs[3]), raw(inputs[4]), text('Hi'), raw(inputs[5])]);
       expect(await adapt(inputs)).toEqual([text('Hi')]);
     });
   });

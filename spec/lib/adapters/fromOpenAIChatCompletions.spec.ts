@@ -490,6 +490,10 @@ describe('fromOpenAIChatCompletions', () => {
 
   describe('content parts (Mistral)', () => {
     const parts = (...content: ChatCompletionContentPart[]) => chunk({ content });
+    const noText = (where: string) =>
+      `fromOpenAIChatCompletions dropped a 'text' content part without a 'text' string (${where}): it carries nothing to show. Later 'text' parts without text in this stream are dropped without another warning.`;
+    const noParts = (where: string, thinking: string) =>
+      `fromOpenAIChatCompletions dropped a 'thinking' content part without parts (${where}): its 'thinking' is ${thinking}, where a list of text parts such as [{ type: 'text', text: 'Hi' }] was expected. Later 'thinking' parts without parts in this stream are dropped without another warning.`;
     const thinking = (...texts: string[]): ChatCompletionContentPart => ({ type: 'thinking', thinking: texts.map((piece) => ({ type: 'text' as const, text: piece })) });
 
     it('should send text parts as text and the text parts of thinking as reasoning, in their order', async () => {
@@ -505,10 +509,41 @@ describe('fromOpenAIChatCompletions', () => {
       ).toEqual([reasoning('Boils'), reasoning(' lower'), reasoning(' up high.'), text('About'), text(' 90'), text(' °C.')]);
     });
 
-    it('should read a thinking given as a string, and send nothing for empty or absent pieces', async () => {
-      expect(await adapt([parts({ type: 'thinking', thinking: 'so' } as unknown as ChatCompletionContentPart), parts({ type: 'thinking', thinking: [] }), parts({ type: 'text' } as ChatCompletionContentPart), chunk({ content: [] })])).toEqual([
-        reasoning('so'),
+    it('should read a thinking given as a string, send nothing for empty or absent pieces, and tell onDiagnostic of parts without content', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(
+        await adapt(
+          [parts({ type: 'thinking', thinking: 'so' } as unknown as ChatCompletionContentPart), parts({ type: 'thinking', thinking: [] }), parts({ type: 'text' } as ChatCompletionContentPart), chunk({ content: [] })],
+          { onDiagnostic },
+        ),
+      ).toEqual([reasoning('so')]);
+      expect(messages).toEqual([noParts('choices[0].delta.content[0]', 'an array of 0'), noText('choices[0].delta.content[0]')]);
+    });
+
+    it('should drop a text part without text, a thinking part without parts and a part of an unknown type, each kind told once per stream, and empty text silently', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const inputs: Input[] = [
+        parts({ type: 'text', text: 'Hi' }),
+        parts({ type: 'text', text: '' }, { type: 'text' } as ChatCompletionContentPart),
+        parts({ type: 'text', text: null } as unknown as ChatCompletionContentPart),
+        parts({ type: 'thinking', thinking: [{ type: 'text' } as never] }),
+        parts({ type: 'thinking' } as unknown as ChatCompletionContentPart),
+        parts({ type: 'thinking', thinking: null } as unknown as ChatCompletionContentPart, { type: 'thinking', thinking: [] }),
+        parts({ type: 'thinking', thinking: '' } as unknown as ChatCompletionContentPart, thinking('')),
+        parts({ type: 'audio_chunk', data: 'AA' } as never, { type: 'text', text: ' there' }),
+        parts({ type: 'audio_chunk', data: 'BB' } as never),
+        finish('stop'),
+      ];
+      const adapted$ = from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic }));
+      expect(await collect(adapted$)).toEqual([text('Hi'), text(' there')]);
+      expect(messages).toEqual([
+        noText('choices[0].delta.content[1]'),
+        noParts('choices[0].delta.content[0]', 'undefined'),
+        "fromOpenAIChatCompletions dropped a 'audio_chunk' content part (choices[0].delta.content[0]): it has no AG-UI text or reasoning form, as only 'text' parts and the text of 'thinking' parts are read. Later 'audio_chunk' parts of this stream are dropped without another warning.",
       ]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic: () => undefined }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', content: 'Hi there' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
     });
 
     it('should drop parts without a text form, telling onDiagnostic once per type per subscription', async () => {
@@ -602,12 +637,11 @@ describe('fromOpenAIChatCompletions', () => {
       expect(error).toEqual(lengthCut("tool call 'fn-1' (lookup), so its arguments are"));
     });
 
-    it('should keep a call whose arguments are whole, and a call cut by another finish_reason', async () => {
+    it('should keep a call whose arguments are whole', async () => {
       expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), toolPiece(0, { args: ' 1} ' }), finish('length'), '[DONE]'])).toEqual([
         callStart('call-1', 'f', '{"a":'),
         callArgs('call-1', ' 1} '),
       ]);
-      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), finish('stop'), '[DONE]'])).toEqual([callStart('call-1', 'f', '{"a":')]);
       // Text cut by length, with no call, is kept as before.
       expect(await adapt([chunk({ content: 'The storm hit' }), finish('length'), '[DONE]'])).toEqual([text('The storm hit')]);
     });
@@ -646,6 +680,94 @@ describe('fromOpenAIChatCompletions', () => {
       expect(run.messages).toEqual([
         expect.objectContaining({ role: 'assistant', id: 'cmpl-1', content: 'Filing.', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'file_report', arguments: '{"title": "Q3' } }] }),
       ]);
+    });
+  });
+
+  describe('a tool call whose arguments are not JSON at a finish the model gave', () => {
+    const broken = (reason: string, which: string, must = 'the call must') =>
+      new AguiRxError(
+        'INCOMPLETE_STREAM',
+        `fromOpenAIChatCompletions: the model said its output was finished (finish_reason: ${reason}), but the arguments of ${which} are not valid JSON, so ${must} not run. The text before it is kept. Retry the request; if it keeps happening, the model (or server) writes broken arguments for this tool: simplify its parameters or use another model.`,
+      );
+    const usage = { inputTokens: 9, outputTokens: 20, totalTokens: 29, model: 'gpt-test' };
+
+    it('should end in RUN_ERROR naming the call at finish_reason tool_calls, after the text, pieces and usage', async () => {
+      const inputs: Input[] = [
+        chunk({ content: 'Filing.' }),
+        toolPiece(0, { id: 'call-1', name: 'file_report', args: '{"title": ' }),
+        toolPiece(0, { args: '"Q3"' }),
+        finish('tool_calls'),
+        usageChunk({ prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 }),
+        '[DONE]',
+      ];
+      const events: AgentEvent[] = [];
+      const error = await errorOf(collect(from(inputs).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))));
+      expect(error).toEqual(broken('tool_calls', "tool call 'call-1' (file_report)"));
+      expect(events).toEqual([text('Filing.'), callStart('call-1', 'file_report', '{"title": '), callArgs('call-1', '"Q3"'), tokenUsage(usage)]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toEqual({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM', message: broken('tool_calls', "tool call 'call-1' (file_report)").message, usage: [usage] });
+      expect(run.messages).toEqual([
+        expect.objectContaining({ role: 'assistant', id: 'cmpl-1', content: 'Filing.', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'file_report', arguments: '{"title": "Q3"' } }] }),
+      ]);
+    });
+
+    it('should say so for stop and the legacy function_call too, naming only the broken calls', async () => {
+      expect(
+        await failure([
+          toolPiece(0, { id: 'call-a', name: 'one', args: '{"a": 1}' }),
+          toolPiece(1, { id: 'call-b', name: 'two', args: '{"b": [' }),
+          toolPiece(2, { id: 'call-c', name: 'three', args: 'not json' }),
+          finish('stop'),
+          '[DONE]',
+        ]),
+      ).toEqual(broken('stop', "tool calls 'call-b' (two), 'call-c' (three)", 'the calls must'));
+      expect(await errorOf(adapt([chunk({ function_call: { name: 'lookup', arguments: '{"id":' } }), finish('function_call')], { generateId: sequentialIds('fn-') }))).toEqual(
+        broken('function_call', "tool call 'fn-1' (lookup)"),
+      );
+    });
+
+    it('should take a call with empty arguments as a call without arguments, and fail when the next completion begins', async () => {
+      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'now' }), finish('tool_calls'), '[DONE]'])).toEqual([callStart('call-1', 'now')]);
+      const events: AgentEvent[] = [];
+      const error = await errorOf(
+        collect(from<Input[]>([toolPiece(0, { id: 'call-1', name: 'f', args: '{' }), finish('tool_calls'), chunk({ content: 'next' }, { id: 'cmpl-2' })]).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))),
+      );
+      expect(error).toEqual(broken('tool_calls', "tool call 'call-1' (f)"));
+      expect(events).toEqual([callStart('call-1', 'f', '{')]);
+    });
+
+    it('should say content_filter cut the call, as length does', async () => {
+      expect(await failure([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a": "' }), finish('content_filter'), '[DONE]'])).toEqual(
+        new AguiRxError(
+          'INCOMPLETE_STREAM',
+          "fromOpenAIChatCompletions: the model's output was cut by the provider's content filter (finish_reason: content_filter) inside tool call 'call-1' (f), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Rephrase the request (or check the content filter settings) and retry it.",
+        ),
+      );
+    });
+  });
+
+  describe('text between the argument pieces of one call', () => {
+    it('should keep every piece on the one call, whatever text or reasoning comes between them', async () => {
+      const inputs: Input[] = [
+        toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }),
+        chunk({ content: 'x' }),
+        chunk({ reasoning_content: 'hm' }),
+        toolPiece(0, { args: '1}' }),
+        finish('tool_calls'),
+        '[DONE]',
+      ];
+      const events = await adapt(inputs);
+      expect(events).toEqual([callStart('call-1', 'f', '{"a":'), text('x'), reasoning('hm'), callArgs('call-1', '1}')]);
+      // The adapter never closes or re-keys the call: every piece names the one id.
+      const ids = events.filter((event) => event.type === EventType.TOOL_CALL_CHUNK).map((event) => (event as { toolCallId: string }).toolCallId);
+      expect(new Set(ids)).toEqual(new Set(['call-1']));
+      // Whatever the downstream tracker makes of the text between, the client gets one call with the whole arguments.
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })));
+      const calls = run.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []));
+      expect(calls).toEqual([{ id: 'call-1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }]);
+      expect(run.messages.map((message) => [message.role, (message as { content?: string }).content ?? ''])).toEqual(
+        expect.arrayContaining([['reasoning', 'hm']]),
+      );
     });
   });
 
