@@ -79,3 +79,14 @@ export function toolItemResult(item: Fields, input: readonly string[] = []): str
 export function jsonStringPiece(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
+
+/**
+ * Whether a stream event type reports the progress of a tool item of the table
+ * (`response.mcp_call_arguments.delta`, `response.code_interpreter_call_code.delta`,
+ * `response.web_search_call.searching` …): what it streams, the whole item carries when done.
+ */
+export function isToolItemProgress(eventType: string): boolean {
+  const subject = eventType.split('.')[1] ?? '';
+  for (const type of toolItemForms.keys()) if (subject === type || subject.startsWith(`${type}_`)) return true;
+  return false;
+}

@@ -40,8 +40,19 @@ export function cutToolCallError(adapter: string, limit: string, calls: readonly
  * model that its output ended (`when`: where it stopped): the connection was cut.
  */
 export function endedInToolCallError(adapter: string, when: string, calls: readonly StreamedCall[]): AguiRxError {
-  return incomplete(adapter, `the stream ended ${when}`, calls, 'The connection was probably cut: retry the request, and check that the whole response body is read.');
+  return incomplete(adapter, `the stream ended ${when}`, calls, cutConnection);
 }
+
+/**
+ * The `INCOMPLETE_STREAM` error of a stream that stopped outside any tool call but before the
+ * event that ends the model's output (`when`: what did not come): the connection was cut, so
+ * the output may be missing its end even though every event read was whole.
+ */
+export function endedEarlyError(adapter: string, when: string): AguiRxError {
+  return new AguiRxError('INCOMPLETE_STREAM', `${adapter}: the stream ended ${when}, so the model's output may be cut short. The text before it is kept. ${cutConnection}`);
+}
+
+const cutConnection = 'The connection was probably cut: retry the request, and check that the whole response body is read.';
 
 function incomplete(adapter: string, what: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
   const named = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');

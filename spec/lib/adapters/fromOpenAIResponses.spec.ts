@@ -64,6 +64,9 @@ const callStart = (toolCallId: string, toolCallName: string, delta?: string, par
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
+/** The error of a stream cut outside any tool call. */
+const endedEarly = (when: string) =>
+  `fromOpenAIResponses: the stream ended ${when}, so the model's output may be cut short. The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.`;
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromOpenAIResponses received a malformed Responses API event: ${detail}`);
 
 /** Every event the adapter makes of the given inputs. */
@@ -133,16 +136,17 @@ describe('fromOpenAIResponses', () => {
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
-    it('should complete when the source is empty', () =>
+    it('should fail with INCOMPLETE_STREAM when the source is empty: a Responses stream always ends a response', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new AguiRxError('INCOMPLETE_STREAM', endedEarly('without any response (no response.created, response.completed, response.incomplete or response.failed)'));
         // prettier-ignore
         const e1 = cold<ResponseStreamEvent>('|   ');
         // prettier-ignore
         const e1subs =                       '(^!)';
         // prettier-ignore
-        const expected =                     '|   ';
+        const expected =                     '#   ';
 
-        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected);
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, undefined, error);
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
@@ -257,7 +261,7 @@ describe('fromOpenAIResponses', () => {
 
     it('should start afresh on retry: the calls of a failed attempt are forgotten', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const values: Marbles = { f: callAdded(0, 'call_1', 'search', '{"q":'), k: callStart('call_1', 'search', '{"q":') };
+        const values: Marbles = { f: callAdded(0, 'call_1', 'search'), k: callStart('call_1', 'search') };
         // prettier-ignore
         const first =  cold('-f-#      ', values);
         // prettier-ignore
@@ -321,9 +325,9 @@ describe('fromOpenAIResponses', () => {
 
   describe('raw', () => {
     it('should send each event as RAW before the events made from it', async () => {
-      const inputs = [created(), textDelta(0, 'Hi'), { type: 'response.web_search_call.searching', output_index: 1 }];
+      const inputs = [created(), textDelta(0, 'Hi'), { type: 'response.web_search_call.searching', output_index: 1 }, completed()];
       const raw = (event: unknown): AgentEvent => ({ type: EventType.RAW, event, source: 'openai-responses' });
-      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), text('Hi'), raw(inputs[2])]);
+      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), text('Hi'), raw(inputs[2]), raw(inputs[3])]);
     });
 
     it('should send the failing event as RAW before the error', async () => {
@@ -351,23 +355,26 @@ describe('fromOpenAIResponses', () => {
 
     it('should send refusal deltas as the assistant text', async () => {
       expect(
-        await adapt([created(), messageAdded(0), { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }, { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't" }]),
+        await adapt([created(), messageAdded(0), { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }, { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't" }, completed()]),
       ).toEqual([text("I can't")]);
     });
 
     it('should send text that only arrives whole, in output_text.done, content_part.done or output_item.done', async () => {
-      expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole')])).toEqual([text('Whole')]);
+      expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole'), completed()])).toEqual([text('Whole')]);
       expect(
-        await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }]),
+        await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }, completed()]),
       ).toEqual([text('Part')]);
       expect(await adapt([created(), messageAdded(0), textDone(0, 'Once'), messageDone(0, ['Once']), completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Once' }] }] })])).toEqual([text('Once')]);
     });
 
-    it('should send a whole text only for a part no delta wrote: the streamed text stands, and a difference is reported once', async () => {
-      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there'])]);
-      expect(events).toEqual([text('Hel'), text(' there')]);
-      expect(diagnostics).toEqual([
-          `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 3 on (streamed "", whole "lo"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+    it('should send the rest of a whole text its deltas began, and a whole text no delta wrote; one that disagrees leaves the streamed text, reported once', async () => {
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there']), completed()]);
+      expect(events).toEqual([text('Hel'), text('lo'), text(' there')]);
+      expect(diagnostics).toEqual([]);
+      const disagreeing = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hey!'), messageDone(0, ['Hey!']), completed()]);
+      expect(disagreeing.events).toEqual([text('Hel')]);
+      expect(disagreeing.diagnostics).toEqual([
+        `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 2 on (streamed "l", whole "y!"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
       ]);
     });
 
@@ -405,19 +412,24 @@ describe('fromOpenAIResponses', () => {
       ).toEqual([text('Only here'), callStart('call_1', 'search', '{}')]);
     });
 
-    it('should keep the text of an incomplete response and send its usage', async () => {
-      expect(
-        await adapt([
-          created(),
-          messageAdded(0),
-          textDelta(0, 'The storm hit'),
-          { type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 3 } }) },
-        ]),
-      ).toEqual([text('The storm hit'), tokenUsage({ inputTokens: 5, outputTokens: 3, model: 'gpt-test' })]);
+    it('should keep the text of an incomplete response and send its usage, reporting the reason', async () => {
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'The storm hit'),
+        { type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 3 } }) },
+      ]);
+      expect(events).toEqual([text('The storm hit'), tokenUsage({ inputTokens: 5, outputTokens: 3, model: 'gpt-test' })]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.",
+      ]);
     });
 
-    it('should keep text cut off by the end of the source', async () => {
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'The storm')])).toEqual([text('The storm')]);
+    it('should keep text cut off by the end of the source, and fail with INCOMPLETE_STREAM', async () => {
+      const events: AgentEvent[] = [];
+      const error = await new Promise((resolve) => from([created(), messageAdded(0), textDelta(0, 'The storm')]).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve }));
+      expect(events).toEqual([text('The storm')]);
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', endedEarly("before response 'resp_1' did (no response.completed, response.incomplete or response.failed)")));
     });
   });
 
@@ -433,8 +445,9 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.reasoning_summary_part.done', item_id: 'rs_1', output_index: 0, summary_index: 1, part: { type: 'summary_text', text: '**Check** twice' } },
           messageAdded(1),
           textDelta(1, 'Yes'),
+          completed(),
         ]),
-      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), text('Yes')]);
+      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), reasoning(' twice'), text('Yes')]);
     });
 
     it('should send reasoning_text deltas as reasoning', async () => {
@@ -445,6 +458,7 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'ing' },
           { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'thinking' },
+          completed(),
         ]),
       ).toEqual([reasoning('think'), reasoning('ing')]);
     });
@@ -468,12 +482,12 @@ describe('fromOpenAIResponses', () => {
       expect(events).toEqual([reasoning('Add them.'), text('Sum:'), callStart('call_1', 'add'), callArgs('call_1', '{"a":1}')]);
       expect(diagnostics).toEqual([]);
       // A reasoning item that only has its parts whole.
-      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.')])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
+      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.'), completed()])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
     });
 
     it('should drop a content part with no AG-UI form, reporting its type once', async () => {
       const audio = (output_index: number): ResponseStreamEvent => ({ type: 'response.content_part.done', item_id: 'msg_1', output_index, content_index: 1, part: { type: 'output_audio', data: 'AAAA' } });
-      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi'])]);
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi']), completed()]);
       expect(events).toEqual([text('Hi')]);
       expect(diagnostics).toEqual([
         `fromOpenAIResponses dropped a content part of type "output_audio" (response.content_part.done.part): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
@@ -482,14 +496,14 @@ describe('fromOpenAIResponses', () => {
 
     it('should fill in reasoning that only arrives in output_item.done', async () => {
       expect(
-        await adapt([created(), reasoningAdded(0), { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }] } }]),
+        await adapt([created(), reasoningAdded(0), { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }] } }, completed()]),
       ).toEqual([reasoning('A'), reasoning('\n\nB')]);
     });
   });
 
   describe('tool calls', () => {
     it('should use call_id as toolCallId and the response as parent, also when the call comes before any text', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), messageAdded(1, 'msg_2'), textDelta(1, 'Searching.', 0, 'msg_2')])).toEqual([
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), messageAdded(1, 'msg_2'), textDelta(1, 'Searching.', 0, 'msg_2'), completed()])).toEqual([
         callStart('call_1', 'search'),
         callArgs('call_1', '{"q"'),
         callArgs('call_1', ':1}'),
@@ -498,7 +512,7 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should give a call the message its response last wrote as parent', async () => {
-      expect(await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'A'), messageAdded(1, 'msg_b'), textDelta(1, 'B'), callAdded(2, 'call_1', 'search', '{}'), argsDone(2, '{}')])).toEqual([
+      expect(await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'A', 0, 'msg_a'), messageAdded(1, 'msg_b'), textDelta(1, 'B', 0, 'msg_b'), callAdded(2, 'call_1', 'search', '{}'), argsDone(2, '{}'), completed()])).toEqual([
         text('A'),
         text('B', 'msg_b'),
         callStart('call_1', 'search', '{}', 'msg_b'),
@@ -506,7 +520,7 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should keep interleaved argument deltas of two calls apart by output_index', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_a', 'one'), callAdded(1, 'call_b', 'two'), argsDelta(0, '{"x"'), argsDelta(1, '{"y"'), argsDelta(0, ':1}'), argsDelta(1, ':2}'), argsDone(1, '{"y":2}'), argsDone(0, '{"x":1}')])).toEqual([
+      expect(await adapt([created(), callAdded(0, 'call_a', 'one'), callAdded(1, 'call_b', 'two'), argsDelta(0, '{"x"'), argsDelta(1, '{"y"'), argsDelta(0, ':1}'), argsDelta(1, ':2}'), argsDone(1, '{"y":2}'), argsDone(0, '{"x":1}'), completed()])).toEqual([
         callStart('call_a', 'one'),
         callStart('call_b', 'two'),
         callArgs('call_a', '{"x"'),
@@ -517,16 +531,16 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should send arguments that only arrive whole, in arguments.done or output_item.done', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDone(0, '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q"'), callArgs('call_1', ':1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDone(0, '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q"'), callArgs('call_1', ':1}')]);
     });
 
     it('should hold deltas of a call not yet named until its item names it', async () => {
-      expect(await adapt([created(), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search', '{"q":1}')]);
+      expect(await adapt([created(), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search', '{"q":1}')]);
       // No output item at all: the call keeps a minted id, and its response one too.
       expect(
-        await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }], { generateId: sequentialIds() }),
+        await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }, completed()], { generateId: sequentialIds() }),
       ).toEqual([callStart('id-2', 'ping', '{}', 'id-1')]);
     });
   });
@@ -550,7 +564,7 @@ describe('fromOpenAIResponses', () => {
       const args = events.filter((event) => event.type === EventType.TOOL_CALL_CHUNK).map((event) => (event as { delta?: string }).delta ?? '').join('');
       expect(JSON.parse(args)).toEqual({ input: 'SELECT "a"\nFROM t' });
       // Input that only arrives whole.
-      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' })])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
+      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' }), completed()])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
     });
 
     it('should make client-executed items pending calls named by their type, their input fields the arguments', async () => {
@@ -645,8 +659,8 @@ describe('fromOpenAIResponses', () => {
         "fromOpenAIResponses has no AG-UI form for output items of type 'image_generation_call' (the first at output_index 0): each is sent only as a RAW event. Read them from RAW, or from the response itself.",
       ]);
       // With raw: true the item's events already went out as RAW: none is added.
-      const withRaw = await adaptReporting([created(), itemDone(0, image('ig_1'))], { raw: true });
-      expect(withRaw.events.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['response.created', 'response.output_item.done']);
+      const withRaw = await adaptReporting([created(), itemDone(0, image('ig_1')), completed()], { raw: true });
+      expect(withRaw.events.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['response.created', 'response.output_item.done', 'response.completed']);
       expect(withRaw.diagnostics).toHaveLength(1);
     });
   });
@@ -659,12 +673,17 @@ describe('fromOpenAIResponses', () => {
     const cutMessage = (name: string, id: string, limit = 'its token limit (max_output_tokens)') =>
       `fromOpenAIResponses: the model's output was cut by ${limit} inside tool call '${id}' (${name}), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`;
 
-    /** The events sent before the error, and the error. */
-    async function cut(inputs: ResponseStreamEvent[]) {
+    /** The events sent before the error, and the error; the adapter reports `diagnostics` and nothing else. */
+    async function cut(inputs: ResponseStreamEvent[], diagnostics: string[] = []) {
       const events: AgentEvent[] = [];
-      const error = await new Promise((resolve) => from(inputs).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve, complete: () => resolve(undefined) }));
+      const sink = diagnosticsSink();
+      const error = await new Promise((resolve) =>
+        from(inputs).pipe(fromOpenAIResponses({ onDiagnostic: sink.onDiagnostic })).subscribe({ next: (event) => events.push(event), error: resolve, complete: () => resolve(undefined) }),
+      );
+      expect(sink.messages).toEqual(diagnostics);
       return { events, error };
     }
+    const incompleteNote = "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.";
 
     it('should keep the text and the arguments streamed, then fail naming the call, when response.incomplete ends a call never done', async () => {
       const { events, error } = await cut([created(), messageAdded(0), textDelta(0, 'Let me look.'), callAdded(1, 'call_1', 'search'), argsDelta(1, '{"q":"ti'), incomplete()]);
@@ -703,7 +722,7 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should not call a response cut after its calls were done a cut call', async () => {
-      expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
+      expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()], [incompleteNote])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
     });
   });
 
@@ -756,11 +775,11 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should not let a later response continue an earlier one at the same output_index', async () => {
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'One'), completed(), created({ id: 'resp_2' }), textDelta(0, 'Two')])).toEqual([text('One'), text('Two', 'resp_2')]);
+      expect(await adapt([created(), messageAdded(0), textDelta(0, 'One'), completed(), created({ id: 'resp_2' }), textDelta(0, 'Two'), completed()])).toEqual([text('One'), text('Two', 'resp_2')]);
     });
 
     it('should mint a response id when the stream has no response.created', async () => {
-      expect(await adapt([textDelta(0, 'Hi'), completed(), textDelta(0, 'Again')], { generateId: sequentialIds() })).toEqual([text('Hi', 'id-1'), text('Again', 'id-2')]);
+      expect(await adapt([textDelta(0, 'Hi'), completed(), textDelta(0, 'Again'), completed()], { generateId: sequentialIds() })).toEqual([text('Hi', 'id-1'), text('Again', 'id-2')]);
     });
   });
 
@@ -845,7 +864,7 @@ describe('fromOpenAIResponses', () => {
       );
       expect(await failure([bad({ type: 'response.output_text.delta', output_index: 0, delta: 7 })])).toEqual(invalidEvent('response.output_text.delta.delta is number 7, but it must be a string.'));
       expect(await failure([bad({ type: 'response.created', response: 'resp_1' })])).toEqual(invalidEvent('response.created.response is "resp_1", but it must be an object.'));
-      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), bad({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'x' })])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
       expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
       expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
     });
@@ -864,6 +883,7 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
           { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
           { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
+          completed(),
         ]),
       ).toEqual([]);
     });
