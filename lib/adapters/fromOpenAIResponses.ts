@@ -6,7 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
-import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { isToolItemProgress, jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
@@ -542,7 +542,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
     const onOtherEvent = (event: Fields, type: string) => {
       const field = contentFields.find((name) => typeof event[name] === 'string' && event[name] !== '');
       if (field === undefined || isToolItemProgress(type)) return;
-      const at = event.output_index === undefined ? '' : ` (the first at output_index ${describeValue(event.output_index)})`;
+      const at = isIndex(event.output_index) ? ` (the first at output_index ${event.output_index})` : '';
       report(
         `event:${type}`,
         `fromOpenAIResponses dropped the '${field}' of ${type} events${at}: it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.`,

@@ -4,7 +4,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -84,6 +86,13 @@ async function adaptReporting(inputs: readonly ResponseStreamEvent[], options?: 
 /** The error the adapter fails with on the given inputs. */
 async function failure(inputs: readonly ResponseStreamEvent[]): Promise<unknown> {
   return errorOf(adapt(inputs));
+}
+
+/** What the official client makes of the adapter's output under toAgui: its messages, the run's last event, and what the adapter reported. */
+async function throughClient(inputs: readonly ResponseStreamEvent[]) {
+  const sink = diagnosticsSink();
+  const run = await runWithOracle(from(inputs).pipe(fromOpenAIResponses({ onDiagnostic: sink.onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+  return { messages: run.messages, last: run.events[run.events.length - 1] as Record<string, unknown>, diagnostics: sink.messages };
 }
 
 describe('fromOpenAIResponses', () => {
@@ -723,6 +732,228 @@ describe('fromOpenAIResponses', () => {
 
     it('should not call a response cut after its calls were done a cut call', async () => {
       expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()], [incompleteNote])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
+    });
+  });
+
+  describe('through toAgui and the official client', () => {
+    const itemAdded = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: item as never });
+    const itemDone = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.done', output_index, item: item as never });
+    const assistant = (id: string, content: string | undefined, toolCalls?: { id: string; name: string; args: string }[]) => ({
+      id,
+      role: 'assistant',
+      ...(content === undefined ? {} : { content }),
+      ...(toolCalls === undefined ? {} : { toolCalls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } })) }),
+    });
+    const incompleteEvent = (reason: string, fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({
+      type: 'response.incomplete',
+      response: response({ status: 'incomplete', incomplete_details: { reason }, ...fields }),
+    });
+
+    it('should drop an output item whose call_id names no call of the stream, naming it, and give each output only to the call it names', async () => {
+      const { messages, last, diagnostics } = await throughClient([
+        created(),
+        callAdded(0, 'call_1', 'lookup'),
+        argsDone(0, '{}'),
+        itemDone(1, { type: 'function_call_output', id: 'fco_1', call_id: 'call_zzz', output: 'stale' }),
+        itemDone(2, { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_l', action: { type: 'exec', command: ['ls'] }, status: 'completed' }),
+        // A local shell output names its call by the call item's id.
+        itemDone(3, { type: 'local_shell_call_output', id: 'lsh_1', output: 'a.txt', status: 'completed' }),
+        itemDone(4, { type: 'shell_call_output', id: 'sho_1', output: 'orphan' }),
+        completed(),
+      ]);
+      expect(messages).toEqual([
+        assistant('resp_1', undefined, [
+          { id: 'call_1', name: 'lookup', args: '{}' },
+          { id: 'call_l', name: 'local_shell', args: '{"action":{"type":"exec","command":["ls"]}}' },
+        ]),
+        { id: expect.any(String), role: 'tool', toolCallId: 'call_l', content: 'a.txt' },
+      ]);
+      // call_1 is not answered by the stray output: it stays pending for the client.
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses dropped a function_call_output item (response.output_item.done.item, output_index 1): it answers tool call 'call_zzz', which no call item of this stream made, so it has no call to attach to (a result without its call would be a tool message the client cannot pair). The results of earlier turns' calls belong in the request's input, not in the stream.",
+        "fromOpenAIResponses dropped a shell_call_output item (response.output_item.done.item, output_index 4): it answers tool call 'sho_1', which no call item of this stream made, so it has no call to attach to (a result without its call would be a tool message the client cannot pair). The results of earlier turns' calls belong in the request's input, not in the stream.",
+      ]);
+    });
+
+    it('should report an item of an unknown type, or an output, added but never done, when its response ends, also a failed one', async () => {
+      const inputs = [
+        created(),
+        itemAdded(0, { type: 'frobnicate_call', id: 'fr_1', status: 'in_progress' }),
+        itemAdded(1, { type: 'function_call_output', id: 'fco_1', call_id: 'call_x' }),
+        messageAdded(2, 'msg_2'),
+        textDelta(2, 'Hi', 0, 'msg_2'),
+      ];
+      const expected = [
+        "fromOpenAIResponses has no AG-UI form for output items of type 'frobnicate_call' (the first at output_index 0): each is sent only as a RAW event. Read them from RAW, or from the response itself.",
+        'fromOpenAIResponses dropped a function_call_output item (output_index 1): it was added but never done, so its output is not known and no result is sent.',
+      ];
+      const done = await throughClient([...inputs, completed()]);
+      expect(done.messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(done.last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(done.diagnostics).toEqual(expected);
+      const failed = await throughClient([...inputs, { type: 'response.failed', response: response({ status: 'failed', error: { code: 'server_error', message: 'Boom.' } }) }]);
+      expect(failed.messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(failed.last).toMatchObject({ type: EventType.RUN_ERROR, code: 'PROVIDER_ERROR' });
+      expect(failed.diagnostics).toEqual(expected);
+    });
+
+    it('should report the content of events of unknown types once per type, and not the progress events of tool items whose whole item carries it', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'Hi'),
+        { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: 'secret' },
+        { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: ' more' },
+        { type: 'response.audio.transcript.delta', output_index: 0, delta: 'hello' },
+        { type: 'response.mcp_call_arguments.delta', item_id: 'mcp_1', output_index: 1, delta: '{"sides":6}' },
+        { type: 'response.code_interpreter_call_code.delta', item_id: 'ci_1', output_index: 2, delta: 'print(1)' },
+        { type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, annotation: {} },
+        completed(),
+      ]);
+      expect(messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses dropped the 'delta' of response.foo.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+        "fromOpenAIResponses dropped the 'delta' of response.audio.transcript.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+      ]);
+    });
+
+    it('should end with RUN_ERROR INCOMPLETE_STREAM when the source completes before the response did, keeping the text', async () => {
+      const advice = 'The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.';
+      const cut = await throughClient([created(), messageAdded(0), textDelta(0, 'The tide turns at')]);
+      expect(cut.messages).toEqual([assistant('resp_1', 'The tide turns at')]);
+      expect(cut.last).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: `fromOpenAIResponses: the stream ended before response 'resp_1' did (no response.completed, response.incomplete or response.failed), so the model's output may be cut short. ${advice}`,
+      });
+      // The second response of an agent loop, cut: the first stays whole.
+      const second = await throughClient([created(), messageAdded(0), textDelta(0, 'One.'), completed(), created({ id: 'resp_2' }), messageAdded(0, 'msg_2'), textDelta(0, 'Two', 0, 'msg_2')]);
+      expect(second.messages).toEqual([assistant('resp_1', 'One.'), assistant('resp_2', 'Two')]);
+      expect(second.last).toMatchObject({ code: 'INCOMPLETE_STREAM', message: expect.stringContaining("the stream ended before response 'resp_2' did") });
+      // An empty body.
+      const empty = await throughClient([]);
+      expect(empty.messages).toEqual([]);
+      expect(empty.last).toMatchObject({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM', message: expect.stringContaining('the stream ended without any response') });
+    });
+
+    it('should key streamed text on item_id, so whole texts under another output_index send nothing twice', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        // No output_item.added: the deltas and the done events disagree on output_index.
+        textDelta(0, 'Hel', 0, 'msg_1'),
+        textDelta(0, 'lo', 0, 'msg_1'),
+        { type: 'response.output_text.done', item_id: 'msg_1', output_index: 3, content_index: 0, text: 'Hello' },
+        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 3, content_index: 0, part: { type: 'output_text', text: 'Hello' } },
+        messageDone(3, ['Hello']),
+        completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Hello' }] }] }),
+      ]);
+      expect(messages).toEqual([assistant('resp_1', 'Hello')]);
+      expect(diagnostics).toEqual([]);
+      // A new item id at an index that holds a call is a message of its own, not a malformed call.
+      const after = await throughClient([created(), callAdded(0, 'call_1', 'lookup'), argsDone(0, '{}'), textDelta(0, 'Looking.', 0, 'msg_9'), completed()]);
+      expect(after.messages).toEqual([assistant('resp_1', undefined, [{ id: 'call_1', name: 'lookup', args: '{}' }]), assistant('msg_9', 'Looking.')]);
+    });
+
+    it('should send the rest of a whole text that begins with the streamed one, and keep and report one that does not', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        reasoningAdded(0),
+        summaryDelta(0, '**Pla'),
+        { type: 'response.reasoning_summary_text.done', item_id: 'rs_1', output_index: 0, summary_index: 0, text: '**Plan**' },
+        messageAdded(1),
+        textDelta(1, 'Hel'),
+        { type: 'response.output_text.done', item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Hello' },
+        messageAdded(2, 'msg_2'),
+        textDelta(2, 'Bye', 0, 'msg_2'),
+        { type: 'response.output_text.done', item_id: 'msg_2', output_index: 2, content_index: 0, text: 'Good bye' },
+        completed(),
+      ]);
+      expect(messages).toEqual([{ id: 'rs_1', role: 'reasoning', content: '**Plan**' }, assistant('resp_1', 'Hello'), assistant('msg_2', 'Bye')]);
+      expect(diagnostics).toEqual([
+        `fromOpenAIResponses kept the streamed text of message 'msg_2' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 0 on (streamed "Bye", whole "Good bye"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+      ]);
+    });
+
+    it('should use the content an added item holds when nothing else comes for it, and never send it twice', async () => {
+      // Items that arrive whole in output_item.added, with nothing after them.
+      const whole = await throughClient([
+        created(),
+        itemAdded(0, { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think.' }] }),
+        itemAdded(1, { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'All at once.', annotations: [] }] }),
+        callAdded(2, 'call_1', 'lookup', '{"city":"Lisbon"}'),
+        itemAdded(3, { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'note', input: 'hi' }),
+        completed(),
+      ]);
+      expect(whole.messages).toEqual([
+        { id: 'rs_1', role: 'reasoning', content: 'Think.' },
+        assistant('resp_1', 'All at once.', [
+          { id: 'call_1', name: 'lookup', args: '{"city":"Lisbon"}' },
+          { id: 'call_c', name: 'note', args: '{"input":"hi"}' },
+        ]),
+      ]);
+      expect(whole.diagnostics).toEqual([]);
+      // The same content again in deltas and whole texts: sent once.
+      const streamed = await throughClient([
+        created(),
+        itemAdded(0, { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] }),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hi there' } },
+        textDelta(0, 'Hi'),
+        textDelta(0, ' there'),
+        textDone(0, 'Hi there'),
+        messageDone(0, ['Hi there']),
+        callAdded(1, 'call_1', 'lookup', '{"a":1}'),
+        argsDelta(1, '{"a"'),
+        argsDelta(1, ':1}'),
+        argsDone(1, '{"a":1}'),
+        callDone(1, 'call_1', 'lookup', '{"a":1}'),
+        completed(),
+      ]);
+      expect(streamed.messages).toEqual([assistant('resp_1', 'Hi there', [{ id: 'call_1', name: 'lookup', args: '{"a":1}' }])]);
+      expect(streamed.diagnostics).toEqual([]);
+    });
+
+    it('should finish an incomplete response whose calls have whole arguments, dropping and naming a server tool still running, and report the reason', async () => {
+      const running = await throughClient([
+        created(),
+        callAdded(0, 'call_1', 'lookup'),
+        argsDelta(0, '{"q":1}'),
+        itemAdded(1, { type: 'web_search_call', id: 'ws_1', status: 'in_progress' }),
+        incompleteEvent('max_output_tokens', { usage: { input_tokens: 9, output_tokens: 4 } }),
+      ]);
+      expect(running.messages).toEqual([assistant('resp_1', undefined, [{ id: 'call_1', name: 'lookup', args: '{"q":1}' }])]);
+      expect(running.last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(running.diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. It stopped while the server was running web_search_call 'ws_1' (web_search), which is dropped: no result came. Raise max_output_tokens, or retry the request.",
+      ]);
+      // Arguments done, by function_call_arguments.done or output_item.done: not cut, whatever the reason.
+      const done = await throughClient([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'Checking.'),
+        callAdded(1, 'call_1', 'lookup'),
+        argsDone(1, '{"q":1}'),
+        callAdded(2, 'call_2', 'lookup'),
+        callDone(2, 'call_2', 'lookup', '{"q":2}'),
+        incompleteEvent('content_filter'),
+      ]);
+      expect(done.messages).toEqual([
+        assistant('resp_1', 'Checking.', [
+          { id: 'call_1', name: 'lookup', args: '{"q":1}' },
+          { id: 'call_2', name: 'lookup', args: '{"q":2}' },
+        ]),
+      ]);
+      expect(done.last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(done.diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by the server (incomplete: content_filter). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.",
+      ]);
+      // Arguments really cut: the tool call wording, as before.
+      const cut = await throughClient([created(), callAdded(0, 'call_1', 'lookup'), argsDelta(0, '{"q":'), incompleteEvent('max_output_tokens')]);
+      expect(cut.last).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: "fromOpenAIResponses: the model's output was cut by its token limit (max_output_tokens) inside tool call 'call_1' (lookup), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
+      });
     });
   });
 
