@@ -20,7 +20,11 @@ export interface FromOpenAIResponsesOptions {
   generateId?: IdGenerator;
   /** Also send each event as it came, as `RAW { event, source: 'openai-responses' }`, before the events made from it. Default: false. */
   raw?: boolean;
-  /** Receives what the adapter drops or keeps on purpose: items and content parts with no AG-UI form, final texts that disagree with their deltas. Default: `console.warn`. */
+  /**
+   * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, outputs
+   * for calls the stream did not make, final texts that disagree with their deltas, incomplete responses (and the
+   * server-run tools they stopped). Default: `console.warn`.
+   */
   onDiagnostic?: DiagnosticHandler;
 }
 
@@ -118,8 +122,11 @@ const contentFields = ['delta', 'text'] as const;
  * Rules:
  * 1. `response.created` begins a response (`response.queued` or `response.in_progress` does when
  *    none is open); its `response.id` names the response's assistant message. Output items are
- *    found by their item id when an `output_item` event gave it, else by `output_index` (GitHub
- *    Copilot changes ids on every event, other servers number `output_index` inconsistently).
+ *    found by any item id an event gave them before (every text event carries `item_id`), or by the
+ *    `call_id` of a call; an event whose id is new goes by `output_index` (GitHub Copilot changes
+ *    ids on every event) unless the item there is plainly another (another kind, another call),
+ *    when it begins a new item. Other servers number `output_index` inconsistently: text is never
+ *    keyed on it while an id says which item it is.
  * 2. The response's first message item, or its first tool call if that comes first, uses the
  *    response id as the assistant message id; each further message item is a message of its own,
  *    named by its first item id. `response.output_text.delta` and `response.refusal.delta` become
@@ -132,30 +139,44 @@ const contentFields = ['delta', 'text'] as const;
  *    `reasoning_text` content parts) become REASONING_MESSAGE_CHUNK with `messageId` = the
  *    reasoning item's first id; its parts are one reasoning message, separated by a blank line.
  * 5. The whole texts (`.done` events, `content_part.done`, `output_item.done`, the output of
- *    `response.completed` / `response.incomplete`) send a part's text only when no delta sent any:
- *    streamed text is never sent twice. A whole text that differs from what was streamed leaves the
- *    streamed text as it is and is reported through `onDiagnostic`. Arguments that only arrive whole
- *    are sent whole; whole arguments that do not begin with the streamed ones are `INVALID_EVENT`.
+ *    `response.completed` / `response.incomplete`) send what the deltas did not: all of it when no
+ *    delta sent any, the rest when it begins with what they sent; streamed text is never sent twice.
+ *    A whole text that differs otherwise leaves the streamed text as it is and is reported through
+ *    `onDiagnostic`; whole arguments that do not begin with the streamed ones are `INVALID_EVENT`.
+ *    What `output_item.added` (or `content_part.added`) already holds (a message's text, a call's
+ *    arguments, a custom tool's input) is sent only if no delta and no whole text follows for that
+ *    part, when the item or the response ends; a call whose added item holds arguments starts then.
  * 6. Other tool items become tool calls (`toolCallId` = `call_id`, else the item id): the name is
  *    the item's `name` (custom tools, MCP), else its type without `_call` (`local_shell`,
  *    `apply_patch`, `computer`, `tool_search`, `web_search` …); the arguments are its input fields as
  *    a JSON object (`{"input": "<text>"}` for a custom tool's free text, streamed as it comes; MCP
  *    `arguments` as they are). Server-executed items (`web_search_call`, `file_search_call`,
  *    `mcp_call`, `code_interpreter_call`) also send TOOL_CALL_RESULT; a `*_output` item sends the
- *    result of the call it answers. An `mcp_approval_request` is a call plus an approval interrupt:
+ *    result of the call its `call_id` (or `id`) names, by call id or call item id; one that names no
+ *    call of the stream is dropped and reported. An `mcp_approval_request` is a call plus an approval interrupt:
  *    when the source completes, RUN_FINISHED with `outcome: { type: 'interrupt' }` ends the run.
  * 7. An item of another type, and a content part with no AG-UI form, is reported through
- *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it already).
+ *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it
+ *    already), also when it was added and never done; a `*_output` item never done is reported. An
+ *    event of a type the adapter does not read that carries a `delta` or `text` is reported once per
+ *    type, except the progress events of the tool items above, whose whole item carries it.
  * 8. `response.completed` and `response.incomplete` end the response (its text is kept) and send its
  *    `usage` as TOKEN_USAGE (`inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`,
- *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted).
+ *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted). An incomplete
+ *    response is reported through `onDiagnostic` with its `incomplete_details.reason`, naming the
+ *    server-run tool items it stopped while they ran (dropped: no result came).
  * 9. An `error` event, or `response.failed` (after its usage), is a `PROVIDER_ERROR` error; under
  *    `toAgui` it becomes RUN_ERROR. Events of other types are skipped; an event that is not an
  *    object with a string `type`, or a known event with malformed fields, is an `INVALID_EVENT` error.
- * 10. A tool call cut off (`response.incomplete` before its item is done, or an item `incomplete`)
- *    fails the output with `INCOMPLETE_STREAM` after the usage, naming the call; so does a source
- *    that completes inside a call. What was streamed before (text, and the call's arguments so
- *    far) stays sent: the call stays in the client's messages of the failed run.
+ * 10. A tool call cut off (an item `incomplete`, or `response.incomplete` before its item is done
+ *    while its arguments are not one whole JSON value; a custom tool's input or a client tool
+ *    item's input is whole only when done) fails the output with `INCOMPLETE_STREAM` after the
+ *    usage, naming the call; so does a source that completes inside a call. What was streamed
+ *    before (text, and the call's arguments so far) stays sent: the call stays in the client's
+ *    messages of the failed run.
+ * 11. Every response of the stream ends with `response.completed`, `response.incomplete` or
+ *    `response.failed`: a source that completes before one did (inside a response, or without any)
+ *    was cut off, and fails the output with `INCOMPLETE_STREAM`; the text sent before stays.
  *
  * ## Example
  *
