@@ -7,7 +7,7 @@ import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
-import { isToolItemProgress, jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
+import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
 
@@ -83,13 +83,6 @@ interface OpenResponse {
   byId: Map<string, Item>;
   /** Calls by `call_id`. */
   byCallId: Map<string, Item>;
-}
-
-/** A call of the run, for the results that answer it. */
-interface Call {
-  /** `function`, `custom_tool`, `local_shell` …: what its `*_output` item is called. */
-  family: string;
-  answered: boolean;
 }
 
 /** The content part types, by the kind of item they belong to. */
@@ -209,8 +202,8 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
     let ended = false;
     // The event being read, for diagnostics.
     let input: unknown;
-    // The run's tool calls by id, for the results that answer them.
-    const calls = new Map<string, Call>();
+    // The run's tool call ids, for the results that answer them.
+    const calls = new Set<string>();
     // Tool call ids by the item id of their call item: an output item may name its call either way.
     const callItemIds = new Map<string, string>();
     // Approvals asked for: the run's interrupt outcome when the source completes.
@@ -304,7 +297,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       item.started = true;
       const parentMessageId = (open.assistant ??= open.id);
       const held = item.sent.get('args') ?? '';
-      calls.set(item.id, { family: toolFamily(item.type ?? 'function_call'), answered: false });
+      calls.add(item.id);
       if (item.itemId !== undefined) callItemIds.set(item.itemId, item.id);
       emit(toolCallStart(item.id, item.name, parentMessageId, item.form?.streamed ? `{"input":"${jsonStringPiece(held)}` : held));
     };
@@ -318,11 +311,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       item.done = true;
     };
 
-    const result = (toolCallId: string, content: string) => {
-      const call = calls.get(toolCallId);
-      if (call !== undefined) call.answered = true;
-      emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
-    };
+    const result = (toolCallId: string, content: string) => emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
 
     // Sends what no delta did of a part whose whole text is `whole`: streamed text is never sent twice, and the rest of
     // a text the deltas began is sent as one more delta.

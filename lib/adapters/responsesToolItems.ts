@@ -44,11 +44,6 @@ export function toolItemName(type: string, item: Fields): string {
   return typeof item.name === 'string' && item.name !== '' ? item.name : type.replace(/_call$/, '');
 }
 
-/** A call's tool family, shared by the call item and its `*_output` item: `local_shell_call_output` → `local_shell`. */
-export function toolFamily(type: string): string {
-  return type.replace(/_output$/, '').replace(/_call$/, '');
-}
-
 /** A call item's arguments as JSON text: `arguments` as it came (JSON text, or serialised), else an object of its input fields. */
 export function toolItemArguments(form: ToolItemForm, item: Fields): string {
   if (form.input.length === 1 && form.input[0] === 'arguments') {
