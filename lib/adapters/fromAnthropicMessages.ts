@@ -5,7 +5,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
-import { cutCalls, cutToolCallError, endedInMessageError, endedInToolCallError, unparsedArgumentsError, unparsedCalls, type StreamedCall } from '../protocol/cutToolCalls.js';
+import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, unparsedArgumentsError, unparsedCalls, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import type { AnthropicStreamEvent } from './wire/anthropicMessages.js';
 
@@ -190,7 +190,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       if (!begun || finished) return;
       const when = `before ${message === undefined ? 'the message' : `message '${message}'`} did (${why})`;
       const cut = cutCalls(calls);
-      throw cut.length > 0 ? endedInToolCallError('fromAnthropicMessages', when, cut) : endedInMessageError('fromAnthropicMessages', when);
+      throw cut.length > 0 ? endedInToolCallError('fromAnthropicMessages', when, cut) : endedEarlyError('fromAnthropicMessages', when);
     };
 
     const endMessage = () => {

@@ -6,10 +6,10 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
-import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
-import { jsonStringPiece, toolFamily, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
+import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
+import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
-import { cutToolCallError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
+import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
 
 // The provider's stream format, importable from here too.
 export type * from './wire/openAIResponses.js';
@@ -20,7 +20,11 @@ export interface FromOpenAIResponsesOptions {
   generateId?: IdGenerator;
   /** Also send each event as it came, as `RAW { event, source: 'openai-responses' }`, before the events made from it. Default: false. */
   raw?: boolean;
-  /** Receives what the adapter drops or keeps on purpose: items and content parts with no AG-UI form, final texts that disagree with their deltas. Default: `console.warn`. */
+  /**
+   * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, outputs
+   * for calls the stream did not make, final texts that disagree with their deltas, incomplete responses (and the
+   * server-run tools they stopped). Default: `console.warn`.
+   */
   onDiagnostic?: DiagnosticHandler;
 }
 
@@ -30,15 +34,22 @@ const { invalid, object, string, requiredString, list, index, count } = fieldRea
   unit: 'event',
 });
 
-/** One output item of the response being read, keyed by its `output_index`. */
+/** One output item of the response being read. */
 interface Item {
   kind: 'message' | 'reasoning' | 'call' | 'other';
-  /** Its `output_index`. */
+  /** Its `output_index`, as first met. */
   index: number;
   /** The AG-UI id: the message's, the reasoning message's, or the tool call's. */
   id: string;
+  /** The provider's item id, as first given: a `*_output` item may name its call by it. */
+  itemId?: string;
   /** What has been sent (or, for a call not yet named, held) of each part: `c<content_index>`, `s<summary_index>`, or `args`. */
   sent: Map<string, string>;
+  /**
+   * What `output_item.added` (or `content_part.added`) already held of each part: sent only if no
+   * delta and no whole text of that part follows, when the item or the response ends.
+   */
+  snapshot?: Map<string, string>;
   /** A call: its tool's name, once known. */
   name?: string;
   /** A call: whether its first TOOL_CALL_CHUNK went out. */
@@ -53,7 +64,7 @@ interface Item {
   type?: string;
   /** Parts whose whole text disagreed with their deltas, reported once each. */
   reported?: Set<string>;
-  /** Another item: its fields as last seen, and whether it was dealt with (a result, or RAW). */
+  /** Another item: its fields as last seen, and whether it was dealt with (a result, RAW, or a diagnostic). */
   fields?: Fields;
   handled?: boolean;
 }
@@ -64,16 +75,14 @@ interface OpenResponse {
   id: string;
   /** The assistant message its text and tool calls currently go to; the response id first. */
   assistant?: string;
-  items: Map<number, Item>;
-  /** Items by the provider's item id, where one was given: found by id first, by `output_index` when ids change. */
+  /** Its items, in the order met. */
+  items: Item[];
+  /** The item each `output_index` last pointed to: how events without a known item id find theirs. */
+  byIndex: Map<number, Item>;
+  /** Items by every item id an event gave them: found by id first, so that text is never keyed on a guessed index. */
   byId: Map<string, Item>;
-}
-
-/** A call of the run, for the results that answer it. */
-interface Call {
-  /** `function`, `custom_tool`, `local_shell` …: what its `*_output` item is called. */
-  family: string;
-  answered: boolean;
+  /** Calls by `call_id`. */
+  byCallId: Map<string, Item>;
 }
 
 /** The content part types, by the kind of item they belong to. */
@@ -83,6 +92,9 @@ const partKinds: ReadonlyMap<unknown, 'message' | 'reasoning'> = new Map([
   ['reasoning_text', 'reasoning'],
   ['summary_text', 'reasoning'],
 ]);
+
+/** The fields in which an event of a type the adapter does not read would carry content. */
+const contentFields = ['delta', 'text'] as const;
 
 /**
  * Turns an OpenAI Responses API stream (its typed events) into agent events: text, reasoning,
@@ -103,8 +115,11 @@ const partKinds: ReadonlyMap<unknown, 'message' | 'reasoning'> = new Map([
  * Rules:
  * 1. `response.created` begins a response (`response.queued` or `response.in_progress` does when
  *    none is open); its `response.id` names the response's assistant message. Output items are
- *    found by their item id when an `output_item` event gave it, else by `output_index` (GitHub
- *    Copilot changes ids on every event, other servers number `output_index` inconsistently).
+ *    found by any item id an event gave them before (every text event carries `item_id`), or by the
+ *    `call_id` of a call; an event whose id is new goes by `output_index` (GitHub Copilot changes
+ *    ids on every event) unless the item there is plainly another (another kind, another call),
+ *    when it begins a new item. Other servers number `output_index` inconsistently: text is never
+ *    keyed on it while an id says which item it is.
  * 2. The response's first message item, or its first tool call if that comes first, uses the
  *    response id as the assistant message id; each further message item is a message of its own,
  *    named by its first item id. `response.output_text.delta` and `response.refusal.delta` become
@@ -117,30 +132,44 @@ const partKinds: ReadonlyMap<unknown, 'message' | 'reasoning'> = new Map([
  *    `reasoning_text` content parts) become REASONING_MESSAGE_CHUNK with `messageId` = the
  *    reasoning item's first id; its parts are one reasoning message, separated by a blank line.
  * 5. The whole texts (`.done` events, `content_part.done`, `output_item.done`, the output of
- *    `response.completed` / `response.incomplete`) send a part's text only when no delta sent any:
- *    streamed text is never sent twice. A whole text that differs from what was streamed leaves the
- *    streamed text as it is and is reported through `onDiagnostic`. Arguments that only arrive whole
- *    are sent whole; whole arguments that do not begin with the streamed ones are `INVALID_EVENT`.
+ *    `response.completed` / `response.incomplete`) send what the deltas did not: all of it when no
+ *    delta sent any, the rest when it begins with what they sent; streamed text is never sent twice.
+ *    A whole text that differs otherwise leaves the streamed text as it is and is reported through
+ *    `onDiagnostic`; whole arguments that do not begin with the streamed ones are `INVALID_EVENT`.
+ *    What `output_item.added` (or `content_part.added`) already holds (a message's text, a call's
+ *    arguments, a custom tool's input) is sent only if no delta and no whole text follows for that
+ *    part, when the item or the response ends; a call whose added item holds arguments starts then.
  * 6. Other tool items become tool calls (`toolCallId` = `call_id`, else the item id): the name is
  *    the item's `name` (custom tools, MCP), else its type without `_call` (`local_shell`,
  *    `apply_patch`, `computer`, `tool_search`, `web_search` …); the arguments are its input fields as
  *    a JSON object (`{"input": "<text>"}` for a custom tool's free text, streamed as it comes; MCP
  *    `arguments` as they are). Server-executed items (`web_search_call`, `file_search_call`,
  *    `mcp_call`, `code_interpreter_call`) also send TOOL_CALL_RESULT; a `*_output` item sends the
- *    result of the call it answers. An `mcp_approval_request` is a call plus an approval interrupt:
+ *    result of the call its `call_id` (or `id`) names, by call id or call item id; one that names no
+ *    call of the stream is dropped and reported. An `mcp_approval_request` is a call plus an approval interrupt:
  *    when the source completes, RUN_FINISHED with `outcome: { type: 'interrupt' }` ends the run.
  * 7. An item of another type, and a content part with no AG-UI form, is reported through
- *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it already).
+ *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it
+ *    already), also when it was added and never done; a `*_output` item never done is reported. An
+ *    event of a type the adapter does not read that carries a `delta` or `text` is reported once per
+ *    type, except the progress events of the tool items above, whose whole item carries it.
  * 8. `response.completed` and `response.incomplete` end the response (its text is kept) and send its
  *    `usage` as TOKEN_USAGE (`inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`,
- *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted).
+ *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted). An incomplete
+ *    response is reported through `onDiagnostic` with its `incomplete_details.reason`, naming the
+ *    server-run tool items it stopped while they ran (dropped: no result came).
  * 9. An `error` event, or `response.failed` (after its usage), is a `PROVIDER_ERROR` error; under
  *    `toAgui` it becomes RUN_ERROR. Events of other types are skipped; an event that is not an
  *    object with a string `type`, or a known event with malformed fields, is an `INVALID_EVENT` error.
- * 10. A tool call cut off (`response.incomplete` before its item is done, or an item `incomplete`)
- *    fails the output with `INCOMPLETE_STREAM` after the usage, naming the call; so does a source
- *    that completes inside a call. What was streamed before (text, and the call's arguments so
- *    far) stays sent: the call stays in the client's messages of the failed run.
+ * 10. A tool call cut off (an item `incomplete`, or `response.incomplete` before its item is done
+ *    while its arguments are not one whole JSON value; a custom tool's input or a client tool
+ *    item's input is whole only when done) fails the output with `INCOMPLETE_STREAM` after the
+ *    usage, naming the call; so does a source that completes inside a call. What was streamed
+ *    before (text, and the call's arguments so far) stays sent: the call stays in the client's
+ *    messages of the failed run.
+ * 11. Every response of the stream ends with `response.completed`, `response.incomplete` or
+ *    `response.failed`: a source that completes before one did (inside a response, or without any)
+ *    was cut off, and fails the output with `INCOMPLETE_STREAM`; the text sent before stays.
  *
  * ## Example
  *
@@ -169,49 +198,71 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
   return createOperator<ResponseStreamEvent, AgentEvent>((subscriber) => {
     // The response being read, until its end event.
     let response: OpenResponse | undefined;
+    // Whether a response ended: a source that completes before any did, or inside one, was cut off.
+    let ended = false;
     // The event being read, for diagnostics.
     let input: unknown;
-    // The run's tool calls by id, for the results that answer them.
-    const calls = new Map<string, Call>();
+    // The run's tool call ids, for the results that answer them.
+    const calls = new Set<string>();
+    // Tool call ids by the item id of their call item: an output item may name its call either way.
+    const callItemIds = new Map<string, string>();
     // Approvals asked for: the run's interrupt outcome when the source completes.
     const interrupts: Interrupt[] = [];
-    // Dropped item and part types, each reported once per run.
+    // Dropped item, part and event types, each reported once per run.
     const reportOnce = createDropReporter(diagnose);
     const emit = (event: AgentEvent) => subscriber.next(event);
 
     const begin = (id: string | undefined) => {
-      response = { id: id ?? mint(), items: new Map(), byId: new Map() };
+      response = { id: id ?? mint(), items: [], byIndex: new Map(), byId: new Map(), byCallId: new Map() };
       return response;
     };
     const current = () => response ?? begin(undefined);
 
     const report = (key: string, message: string, event: unknown = input) => reportOnce(key, message, event);
 
-    // The item named `itemId` by an output item event, else the one at `index`, created as `kind` when new (named by
-    // `itemId` when `names`); another kind there is a malformed stream.
-    const itemAt = (index: number, kind: Item['kind'], type: string, itemId?: unknown, callId?: string, names = false): Item => {
+    // The item an event is about: the one its item id (or call id) named before; else the one at `index`, for servers
+    // that change ids on every event, unless that one is plainly another item (another kind, another call) while the
+    // event names its own; else a new `kind` item. Without any id, another kind at `index` is a malformed stream.
+    const itemAt = (index: number, kind: Item['kind'], type: string, itemId?: unknown, callId?: string): Item => {
       const open = current();
       const providerId = nonEmpty(itemId);
-      const known = (providerId === undefined ? undefined : open.byId.get(providerId)) ?? open.items.get(index);
-      if (known !== undefined) {
-        if (known.kind !== kind) throw invalid(`${type} is for output_index ${known.index}, which holds a ${describeKind(known.kind)}, not a ${describeKind(kind)}.`);
-        if (names && providerId !== undefined) open.byId.set(providerId, known);
-        return known;
+      let item = (providerId === undefined ? undefined : open.byId.get(providerId)) ?? (callId === undefined ? undefined : open.byCallId.get(callId));
+      if (item !== undefined && item.kind !== kind) throw invalid(`${type} is for output_index ${item.index}, which holds a ${describeKind(item.kind)}, not a ${describeKind(kind)}.`);
+      if (item === undefined) {
+        const there = open.byIndex.get(index);
+        if (there !== undefined && providerId === undefined && callId === undefined && there.kind !== kind) {
+          throw invalid(`${type} is for output_index ${there.index}, which holds a ${describeKind(there.kind)}, not a ${describeKind(kind)}.`);
+        }
+        const another = there === undefined || there.kind !== kind || (callId !== undefined && open.byCallId.get(there.id) === there && there.id !== callId);
+        if (!another) item = there;
       }
-      let id: string;
-      if (kind === 'message') {
-        id = open.assistant === undefined ? open.id : (providerId ?? mint());
-        open.assistant = id;
-      } else id = (kind === 'call' ? callId : providerId) ?? mint();
-      const item: Item = { kind, index, id, sent: new Map() };
-      open.items.set(index, item);
-      if (names && providerId !== undefined) open.byId.set(providerId, item);
+      if (item === undefined) {
+        let id: string;
+        if (kind === 'message') {
+          id = open.assistant === undefined ? open.id : (providerId ?? mint());
+          open.assistant = id;
+        } else id = (kind === 'call' ? callId : providerId) ?? mint();
+        item = { kind, index, id, sent: new Map() };
+        open.items.push(item);
+        open.byIndex.set(index, item);
+      }
+      if (providerId !== undefined) {
+        open.byId.set(providerId, item);
+        item.itemId ??= providerId;
+      }
+      if (callId !== undefined && !item.started) {
+        // A call first met by its argument deltas got a minted id: the item names it before it starts.
+        item.id = callId;
+        open.byCallId.set(callId, item);
+      }
       return item;
     };
 
     // Sends `delta` as part `part` of `item`.
     const send = (item: Item, part: string, delta: string) => {
       if (delta === '') return;
+      // Content streamed for the part replaces what the item held of it when it was added.
+      item.snapshot?.delete(part);
       const before = item.sent.get(part);
       item.sent.set(part, (before ?? '') + delta);
       if (item.kind === 'message') return emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: item.id, delta });
@@ -224,14 +275,30 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       else startCall(item);
     };
 
-    // The first TOOL_CALL_CHUNK of a call, once its name is known, with the arguments held so far.
+    // Keeps what an added item (or part) already holds, to send if nothing else comes for that part.
+    const hold = (item: Item, part: string, text: string) => {
+      if (text !== '' && !item.sent.has(part)) (item.snapshot ??= new Map()).set(part, text);
+    };
+
+    // Sends what the item held since it was added, for the parts no delta and no whole text came for.
+    const flush = (item: Item) => {
+      const held = item.snapshot;
+      if (held === undefined) return;
+      item.snapshot = undefined;
+      for (const [part, text] of held) if (!item.sent.has(part)) send(item, part, text);
+      if (item.kind === 'call') startCall(item);
+    };
+
+    // The first TOOL_CALL_CHUNK of a call, once its name is known, with the arguments held so far; a call whose added
+    // item held arguments waits for the deltas, the whole arguments or its end, which say what they are.
     const startCall = (item: Item) => {
-      if (item.started || item.name === undefined) return;
+      if (item.started || item.name === undefined || item.snapshot?.has('args')) return;
       const open = current();
       item.started = true;
       const parentMessageId = (open.assistant ??= open.id);
       const held = item.sent.get('args') ?? '';
-      calls.set(item.id, { family: toolFamily(item.type ?? 'function_call'), answered: false });
+      calls.add(item.id);
+      if (item.itemId !== undefined) callItemIds.set(item.itemId, item.id);
       emit(toolCallStart(item.id, item.name, parentMessageId, item.form?.streamed ? `{"input":"${jsonStringPiece(held)}` : held));
     };
 
@@ -244,24 +311,20 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       item.done = true;
     };
 
-    const result = (toolCallId: string, content: string) => {
-      const call = calls.get(toolCallId);
-      if (call !== undefined) call.answered = true;
-      emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
-    };
+    const result = (toolCallId: string, content: string) => emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
 
-    // Sends what no delta did of a part whose whole text is `whole`: streamed text is never sent twice.
+    // Sends what no delta did of a part whose whole text is `whole`: streamed text is never sent twice, and the rest of
+    // a text the deltas began is sent as one more delta.
     const catchUp = (item: Item, part: string, whole: string, where: string) => {
+      item.snapshot?.delete(part);
       const sent = item.sent.get(part);
       if (sent === undefined) return send(item, part, whole);
       if (whole === sent) return;
+      if (whole.startsWith(sent)) return send(item, part, whole.slice(sent.length));
       if (item.kind === 'call') {
-        if (!whole.startsWith(sent)) {
-          throw invalid(
-            `${where} has the whole arguments ${describeValue(whole)} of tool call '${item.id}', which do not begin with what its deltas sent (${describeValue(sent)}). The deltas and the final arguments disagree; is the stream reordered or are events of two streams mixed?`,
-          );
-        }
-        return send(item, part, whole.slice(sent.length));
+        throw invalid(
+          `${where} has the whole arguments ${describeValue(whole)} of tool call '${item.id}', which do not begin with what its deltas sent (${describeValue(sent)}). The deltas and the final arguments disagree; is the stream reordered or are events of two streams mixed?`,
+        );
       }
       // Deltas on the wire cannot be taken back: the streamed text stands, the difference is reported once.
       const reported = (item.reported ??= new Set());
@@ -282,45 +345,58 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         `fromOpenAIResponses dropped a content part of type ${describeValue(type)} (${where}): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
       );
 
-    // A whole content part of `item` at `index`.
-    const onPartDone = (item: Item, partIndex: number, part: unknown, where: string) => {
+    // The key and text of content part `partIndex` of `item`; `undefined` (and a diagnostic) for a part with no AG-UI form.
+    const readPart = (item: Item, partIndex: number, part: unknown, where: string): { key: string; text: string | undefined } | undefined => {
       const fields = object(part, where);
       const kind = partKinds.get(fields.type);
-      if (kind !== item.kind) return dropPart(fields.type, where);
-      const whole = string(fields, fields.type === 'refusal' ? 'refusal' : 'text', where);
-      if (whole !== undefined) catchUp(item, `${fields.type === 'summary_text' ? 's' : 'c'}${partIndex}`, whole, where);
+      if (kind !== item.kind) return void dropPart(fields.type, where);
+      return { key: `${fields.type === 'summary_text' ? 's' : 'c'}${partIndex}`, text: string(fields, fields.type === 'refusal' ? 'refusal' : 'text', where) };
     };
 
-    // A function_call item (added or done): names the call, and sends its arguments with its first chunk when it has some.
-    const onCallItem = (index: number, fields: Fields, where: string) => {
-      const callId = nonEmpty(string(fields, 'call_id', where));
-      const item = itemAt(index, 'call', where, string(fields, 'id', where), callId, true);
-      // A call first met by its argument deltas got a minted id: the item names it before it starts.
-      if (!item.started && callId !== undefined) item.id = callId;
+    // A whole content part of `item` at `index`.
+    const onPartDone = (item: Item, partIndex: number, part: unknown, where: string) => {
+      const read = readPart(item, partIndex, part, where);
+      if (read?.text !== undefined) catchUp(item, read.key, read.text, where);
+    };
+
+    // A content part as an added item (or content_part.added) holds it: sent only if nothing else comes for it.
+    const onPartAdded = (item: Item, partIndex: number, part: unknown, where: string) => {
+      const read = readPart(item, partIndex, part, where);
+      if (read?.text !== undefined) hold(item, read.key, read.text);
+    };
+
+    // A function_call item (added, or whole when `whole`): names the call; the arguments of a whole item are sent, an added item's held.
+    const onCallItem = (index: number, fields: Fields, where: string, whole: boolean) => {
+      const item = itemAt(index, 'call', where, string(fields, 'id', where), nonEmpty(string(fields, 'call_id', where)));
       const name = string(fields, 'name', where);
       if (item.name === undefined && name !== undefined && name !== '') item.name = name;
       const args = string(fields, 'arguments', where);
-      if (args !== undefined) catchUp(item, 'args', args, where);
+      if (args !== undefined) (whole ? catchUp : hold)(item, 'args', args, where);
       startCall(item);
-      return item;
+      if (!whole) return;
+      flush(item);
+      // An incomplete item (cut by max_output_tokens) has arguments that were never finished.
+      if (fields.status === 'incomplete') item.cut = true;
+      else if (args !== undefined) finishCall(item, where);
     };
 
     // A custom, shell, computer, MCP, search … call item (added, or whole when `whole`).
     const onToolItem = (index: number, fields: Fields, where: string, type: string, form: ToolItemForm, whole: boolean) => {
       const callId = nonEmpty(string(fields, 'call_id', where)) ?? nonEmpty(string(fields, 'id', where));
-      const item = itemAt(index, 'call', where, fields.id, callId, true);
+      const item = itemAt(index, 'call', where, fields.id, callId);
       if (!item.started) {
-        if (callId !== undefined) item.id = callId;
         item.name ??= toolItemName(type, fields);
         item.form = form;
         item.type = type;
       }
       if (form.streamed) {
         const text = string(fields, 'input', where);
-        if (text !== undefined) catchUp(item, 'args', text, where);
+        if (text !== undefined) (whole ? catchUp : hold)(item, 'args', text, where);
         startCall(item);
-        if (whole && fields.status === 'incomplete') item.cut = true;
-        else if (whole) finishCall(item, where);
+        if (!whole) return;
+        flush(item);
+        if (fields.status === 'incomplete') item.cut = true;
+        else finishCall(item, where);
         return;
       }
       // Structured input is sent whole, once the item is.
@@ -339,19 +415,18 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       }
     };
 
-    // A `*_output` item, whole: the result of the call it names (by `call_id`), else of the latest unanswered call of its tool.
+    // A `*_output` item, whole: the result of the call it names by `call_id` (or `id`), by that call's id or its item's;
+    // an output that names no call of this stream is dropped, never given to a call it may not answer.
     const onOutputItem = (item: Item, fields: Fields, where: string, type: string) => {
       if (item.handled) return;
       item.handled = true;
-      const callId = nonEmpty(string(fields, 'call_id', where)) ?? nonEmpty(string(fields, 'id', where));
-      const family = toolFamily(type);
-      let target = callId !== undefined && calls.has(callId) ? callId : undefined;
-      if (target === undefined) for (const [id, call] of calls) if (call.family === family && !call.answered) target = id;
+      const named = nonEmpty(string(fields, 'call_id', where)) ?? nonEmpty(string(fields, 'id', where));
+      const target = named === undefined ? undefined : calls.has(named) ? named : callItemIds.get(named);
       if (target === undefined) {
-        return report(
-          `output:${callId ?? type}`,
-          `fromOpenAIResponses dropped a ${type} item (${where}): it answers tool call ${describeValue(callId)}, which this stream did not make, so it has no call to attach to.`,
-        );
+        return diagnose({
+          message: `fromOpenAIResponses dropped a ${type} item (${where}, output_index ${item.index}): ${named === undefined ? 'it has no call_id' : `it answers tool call '${named}', which no call item of this stream made`}, so it has no call to attach to (a result without its call would be a tool message the client cannot pair). The results of earlier turns' calls belong in the request's input, not in the stream.`,
+          event: input,
+        });
       }
       result(target, toolItemResult(fields));
     };
@@ -368,30 +443,34 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       if (!raw) emit(rawEvent(item.fields, 'openai-responses'));
     };
 
+    // An item of another type the response ended before it was done: an output never known, or an item sent as RAW as it was added.
+    const dropUnfinished = (item: Item) => {
+      if (item.handled || !item.type?.endsWith('_output')) return dropItem(item);
+      item.handled = true;
+      diagnose({ message: `fromOpenAIResponses dropped a ${item.type} item (output_index ${item.index}): it was added but never done, so its output is not known and no result is sent.`, event: item.fields });
+    };
+
     // An output item (added, or whole when `whole`) of any type.
     const onItem = (index: number, fields: Fields, where: string, whole: boolean) => {
       const type = fields.type;
       switch (type) {
         case 'message': {
-          const item = itemAt(index, 'message', where, string(fields, 'id', where), undefined, true);
-          if (whole) list(fields, 'content', where).forEach((part, i) => onPartDone(item, i, part, `${where}.content[${i}]`));
+          const item = itemAt(index, 'message', where, string(fields, 'id', where));
+          const onPart = whole ? onPartDone : onPartAdded;
+          list(fields, 'content', where).forEach((part, i) => onPart(item, i, part, `${where}.content[${i}]`));
+          if (whole) flush(item);
           return;
         }
         case 'reasoning': {
-          const item = itemAt(index, 'reasoning', where, string(fields, 'id', where), undefined, true);
-          if (!whole) return;
-          list(fields, 'summary', where).forEach((part, i) => onPartDone(item, i, part, `${where}.summary[${i}]`));
-          list(fields, 'content', where).forEach((part, i) => onPartDone(item, i, part, `${where}.content[${i}]`));
+          const item = itemAt(index, 'reasoning', where, string(fields, 'id', where));
+          const onPart = whole ? onPartDone : onPartAdded;
+          list(fields, 'summary', where).forEach((part, i) => onPart(item, i, part, `${where}.summary[${i}]`));
+          list(fields, 'content', where).forEach((part, i) => onPart(item, i, part, `${where}.content[${i}]`));
+          if (whole) flush(item);
           return;
         }
-        case 'function_call': {
-          const item = onCallItem(index, fields, where);
-          if (!whole) return;
-          // An incomplete item (cut by max_output_tokens) has arguments that were never finished.
-          if (fields.status === 'incomplete') item.cut = true;
-          else if (string(fields, 'arguments', where) !== undefined) finishCall(item, where);
-          return;
-        }
+        case 'function_call':
+          return onCallItem(index, fields, where, whole);
         default: {
           if (typeof type !== 'string' || type === '') throw invalid(`${where}.type is ${describeValue(type)}, but each output item must have a string type ('message', 'function_call' …).`);
           const form = toolItemForms.get(type);
@@ -407,7 +486,8 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       }
     };
 
-    // The response's end: a completed or incomplete response's output fills in what is missing.
+    // The response's end: a completed or incomplete response's output fills in what is missing, and what the items
+    // held since they were added is sent where nothing else came.
     const end = (fields: Fields, where: string) => {
       const final = object(fields.response, `${where}.response`);
       const open = current();
@@ -418,18 +498,30 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
           onItem(known?.index ?? i, item, `${where}.response.output[${i}]`, true);
         });
       }
+      const details = final.incomplete_details;
+      const reason = isObject(details) && typeof details.reason === 'string' ? details.reason : undefined;
       let cut: Item | undefined;
-      for (const item of open.items.values()) {
-        if (item.kind === 'other') {
-          if (where !== 'response.failed' && !item.type?.endsWith('_output')) dropItem(item);
-          continue;
-        }
-        if (item.kind !== 'call' || item.done) continue;
-        if (item.cut || where === 'response.incomplete') {
+      // Server-run tools still in progress when the response stopped: no result, nothing sent.
+      const running: Item[] = [];
+      for (const item of open.items) {
+        flush(item);
+        if (item.kind === 'other') dropUnfinished(item);
+        if (item.kind !== 'call' || item.done || where === 'response.failed') continue;
+        if (item.cut) {
           cut ??= item;
           continue;
         }
-        if (where === 'response.failed') continue;
+        if (where === 'response.incomplete') {
+          if (item.form?.runs === 'server') {
+            running.push(item);
+            continue;
+          }
+          // Arguments that are one whole JSON value were written out before the cut: the call stands.
+          if (item.form !== undefined || cutCalls([called(item)]).length > 0) {
+            cut ??= item;
+            continue;
+          }
+        }
         if (item.name === undefined) {
           throw invalid(`${where} ends a response whose tool call at output_index ${item.index} was never named: no output item gave its call_id and name, so its arguments cannot be sent. Send response.output_item.added (or .done) with the call's item.`);
         }
@@ -437,12 +529,11 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         finishCall(item, where);
       }
       response = undefined;
+      ended = true;
       const usage = usageOf(final.usage, final.model, `${where}.response.usage`);
       if (usage !== undefined) emit(tokenUsageEvent(usage));
-      if (cut !== undefined) {
-        const details = final.incomplete_details;
-        throw cutCall(cut, isObject(details) && typeof details.reason === 'string' ? details.reason : undefined);
-      }
+      if (cut !== undefined) throw cutCall(cut, reason);
+      if (where === 'response.incomplete') diagnose({ message: incompleteResponse(open.id, reason, running), event: input });
       return final;
     };
 
@@ -454,6 +545,18 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         item.type = 'custom_tool_call';
       }
       return item;
+    };
+
+    // An event of a type this adapter does not read. One that carries content (a `delta`, a `text`) drops it: reported
+    // once per type. A tool item's progress events are not: the whole item carries what they stream.
+    const onOtherEvent = (event: Fields, type: string) => {
+      const field = contentFields.find((name) => typeof event[name] === 'string' && event[name] !== '');
+      if (field === undefined || isToolItemProgress(type)) return;
+      const at = isIndex(event.output_index) ? ` (the first at output_index ${event.output_index})` : '';
+      report(
+        `event:${type}`,
+        `fromOpenAIResponses dropped the '${field}' of ${type} events${at}: it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.`,
+      );
     };
 
     const onEvent = (event: Fields, type: string) => {
@@ -485,9 +588,8 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
           const kind = partKinds.get(part.type);
           if (kind === undefined) return dropPart(part.type, `${type}.part`);
           const item = itemAt(outputIndex(event, type), kind, type, event.item_id);
-          // An added part's text is a snapshot (empty by the format), never content of its own.
-          if (type === 'response.content_part.done') onPartDone(item, partIndex(event, 'content_index', type), part, `${type}.part`);
-          return;
+          const onPart = type === 'response.content_part.done' ? onPartDone : onPartAdded;
+          return onPart(item, partIndex(event, 'content_index', type), part, `${type}.part`);
         }
         case 'response.function_call_arguments.delta':
           return send(itemAt(outputIndex(event, type), 'call', type, event.item_id), 'args', delta(event, type));
@@ -530,7 +632,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         case 'error':
           throw providerError('The model provider failed mid-stream', isObject(event.error) ? { ...event, ...event.error } : event);
         default:
-          return;
+          return onOtherEvent(event, type);
       }
     };
 
@@ -547,11 +649,28 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         onEvent(event, event.type);
       },
       complete() {
-        const open = response === undefined ? [] : [...response.items.values()];
-        const cut = open.find((item) => item.kind === 'call' && !item.done);
-        if (cut?.cut) throw cutCall(cut, undefined);
-        if (cut !== undefined) {
-          throw endedInToolCallError('fromOpenAIResponses', 'before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed)', [called(cut)]);
+        // The documented stream ends each response with response.completed, .incomplete or .failed: without one, the
+        // connection was cut. What was sent stays; what the items held is sent; the output fails.
+        const open = response;
+        if (open !== undefined) {
+          for (const item of open.items) {
+            flush(item);
+            if (item.kind === 'other') dropUnfinished(item);
+          }
+          const pending = open.items.filter((item) => item.kind === 'call' && !item.done);
+          const cut = pending.find((item) => item.cut);
+          if (cut !== undefined) throw cutCall(cut, undefined);
+          // Free text and structured input are whole only when their item says so; JSON arguments can tell.
+          const unfinished = pending.find((item) => item.form !== undefined || cutCalls([called(item)]).length > 0);
+          if (unfinished !== undefined) {
+            throw endedInToolCallError('fromOpenAIResponses', 'before its arguments were complete (no function_call_arguments.done, output_item.done or response.completed)', [called(unfinished)]);
+          }
+        }
+        if (open !== undefined || !ended) {
+          throw endedEarlyError(
+            'fromOpenAIResponses',
+            open === undefined ? 'without any response (no response.created, response.completed, response.incomplete or response.failed)' : `before response '${open.id}' did (no response.completed, response.incomplete or response.failed)`,
+          );
         }
         if (interrupts.length > 0) emit(interrupt(interrupts));
         subscriber.complete();
@@ -562,13 +681,29 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
 
 /** The error of a call cut off by the model's output limit (or a content filter): the run keeps what came before. */
 function cutCall(item: Item, reason: string | undefined): AguiRxError {
-  const limit = reason === undefined ? 'an incomplete response' : reason === 'max_output_tokens' ? 'its token limit (max_output_tokens)' : `the server (incomplete: ${reason})`;
-  return cutToolCallError('fromOpenAIResponses', limit, [called(item)], 'Raise max_output_tokens, or retry the request.');
+  return cutToolCallError('fromOpenAIResponses', cutBy(reason), [called(item)], cutAdvice);
 }
 
-/** A call as the cut errors name it. */
+/**
+ * What an incomplete response without a cut call says: its reason, and the server-run tools it
+ * stopped while they ran (sent nothing: no arguments known to be whole, no result).
+ */
+function incompleteResponse(id: string, reason: string | undefined, running: readonly Item[]): string {
+  const tools = running.map((item) => `${item.type} '${item.id}' (${item.name})`).join(', ');
+  const stopped = running.length === 0 ? '' : ` It stopped while the server was running ${tools}, which ${running.length === 1 ? 'is' : 'are'} dropped: no result came.`;
+  return `fromOpenAIResponses: response '${id}' is incomplete: the model's output was cut by ${cutBy(reason)}. The text before the cut is kept and the run ends as usual, its answer cut short.${stopped} ${cutAdvice}`;
+}
+
+/** What cut an incomplete response off, from its `incomplete_details.reason`. */
+function cutBy(reason: string | undefined): string {
+  return reason === undefined ? 'an incomplete response' : reason === 'max_output_tokens' ? 'its token limit (max_output_tokens)' : `the server (incomplete: ${reason})`;
+}
+
+const cutAdvice = 'Raise max_output_tokens, or retry the request.';
+
+/** A call as the cut errors name it, with the arguments sent (or held) for it. */
 function called(item: Item): StreamedCall {
-  return { id: item.id, name: item.name ?? 'unnamed', args: '' };
+  return { id: item.id, name: item.name ?? 'unnamed', args: item.sent.get('args') ?? '' };
 }
 
 function describePart(part: string): string {

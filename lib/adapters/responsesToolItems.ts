@@ -44,11 +44,6 @@ export function toolItemName(type: string, item: Fields): string {
   return typeof item.name === 'string' && item.name !== '' ? item.name : type.replace(/_call$/, '');
 }
 
-/** A call's tool family, shared by the call item and its `*_output` item: `local_shell_call_output` → `local_shell`. */
-export function toolFamily(type: string): string {
-  return type.replace(/_output$/, '').replace(/_call$/, '');
-}
-
 /** A call item's arguments as JSON text: `arguments` as it came (JSON text, or serialised), else an object of its input fields. */
 export function toolItemArguments(form: ToolItemForm, item: Fields): string {
   if (form.input.length === 1 && form.input[0] === 'arguments') {
@@ -78,4 +73,15 @@ export function toolItemResult(item: Fields, input: readonly string[] = []): str
 /** JSON string escaping of a piece of free text, without the quotes: what goes between `{"input":"` and `"}`. */
 export function jsonStringPiece(text: string): string {
   return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * Whether a stream event type reports the progress of a tool item of the table
+ * (`response.mcp_call_arguments.delta`, `response.code_interpreter_call_code.delta`,
+ * `response.web_search_call.searching` …): what it streams, the whole item carries when done.
+ */
+export function isToolItemProgress(eventType: string): boolean {
+  const subject = eventType.split('.')[1] ?? '';
+  for (const type of toolItemForms.keys()) if (subject === type || subject.startsWith(`${type}_`)) return true;
+  return false;
 }

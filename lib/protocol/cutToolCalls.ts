@@ -41,15 +41,7 @@ export function cutToolCallError(adapter: string, limit: string, calls: readonly
  * model that its output ended (`when`: where it stopped): the connection was cut.
  */
 export function endedInToolCallError(adapter: string, when: string, calls: readonly StreamedCall[]): AguiRxError {
-  return incomplete(adapter, `the stream ended ${when}`, calls, connectionCut);
-}
-
-/**
- * The `INCOMPLETE_STREAM` error of a stream that stopped before the model's message ended, with no
- * tool call open (`when`: where it stopped): the message is cut short, the connection was cut.
- */
-export function endedInMessageError(adapter: string, when: string): AguiRxError {
-  return new AguiRxError('INCOMPLETE_STREAM', `${adapter}: the stream ended ${when}, so the model's message is incomplete. The text before it is kept. ${connectionCut}`);
+  return incomplete(adapter, `the stream ended ${when}`, calls, cutConnection);
 }
 
 /**
@@ -74,14 +66,23 @@ export function unparsedArgumentsError(adapter: string, finish: string, calls: r
   );
 }
 
-// What a stream that stops early most likely means, and what to do.
-const connectionCut = 'The connection was probably cut: retry the request, and check that the whole response body is read.';
-
 /** The calls by id and tool: `tool call 'id' (name)`, `tool calls 'a' (x), 'b' (y)`. */
 function named(calls: readonly StreamedCall[]): string {
   const list = calls.map((call) => `'${call.id}' (${call.name})`).join(', ');
   return calls.length === 1 ? `tool call ${list}` : `tool calls ${list}`;
 }
+
+/**
+ * The `INCOMPLETE_STREAM` error of a stream that stopped outside any tool call but before the
+ * event that ends the model's output (`when`: what did not come): the connection was cut, so
+ * the output may be missing its end even though every event read was whole.
+ */
+export function endedEarlyError(adapter: string, when: string): AguiRxError {
+  return new AguiRxError('INCOMPLETE_STREAM', `${adapter}: the stream ended ${when}, so the model's output may be cut short. The text before it is kept. ${cutConnection}`);
+}
+
+// What a stream that stops early most likely means, and what to do.
+const cutConnection = 'The connection was probably cut: retry the request, and check that the whole response body is read.';
 
 function incomplete(adapter: string, what: string, calls: readonly StreamedCall[], advice: string): AguiRxError {
   return new AguiRxError(

@@ -222,7 +222,7 @@ const failing: Record<string, [string, RegExp]> = {
   ],
   'truncated-mid-text.sse': [
     'INCOMPLETE_STREAM',
-    /^fromAnthropicMessages: the stream ended before message 'msg_01TruncatedMidText00' did \(no message_delta with a stop_reason, no message_stop\), so the model's message is incomplete\. The text before it is kept\. The connection was probably cut/,
+    /^fromAnthropicMessages: the stream ended before message 'msg_01TruncatedMidText00' did \(no message_delta with a stop_reason, no message_stop\), so the model's output may be cut short\. The text before it is kept\. The connection was probably cut/,
   ],
   'max-tokens-in-tool-use.sse': [
     'INCOMPLETE_STREAM',

@@ -140,9 +140,11 @@ async function checkRecording(path: string): Promise<void> {
   expect(terminals(received)).toEqual([received[received.length - 1]]);
   expect(received[received.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' });
   expect(diagnostics).toEqual([]);
-  // The adapter reports only the items it has no AG-UI form for.
+  // The adapter reports only the items it has no AG-UI form for, and each incomplete response (its reason).
   const formless = new Set(inputs.flatMap((event: Raw) => (event.type === 'response.output_item.done' && event.item.type === 'mcp_list_tools' ? [event.item.type] : [])));
-  expect(adapterSink.messages).toHaveLength(formless.size);
+  const incomplete = inputs.filter((event: Raw) => event.type === 'response.incomplete').map((event: Raw) => event.response.incomplete_details.reason);
+  expect(adapterSink.messages).toHaveLength(formless.size + incomplete.length);
+  for (const reason of incomplete) expect(adapterSink.messages).toContainEqual(expect.stringContaining(`is incomplete: the model's output was cut by its token limit (${reason})`));
 
   // The client's messages carry the provider's final text, reasoning and each call's exact arguments.
   const assistant = run.messages.filter((message) => message.role === 'assistant');

@@ -72,7 +72,7 @@ const cutCall = (which: string, why = atEnd, message = "message 'msg_1'") =>
   );
 /** The error of a stream cut with no tool call open. */
 const cutMessage = (why = atEnd, message = "message 'msg_1'") =>
-  new AguiRxError('INCOMPLETE_STREAM', `fromAnthropicMessages: the stream ended before ${message} did (${why}), so the model's message is incomplete. The text before it is kept. ${connectionCut}`);
+  new AguiRxError('INCOMPLETE_STREAM', `fromAnthropicMessages: the stream ended before ${message} did (${why}), so the model's output may be cut short. The text before it is kept. ${connectionCut}`);
 /** The error of calls whose arguments are not JSON at a stop_reason that says the model was done. */
 const brokenCall = (reason: string, which: string, must = 'the call must') =>
   new AguiRxError(

@@ -4,7 +4,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -64,6 +66,9 @@ const callStart = (toolCallId: string, toolCallName: string, delta?: string, par
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
+/** The error of a stream cut outside any tool call. */
+const endedEarly = (when: string) =>
+  `fromOpenAIResponses: the stream ended ${when}, so the model's output may be cut short. The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.`;
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromOpenAIResponses received a malformed Responses API event: ${detail}`);
 
 /** Every event the adapter makes of the given inputs. */
@@ -81,6 +86,13 @@ async function adaptReporting(inputs: readonly ResponseStreamEvent[], options?: 
 /** The error the adapter fails with on the given inputs. */
 async function failure(inputs: readonly ResponseStreamEvent[]): Promise<unknown> {
   return errorOf(adapt(inputs));
+}
+
+/** What the official client makes of the adapter's output under toAgui: its messages, the run's last event, and what the adapter reported. */
+async function throughClient(inputs: readonly ResponseStreamEvent[]) {
+  const sink = diagnosticsSink();
+  const run = await runWithOracle(from(inputs).pipe(fromOpenAIResponses({ onDiagnostic: sink.onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+  return { messages: run.messages, last: run.events[run.events.length - 1] as Record<string, unknown>, diagnostics: sink.messages };
 }
 
 describe('fromOpenAIResponses', () => {
@@ -133,16 +145,17 @@ describe('fromOpenAIResponses', () => {
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
-    it('should complete when the source is empty', () =>
+    it('should fail with INCOMPLETE_STREAM when the source is empty: a Responses stream always ends a response', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const error = new AguiRxError('INCOMPLETE_STREAM', endedEarly('without any response (no response.created, response.completed, response.incomplete or response.failed)'));
         // prettier-ignore
         const e1 = cold<ResponseStreamEvent>('|   ');
         // prettier-ignore
         const e1subs =                       '(^!)';
         // prettier-ignore
-        const expected =                     '|   ';
+        const expected =                     '#   ';
 
-        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected);
+        expectObservable(e1.pipe(fromOpenAIResponses())).toBe(expected, undefined, error);
         expectSubscriptions(e1.subscriptions).toBe(e1subs);
       }));
 
@@ -257,7 +270,7 @@ describe('fromOpenAIResponses', () => {
 
     it('should start afresh on retry: the calls of a failed attempt are forgotten', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const values: Marbles = { f: callAdded(0, 'call_1', 'search', '{"q":'), k: callStart('call_1', 'search', '{"q":') };
+        const values: Marbles = { f: callAdded(0, 'call_1', 'search'), k: callStart('call_1', 'search') };
         // prettier-ignore
         const first =  cold('-f-#      ', values);
         // prettier-ignore
@@ -321,9 +334,9 @@ describe('fromOpenAIResponses', () => {
 
   describe('raw', () => {
     it('should send each event as RAW before the events made from it', async () => {
-      const inputs = [created(), textDelta(0, 'Hi'), { type: 'response.web_search_call.searching', output_index: 1 }];
+      const inputs = [created(), textDelta(0, 'Hi'), { type: 'response.web_search_call.searching', output_index: 1 }, completed()];
       const raw = (event: unknown): AgentEvent => ({ type: EventType.RAW, event, source: 'openai-responses' });
-      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), text('Hi'), raw(inputs[2])]);
+      expect(await adapt(inputs, { raw: true })).toEqual([raw(inputs[0]), raw(inputs[1]), text('Hi'), raw(inputs[2]), raw(inputs[3])]);
     });
 
     it('should send the failing event as RAW before the error', async () => {
@@ -351,23 +364,26 @@ describe('fromOpenAIResponses', () => {
 
     it('should send refusal deltas as the assistant text', async () => {
       expect(
-        await adapt([created(), messageAdded(0), { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }, { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't" }]),
+        await adapt([created(), messageAdded(0), { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't" }, { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't" }, completed()]),
       ).toEqual([text("I can't")]);
     });
 
     it('should send text that only arrives whole, in output_text.done, content_part.done or output_item.done', async () => {
-      expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole')])).toEqual([text('Whole')]);
+      expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole'), completed()])).toEqual([text('Whole')]);
       expect(
-        await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }]),
+        await adapt([created(), messageAdded(0), { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Part' } }, completed()]),
       ).toEqual([text('Part')]);
       expect(await adapt([created(), messageAdded(0), textDone(0, 'Once'), messageDone(0, ['Once']), completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Once' }] }] })])).toEqual([text('Once')]);
     });
 
-    it('should send a whole text only for a part no delta wrote: the streamed text stands, and a difference is reported once', async () => {
-      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there'])]);
-      expect(events).toEqual([text('Hel'), text(' there')]);
-      expect(diagnostics).toEqual([
-          `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 3 on (streamed "", whole "lo"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+    it('should send the rest of a whole text its deltas began, and a whole text no delta wrote; one that disagrees leaves the streamed text, reported once', async () => {
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hello'), messageDone(0, ['Hello', ' there']), completed()]);
+      expect(events).toEqual([text('Hel'), text('lo'), text(' there')]);
+      expect(diagnostics).toEqual([]);
+      const disagreeing = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hel'), textDone(0, 'Hey!'), messageDone(0, ['Hey!']), completed()]);
+      expect(disagreeing.events).toEqual([text('Hel')]);
+      expect(disagreeing.diagnostics).toEqual([
+        `fromOpenAIResponses kept the streamed text of message 'resp_1' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 2 on (streamed "l", whole "y!"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
       ]);
     });
 
@@ -405,19 +421,24 @@ describe('fromOpenAIResponses', () => {
       ).toEqual([text('Only here'), callStart('call_1', 'search', '{}')]);
     });
 
-    it('should keep the text of an incomplete response and send its usage', async () => {
-      expect(
-        await adapt([
-          created(),
-          messageAdded(0),
-          textDelta(0, 'The storm hit'),
-          { type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 3 } }) },
-        ]),
-      ).toEqual([text('The storm hit'), tokenUsage({ inputTokens: 5, outputTokens: 3, model: 'gpt-test' })]);
+    it('should keep the text of an incomplete response and send its usage, reporting the reason', async () => {
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'The storm hit'),
+        { type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 3 } }) },
+      ]);
+      expect(events).toEqual([text('The storm hit'), tokenUsage({ inputTokens: 5, outputTokens: 3, model: 'gpt-test' })]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.",
+      ]);
     });
 
-    it('should keep text cut off by the end of the source', async () => {
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'The storm')])).toEqual([text('The storm')]);
+    it('should keep text cut off by the end of the source, and fail with INCOMPLETE_STREAM', async () => {
+      const events: AgentEvent[] = [];
+      const error = await new Promise((resolve) => from([created(), messageAdded(0), textDelta(0, 'The storm')]).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve }));
+      expect(events).toEqual([text('The storm')]);
+      expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', endedEarly("before response 'resp_1' did (no response.completed, response.incomplete or response.failed)")));
     });
   });
 
@@ -433,8 +454,9 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.reasoning_summary_part.done', item_id: 'rs_1', output_index: 0, summary_index: 1, part: { type: 'summary_text', text: '**Check** twice' } },
           messageAdded(1),
           textDelta(1, 'Yes'),
+          completed(),
         ]),
-      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), text('Yes')]);
+      ).toEqual([reasoning('**Plan**'), reasoning('\n\n**Check**'), reasoning(' twice'), text('Yes')]);
     });
 
     it('should send reasoning_text deltas as reasoning', async () => {
@@ -445,6 +467,7 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'think' },
           { type: 'response.reasoning_text.delta', item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'ing' },
           { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'thinking' },
+          completed(),
         ]),
       ).toEqual([reasoning('think'), reasoning('ing')]);
     });
@@ -468,12 +491,12 @@ describe('fromOpenAIResponses', () => {
       expect(events).toEqual([reasoning('Add them.'), text('Sum:'), callStart('call_1', 'add'), callArgs('call_1', '{"a":1}')]);
       expect(diagnostics).toEqual([]);
       // A reasoning item that only has its parts whole.
-      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.')])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
+      expect(await adapt([created(), part('response.content_part.done', 'Whole thought.'), completed()])).toEqual([reasoning('Whole thought.', 'id-1')].map((event) => ({ ...event, messageId: expect.any(String) })));
     });
 
     it('should drop a content part with no AG-UI form, reporting its type once', async () => {
       const audio = (output_index: number): ResponseStreamEvent => ({ type: 'response.content_part.done', item_id: 'msg_1', output_index, content_index: 1, part: { type: 'output_audio', data: 'AAAA' } });
-      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi'])]);
+      const { events, diagnostics } = await adaptReporting([created(), messageAdded(0), textDelta(0, 'Hi'), audio(0), audio(0), messageDone(0, ['Hi']), completed()]);
       expect(events).toEqual([text('Hi')]);
       expect(diagnostics).toEqual([
         `fromOpenAIResponses dropped a content part of type "output_audio" (response.content_part.done.part): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
@@ -482,14 +505,14 @@ describe('fromOpenAIResponses', () => {
 
     it('should fill in reasoning that only arrives in output_item.done', async () => {
       expect(
-        await adapt([created(), reasoningAdded(0), { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }] } }]),
+        await adapt([created(), reasoningAdded(0), { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }] } }, completed()]),
       ).toEqual([reasoning('A'), reasoning('\n\nB')]);
     });
   });
 
   describe('tool calls', () => {
     it('should use call_id as toolCallId and the response as parent, also when the call comes before any text', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), messageAdded(1, 'msg_2'), textDelta(1, 'Searching.', 0, 'msg_2')])).toEqual([
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), messageAdded(1, 'msg_2'), textDelta(1, 'Searching.', 0, 'msg_2'), completed()])).toEqual([
         callStart('call_1', 'search'),
         callArgs('call_1', '{"q"'),
         callArgs('call_1', ':1}'),
@@ -498,7 +521,7 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should give a call the message its response last wrote as parent', async () => {
-      expect(await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'A'), messageAdded(1, 'msg_b'), textDelta(1, 'B'), callAdded(2, 'call_1', 'search', '{}'), argsDone(2, '{}')])).toEqual([
+      expect(await adapt([created(), messageAdded(0, 'msg_a'), textDelta(0, 'A', 0, 'msg_a'), messageAdded(1, 'msg_b'), textDelta(1, 'B', 0, 'msg_b'), callAdded(2, 'call_1', 'search', '{}'), argsDone(2, '{}'), completed()])).toEqual([
         text('A'),
         text('B', 'msg_b'),
         callStart('call_1', 'search', '{}', 'msg_b'),
@@ -506,7 +529,7 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should keep interleaved argument deltas of two calls apart by output_index', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_a', 'one'), callAdded(1, 'call_b', 'two'), argsDelta(0, '{"x"'), argsDelta(1, '{"y"'), argsDelta(0, ':1}'), argsDelta(1, ':2}'), argsDone(1, '{"y":2}'), argsDone(0, '{"x":1}')])).toEqual([
+      expect(await adapt([created(), callAdded(0, 'call_a', 'one'), callAdded(1, 'call_b', 'two'), argsDelta(0, '{"x"'), argsDelta(1, '{"y"'), argsDelta(0, ':1}'), argsDelta(1, ':2}'), argsDone(1, '{"y":2}'), argsDone(0, '{"x":1}'), completed()])).toEqual([
         callStart('call_a', 'one'),
         callStart('call_b', 'two'),
         callArgs('call_a', '{"x"'),
@@ -517,16 +540,16 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should send arguments that only arrive whole, in arguments.done or output_item.done', async () => {
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
-      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDone(0, '{"q":1}')])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q"'), callArgs('call_1', ':1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{"q":1}'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q":1}')]);
+      expect(await adapt([created(), callAdded(0, 'call_1', 'search'), argsDelta(0, '{"q"'), argsDone(0, '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search'), callArgs('call_1', '{"q"'), callArgs('call_1', ':1}')]);
     });
 
     it('should hold deltas of a call not yet named until its item names it', async () => {
-      expect(await adapt([created(), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), callDone(0, 'call_1', 'search', '{"q":1}')])).toEqual([callStart('call_1', 'search', '{"q":1}')]);
+      expect(await adapt([created(), argsDelta(0, '{"q"'), argsDelta(0, ':1}'), callDone(0, 'call_1', 'search', '{"q":1}'), completed()])).toEqual([callStart('call_1', 'search', '{"q":1}')]);
       // No output item at all: the call keeps a minted id, and its response one too.
       expect(
-        await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }], { generateId: sequentialIds() }),
+        await adapt([argsDelta(0, '{}'), { type: 'response.function_call_arguments.done', output_index: 0, arguments: '{}', name: 'ping' }, completed()], { generateId: sequentialIds() }),
       ).toEqual([callStart('id-2', 'ping', '{}', 'id-1')]);
     });
   });
@@ -550,7 +573,7 @@ describe('fromOpenAIResponses', () => {
       const args = events.filter((event) => event.type === EventType.TOOL_CALL_CHUNK).map((event) => (event as { delta?: string }).delta ?? '').join('');
       expect(JSON.parse(args)).toEqual({ input: 'SELECT "a"\nFROM t' });
       // Input that only arrives whole.
-      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' })])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
+      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' }), completed()])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
     });
 
     it('should make client-executed items pending calls named by their type, their input fields the arguments', async () => {
@@ -645,8 +668,8 @@ describe('fromOpenAIResponses', () => {
         "fromOpenAIResponses has no AG-UI form for output items of type 'image_generation_call' (the first at output_index 0): each is sent only as a RAW event. Read them from RAW, or from the response itself.",
       ]);
       // With raw: true the item's events already went out as RAW: none is added.
-      const withRaw = await adaptReporting([created(), itemDone(0, image('ig_1'))], { raw: true });
-      expect(withRaw.events.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['response.created', 'response.output_item.done']);
+      const withRaw = await adaptReporting([created(), itemDone(0, image('ig_1')), completed()], { raw: true });
+      expect(withRaw.events.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['response.created', 'response.output_item.done', 'response.completed']);
       expect(withRaw.diagnostics).toHaveLength(1);
     });
   });
@@ -659,12 +682,17 @@ describe('fromOpenAIResponses', () => {
     const cutMessage = (name: string, id: string, limit = 'its token limit (max_output_tokens)') =>
       `fromOpenAIResponses: the model's output was cut by ${limit} inside tool call '${id}' (${name}), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.`;
 
-    /** The events sent before the error, and the error. */
-    async function cut(inputs: ResponseStreamEvent[]) {
+    /** The events sent before the error, and the error; the adapter reports `diagnostics` and nothing else. */
+    async function cut(inputs: ResponseStreamEvent[], diagnostics: string[] = []) {
       const events: AgentEvent[] = [];
-      const error = await new Promise((resolve) => from(inputs).pipe(fromOpenAIResponses()).subscribe({ next: (event) => events.push(event), error: resolve, complete: () => resolve(undefined) }));
+      const sink = diagnosticsSink();
+      const error = await new Promise((resolve) =>
+        from(inputs).pipe(fromOpenAIResponses({ onDiagnostic: sink.onDiagnostic })).subscribe({ next: (event) => events.push(event), error: resolve, complete: () => resolve(undefined) }),
+      );
+      expect(sink.messages).toEqual(diagnostics);
       return { events, error };
     }
+    const incompleteNote = "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.";
 
     it('should keep the text and the arguments streamed, then fail naming the call, when response.incomplete ends a call never done', async () => {
       const { events, error } = await cut([created(), messageAdded(0), textDelta(0, 'Let me look.'), callAdded(1, 'call_1', 'search'), argsDelta(1, '{"q":"ti'), incomplete()]);
@@ -703,7 +731,229 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should not call a response cut after its calls were done a cut call', async () => {
-      expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
+      expect(await cut([created(), callAdded(0, 'call_1', 'search'), argsDone(0, '{}'), incomplete()], [incompleteNote])).toEqual({ events: [callStart('call_1', 'search'), callArgs('call_1', '{}')], error: undefined });
+    });
+  });
+
+  describe('through toAgui and the official client', () => {
+    const itemAdded = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: item as never });
+    const itemDone = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.done', output_index, item: item as never });
+    const assistant = (id: string, content: string | undefined, toolCalls?: { id: string; name: string; args: string }[]) => ({
+      id,
+      role: 'assistant',
+      ...(content === undefined ? {} : { content }),
+      ...(toolCalls === undefined ? {} : { toolCalls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } })) }),
+    });
+    const incompleteEvent = (reason: string, fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({
+      type: 'response.incomplete',
+      response: response({ status: 'incomplete', incomplete_details: { reason }, ...fields }),
+    });
+
+    it('should drop an output item whose call_id names no call of the stream, naming it, and give each output only to the call it names', async () => {
+      const { messages, last, diagnostics } = await throughClient([
+        created(),
+        callAdded(0, 'call_1', 'lookup'),
+        argsDone(0, '{}'),
+        itemDone(1, { type: 'function_call_output', id: 'fco_1', call_id: 'call_zzz', output: 'stale' }),
+        itemDone(2, { type: 'local_shell_call', id: 'lsh_1', call_id: 'call_l', action: { type: 'exec', command: ['ls'] }, status: 'completed' }),
+        // A local shell output names its call by the call item's id.
+        itemDone(3, { type: 'local_shell_call_output', id: 'lsh_1', output: 'a.txt', status: 'completed' }),
+        itemDone(4, { type: 'shell_call_output', id: 'sho_1', output: 'orphan' }),
+        completed(),
+      ]);
+      expect(messages).toEqual([
+        assistant('resp_1', undefined, [
+          { id: 'call_1', name: 'lookup', args: '{}' },
+          { id: 'call_l', name: 'local_shell', args: '{"action":{"type":"exec","command":["ls"]}}' },
+        ]),
+        { id: expect.any(String), role: 'tool', toolCallId: 'call_l', content: 'a.txt' },
+      ]);
+      // call_1 is not answered by the stray output: it stays pending for the client.
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses dropped a function_call_output item (response.output_item.done.item, output_index 1): it answers tool call 'call_zzz', which no call item of this stream made, so it has no call to attach to (a result without its call would be a tool message the client cannot pair). The results of earlier turns' calls belong in the request's input, not in the stream.",
+        "fromOpenAIResponses dropped a shell_call_output item (response.output_item.done.item, output_index 4): it answers tool call 'sho_1', which no call item of this stream made, so it has no call to attach to (a result without its call would be a tool message the client cannot pair). The results of earlier turns' calls belong in the request's input, not in the stream.",
+      ]);
+    });
+
+    it('should report an item of an unknown type, or an output, added but never done, when its response ends, also a failed one', async () => {
+      const inputs = [
+        created(),
+        itemAdded(0, { type: 'frobnicate_call', id: 'fr_1', status: 'in_progress' }),
+        itemAdded(1, { type: 'function_call_output', id: 'fco_1', call_id: 'call_x' }),
+        messageAdded(2, 'msg_2'),
+        textDelta(2, 'Hi', 0, 'msg_2'),
+      ];
+      const expected = [
+        "fromOpenAIResponses has no AG-UI form for output items of type 'frobnicate_call' (the first at output_index 0): each is sent only as a RAW event. Read them from RAW, or from the response itself.",
+        'fromOpenAIResponses dropped a function_call_output item (output_index 1): it was added but never done, so its output is not known and no result is sent.',
+      ];
+      const done = await throughClient([...inputs, completed()]);
+      expect(done.messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(done.last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(done.diagnostics).toEqual(expected);
+      const failed = await throughClient([...inputs, { type: 'response.failed', response: response({ status: 'failed', error: { code: 'server_error', message: 'Boom.' } }) }]);
+      expect(failed.messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(failed.last).toMatchObject({ type: EventType.RUN_ERROR, code: 'PROVIDER_ERROR' });
+      expect(failed.diagnostics).toEqual(expected);
+    });
+
+    it('should report the content of events of unknown types once per type, and not the progress events of tool items whose whole item carries it', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'Hi'),
+        { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: 'secret' },
+        { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: ' more' },
+        { type: 'response.audio.transcript.delta', output_index: 0, delta: 'hello' },
+        { type: 'response.mcp_call_arguments.delta', item_id: 'mcp_1', output_index: 1, delta: '{"sides":6}' },
+        { type: 'response.code_interpreter_call_code.delta', item_id: 'ci_1', output_index: 2, delta: 'print(1)' },
+        { type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, annotation: {} },
+        completed(),
+      ]);
+      expect(messages).toEqual([assistant('resp_1', 'Hi')]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIResponses dropped the 'delta' of response.foo.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+        "fromOpenAIResponses dropped the 'delta' of response.audio.transcript.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+      ]);
+    });
+
+    it('should end with RUN_ERROR INCOMPLETE_STREAM when the source completes before the response did, keeping the text', async () => {
+      const advice = 'The text before it is kept. The connection was probably cut: retry the request, and check that the whole response body is read.';
+      const cut = await throughClient([created(), messageAdded(0), textDelta(0, 'The tide turns at')]);
+      expect(cut.messages).toEqual([assistant('resp_1', 'The tide turns at')]);
+      expect(cut.last).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: `fromOpenAIResponses: the stream ended before response 'resp_1' did (no response.completed, response.incomplete or response.failed), so the model's output may be cut short. ${advice}`,
+      });
+      // The second response of an agent loop, cut: the first stays whole.
+      const second = await throughClient([created(), messageAdded(0), textDelta(0, 'One.'), completed(), created({ id: 'resp_2' }), messageAdded(0, 'msg_2'), textDelta(0, 'Two', 0, 'msg_2')]);
+      expect(second.messages).toEqual([assistant('resp_1', 'One.'), assistant('resp_2', 'Two')]);
+      expect(second.last).toMatchObject({ code: 'INCOMPLETE_STREAM', message: expect.stringContaining("the stream ended before response 'resp_2' did") });
+      // An empty body.
+      const empty = await throughClient([]);
+      expect(empty.messages).toEqual([]);
+      expect(empty.last).toMatchObject({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM', message: expect.stringContaining('the stream ended without any response') });
+    });
+
+    it('should key streamed text on item_id, so whole texts under another output_index send nothing twice', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        // No output_item.added: the deltas and the done events disagree on output_index.
+        textDelta(0, 'Hel', 0, 'msg_1'),
+        textDelta(0, 'lo', 0, 'msg_1'),
+        { type: 'response.output_text.done', item_id: 'msg_1', output_index: 3, content_index: 0, text: 'Hello' },
+        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 3, content_index: 0, part: { type: 'output_text', text: 'Hello' } },
+        messageDone(3, ['Hello']),
+        completed(undefined, { output: [{ type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Hello' }] }] }),
+      ]);
+      expect(messages).toEqual([assistant('resp_1', 'Hello')]);
+      expect(diagnostics).toEqual([]);
+      // A new item id at an index that holds a call is a message of its own, not a malformed call.
+      const after = await throughClient([created(), callAdded(0, 'call_1', 'lookup'), argsDone(0, '{}'), textDelta(0, 'Looking.', 0, 'msg_9'), completed()]);
+      expect(after.messages).toEqual([assistant('resp_1', undefined, [{ id: 'call_1', name: 'lookup', args: '{}' }]), assistant('msg_9', 'Looking.')]);
+    });
+
+    it('should send the rest of a whole text that begins with the streamed one, and keep and report one that does not', async () => {
+      const { messages, diagnostics } = await throughClient([
+        created(),
+        reasoningAdded(0),
+        summaryDelta(0, '**Pla'),
+        { type: 'response.reasoning_summary_text.done', item_id: 'rs_1', output_index: 0, summary_index: 0, text: '**Plan**' },
+        messageAdded(1),
+        textDelta(1, 'Hel'),
+        { type: 'response.output_text.done', item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Hello' },
+        messageAdded(2, 'msg_2'),
+        textDelta(2, 'Bye', 0, 'msg_2'),
+        { type: 'response.output_text.done', item_id: 'msg_2', output_index: 2, content_index: 0, text: 'Good bye' },
+        completed(),
+      ]);
+      expect(messages).toEqual([{ id: 'rs_1', role: 'reasoning', content: '**Plan**' }, assistant('resp_1', 'Hello'), assistant('msg_2', 'Bye')]);
+      expect(diagnostics).toEqual([
+        `fromOpenAIResponses kept the streamed text of message 'msg_2' (content part 0): response.output_text.done gives a whole text that differs from what its deltas sent, from character 0 on (streamed "Bye", whole "Good bye"). Text already sent cannot be taken back, so the streamed text stands; check the server's stream.`,
+      ]);
+    });
+
+    it('should use the content an added item holds when nothing else comes for it, and never send it twice', async () => {
+      // Items that arrive whole in output_item.added, with nothing after them.
+      const whole = await throughClient([
+        created(),
+        itemAdded(0, { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Think.' }] }),
+        itemAdded(1, { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'All at once.', annotations: [] }] }),
+        callAdded(2, 'call_1', 'lookup', '{"city":"Lisbon"}'),
+        itemAdded(3, { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'note', input: 'hi' }),
+        completed(),
+      ]);
+      expect(whole.messages).toEqual([
+        { id: 'rs_1', role: 'reasoning', content: 'Think.' },
+        assistant('resp_1', 'All at once.', [
+          { id: 'call_1', name: 'lookup', args: '{"city":"Lisbon"}' },
+          { id: 'call_c', name: 'note', args: '{"input":"hi"}' },
+        ]),
+      ]);
+      expect(whole.diagnostics).toEqual([]);
+      // The same content again in deltas and whole texts: sent once.
+      const streamed = await throughClient([
+        created(),
+        itemAdded(0, { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] }),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hi there' } },
+        textDelta(0, 'Hi'),
+        textDelta(0, ' there'),
+        textDone(0, 'Hi there'),
+        messageDone(0, ['Hi there']),
+        callAdded(1, 'call_1', 'lookup', '{"a":1}'),
+        argsDelta(1, '{"a"'),
+        argsDelta(1, ':1}'),
+        argsDone(1, '{"a":1}'),
+        callDone(1, 'call_1', 'lookup', '{"a":1}'),
+        completed(),
+      ]);
+      expect(streamed.messages).toEqual([assistant('resp_1', 'Hi there', [{ id: 'call_1', name: 'lookup', args: '{"a":1}' }])]);
+      expect(streamed.diagnostics).toEqual([]);
+    });
+
+    it('should finish an incomplete response whose calls have whole arguments, dropping and naming a server tool still running, and report the reason', async () => {
+      const running = await throughClient([
+        created(),
+        callAdded(0, 'call_1', 'lookup'),
+        argsDelta(0, '{"q":1}'),
+        itemAdded(1, { type: 'web_search_call', id: 'ws_1', status: 'in_progress' }),
+        incompleteEvent('max_output_tokens', { usage: { input_tokens: 9, output_tokens: 4 } }),
+      ]);
+      expect(running.messages).toEqual([assistant('resp_1', undefined, [{ id: 'call_1', name: 'lookup', args: '{"q":1}' }])]);
+      expect(running.last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(running.diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by its token limit (max_output_tokens). The text before the cut is kept and the run ends as usual, its answer cut short. It stopped while the server was running web_search_call 'ws_1' (web_search), which is dropped: no result came. Raise max_output_tokens, or retry the request.",
+      ]);
+      // Arguments done, by function_call_arguments.done or output_item.done: not cut, whatever the reason.
+      const done = await throughClient([
+        created(),
+        messageAdded(0),
+        textDelta(0, 'Checking.'),
+        callAdded(1, 'call_1', 'lookup'),
+        argsDone(1, '{"q":1}'),
+        callAdded(2, 'call_2', 'lookup'),
+        callDone(2, 'call_2', 'lookup', '{"q":2}'),
+        incompleteEvent('content_filter'),
+      ]);
+      expect(done.messages).toEqual([
+        assistant('resp_1', 'Checking.', [
+          { id: 'call_1', name: 'lookup', args: '{"q":1}' },
+          { id: 'call_2', name: 'lookup', args: '{"q":2}' },
+        ]),
+      ]);
+      expect(done.last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(done.diagnostics).toEqual([
+        "fromOpenAIResponses: response 'resp_1' is incomplete: the model's output was cut by the server (incomplete: content_filter). The text before the cut is kept and the run ends as usual, its answer cut short. Raise max_output_tokens, or retry the request.",
+      ]);
+      // Arguments really cut: the tool call wording, as before.
+      const cut = await throughClient([created(), callAdded(0, 'call_1', 'lookup'), argsDelta(0, '{"q":'), incompleteEvent('max_output_tokens')]);
+      expect(cut.last).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INCOMPLETE_STREAM',
+        message: "fromOpenAIResponses: the model's output was cut by its token limit (max_output_tokens) inside tool call 'call_1' (lookup), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
+      });
     });
   });
 
@@ -756,11 +1006,11 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should not let a later response continue an earlier one at the same output_index', async () => {
-      expect(await adapt([created(), messageAdded(0), textDelta(0, 'One'), completed(), created({ id: 'resp_2' }), textDelta(0, 'Two')])).toEqual([text('One'), text('Two', 'resp_2')]);
+      expect(await adapt([created(), messageAdded(0), textDelta(0, 'One'), completed(), created({ id: 'resp_2' }), textDelta(0, 'Two'), completed()])).toEqual([text('One'), text('Two', 'resp_2')]);
     });
 
     it('should mint a response id when the stream has no response.created', async () => {
-      expect(await adapt([textDelta(0, 'Hi'), completed(), textDelta(0, 'Again')], { generateId: sequentialIds() })).toEqual([text('Hi', 'id-1'), text('Again', 'id-2')]);
+      expect(await adapt([textDelta(0, 'Hi'), completed(), textDelta(0, 'Again'), completed()], { generateId: sequentialIds() })).toEqual([text('Hi', 'id-1'), text('Again', 'id-2')]);
     });
   });
 
@@ -845,7 +1095,7 @@ describe('fromOpenAIResponses', () => {
       );
       expect(await failure([bad({ type: 'response.output_text.delta', output_index: 0, delta: 7 })])).toEqual(invalidEvent('response.output_text.delta.delta is number 7, but it must be a string.'));
       expect(await failure([bad({ type: 'response.created', response: 'resp_1' })])).toEqual(invalidEvent('response.created.response is "resp_1", but it must be an object.'));
-      expect(await failure([created(), callAdded(0, 'call_1', 'search'), textDelta(0, 'x')])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
+      expect(await failure([created(), callAdded(0, 'call_1', 'search'), bad({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'x' })])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
       expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
       expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
     });
@@ -864,6 +1114,7 @@ describe('fromOpenAIResponses', () => {
           { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
           { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
           { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
+          completed(),
         ]),
       ).toEqual([]);
     });
