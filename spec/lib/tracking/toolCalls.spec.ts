@@ -319,7 +319,7 @@ describe('trackToolCalls', () => {
         chunk({ toolCallId: 'c4', toolCallName: 'pick', delta: ' [1, 2] ' }),
         chunk({ toolCallId: 'c5', toolCallName: 'count', delta: '4' }),
       );
-      calls.pass(event.type, event);
+      calls.pass(event.type as string, event);
 
       expect(sent()).toStrictEqual([{ type: EventType.TOOL_CALL_END, toolCallId: 'c1' }, { type: EventType.TOOL_CALL_END, toolCallId: 'c4' }, event]);
     });
