@@ -88,9 +88,10 @@ export const newReference = (): string => generateId();
  * The default {@link RunErrorHandler}: one `console.error` line (reference, code, message), so
  * that a failure whose message the client does not see is in the server's log.
  */
-export const logRunError: RunErrorHandler = (error, report) => {
+export const logRunError = (error: unknown, report: { readonly threadId?: string | undefined; readonly runId?: string | undefined; readonly reference: string }): void => {
   const code = codeOf(error);
-  console.error(`[agui-rx] run ${report.runId} (thread ${report.threadId}) failed, reference ${report.reference}${code === undefined ? '' : `, code ${code}`}: ${errorMessage(error, 'no message')}`);
+  const what = report.runId === undefined ? (report.threadId === undefined ? 'a request' : `thread ${report.threadId}`) : `run ${report.runId} (thread ${report.threadId})`;
+  console.error(`[agui-rx] ${what} failed, reference ${report.reference}${code === undefined ? '' : `, code ${code}`}: ${errorMessage(error, 'no message')}`);
 };
 
 function codeOf(error: unknown): string | undefined {
@@ -103,7 +104,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** Calls `onError`, which must not break the stream: a throwing handler is logged, with the error it was given. */
-export function reportRunError<Report extends RunErrorReport>(onError: RunErrorHandler<Report>, error: unknown, report: Report): void {
+export function reportRunError<Report extends { readonly reference: string }>(onError: (error: unknown, report: Report) => void, error: unknown, report: Report): void {
   try {
     onError(error, report);
   } catch (thrown) {
