@@ -343,7 +343,9 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
   const errorMessages = options.errorMessages ?? defaultErrorMessages();
+  const runOptions = { ...options, errorMessages };
   const methods = broker === undefined ? 'POST' : 'GET, POST';
   const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
@@ -394,7 +396,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
               const demand = createDemandGate();
               const run = { input, threadId: input.threadId, runId: input.runId };
               const onFailure = (error: unknown) => report(error, run);
-              sendSSE(res, runEvents(agent, input, options, { request: req, context, report }, undefined, demand.ready), { ...stream, demand, onFailure });
+              sendSSE(res, runEvents(agent, input, runOptions, { request: req, context, report }, undefined, demand.ready), { ...stream, demand, onFailure });
             }),
           ),
         );
@@ -436,7 +438,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
-              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, options, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
+              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
             );
         }
       });
@@ -613,7 +615,9 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
   const errorMessages = options.errorMessages ?? defaultErrorMessages();
+  const runOptions = { ...options, errorMessages };
   const methods = broker === undefined ? 'POST' : 'GET, POST';
   const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   const refuse = ({ status, reason, allow }: Refusal) =>
@@ -663,7 +667,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       const demand = createDemandGate();
       const run = { input: parsed, threadId: parsed.threadId, runId: parsed.runId };
       const served = { request, context: made.context, report };
-      return toSSEResponse(runEvents(agent, parsed, options, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
+      return toSSEResponse(runEvents(agent, parsed, runOptions, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
     }
     let pathname: string;
     try {
@@ -701,7 +705,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
         const parsed = await readInput(request);
         if ('status' in parsed) return refuse(parsed);
         if (route.kind === 'connect') return serve(broker.connect(parsed, access), { input: parsed, threadId: parsed.threadId });
-        return serve(broker.run(parsed, (cancel) => runEvents(agent, parsed, options, served, cancel), access, lastEventId), { input: parsed, threadId: parsed.threadId, runId: parsed.runId });
+        return serve(broker.run(parsed, (cancel) => runEvents(agent, parsed, runOptions, served, cancel), access, lastEventId), { input: parsed, threadId: parsed.threadId, runId: parsed.runId });
       }
     }
   };
