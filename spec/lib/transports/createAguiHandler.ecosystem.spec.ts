@@ -29,7 +29,7 @@ const scripted: AguiAgent = () => from(SCRIPT).pipe(delay(1));
 
 function errorSink() {
   const calls: { error: unknown; report: HandlerErrorReport<unknown> }[] = [];
-  return { calls, onError: (error: unknown, report: HandlerErrorReport<unknown>) => void calls.push({ error, report }) };
+  return { calls, onError: (error: unknown, report: { reference: string }) => void calls.push({ error, report: report as HandlerErrorReport<unknown> }) };
 }
 
 const runErrorOf = (body: string) => framesOf(body).find((frame) => frame.event.type === EventType.RUN_ERROR)?.event as RunErrorEvent | undefined;
