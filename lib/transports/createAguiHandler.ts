@@ -321,7 +321,7 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * createServer(createAguiHandler((input) => myAgent$(input.messages), { broker, basePath: '/agent' })).listen(8001);
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * @param agent The agent: `(input, { signal, request, context }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
  * Slow, stalled and vanished clients: a client that reads, however slowly, gets the whole run; one
@@ -331,7 +331,9 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  *
  * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
  * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
- * and `toAgui`'s options.
+ * `onError` and `errorMessages` (RUN_ERROR reported once with a reference, unknown messages redacted
+ * in production), `context` (the caller, for the agent and `authorize`; a throw with a 4xx `status`
+ * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
@@ -597,7 +599,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * //   export { handle as GET, handle as POST };
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * @param agent The agent: `(input, { signal, request, context }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
  * The response streams honour backpressure the same way (see {@link toSSEStream}): `maxBufferedBytes`
@@ -605,7 +607,9 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  *
  * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
  * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
- * and `toAgui`'s options.
+ * `onError` and `errorMessages` (RUN_ERROR reported once with a reference, unknown messages redacted
+ * in production), `context` (the caller, for the agent and `authorize`; a throw with a 4xx `status`
+ * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
  */
