@@ -5,10 +5,11 @@ import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFailure } from '../lib/protocol/runErrors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
-import { noMessage, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
+import { noMessage, runErrorOf, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -29,6 +30,19 @@ export interface MapRunLifecycleOptions {
    * stacks name files and lines of the server, which a client should not see in production.
    */
   exposeErrorStack?: boolean;
+  /**
+   * Told once when the run ends in RUN_ERROR (not cancelled), with the error and `{ input, threadId,
+   * runId, reference }` (the id a redacted message quotes). Default: a `console.error` line.
+   */
+  onError?: RunErrorHandler;
+  /**
+   * What RUN_ERROR `message` tells the client of an error: `'expose'` (its message), `'redact'`
+   * (only the toolkit's own errors, `AguiRxError`, and errors marked `expose: true` keep their
+   * message; any other gets a generic text quoting `reference`, and `code: "INTERNAL_ERROR"`), or
+   * `(error, reference) => message`. Default: `'redact'` when `NODE_ENV` is `production`, else
+   * `'expose'`. An upstream RUN_ERROR event is the agent's own word to the client: sent as it is.
+   */
+  errorMessages?: ErrorMessagePolicy;
 }
 
 /**
@@ -62,6 +76,10 @@ export interface MapRunLifecycleOptions {
  *    it ended, or a `parentSubagentRunId` never started, is an `INVALID_EVENT` error.
  * 7. An upstream error, or an event that is not valid AG-UI, becomes RUN_ERROR with the error's
  *    `message` and `code` (no stack trace unless `exposeErrorStack`); then the output completes.
+ *    Under `errorMessages: 'redact'` (the default in production) an error that is not the
+ *    toolkit's own nor marked `expose: true` is sent as a generic message quoting a reference
+ *    id, `code: "INTERNAL_ERROR"`. Every run that ends in RUN_ERROR is reported once to
+ *    `onError` (default: a `console.error` line) with that reference; a cancelled run is not.
  * 8. Nothing is sent after the terminal event.
  *
  * ## Example
@@ -97,6 +115,8 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
     }
   }
   const run = { threadId, runId, parentRunId, input, exposeErrorStack: Boolean(options?.exposeErrorStack) };
+  // Checked now: an unknown errorMessages throws here.
+  const failures = runFailures(options, (error) => runErrorOf(error, run.exposeErrorStack));
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // The run's state and decisions: started, ended, what is open, the usage reported.
     const lifecycle = trackRunLifecycle(run);
@@ -113,6 +133,13 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
       subscriber.next(terminal);
       context.unsubscribeSource();
       subscriber.complete();
+    };
+
+    // Reported once the RUN_ERROR went by: here, unless a lifecycle downstream (the handler's,
+    // around an agent that runs toAgui itself) claimed it meanwhile.
+    const fail = ({ terminal, settle }: RunFailure) => {
+      end(terminal);
+      settle();
     };
 
     const onAbort = () => {
@@ -145,7 +172,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
             if (fields.message === undefined || (typeof fields.message === 'string' && fields.message.trim() === '')) {
               diagnose({ message: `An upstream RUN_ERROR has no message: sent as '${noMessage}'. Say what went wrong in RUN_ERROR's message.`, event });
             }
-            return end(lifecycle.upstreamError(fields));
+            return fail(failures.upstream(lifecycle.upstreamError(fields), event));
           case ToolkitEventType.TOKEN_USAGE:
             return lifecycle.addUsage(fields.usage);
           default: {
@@ -159,7 +186,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         if (!lifecycle.ended) end(lifecycle.finished());
       },
       error(error) {
-        if (!lifecycle.ended) end(lifecycle.failed(error));
+        if (!lifecycle.ended) fail(failures.thrown(error));
       },
       subscribed() {
         if (!lifecycle.started && !lifecycle.ended) start();

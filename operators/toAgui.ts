@@ -76,7 +76,8 @@ export interface ToAguiOptions extends MapRunLifecycleOptions {
  * ```
  *
  * @param options The run's ids (`threadId`, `runId`), `parentRunId`, `input`, `signal`,
- * `generateId`, `onDiagnostic`, `initialState` and `immutableState`.
+ * `generateId`, `onDiagnostic`, `initialState`, `immutableState`, and `onError` / `errorMessages`
+ * (see `mapRunLifecycle`: each RUN_ERROR reported once; unknown messages redacted in production).
  * @return A function that returns an Observable of AG-UI events forming exactly one run.
  * @throws {AguiRxError} `INVALID_OPTIONS` / `INVALID_STATE` at call time for bad options.
  */

@@ -1,11 +1,13 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, defer } from 'rxjs';
+import { Observable, defer, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
+import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
+import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
 import { createDemandGate, flowLimitsOf } from './flowControl.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
@@ -28,7 +30,24 @@ import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
  * instead ({@link AnyAguiAgent}), or emits them on a scheduler (`observeOn(asapScheduler)` does not
  * yield to I/O; `subscribeOn`/`observeOn` with `asyncScheduler` does).
  */
-export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => Observable<AgentEvent>;
+export type AguiAgent<Context = unknown> = (input: RunAgentInput, ctx: AgentContext<Context>) => Observable<AgentEvent>;
+
+/**
+ * What an agent is given besides its input: `signal` (see {@link AguiAgent}); from the handlers,
+ * also the HTTP `request` (node `IncomingMessage` or Web `Request`) and what the handler's
+ * `context(request)` made of it (the user, the tenant): `undefined` without that option.
+ */
+export interface AgentContext<Context = unknown> {
+  signal: AbortSignal;
+  request?: IncomingMessage | Request | undefined;
+  context?: Context | undefined;
+}
+
+/** What a handler's `onError` is told: the run's (absent when `context` failed, before the body was read), the reference and the request. */
+export interface HandlerErrorReport<Req = IncomingMessage | Request> extends Partial<Omit<RunErrorReport, 'reference'>> {
+  readonly reference: string;
+  readonly request: Req;
+}
 
 /**
  * An agent as the handlers take it: an {@link AguiAgent}, or one that returns its events as an
@@ -38,10 +57,27 @@ export type AguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => 
  * the pull at the next slice and the iterator's `return()` is called (a generator's `finally` runs).
  * Without a broker, node:http pulls no faster than the client reads (the response's `'drain'`).
  */
-export type AnyAguiAgent = (input: RunAgentInput, ctx: { signal: AbortSignal }) => AgentResult<AgentEvent>;
+export type AnyAguiAgent<Context = unknown> = (input: RunAgentInput, ctx: AgentContext<Context>) => AgentResult<AgentEvent>;
 
 /** Options of {@link createAguiHandler} and {@link createAguiFetchHandler}. */
-export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'runId' | 'input' | 'signal' | 'parentRunId'>, Omit<SliceOptions, 'ready'> {
+export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = unknown> extends Omit<ToAguiOptions, 'threadId' | 'runId' | 'input' | 'signal' | 'parentRunId' | 'onError'>, Omit<SliceOptions, 'ready'> {
+  /**
+   * Told once per run that ends in RUN_ERROR, whatever the cause (the agent, a stalled or
+   * overflowing client, RUN_LOST; not a cancelled run), and for a `context` that failed (500):
+   * the error and `{ input, threadId, runId, request, reference }`. It replaces `toAgui`'s
+   * `onError`: an agent that runs `toAgui` with its own `onError` inside is reported here only.
+   * Default: one `console.error` line (reference, code, message).
+   */
+  onError?: ((error: unknown, report: HandlerErrorReport<Req>) => void) | undefined;
+  /**
+   * Makes what the agent and the run broker's `authorize` get as `context` from the request (the
+   * user, the tenant); may be async. It runs before the body is read. A throw with a `status` (or
+   * `statusCode`), as `http-errors` makes them (401, 403), is answered with that status and its
+   * message (`{ "error": message }`); any other throw is 500, its message worded by `errorMessages`.
+   */
+  context?: ((request: Req) => Context | Promise<Context>) | undefined;
+  /** Cross-origin calls from browsers: preflights answered 204 with the Access-Control-* headers (see {@link CorsOptions}). Default: none (OPTIONS is 405). */
+  cors?: CorsOptions | undefined;
   /** The largest request body accepted, in bytes; a larger one is answered 413 before it is parsed. Default: 1 MiB. */
   maxBodyBytes?: number | undefined;
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
@@ -143,8 +179,9 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
  * the run's terminal event. With `cancel` (the broker's), aborting it before then ends the run with
  * RUN_FINISHED `cancelled` and aborts the agent.
  */
-function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
+function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, options: AguiHandlerOptions<any, any>, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { request, context, report } = served;
   return new Observable<Event>((subscriber) => {
     // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
     // broker's `cancel`), never after a run that completed, so post-run work may still use it.
@@ -157,8 +194,8 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
     if (cancel?.aborted) abort();
     const { signal } = controller;
     // An iterable agent is pulled in slices (and, given `ready`, no faster than the client reads).
-    const subscription = defer(() => fromAgentResult(agent(input, { signal }), { sliceEvents, sliceMs, ready }))
-      .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
+    const subscription = defer(() => fromAgentResult(agent(input, { signal, request, context }), { sliceEvents, sliceMs, ready }))
+      .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal, onError: report }))
       .subscribe({
         next: (event) => {
           // Its terminal event delivered, the run is over, whatever the reader does next.
@@ -183,6 +220,50 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
   });
 }
 
+/** A request being served: itself, what `context` made of it, and how its failures are reported. */
+interface Served {
+  request: IncomingMessage | Request;
+  context: unknown;
+  report: (error: unknown, run: Partial<RunErrorReport>) => void;
+}
+
+/** How a handler reports a failure: to `onError`, or logged; with the request and a reference. */
+function reporterOf(options: AguiHandlerOptions<any, any>, request: IncomingMessage | Request): Served['report'] {
+  const onError = options.onError ?? logRunError;
+  return (error, run) => reportRunError(onError, error, { ...run, reference: run.reference ?? newReference(), request });
+}
+
+/** A brokered stream with its failures reported: RUN_LOST frames, and the stream's own (`onFailure`). */
+function reportedFrames(frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>): Observable<BrokerFrame> {
+  return frames$.pipe(
+    tap(({ event }) => {
+      if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') report(errorOfRunErrorEvent(event), run);
+    }),
+  );
+}
+
+/**
+ * The answer to a `context(request)` that threw: a status it carries (`status` or `statusCode`, 400–599,
+ * as `http-errors` sets them) with its message (a 5xx one worded by the policy), else 500 worded by it.
+ */
+function contextRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, reference: string): Refusal {
+  let status: unknown;
+  try {
+    status = (error as { status?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  } catch {
+    status = undefined;
+  }
+  const message = errorMessage(error, 'The request was refused.');
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500) {
+    // http-errors shows a 4xx message unless told `expose: false`.
+    return { status, reason: (error as { expose?: unknown }).expose === false ? 'The request was refused.' : message };
+  }
+  const worded = applyMessagePolicy({ type: EventType.RUN_ERROR, message }, error, policy, reference).message;
+  return { status: typeof status === 'number' && Number.isInteger(status) && status >= 500 && status < 600 ? status : 500, reason: worded };
+}
+
+/** Whether a refusal came from a failed `context` that `onError` hears of (a 5xx). */
+const serverFault = (refusal: Refusal) => refusal.status >= 500;
 
 /**
  * A node:http request handler serving one agent over the AG-UI HTTP binding (and, with a run
@@ -240,7 +321,7 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  * createServer(createAguiHandler((input) => myAgent$(input.messages), { broker, basePath: '/agent' })).listen(8001);
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * @param agent The agent: `(input, { signal, request, context }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
  * Slow, stalled and vanished clients: a client that reads, however slowly, gets the whole run; one
@@ -250,18 +331,25 @@ function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandl
  *
  * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
  * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
- * and `toAgui`'s options.
+ * `onError` and `errorMessages` (RUN_ERROR reported once with a reference, unknown messages redacted
+ * in production), `context` (the caller, for the agent and `authorize`; a throw with a 4xx `status`
+ * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
  */
-export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<IncomingMessage, Context> = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Checked here, where a mistake surfaces at startup, rather than in every response.
   assertHandlerOptions(options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
+  const errorMessages = options.errorMessages ?? defaultErrorMessages();
+  const runOptions = { ...options, errorMessages };
+  const methods = broker === undefined ? 'POST' : 'GET, POST';
+  const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
   const inTurn = createResponseTurns();
   const maxPipelinedRequests = options.maxPipelinedRequests ?? 16;
@@ -279,59 +367,99 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         // An oversize body is not read to its end: close the connection once the answer is out.
         if (status === 413) res.once('finish', () => req.destroy());
       });
-    const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
-    if (broker === undefined) {
-      if (req.method !== 'POST') {
+    const report = reporterOf(options as AguiHandlerOptions<any, any>, req);
+    // With `context`, what it makes of the request (before the body is read), or the refusal when it throws.
+    const withContext = (then: (context: Context | undefined) => void) => {
+      if (options.context === undefined) return then(undefined);
+      const make = options.context;
+      new Promise<Context>((resolve) => resolve(make(req))).then(then, (error: unknown) => {
         req.resume();
-        return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+        const reference = newReference();
+        const refusal = contextRefusal(error, errorMessages, reference);
+        if (serverFault(refusal)) report(error, { reference });
+        refuse(refusal);
+      });
+    };
+    const serve = () => {
+      const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
+      if (broker === undefined) {
+        if (req.method !== 'POST') {
+          req.resume();
+          return refuse({ status: 405, allow: 'POST', reason: `${req.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
+        }
+        if (refusesEveryStreamType(req.headers.accept)) {
+          req.resume();
+          return refuse(notAcceptable);
+        }
+        return withContext((context) =>
+          readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+            inTurn(res, () => {
+              // An iterable agent is pulled no faster than the client reads.
+              const demand = createDemandGate();
+              const run = { input, threadId: input.threadId, runId: input.runId };
+              const onFailure = (error: unknown) => report(error, run);
+              sendSSE(res, runEvents(agent, input, runOptions, { request: req, context, report }, undefined, demand.ready), { ...stream, demand, onFailure });
+            }),
+          ),
+        );
       }
-      if (refusesEveryStreamType(req.headers.accept)) {
+      const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
+      if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
         req.resume();
         return refuse(notAcceptable);
       }
-      return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
-        inTurn(res, () => {
-          // An iterable agent is pulled no faster than the client reads.
-          const demand = createDemandGate();
-          sendSSE(res, runEvents(agent, input, options, undefined, demand.ready), { ...stream, demand });
-        }),
-      );
-    }
-    const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
-    if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
-      req.resume();
-      return refuse(notAcceptable);
-    }
-    const access = { request: req };
-    const lastEventId = lastEventIdOf(req.headers['last-event-id']);
-    const serve = (frames: Promise<Observable<BrokerFrame>>) =>
-      frames.then(
-        (frames$) => void sendBrokerFrames(res, frames$, stream),
-        (error: unknown) => refuse(brokerRefusal(error)),
-      );
-    switch (route.kind) {
-      case 'refused':
+      if (route.kind === 'refused') {
         req.resume();
         return refuse(route);
-      case 'events':
-        req.resume();
-        return inTurn(res, () => void serve(broker.events(route.threadId, route.runId, lastEventId, access)));
-      case 'stop':
-        req.resume();
-        return void broker.stop(route.threadId, route.runId, access).then(
-          // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
-          () =>
-            inTurn(res, () => {
-              res.writeHead(202, { 'Content-Type': 'application/json' });
-              res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
-            }),
-          (error: unknown) => refuse(brokerRefusal(error)),
-        );
-      case 'connect':
-        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
-      case 'run':
-        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
-    }
+      }
+      const lastEventId = lastEventIdOf(req.headers['last-event-id']);
+      withContext((context) => {
+        const access = { request: req, context };
+        const served = { request: req, context, report };
+        const send = (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) =>
+          frames.then(
+            (frames$) => void sendBrokerFrames(res, reportedFrames(frames$, report, run), { ...stream, onFailure: (error) => report(error, run) }),
+            (error: unknown) => refuse(brokerRefusal(error)),
+          );
+        switch (route.kind) {
+          case 'events':
+            req.resume();
+            return inTurn(res, () => void send(broker.events(route.threadId, route.runId, lastEventId, access), route));
+          case 'stop':
+            req.resume();
+            return void broker.stop(route.threadId, route.runId, access).then(
+              // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
+              () =>
+                inTurn(res, () => {
+                  res.writeHead(202, { 'Content-Type': 'application/json' });
+                  res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
+                }),
+              (error: unknown) => refuse(brokerRefusal(error)),
+            );
+          case 'connect':
+            return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
+          case 'run':
+            return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
+            );
+        }
+      });
+    };
+    if (cors === undefined) return serve();
+    // CORS first: a preflight carries no credentials, and every answer (a refusal too) needs the headers for the browser to read it.
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    void cors(req.method, header).then((answer: CorsAnswer) => {
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      if (req.method !== 'OPTIONS') return serve();
+      req.resume();
+      inTurn(res, () => {
+        res.writeHead(204, answer.preflight ? { 'Content-Length': '0' } : { Allow: `${methods}, OPTIONS`, 'Content-Length': '0' });
+        res.end();
+      });
+    });
   };
 }
 
@@ -363,8 +491,8 @@ function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
  * unset environment variable would lift the body limit, flood heartbeats or stall every iterable run.
  * @throws RangeError naming the option and what it takes.
  */
-function assertHandlerOptions(options: AguiHandlerOptions): void {
-  const check = (name: keyof AguiHandlerOptions, ok: (value: number) => boolean, takes: string) => {
+function assertHandlerOptions(options: AguiHandlerOptions<any, any>): void {
+  const check = (name: keyof AguiHandlerOptions<any, any>, ok: (value: number) => boolean, takes: string) => {
     const value = options[name];
     if (value !== undefined && (typeof value !== 'number' || !ok(value))) throw new RangeError(`'${name}' must be ${takes}, not ${String(value)}.`);
   };
@@ -471,7 +599,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * //   export { handle as GET, handle as POST };
  * ```
  *
- * @param agent The agent: `(input, { signal }) => Observable<AgentEvent>` (or an iterable or async
+ * @param agent The agent: `(input, { signal, request, context }) => Observable<AgentEvent>` (or an iterable or async
  * iterable of them, pulled in slices: {@link AnyAguiAgent}); `signal` aborts when the
  * run is cancelled (without a broker: when the client goes away).
  * The response streams honour backpressure the same way (see {@link toSSEStream}): `maxBufferedBytes`
@@ -479,16 +607,23 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  *
  * @param options Body limit (bytes), heartbeat (ms), `maxBufferedBytes` (bytes), `stallTimeoutMs`
  * (ms), `broker` and `basePath`, an iterable agent's slice (`sliceEvents`, count; `sliceMs`, ms),
- * and `toAgui`'s options.
+ * `onError` and `errorMessages` (RUN_ERROR reported once with a reference, unknown messages redacted
+ * in production), `context` (the caller, for the agent and `authorize`; a throw with a 4xx `status`
+ * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
  */
-export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandlerOptions = {}): (request: Request) => Promise<Response> {
+export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<Request, Context> = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   assertHandlerOptions(options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
+  // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
+  const errorMessages = options.errorMessages ?? defaultErrorMessages();
+  const runOptions = { ...options, errorMessages };
+  const methods = broker === undefined ? 'POST' : 'GET, POST';
+  const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   const refuse = ({ status, reason, allow }: Refusal) =>
     new Response(JSON.stringify({ error: reason }), {
       status,
@@ -509,17 +644,34 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     if (body === undefined) return tooLarge(maxBodyBytes);
     return parseRunAgentInput(body);
   };
-  return async (request) => {
+  /** With `context`, what it makes of the request, or the refusal when it throws. */
+  const contextOf = async (request: Request, report: Served['report']): Promise<{ context: Context | undefined } | Refusal> => {
+    if (options.context === undefined) return { context: undefined };
+    try {
+      return { context: await options.context(request) };
+    } catch (error) {
+      const reference = newReference();
+      const refusal = contextRefusal(error, errorMessages, reference);
+      if (serverFault(refusal)) report(error, { reference });
+      return refusal;
+    }
+  };
+  const answer = async (request: Request): Promise<Response> => {
     // The request's signal stops the run (or, with a broker, this reader) and drops what waits for it.
     const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
+    const report = reporterOf(options as AguiHandlerOptions<any, any>, request);
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
+      const made = await contextOf(request, report);
+      if ('status' in made) return refuse(made);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
-      return toSSEResponse(runEvents(agent, parsed, options, undefined, demand.ready), { ...stream, demand });
+      const run = { input: parsed, threadId: parsed.threadId, runId: parsed.runId };
+      const served = { request, context: made.context, report };
+      return toSSEResponse(runEvents(agent, parsed, runOptions, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
     }
     let pathname: string;
     try {
@@ -529,20 +681,22 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
     }
     const route = matchBrokerRoute(request.method, pathname, basePath);
     if (streams(route.kind) && refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
-    const access = { request };
+    if (route.kind === 'refused') return refuse(route);
+    const made = await contextOf(request, report);
+    if ('status' in made) return refuse(made);
+    const access = { request, context: made.context };
+    const served = { request, context: made.context, report };
     const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
-    const serve = async (frames: Promise<Observable<BrokerFrame>>) => {
+    const serve = async (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) => {
       try {
-        return toBrokerFramesResponse(await frames, stream);
+        return toBrokerFramesResponse(reportedFrames(await frames, report, run), { ...stream, onFailure: (error) => report(error, run) });
       } catch (error) {
         return refuse(brokerRefusal(error));
       }
     };
     switch (route.kind) {
-      case 'refused':
-        return refuse(route);
       case 'events':
-        return serve(broker.events(route.threadId, route.runId, lastEventId, access));
+        return serve(broker.events(route.threadId, route.runId, lastEventId, access), route);
       case 'stop':
         try {
           await broker.stop(route.threadId, route.runId, access);
@@ -554,9 +708,18 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       case 'run': {
         const parsed = await readInput(request);
         if ('status' in parsed) return refuse(parsed);
-        return serve(route.kind === 'connect' ? broker.connect(parsed, access) : broker.run(parsed, (cancel) => runEvents(agent, parsed, options, cancel), access, lastEventId));
+        if (route.kind === 'connect') return serve(broker.connect(parsed, access), { input: parsed, threadId: parsed.threadId });
+        return serve(broker.run(parsed, (cancel) => runEvents(agent, parsed, runOptions, served, cancel), access, lastEventId), { input: parsed, threadId: parsed.threadId, runId: parsed.runId });
       }
     }
+  };
+  return async (request) => {
+    if (cors === undefined) return answer(request);
+    // CORS first: a preflight carries no credentials, and every answer (a refusal too) needs the headers for the browser to read it.
+    const { headers, preflight } = await cors(request.method, (name) => request.headers.get(name) ?? undefined);
+    const response = request.method === 'OPTIONS' ? new Response(null, { status: 204, headers: preflight ? {} : { Allow: `${methods}, OPTIONS` } }) : await answer(request);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
   };
 }
 

@@ -1,4 +1,5 @@
 import { EventType, type Event } from '@ag-ui/core';
+import { AguiRxError } from '../protocol/errors.js';
 
 /** Options of the stream transports that bound what one response may hold for its client. */
 export interface FlowOptions {
@@ -61,6 +62,11 @@ export function sendBufferFull(maxBufferedBytes: number): Event {
     code: SEND_BUFFER_FULL,
     message: `The run produced events faster than the connection could send them: more than ${maxBufferedBytes} bytes waited unsent, so the run was stopped. Raise maxBufferedBytes, or have the agent emit less at once.`,
   };
+}
+
+/** The error a stream reports (`onFailure`) when it stopped its run itself: SLOW_CLIENT or SEND_BUFFER_FULL. */
+export function flowFailure(code: typeof SLOW_CLIENT | typeof SEND_BUFFER_FULL, limit: number): AguiRxError {
+  return new AguiRxError(code, code === SLOW_CLIENT ? slowClientMessage(limit) : (sendBufferFull(limit) as { message: string }).message);
 }
 
 /** Why a stalled client's stream was ended. */

@@ -100,6 +100,12 @@ export interface FrameOptions {
   heartbeatMs?: number | undefined;
   /** The request's `Accept` header: `application/vnd.ag-ui.event+proto` selects protobuf frames. */
   accept?: string | undefined;
+  /**
+   * Told when the stream ends its run with an error of its own, once: `events$` errored before its
+   * terminal event (the error), the client stalled (`code: "SLOW_CLIENT"`) or too much waited for
+   * it (`code: "SEND_BUFFER_FULL"`). The handlers report these to their `onError`. Default: none.
+   */
+  onFailure?: ((error: unknown) => void) | undefined;
 }
 
 /** The message of a thrown value, if it has one; reading it never throws (a hostile error, a revoked Proxy), or the stream would never end. */
@@ -152,6 +158,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     if (error !== undefined && !terminal) {
       const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
       sink.write(encode(runError), runError);
+      options.onFailure?.(error);
     }
     sink.end();
   };

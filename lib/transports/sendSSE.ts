@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
-import { flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions } from './flowControl.js';
+import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions } from './flowControl.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link sendSSE}: the frames' options and the bounds of what waits for the client. */
@@ -88,6 +88,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     safeUnsubscribe(subscription);
     release();
     res.destroy();
+    options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
   });
   const wait = () => {
     waiting = true;
@@ -160,6 +161,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
           safeUnsubscribe(subscription);
           ending = true;
           const runError = frameEncoderFor(options.accept)(sendBufferFull(maxBufferedBytes));
+          options.onFailure?.(flowFailure(SEND_BUFFER_FULL, maxBufferedBytes));
           return enqueue(runError, frameBytes(runError));
         }
         enqueue(frame, size);

@@ -2,7 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
-import { SLOW_CLIENT, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type FlowOptions } from './flowControl.js';
+import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, slowClientMessage, stallTimer, type FlowOptions } from './flowControl.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
 
 /** Options of {@link toSSEStream}: the frames' options and the bounds of what waits for the client. */
@@ -94,6 +94,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     release();
     // Erroring drops the stream's queue too, and tells the runtime to close the connection.
     controller.error(Object.assign(new Error(slowClientMessage(stallTimeoutMs)), { code: SLOW_CLIENT }));
+    options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
   }, () => {
     // While full, nothing is enqueued but in pull(): only reads raise desiredSize.
     const progressed = controller.desiredSize! > seen;
@@ -173,6 +174,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
                 safeUnsubscribe(subscription);
                 ending = true;
                 const runError = toBytes(frameEncoderFor(options.accept)(sendBufferFull(maxBufferedBytes)));
+                options.onFailure?.(flowFailure(SEND_BUFFER_FULL, maxBufferedBytes));
                 queue.push(runError);
                 queuedBytes += runError.byteLength;
               } else {
@@ -232,8 +234,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
  * @return A streaming `Response`.
  */
 export function toSSEResponse(events$: Observable<Event>, init: ToSSEResponseInit = {}): Response {
-  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, ...responseInit } = init;
+  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, ...responseInit } = init;
   const headers = new Headers(responseInit.headers);
   for (const [name, value] of Object.entries(streamHeaders(contentTypeFor(accept)))) headers.set(name, value);
-  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal }), { status: 200, ...responseInit, headers });
+  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure }), { status: 200, ...responseInit, headers });
 }

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import bunDeno from '../../docs/examples/bun-deno';
 import { start as startExpress } from '../../docs/examples/express';
+import { start as startAuthContext } from '../../docs/examples/auth-context';
 import { start as startFastify } from '../../docs/examples/fastify';
 import { start as startHono } from '../../docs/examples/hono';
 import { main as runInProcess, RxAgent } from '../../docs/examples/in-process-agent';
@@ -70,6 +71,31 @@ describe('docs/examples', () => {
       }
     });
   }
+
+  it('should run for a signed-in caller and answer 401 to anyone else in the auth example, with CORS for the web app', async () => {
+    const server = await startAuthContext(0);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const agent = new HttpAgent({
+        url: `http://127.0.0.1:${port}/agent`,
+        threadId: 'thread-1',
+        headers: { Authorization: 'Bearer alice-token', Origin: 'http://localhost:3000' },
+        initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }],
+        initialState: { units: 'metric' },
+      });
+      await agent.runAgent({ runId: 'run-1' });
+      expect({ messages: agent.messages, state: agent.state }).toEqual({ messages: expectedMessages, state: expectedState });
+      const body = JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} });
+      const anonymous = await fetch(`http://127.0.0.1:${port}/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://localhost:3000' }, body });
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.json()).toEqual({ error: 'Sign in first: send Authorization: Bearer <token>.' });
+      expect(anonymous.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+      const preflight = await fetch(`http://127.0.0.1:${port}/agent`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' } });
+      expect([preflight.status, preflight.headers.get('access-control-allow-headers')]).toEqual([204, 'Content-Type, Authorization, Accept, Last-Event-ID']);
+    } finally {
+      await close(server);
+    }
+  });
 
   it('should refuse a body that is not a RunAgentInput with 400 in the Express example', async () => {
     const server = await startExpress(0);
