@@ -12,7 +12,8 @@ import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import { fromAgentResult, type AgentResult, type SliceOptions } from './fromAgentResult.js';
-import { describeIssue } from '../protocol/validate.js';
+import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
+import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
 
 /**
@@ -77,6 +78,14 @@ export interface AguiHandlerOptions extends Omit<ToAguiOptions, 'threadId' | 'ru
    * it). Default: '' (for frameworks that strip the mount point, such as Express's `app.use`).
    */
   basePath?: string | undefined;
+  /**
+   * A Standard Schema validator of the run's `state` (zod 3.24+, valibot, arktype, sync or async),
+   * checked before the stream starts: a state it refuses is answered 400 naming each failing path
+   * (500 if the validator itself fails). A valid one reaches the agent as the client sent it (the
+   * client's copy, which state deltas are computed against): call `decodeState(input, schema)` in
+   * the agent for the typed value. Default: the state is not checked.
+   */
+  stateSchema?: StandardSchemaV1 | undefined;
 }
 
 /** A request the handler refuses: its HTTP status and the reason, sent as `{ "error": reason }`. */
@@ -119,13 +128,10 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
   } catch (error) {
     return { status: 400, reason: `The request body could not be validated as a RunAgentInput: ${(error as Error).message}.` };
   }
-  if (!result.success) {
-    return { status: 400, reason: `The request body is not a valid RunAgentInput: ${describeIssue(result.error)}.` };
-  }
+  // Every problem, in our own words (zod's change between majors).
+  const problems = runInputProblems(json, result.success ? [] : result.error.issues);
+  if (problems.length > 0) return invalidRunInput(problems);
   const input = json as RunAgentInput;
-  for (const field of ['threadId', 'runId'] as const) {
-    if (input[field] === '') return { status: 400, reason: `The request body is not a valid RunAgentInput: '${field}' is empty; it must name the ${field === 'threadId' ? 'thread' : 'run'}.` };
-  }
   // The run echoes its input and serialises its state: a field nested past what JSON.stringify can
   // walk would fail mid-stream, so it is refused here, by name.
   for (const [field, value] of Object.entries(input)) {
@@ -144,7 +150,7 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
  * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent, input: RunAgentInput, options: AguiHandlerOptions, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   return new Observable<Event>((subscriber) => {
     // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
     // broker's `cancel`), never after a run that completed, so post-run work may still use it.
@@ -289,13 +295,13 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
         req.resume();
         return refuse(notAcceptable);
       }
-      return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+      return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
         inTurn(res, () => {
           // An iterable agent is pulled no faster than the client reads.
           const demand = createDemandGate();
           sendSSE(res, runEvents(agent, input, options, undefined, demand.ready), { ...stream, demand });
         }),
-      );
+      ));
     }
     const route = matchBrokerRoute(req.method, req.url ?? '/', basePath);
     if (streams(route.kind) && refusesEveryStreamType(req.headers.accept)) {
@@ -330,7 +336,7 @@ export function createAguiHandler(agent: AnyAguiAgent, options: AguiHandlerOptio
       case 'connect':
         return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.connect(input, access))));
       case 'run':
-        return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId))));
+        return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) => inTurn(res, () => void serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId)))));
     }
   };
 }
@@ -517,9 +523,11 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
+      const checked = await checkState(parsed, options.stateSchema);
+      if (checked.refusal !== undefined) return refuse(checked.refusal);
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
-      return toSSEResponse(runEvents(agent, parsed, options, undefined, demand.ready), { ...stream, demand });
+      return toSSEResponse(runEvents(agent, checked.input, options, undefined, demand.ready), { ...stream, demand });
     }
     let pathname: string;
     try {
@@ -554,7 +562,11 @@ export function createAguiFetchHandler(agent: AnyAguiAgent, options: AguiHandler
       case 'run': {
         const parsed = await readInput(request);
         if ('status' in parsed) return refuse(parsed);
-        return serve(route.kind === 'connect' ? broker.connect(parsed, access) : broker.run(parsed, (cancel) => runEvents(agent, parsed, options, cancel), access, lastEventId));
+        if (route.kind === 'connect') return serve(broker.connect(parsed, access));
+        const checked = await checkState(parsed, options.stateSchema);
+        if (checked.refusal !== undefined) return refuse(checked.refusal);
+        const input = checked.input;
+        return serve(broker.run(input, (cancel) => runEvents(agent, input, options, cancel), access, lastEventId));
       }
     }
   };
