@@ -22,6 +22,7 @@ export {
 } from './protocol/agentEvent.js';
 export { warnDiagnostic, type AguiDiagnostic, type DiagnosticHandler } from './protocol/diagnostics.js';
 export { AguiRxError } from './protocol/errors.js';
+export { decodeState, type InferSchemaOutput, type InvalidStateError, type StandardSchemaIssue, type StandardSchemaResult, type StandardSchemaV1, type StateIssue } from './state/decodeState.js';
 export { approvalInterrupt, interrupt, matchResume, type ApprovalInterruptOptions, type ResumeAnswer, type ResumeMatch } from './interaction/interrupts.js';
 export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResult, type ToolNames } from './interaction/clientTools.js';
 export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './interaction/a2uiUserAction.js';

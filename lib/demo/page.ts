@@ -35,6 +35,10 @@ const DEFAULT_SUGGESTIONS = ["What's the weather in Tokyo right now?", 'Is it a 
  *    with GET `<endpoint>/threads/<t>/runs/<r>/events` and `Last-Event-ID` (the last `id:` seen):
  *    at most 6 attempts, 250 ms to 4 s apart with jitter; a 4xx answer ends the run with its reason.
  * 3. Stop POSTs `<endpoint>/threads/<t>/runs/<r>/stop`; the run ends with RUN_FINISHED `cancelled`.
+ *    Reasoning left without its END when a run ends says so ("reasoning stopped", "reasoning cut off").
+ *
+ * On a narrow screen (860 px or less, a phone) the layout is one column: a header button swaps the
+ * chat for the State / Run / Events panel and back.
  *
  * @param options The agent label, the endpoint, the example prompts and the adapter's name.
  * @return The HTML document, as a string.
@@ -61,6 +65,7 @@ export function renderDemoPage(options: DemoPageOptions = {}): string {
   <div class="brand"><span class="logo">agui-rx</span><span class="sub">AG-UI over SSE, live</span></div>
   <div class="agent" id="agent-label"></div>
   <div class="status" id="status" data-status="idle"><span class="dot"></span><span id="status-text">idle</span></div>
+  <button type="button" class="panel-toggle" id="panel-toggle" aria-controls="side" aria-expanded="false">State &amp; events</button>
 </header>
 <main class="layout">
   <section class="chat">
@@ -78,7 +83,7 @@ export function renderDemoPage(options: DemoPageOptions = {}): string {
       <button type="button" id="stop" class="secondary" hidden>Stop</button>
     </form>
   </section>
-  <aside class="side">
+  <aside class="side" id="side" aria-label="State, run and events">
     <section class="card">
       <h2>State</h2>
       <pre class="json" id="state">{}</pre>
@@ -203,9 +208,15 @@ button.link { margin-left: auto; font: inherit; font-size: 11.5px; text-transfor
 .log .run-mark { color: var(--muted); border-top: 1px solid var(--line); margin-top: 4px; padding-top: 3px; overflow: hidden; text-overflow: ellipsis; }
 .log .run-mark:first-child { border-top: 0; margin-top: 0; }
 .log .k-state { color: var(--ok); } .log .k-error { color: var(--err); } .log .k-reasoning { color: var(--muted); }
+/* Narrow screens: one column, and a header button that swaps the chat for the State/Run/Events panel. */
+.panel-toggle { display: none; font: inherit; font-size: 13px; color: var(--ink); background: var(--panel); border: 1px solid var(--line); border-radius: 999px; padding: 4px 12px; cursor: pointer; white-space: nowrap; }
 @media (max-width: 860px) {
-  .layout { grid-template-columns: 1fr; padding: 10px; }
+  .layout { grid-template-columns: minmax(0, 1fr); grid-template-rows: minmax(0, 1fr); padding: 10px; }
   .side, .sub { display: none; }
+  .panel-toggle { display: inline-block; }
+  body.show-side .side { display: flex; }
+  body.show-side .chat { display: none; }
+  .side .card.grow { min-height: 180px; }
   .msg { max-width: 92%; }
 }
 @media (max-width: 560px) { .agent { display: none; } .status { margin-left: auto; } }
@@ -248,6 +259,12 @@ const PAGE_SCRIPT = String.raw`
   });
   inputEl.addEventListener('input', autosize);
   stopEl.addEventListener('click', stop);
+  $('panel-toggle').addEventListener('click', function () {
+    var showSide = document.body.classList.toggle('show-side');
+    this.setAttribute('aria-expanded', String(showSide));
+    this.textContent = showSide ? 'Chat' : 'State & events';
+    if (showSide) followLog();
+  });
   $('clear-log').addEventListener('click', function () { $('log').textContent = ''; });
   $('new-thread').addEventListener('click', function () {
     rememberThread(newId('thread'));
@@ -608,6 +625,8 @@ const PAGE_SCRIPT = String.raw`
   function newRunView(runId, restoring) {
     var started = performance.now(), count = 0, terminal = null, reconnectNotice = null, restoredMessages = 0;
     var texts = {}, reasonings = {}, calls = {}, group = null;
+    // The count of the last event that was not a closer: what came after it is the run's own closing.
+    var lastWork = 0;
     $('run-id').textContent = runId;
     $('run-events').textContent = '0';
     $('run-time').textContent = '–';
@@ -642,6 +661,7 @@ const PAGE_SCRIPT = String.raw`
 
     function onEvent(event) {
       count++;
+      if (!/_END$|^RUN_FINISHED$|^RUN_ERROR$/.test(event.type)) lastWork = count;
       $('run-events').textContent = String(count);
       $('run-time').textContent = elapsed();
       log(event);
@@ -684,6 +704,7 @@ const PAGE_SCRIPT = String.raw`
         case 'REASONING_MESSAGE_END': {
           var r = reasonings[event.messageId];
           if (r) {
+            r.ended = count;
             r.node.classList.remove('streaming');
             r.summary.textContent = 'reasoned for ' + ((performance.now() - r.started) / 1000).toFixed(1) + ' s';
           }
@@ -760,16 +781,26 @@ const PAGE_SCRIPT = String.raw`
       logLine(el('li', 'run-mark', text));
     }
 
+    // Reasoning the run's end cut short (no REASONING_MESSAGE_END, or one sent only to close it as
+    // the run stopped): its label says so rather than "reasoning…" or "reasoned for".
+    function settleReasoning(label, closedByEnd) {
+      Object.keys(reasonings).forEach(function (id) {
+        var r = reasonings[id];
+        r.node.classList.remove('streaming');
+        if (!r.ended || (closedByEnd && r.ended > lastWork)) r.summary.textContent = label;
+      });
+    }
+
     function end(error) {
       $('run-time').textContent = elapsed();
       if (restoring && !error) {
+        settleReasoning('reasoning');
         $('run-outcome').textContent = 'restored';
         setStatus('finished', 'restored');
         append(el('div', 'run-summary', 'restored · ' + restoredMessages + ' messages'));
         return;
       }
       Object.keys(texts).forEach(function (id) { texts[id].node.classList.remove('streaming'); });
-      Object.keys(reasonings).forEach(function (id) { reasonings[id].node.classList.remove('streaming'); });
       var usage = terminal && terminal.usage ? terminal.usage : [];
       var tokens = usage.reduce(function (sum, u) { return sum + (u.totalTokens || (u.inputTokens || 0) + (u.outputTokens || 0)); }, 0);
       if (tokens) $('run-usage').textContent = tokens + ' (' + usage.map(function (u) { return u.model || u.provider || '?'; }).join(', ') + ')';
@@ -796,6 +827,7 @@ const PAGE_SCRIPT = String.raw`
         status = outcome === 'cancelled' ? 'cancelled' : 'finished';
         if (outcome === 'cancelled') append(el('div', 'notice cancelled', 'Stopped: the server cancelled the run, which ended with RUN_FINISHED (outcome cancelled).'));
       }
+      settleReasoning(status === 'cancelled' ? 'reasoning stopped' : status === 'error' ? 'reasoning cut off' : 'reasoning', status !== 'finished');
       Object.keys(calls).forEach(function (id) {
         var c = calls[id];
         if (c.card.getAttribute('data-status') === 'running' || c.card.getAttribute('data-status') === 'streaming') {

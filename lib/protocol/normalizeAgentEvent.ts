@@ -1,6 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from '@ag-ui/core/schemas';
 import type { DiagnosticHandler } from './diagnostics.js';
+import { strayFieldsOf } from './strayFields.js';
 import { entityKinds, type EntityKind } from './table.js';
 
 /**
@@ -63,6 +64,9 @@ const optionalEventFields = new Map<unknown, ReadonlySet<string>>(
   }),
 );
 optionalEventFields.set('TOKEN_USAGE', new Set(agentRelaxations.TOKEN_USAGE));
+
+/** Per event type: every field AG-UI defines for it (what a streaming event without `delta` is checked against). */
+const eventFields = new Map<unknown, ReadonlySet<string>>(eventShapes.map((shape) => [(shape.type as unknown as { value: string }).value, new Set(Object.keys(shape))]));
 
 /** Per message role: the fields whose `null` reads as absent. */
 const optionalMessageFields = new Map<unknown, ReadonlySet<string>>(
@@ -233,8 +237,11 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /**
  * Reads one run's events through {@link normalizeAgentEvent} and reports what it read differently
- * as diagnostics: one per run for snake_case names, one per run and field for `null`s. Call once
- * per subscription: the reader keeps what it has reported.
+ * as diagnostics: one per run for snake_case names, one per run and field for `null`s. A chunk or
+ * content event without `delta` that carries fields AG-UI does not define for its type (`text`,
+ * `content`…) gets one diagnostic per run and field naming it and the field it likely meant
+ * (checked only when `delta` is absent, never per token). Call once per subscription: the reader
+ * keeps what it has reported.
  *
  * @param diagnose Where the diagnostics go.
  * @return The reader: an input event in, the event as AG-UI spells it out.
@@ -269,5 +276,25 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
       event,
     });
   };
-  return (event) => (isReadAsIs(event) ? event : readAgentEvent(event as Record<string, unknown>, onRepair));
+  // The fields AG-UI does not define that a streaming event without `delta` carried, reported in this run, by `type.field`.
+  const strayReported = new Set<string>();
+  const reportStray = (read: Record<string, unknown>, event: unknown) => {
+    const type = read.type as string;
+    for (const { field, likely } of strayFieldsOf(read, eventFields.get(type)!)) {
+      const key = `${type}.${field}`;
+      if (strayReported.has(key)) continue;
+      strayReported.add(key);
+      diagnose({
+        message: `${type} has no 'delta' but has '${field}', which AG-UI does not define for it: '${field}' was ignored, so the event streams nothing. Did you mean '${likely}'? (Reported once per run.)`,
+        event,
+      });
+    }
+  };
+  return (event) => {
+    if (isReadAsIs(event)) return event;
+    const read = readAgentEvent(event as Record<string, unknown>, onRepair) as Record<string, unknown>;
+    // Only here, off the per-token path: a streaming event without its delta may have it under another name.
+    if (read.delta === undefined && streamKinds.has(read.type)) reportStray(read, event);
+    return read;
+  };
 }

@@ -14,7 +14,8 @@ import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import { fromAgentResult, type AgentResult, type SliceOptions } from './fromAgentResult.js';
-import { describeIssue } from '../protocol/validate.js';
+import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
+import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
 
 /**
@@ -113,6 +114,14 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
    * it). Default: '' (for frameworks that strip the mount point, such as Express's `app.use`).
    */
   basePath?: string | undefined;
+  /**
+   * A Standard Schema validator of the run's `state` (zod 3.24+, valibot, arktype, sync or async),
+   * checked before the stream starts: a state it refuses is answered 400 naming each failing path
+   * (500 if the validator itself fails). A valid one reaches the agent as the client sent it (the
+   * client's copy, which state deltas are computed against): call `decodeState(input, schema)` in
+   * the agent for the typed value. Default: the state is not checked.
+   */
+  stateSchema?: StandardSchemaV1 | undefined;
 }
 
 /** A request the handler refuses: its HTTP status and the reason, sent as `{ "error": reason }`. */
@@ -155,13 +164,10 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
   } catch (error) {
     return { status: 400, reason: `The request body could not be validated as a RunAgentInput: ${(error as Error).message}.` };
   }
-  if (!result.success) {
-    return { status: 400, reason: `The request body is not a valid RunAgentInput: ${describeIssue(result.error)}.` };
-  }
+  // Every problem, in our own words (zod's change between majors).
+  const problems = runInputProblems(json, result.success ? [] : result.error.issues);
+  if (problems.length > 0) return invalidRunInput(problems);
   const input = json as RunAgentInput;
-  for (const field of ['threadId', 'runId'] as const) {
-    if (input[field] === '') return { status: 400, reason: `The request body is not a valid RunAgentInput: '${field}' is empty; it must name the ${field === 'threadId' ? 'thread' : 'run'}.` };
-  }
   // The run echoes its input and serialises its state: a field nested past what JSON.stringify can
   // walk would fail mid-stream, so it is refused here, by name.
   for (const [field, value] of Object.entries(input)) {
@@ -180,7 +186,7 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
  * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, options: AguiHandlerOptions<any, any>, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   const { request, context, report } = served;
   return new Observable<Event>((subscriber) => {
     // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
@@ -392,14 +398,14 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           return refuse(notAcceptable);
         }
         return withContext((context) =>
-          readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+          readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
             inTurn(res, () => {
               // An iterable agent is pulled no faster than the client reads.
               const demand = createDemandGate();
               const run = { input, threadId: input.threadId, runId: input.runId };
               const onFailure = (error: unknown) => report(error, run);
               sendSSE(res, runEvents(agent, input, runOptions, { request: req, context, report }, undefined, demand.ready), { ...stream, demand, onFailure });
-            }),
+            })),
           ),
         );
       }
@@ -439,9 +445,9 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           case 'connect':
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
-            return readNodeBody(req, res, maxBodyBytes, refuse, (input) =>
+            return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
               inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
-            );
+            ));
         }
       });
     };
@@ -667,11 +673,14 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       if ('status' in made) return refuse(made);
       const parsed = await readInput(request);
       if ('status' in parsed) return refuse(parsed);
+      const checked = await checkState(parsed, options.stateSchema);
+      if (checked.refusal !== undefined) return refuse(checked.refusal);
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
-      const run = { input: parsed, threadId: parsed.threadId, runId: parsed.runId };
+      const input = checked.input;
+      const run = { input, threadId: input.threadId, runId: input.runId };
       const served = { request, context: made.context, report };
-      return toSSEResponse(runEvents(agent, parsed, runOptions, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
+      return toSSEResponse(runEvents(agent, input, runOptions, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
     }
     let pathname: string;
     try {
@@ -709,7 +718,10 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
         const parsed = await readInput(request);
         if ('status' in parsed) return refuse(parsed);
         if (route.kind === 'connect') return serve(broker.connect(parsed, access), { input: parsed, threadId: parsed.threadId });
-        return serve(broker.run(parsed, (cancel) => runEvents(agent, parsed, runOptions, served, cancel), access, lastEventId), { input: parsed, threadId: parsed.threadId, runId: parsed.runId });
+        const checked = await checkState(parsed, options.stateSchema);
+        if (checked.refusal !== undefined) return refuse(checked.refusal);
+        const input = checked.input;
+        return serve(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
       }
     }
   };

@@ -323,6 +323,41 @@ describe('toAgui', () => {
     });
   });
 
+  describe('streaming events without delta', () => {
+    it("should name a chunk's undefined field and the one it likely meant, once per run and field, and run on", async () => {
+      const sink = diagnosticsSink();
+      const events$ = of<AgentEvent[]>(
+        { type: 'TEXT_MESSAGE_CHUNK', text: 'lost' } as unknown as AgentEvent,
+        { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' },
+        { type: 'TEXT_MESSAGE_CHUNK', text: 'lost again' } as unknown as AgentEvent,
+        { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', args: '{"q":"x"}' } as unknown as AgentEvent,
+      ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }));
+      const result = await runWithOracle(events$);
+      expect(result.messages).toEqual([
+        { id: 'id-1', role: 'assistant', content: 'Hi', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+      ]);
+      expect(sink.messages).toEqual([
+        "TEXT_MESSAGE_CHUNK has no 'delta' but has 'text', which AG-UI does not define for it: 'text' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+        "TOOL_CALL_CHUNK has no 'delta' but has 'args', which AG-UI does not define for it: 'args' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+      ]);
+    });
+
+    it("should name a content event's undefined field before its missing delta ends the run with RUN_ERROR", async () => {
+      const sink = diagnosticsSink();
+      const events = await collect(
+        of<AgentEvent[]>(
+          { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', content: 'Hi' } as unknown as AgentEvent,
+        ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic })),
+      );
+      expect(typesOf(events)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_END, EventType.RUN_ERROR]);
+      expect(events[events.length - 1]).toMatchObject({ message: "TEXT_MESSAGE_CONTENT has no 'delta'. Add 'delta' (a string) to the event.", code: 'INVALID_EVENT' });
+      expect(sink.messages).toEqual([
+        "TEXT_MESSAGE_CONTENT has no 'delta' but has 'content', which AG-UI does not define for it: 'content' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+      ]);
+    });
+  });
+
   describe('tool call arguments around text', () => {
     const calls = (result: OracleRun) => projection(result).toolCalls.map(([, name, args]) => [name, args]);
 

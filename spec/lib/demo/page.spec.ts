@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Script } from 'node:vm';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { finalize } from 'rxjs';
+import { NEVER, concat, finalize, of } from 'rxjs';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import type { BrokerActivity } from '../../../lib/broker/createRunBroker.js';
 import { describeActivity } from '../../../lib/demo/demoBroker.js';
@@ -249,6 +250,106 @@ describe('renderDemoPage', () => {
       await tab.close();
       await slow.close();
     }
+  });
+
+  describe('on a phone, 390 px wide', () => {
+    const phone = { width: 390, height: 844 };
+    /** A fresh tab at phone size, with its errors collected. */
+    const openPhone = async (url: string) => {
+      const tab = await browser.newPage({ viewport: phone });
+      const tabErrors: string[] = [];
+      tab.on('pageerror', (error) => tabErrors.push(error.message));
+      tab.on('console', (message) => void (message.type() === 'error' && tabErrors.push(message.text())));
+      await tab.goto(url);
+      return { tab, tabErrors };
+    };
+    /** A reasoning that never ends, in a run that never ends: only a stop or a cut ends it. */
+    const thinkingForever = () => concat(of<AgentEvent>({ type: 'REASONING_MESSAGE_CHUNK', delta: 'Thinking it over' }), NEVER);
+
+    it('should reach the State, Run and Events panel through the header button, and go back to the chat', async () => {
+      const { tab, tabErrors } = await openPhone(server.url);
+      try {
+        const toggle = tab.locator('#panel-toggle');
+        expect(await toggle.isVisible()).toBe(true);
+        expect(await tab.isVisible('.chat')).toBe(true);
+        expect(await tab.isHidden('#side')).toBe(true);
+        await tab.fill('#input', 'Weather in Tokyo?');
+        await tab.click('#send');
+        await tab.waitForSelector('#status[data-status="finished"]');
+
+        await toggle.click();
+        expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+        expect(await toggle.textContent()).toBe('Chat');
+        expect(await tab.isHidden('.chat')).toBe(true);
+        for (const id of ['#state', '#run', '#log']) expect(await tab.isVisible(id)).toBe(true);
+        expect(JSON.parse((await tab.textContent('#state'))!)).toEqual({ lastCity: 'Tokyo', lastTimezone: 'Asia/Tokyo', lookups: 2 });
+        expect(await tab.textContent('#run-outcome')).toBe('success');
+        // The event log has room to show events, and the last one (the run's end) is in view.
+        const log = (await tab.locator('#log').boundingBox())!;
+        expect(log.height).toBeGreaterThan(100);
+        expect(await tab.locator('#log li').last().isVisible()).toBe(true);
+        expect(await tab.locator('#log li .type').last().textContent()).toBe('RUN_FINISHED');
+        // Nothing wider than the screen.
+        expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
+        await tab.screenshot({ path: '/tmp/demo-page-phone-panel.png' });
+
+        await toggle.click();
+        expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+        expect(await tab.isVisible('.chat')).toBe(true);
+        expect(await tab.isHidden('#side')).toBe(true);
+        expect(await tab.locator('.tool-call').count()).toBe(2);
+        await tab.screenshot({ path: '/tmp/demo-page-phone-chat.png' });
+        expect(tabErrors).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    });
+
+    it('should clear the "reasoning…" label of a run stopped mid-reasoning', async () => {
+      const slow = await startDemoServer({ port: 0, agent: thinkingForever });
+      const { tab, tabErrors } = await openPhone(slow.url);
+      try {
+        await tab.fill('#input', 'Think, then stop');
+        await tab.click('#send');
+        await tab.waitForFunction(() => document.querySelector('.msg.reasoning .text')?.textContent === 'Thinking it over');
+        expect(await tab.textContent('.msg.reasoning summary')).toBe('reasoning…');
+        await tab.click('#stop');
+        await tab.waitForSelector('#status[data-status="cancelled"]');
+        expect(await tab.textContent('.msg.reasoning summary')).toBe('reasoning stopped');
+        expect(await tab.locator('.msg.reasoning.streaming').count()).toBe(0);
+        expect(await tab.textContent('#run-outcome')).toBe('cancelled');
+        expect(tabErrors).toEqual([]);
+      } finally {
+        await tab.close();
+        await slow.close();
+      }
+    });
+
+    it('should clear the "reasoning…" label of a run whose stream broke and could not be resumed', async () => {
+      const slow = await startDemoServer({ port: 0, agent: thinkingForever });
+      const tab = await browser.newPage({ viewport: phone });
+      try {
+        // The run's first frames, then the connection ends; the resume is refused (the run is gone).
+        const frames = [
+          { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+          { type: 'REASONING_START', messageId: 'm1' },
+          { type: 'REASONING_MESSAGE_START', messageId: 'm1', role: 'reasoning' },
+          { type: 'REASONING_MESSAGE_CONTENT', messageId: 'm1', delta: 'Halfway' },
+        ];
+        await tab.route('**/agent', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: frames.map((frame, i) => `id: ${i + 1}\ndata: ${JSON.stringify(frame)}\n\n`).join('') }));
+        await tab.route('**/events', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'No such run.' }) }));
+        await tab.goto(slow.url);
+        await tab.fill('#input', 'Think, then lose the connection');
+        await tab.click('#send');
+        await tab.waitForSelector('#status[data-status="error"]', { timeout: 10_000 });
+        expect(await tab.textContent('.msg.reasoning .text')).toBe('Halfway');
+        expect(await tab.textContent('.msg.reasoning summary')).toBe('reasoning cut off');
+        expect(await tab.locator('.msg.reasoning.streaming').count()).toBe(0);
+      } finally {
+        await tab.close();
+        await slow.close();
+      }
+    });
   });
 
   it('should resume a cut stream with Last-Event-ID, showing "reconnecting…", and show the whole answer once', async () => {

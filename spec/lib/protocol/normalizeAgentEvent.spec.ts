@@ -228,6 +228,34 @@ describe('createAgentEventReader', () => {
     ]);
   });
 
+  it("should name a streaming event's undefined fields when it has no delta, once per run and field", () => {
+    const sink = diagnosticsSink();
+    const reader = createAgentEventReader(sink.onDiagnostic);
+    const chunk = { type: 'TEXT_MESSAGE_CHUNK', text: 'Hel' };
+    expect(reader(chunk)).toBe(chunk);
+    reader({ type: 'TEXT_MESSAGE_CHUNK', text: 'lo' });
+    reader({ type: EventType.TOOL_CALL_CHUNK, toolCallName: 'search', arguments: '{}' });
+    reader({ type: EventType.REASONING_MESSAGE_CHUNK, content: 'hmm', messageID: 'r1' });
+    reader({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', text: 'x' });
+    expect(sink.messages).toEqual([
+      "TEXT_MESSAGE_CHUNK has no 'delta' but has 'text', which AG-UI does not define for it: 'text' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+      "TOOL_CALL_CHUNK has no 'delta' but has 'arguments', which AG-UI does not define for it: 'arguments' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+      "REASONING_MESSAGE_CHUNK has no 'delta' but has 'content', which AG-UI does not define for it: 'content' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+      "REASONING_MESSAGE_CHUNK has no 'delta' but has 'messageID', which AG-UI does not define for it: 'messageID' was ignored, so the event streams nothing. Did you mean 'messageId'? (Reported once per run.)",
+      "TEXT_MESSAGE_CONTENT has no 'delta' but has 'text', which AG-UI does not define for it: 'text' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
+    ]);
+  });
+
+  it('should say nothing of undefined fields beside a delta, or of a chunk without delta that has only defined fields', () => {
+    const sink = diagnosticsSink();
+    const reader = createAgentEventReader(sink.onDiagnostic);
+    const token = { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi', text: 'Hi' };
+    expect(reader(token)).toBe(token);
+    reader({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search' });
+    reader({ type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant', text: 'x' });
+    expect(sink.messages).toEqual([]);
+  });
+
   it('should keep its reports per reader: a second run reports again', () => {
     const counts = [0, 0];
     const readers = counts.map((_, index) => createAgentEventReader(() => counts[index]++));

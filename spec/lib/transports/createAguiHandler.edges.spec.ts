@@ -243,7 +243,7 @@ describe('a body parser in front of createAguiHandler', () => {
     app.post('/text', express.text({ type: '*/*' }), handler());
     server = await serveExpress(app);
     const bad = await post(`${server.origin}/json`, { ...input(), messages: 'hello' });
-    expect([bad.status, JSON.parse(bad.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'messages': Invalid input: expected array, received string." }]);
+    expect([bad.status, JSON.parse(bad.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'messages' must be an array, not \"hello\"." }]);
     const empty = await post(`${server.origin}/json`, '{}');
     expect(empty.status).toBe(400);
     expect(JSON.parse(empty.body).error).toMatch(/^The request body is not a valid RunAgentInput: 'threadId'/);

@@ -218,7 +218,7 @@ describe('createAguiHandler (node:http)', () => {
 
     const noMessages = await post(url, JSON.stringify({ ...input(), messages: 'hello' }));
     expect(noMessages.status).toBe(400);
-    expect(JSON.parse(noMessages.body)).toEqual({ error: "The request body is not a valid RunAgentInput: 'messages': Invalid input: expected array, received string." });
+    expect(JSON.parse(noMessages.body)).toEqual({ error: "The request body is not a valid RunAgentInput: 'messages' must be an array, not \"hello\"." });
 
     const badMessage = await post(url, JSON.stringify({ ...input(), messages: [{ id: 'u1', role: 'user' }] }));
     expect(badMessage.status).toBe(400);
@@ -235,7 +235,7 @@ describe('createAguiHandler (node:http)', () => {
   it('should refuse, by field, a RunAgentInput the schema lets through but no run can use', async () => {
     ({ server, url } = await listen(createAguiHandler(scripted)));
     const emptyThread = await post(url, JSON.stringify({ ...input(), threadId: '' }));
-    expect([emptyThread.status, JSON.parse(emptyThread.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId' is empty; it must name the thread." }]);
+    expect([emptyThread.status, JSON.parse(emptyThread.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId' is empty: it must name the thread." }]);
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     const nested = await post(url, `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"state":${deep}}`);
     expect(nested.status).toBe(400);
@@ -331,7 +331,7 @@ describe('createAguiFetchHandler (Web Request/Response)', () => {
     const get = await handler(new Request('http://localhost/agent'));
     expect([get.status, get.headers.get('allow'), await get.json()]).toEqual([405, 'POST', { error: 'GET is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).' }]);
     const bad = await handler(requestFor(JSON.stringify({ ...input(), threadId: 7 })));
-    expect([bad.status, await bad.json()]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId': Invalid input: expected string, received number." }]);
+    expect([bad.status, await bad.json()]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId' must be a string, not number 7." }]);
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
         controller.enqueue(new TextEncoder().encode('x'.repeat(1000)));

@@ -1,0 +1,136 @@
+import type { RunAgentInput } from '@ag-ui/core';
+import { describeValue } from '../protocol/errors.js';
+import { describeStateIssues, validateState, type StandardSchemaV1, type StateIssue } from '../state/decodeState.js';
+
+/** A request the handlers refuse before the stream starts: its status and the reason sent as `{ "error": reason }`. */
+export interface InputRefusal {
+  status: number;
+  reason: string;
+}
+
+/** A problem the `@ag-ui/core/schemas` validator reports, read only by its stable fields (its messages change between zod majors). */
+interface SchemaIssue {
+  readonly code?: string;
+  readonly path: readonly PropertyKey[];
+  readonly expected?: unknown;
+  readonly values?: readonly unknown[];
+  readonly options?: readonly unknown[];
+  readonly keys?: readonly string[];
+  readonly errors?: readonly (readonly SchemaIssue[])[];
+  readonly unionErrors?: readonly { issues: readonly SchemaIssue[] }[];
+}
+
+/** The value at `path` in `json`, or undefined (never throws: the body is plain JSON). */
+function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+  let value = json;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** `a string`, `an array`: a schema's type name as a person says it. */
+function withArticle(type: unknown): string {
+  const name = String(type);
+  return `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${name}`;
+}
+
+/** What one alternative of a union needed, from its first issue: `a string`, `an array whose '0.text' is a string`. */
+function alternative(issues: readonly SchemaIssue[]): string {
+  const first = issues[0];
+  if (first === undefined) return 'another form';
+  const what = first.code === 'invalid_type' ? withArticle(first.expected) : 'a valid value';
+  if (first.path.length === 0) return what;
+  return `a value whose '${first.path.map(String).join('.')}' is ${what}`;
+}
+
+/** One issue in our own words: where, what was there, and what is accepted. */
+function describeProblem(json: unknown, issue: SchemaIssue): string {
+  const where = issue.path.length === 0 ? 'the body' : `'${issue.path.map(String).join('.')}'`;
+  const value = valueAt(json, issue.path);
+  const got = describeValue(value);
+  switch (issue.code) {
+    case 'invalid_type':
+      return value === undefined ? `${where} is missing: it must be ${withArticle(issue.expected)}` : `${where} must be ${withArticle(issue.expected)}, not ${got}`;
+    case 'invalid_union': {
+      const alternatives = issue.errors ?? issue.unionErrors?.map((error) => error.issues) ?? [];
+      if (alternatives.length === 0) return `${where} is ${got}, which is not one of the values accepted there`;
+      return `${where} is ${got}, which matches none of the accepted forms (${alternatives.map(alternative).join('; ')})`;
+    }
+    case 'invalid_value':
+    case 'invalid_enum_value':
+    case 'invalid_literal': {
+      const accepted = issue.values ?? issue.options ?? (issue.expected === undefined ? [] : [issue.expected]);
+      return `${where} is ${got}; accepted: ${accepted.map((option) => JSON.stringify(option)).join(', ')}`;
+    }
+    case 'unrecognized_keys':
+      return `${where} has fields that are not allowed: ${(issue.keys ?? []).map((key) => `'${key}'`).join(', ')}`;
+    default:
+      return `${where} is ${got}, which is not accepted there`;
+  }
+}
+
+/**
+ * Every problem of a request body that should be a RunAgentInput, in our own words: what the
+ * `@ag-ui/core/schemas` validator refused (by path, with the value found and what is accepted),
+ * then an empty `threadId` / `runId`. Empty when there is none.
+ */
+export function runInputProblems(json: unknown, issues: readonly SchemaIssue[]): string[] {
+  const problems = issues.map((issue) => describeProblem(json, issue));
+  for (const field of ['threadId', 'runId'] as const) {
+    if (valueAt(json, [field]) === '') problems.push(`'${field}' is empty: it must name the ${field === 'threadId' ? 'thread' : 'run'}`);
+  }
+  return problems;
+}
+
+/** The 400 for a body with these problems (see {@link runInputProblems}): one reason naming each. */
+export function invalidRunInput(problems: readonly string[]): InputRefusal {
+  return { status: 400, reason: `The request body is not a valid RunAgentInput: ${problems.join('; ')}.` };
+}
+
+/** The 400 for a state the handler's `stateSchema` refuses, naming each failing path. */
+function invalidState(issues: readonly StateIssue[]): InputRefusal {
+  return { status: 400, reason: `The request's state does not match this agent's state schema: ${describeStateIssues(issues)}. Send a state the agent accepts.` };
+}
+
+/** What {@link checkState} decided: the input to run, or the refusal to answer with. */
+export type StateCheck = { input: RunAgentInput; refusal?: undefined } | { refusal: InputRefusal };
+
+/**
+ * The input, once the handler's `stateSchema` accepts its `state`, or the refusal: 400 naming each
+ * failing path; 500 when the validator itself fails (a server error: its message stays on the
+ * server, in a console warning). The input goes on unchanged, not as the validator's value: its
+ * state is the client's copy, which the run's state deltas are computed against (an agent wanting
+ * the typed value with defaults calls `decodeState`). Synchronous unless the validator is asynchronous.
+ */
+export function checkState(input: RunAgentInput, schema: StandardSchemaV1 | undefined): StateCheck | Promise<StateCheck> {
+  if (schema === undefined) return { input };
+  const accept = (): StateCheck => ({ input });
+  const refuse = (error: unknown): StateCheck => {
+    const { code, issues, message } = (error ?? {}) as { code?: unknown; issues?: readonly StateIssue[]; message?: unknown };
+    if (code === 'INVALID_STATE' && issues !== undefined) return { refusal: invalidState(issues) };
+    console.warn(`[agui-rx] stateSchema could not check a request's state: ${String(message ?? error)}`);
+    return { refusal: { status: 500, reason: "The server could not check the request's state: its state schema failed. This is a server error." } };
+  };
+  try {
+    const state = validateState(input.state, schema);
+    return state instanceof Promise ? state.then(accept, refuse) : accept();
+  } catch (error) {
+    return refuse(error);
+  }
+}
+
+/**
+ * `then`, called with the input once its state is checked ({@link checkState}); `refuse` with the
+ * refusal instead: for the callback-style node:http handler.
+ */
+export function withCheckedState(schema: StandardSchemaV1 | undefined, refuse: (refusal: InputRefusal) => void, then: (input: RunAgentInput) => void): (input: RunAgentInput) => void {
+  const settle = (checked: StateCheck) => (checked.refusal === undefined ? then(checked.input) : refuse(checked.refusal));
+  return (input) => {
+    const checked = checkState(input, schema);
+    // A throw in `then` after an asynchronous check must not become an unhandled rejection.
+    if (checked instanceof Promise) void checked.then(settle).catch(() => refuse({ status: 500, reason: 'The server failed to start the run. This is a server error.' }));
+    else settle(checked);
+  };
+}

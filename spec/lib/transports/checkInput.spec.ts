@@ -1,0 +1,199 @@
+import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { defer, from, mergeAll, of } from 'rxjs';
+import { z } from 'zod';
+import { createRunBroker, decodeState, parseSSE, type AguiAgent, type RunBroker, type StandardSchemaV1 } from '../../../lib/index.js';
+import { runInputProblems } from '../../../lib/transports/checkInput.js';
+import { createAguiFetchHandler, createAguiHandler } from '../../../lib/transports/createAguiHandler.js';
+import { collect } from '../../support/helpers.js';
+import { runWithOracle } from '../../support/oracle.js';
+
+const input = (overrides: Record<string, unknown> = {}) => ({
+  threadId: 'thread-1',
+  runId: 'run-1',
+  state: { todos: [{ title: 'ship' }], count: 1 },
+  messages: [{ id: 'u1', role: 'user', content: 'Hi' }],
+  tools: [],
+  context: [],
+  forwardedProps: {},
+  ...overrides,
+});
+
+const Todos = z.object({ todos: z.array(z.object({ title: z.string(), done: z.boolean().default(false) })), count: z.number() });
+
+/** A hand-written asynchronous Standard Schema validator: `{ count: number }`, checked after a tick. */
+const asyncCount: StandardSchemaV1<unknown, { count: number }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'hand-written',
+    validate: async (value) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const count = (value as { count?: unknown } | null)?.count;
+      return typeof count === 'number' ? { value: { count } } : { issues: [{ message: 'must be a number', path: ['count'] }] };
+    },
+  },
+};
+
+/** The problems of `json` as the handlers word them. */
+const problemsOf = (json: unknown) => {
+  const result = RunAgentInputSchema.safeParse(json);
+  return runInputProblems(json, result.success ? [] : result.error.issues);
+};
+
+describe('runInputProblems', () => {
+  it('should name every problem, in its own words, with the value found', () => {
+    expect(problemsOf({ threadId: 7, messages: 'hello' })).toEqual([
+      "'threadId' must be a string, not number 7",
+      "'runId' is missing: it must be a string",
+      "'messages' must be an array, not \"hello\"",
+    ]);
+    expect(problemsOf({})).toEqual(["'threadId' is missing: it must be a string", "'runId' is missing: it must be a string", "'messages' is missing: it must be an array"]);
+  });
+
+  it('should say which forms a union accepts, and name an unknown role and nested fields', () => {
+    expect(problemsOf(input({ messages: [{ id: 'm1', role: 'robot', content: 'x' }, { id: 'm2', role: 'user' }], context: [{ value: 1 }] }))).toEqual([
+      "'messages.0.role' is \"robot\", which is not one of the values accepted there",
+      "'messages.1.content' is undefined, which matches none of the accepted forms (a string; an array)",
+      "'context.0.description' is missing: it must be a string",
+      "'context.0.value' must be a string, not number 1",
+    ]);
+    expect(problemsOf(input({ messages: [{ id: 'm1', role: 'user', content: [{ type: 'text' }] }] }))).toEqual([
+      "'messages.0.content' is an array of 1, which matches none of the accepted forms (a string; a value whose '0.text' is a string)",
+    ]);
+  });
+
+  it('should add empty ids to what the schema found', () => {
+    expect(problemsOf(input({ threadId: '', runId: '', tools: 'none' }))).toEqual(["'tools' must be an array, not \"none\"", "'threadId' is empty: it must name the thread", "'runId' is empty: it must name the run"]);
+    expect(problemsOf(input())).toEqual([]);
+  });
+
+  it("should not depend on zod's messages", () => {
+    const issues = [{ code: 'invalid_type', path: ['threadId'], expected: 'string', message: 'anything zod says' }];
+    expect(runInputProblems({ threadId: 1 }, issues)).toEqual(["'threadId' must be a string, not number 1"]);
+  });
+});
+
+/** What the agent saw as its input state, and its events: the state as text. */
+function stateEcho(seen: unknown[]): AguiAgent {
+  return (runInput) => {
+    seen.push(runInput.state);
+    return of({ type: 'TEXT_MESSAGE_CHUNK', delta: JSON.stringify(runInput.state) });
+  };
+}
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent` };
+}
+
+const postJSON = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(body) });
+
+/** The AG-UI events of an SSE response. */
+async function eventsOf(response: Response): Promise<Event[]> {
+  const messages = await collect(from([await response.text()]).pipe(parseSSE()));
+  return messages.map((message) => JSON.parse(message.data) as Event);
+}
+
+describe('stateSchema (the handlers)', () => {
+  let server: Server | undefined;
+  let broker: RunBroker | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await broker?.close();
+    server = broker = undefined;
+  });
+
+  it('should answer 400 naming each failing path, before the agent runs (node:http, zod)', async () => {
+    const seen: unknown[] = [];
+    let url: string;
+    ({ server, url } = await listen(createAguiHandler(stateEcho(seen), { stateSchema: Todos })));
+    const bad = await postJSON(url, input({ state: { todos: [{ title: 1 }] } }));
+    expect(bad.status).toBe(400);
+    const { error } = (await bad.json()) as { error: string };
+    expect(error).toMatch(/^The request's state does not match this agent's state schema: 'todos\.0\.title': .+; 'count': .+\. Send a state the agent accepts\.$/);
+    expect(seen).toEqual([]);
+  });
+
+  it('should run a valid state as the client sent it, and the official client agrees (node:http, zod)', async () => {
+    const seen: unknown[] = [];
+    let url: string;
+    ({ server, url } = await listen(createAguiHandler(stateEcho(seen), { stateSchema: Todos })));
+    const response = await postJSON(url, input());
+    expect(response.status).toBe(200);
+    const events = await eventsOf(response);
+    // The client's copy, not the validator's value (its default `done: false`): deltas are computed against it.
+    const expectedState = input().state;
+    expect(seen).toEqual([expectedState]);
+    const oracle = await runWithOracle(from(events), { initialState: input().state });
+    // The user's turn comes from RUN_STARTED's input, then the agent's answer.
+    expect(oracle.messages).toEqual([input().messages[0], { id: expect.any(String), role: 'assistant', content: JSON.stringify(expectedState) }]);
+    expect(oracle.state).toEqual(expectedState);
+    expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, input: { state: expectedState } });
+  });
+
+  it('should wait for an asynchronous validator: 400 naming the path, or the run (node:http and fetch)', async () => {
+    const seen: unknown[] = [];
+    let url: string;
+    ({ server, url } = await listen(createAguiHandler(stateEcho(seen), { stateSchema: asyncCount })));
+    const fetchHandler = createAguiFetchHandler(stateEcho(seen), { stateSchema: asyncCount });
+    const refusal = { error: "The request's state does not match this agent's state schema: 'count': must be a number. Send a state the agent accepts." };
+    const viaNode = await postJSON(url, input({ state: { count: 'one' } }));
+    expect([viaNode.status, await viaNode.json()]).toEqual([400, refusal]);
+    const viaFetch = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: {} })) }));
+    expect([viaFetch.status, await viaFetch.json()]).toEqual([400, refusal]);
+    expect(seen).toEqual([]);
+
+    const ok = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 2, extra: true } })) }));
+    expect(ok.status).toBe(200);
+    const oracle = await runWithOracle(from(await eventsOf(ok)));
+    expect(oracle.messages.map((message) => message.content)).toEqual(['Hi', '{"count":2,"extra":true}']);
+    expect(seen).toEqual([{ count: 2, extra: true }]);
+  });
+
+  it('should check the state of a run served through a broker, but not of connect', async () => {
+    const seen: unknown[] = [];
+    broker = createRunBroker({ authorize: () => true, detachGraceMs: Infinity });
+    let url: string;
+    ({ server, url } = await listen(createAguiHandler(stateEcho(seen), { stateSchema: Todos, broker, basePath: '/agent' })));
+    const bad = await postJSON(url, input({ state: { count: 'x', todos: [] } }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^The request's state does not match this agent's state schema: 'count': /);
+    const connect = await postJSON(`${url}/connect`, input({ runId: 'c1', state: {} }));
+    expect(connect.status).toBe(200);
+    await connect.body?.cancel();
+    expect(seen).toEqual([]);
+  });
+
+  it('should answer 500 without the validator\'s words when the validator itself fails', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const broken: StandardSchemaV1 = { '~standard': { version: 1, vendor: 'broken', validate: () => { throw new Error('secret detail'); } } };
+      const response = await createAguiFetchHandler(stateEcho([]), { stateSchema: broken })(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input()) }));
+      expect([response.status, await response.json()]).toEqual([500, { error: "The server could not check the request's state: its state schema failed. This is a server error." }]);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('secret detail'));
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('should end the run with RUN_ERROR INVALID_STATE when an agent decodes a bad state itself, after the 200', async () => {
+    const agent: AguiAgent = (runInput) => defer(async () => {
+      const state = await decodeState(runInput, asyncCount);
+      return of({ type: 'TEXT_MESSAGE_CHUNK' as const, delta: String(state.count) });
+    }).pipe(mergeAll());
+    const response = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 'one' } })) }));
+    expect(response.status).toBe(200);
+    const events = await eventsOf(response);
+    expect(events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
+    expect(events[1]).toMatchObject({ code: 'INVALID_STATE', message: "The state does not match its schema: 'count': must be a number. Send a state the schema accepts." });
+    const good = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 3 } })) }));
+    const oracle = await runWithOracle(from(await eventsOf(good)));
+    expect(oracle.messages.map((message) => message.content)).toEqual(['Hi', '3']);
+  });
+});
+
+export type { RunAgentInput };
