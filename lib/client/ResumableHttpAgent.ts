@@ -1,4 +1,5 @@
-import { HttpAgent, enforceOutgoingInput, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type HttpAgentConfig, type RunAgentParameters, type RunAgentResult } from '@ag-ui/client';
+import * as official from '@ag-ui/client';
+import { HttpAgent, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type HttpAgentConfig, type RunAgentParameters, type RunAgentResult } from '@ag-ui/client';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { Observable, defer, from, merge, retry, switchMap, timer, finalize } from 'rxjs';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
@@ -80,6 +81,18 @@ interface Session {
 }
 
 const SSE_MEDIA_TYPE = 'text/event-stream';
+
+// Typed by the base class of the user's @ag-ui/client, not by our imports: a second copy of rxjs
+// (or of @ag-ui/core) under the client does not make these overrides incompatible.
+type RunInput = Parameters<HttpAgent['run']>[0];
+type RunEvents = ReturnType<HttpAgent['run']>;
+
+/**
+ * The input as `HttpAgent` sends it: checked by the client's `enforceOutgoingInput` (1.0). Read from
+ * the namespace because @ag-ui/client 0.0.59 (CopilotKit's) has none; its HttpAgent sends the input as is.
+ */
+const enforceOutgoingInput: (input: RunAgentInput) => RunAgentInput =
+  (official as { enforceOutgoingInput?: (input: RunAgentInput) => RunAgentInput }).enforceOutgoingInput ?? ((input) => input);
 
 function validResumeOptions(options: ResumeOptions = {}): Required<ResumeOptions> {
   const resolved = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, ...options };
@@ -236,13 +249,13 @@ export class ResumableHttpAgent extends HttpAgent {
   }
 
   /** The run's events from `POST <url>`, resumed through `GET …/events` after a drop (rules 1–4). */
-  override run(input: RunAgentInput): Observable<BaseEvent> {
-    return this.stream('run', this.url, input);
+  override run(input: RunInput): RunEvents {
+    return this.stream('run', this.url, input as RunAgentInput) as unknown as RunEvents;
   }
 
   /** The thread's events from `POST <url>/connect`, its active run resumed after a drop (rule 5). */
-  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    return this.stream('connect', `${this.base()}/connect`, input);
+  protected override connect(input: RunInput): RunEvents {
+    return this.stream('connect', `${this.base()}/connect`, input as RunAgentInput) as unknown as RunEvents;
   }
 
   /**
