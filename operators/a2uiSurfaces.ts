@@ -16,25 +16,25 @@ export interface A2uiOperation {
 export type A2uiV1Message =
   | {
       /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
-      version?: string;
+      version?: string | undefined;
       /** Creates a surface (v1.0). */
       createSurface: A2uiOperation;
     }
   | {
       /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
-      version?: string;
+      version?: string | undefined;
       /** Adds or replaces components of a surface (v1.0). */
       updateComponents: A2uiOperation;
     }
   | {
       /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
-      version?: string;
+      version?: string | undefined;
       /** Changes a surface's data model (v1.0). */
       updateDataModel: A2uiOperation;
     }
   | {
       /** The A2UI protocol version, e.g. `"v1.0"`; optional. */
-      version?: string;
+      version?: string | undefined;
       /** Removes a surface (v1.0); `a2uiSurfaces` then forgets it. */
       deleteSurface: A2uiOperation;
     };
@@ -64,7 +64,7 @@ export type A2uiMessage = A2uiV1Message | A2uiV08Message;
 /** Options of {@link a2uiSurfaces}. */
 export interface A2uiSurfacesOptions {
   /** Told about each message left out because it names no surface. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /** The activity type A2UI surfaces travel under. */

@@ -12,9 +12,9 @@ import { isObject } from '../lib/protocol/values.js';
 /** Options of {@link activityDelta}. */
 export interface ActivityDeltaOptions {
   /** Only activities of these types are diffed; others pass as they are. Default: every type. */
-  activityTypes?: readonly string[];
+  activityTypes?: readonly string[] | undefined;
   /** Told of each operation of an unknown `op` dropped and each patch that does not apply. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /** What the client holds for one activity message. */

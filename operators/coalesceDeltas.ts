@@ -10,9 +10,9 @@ export interface CoalesceDeltasOptions {
   /** How long (ms) a buffer may wait, counted from its first delta, before it is sent. */
   intervalMs: number;
   /** Sends the buffer as soon as it holds this many characters (`string.length`). Default: no limit. */
-  maxChars?: number;
+  maxChars?: number | undefined;
   /** Runs the window timer. Default: `asyncScheduler` (a TestScheduler in specs). */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
 }
 
 /**

@@ -10,11 +10,11 @@ import { trackIdCollisions } from '../lib/tracking/idCollisions.js';
 /** Options of {@link distinctIds}. */
 export interface DistinctIdsOptions {
   /** The conversation before the run (RunAgentInput `messages`): its message ids and tool call ids are taken. Default: none. */
-  messages?: readonly Message[];
+  messages?: readonly Message[] | undefined;
   /** Mints the fresh ids given to colliding starts. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Told about each id replaced, naming the id, what it started and what it collided with. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /**

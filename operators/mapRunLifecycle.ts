@@ -18,23 +18,23 @@ export interface MapRunLifecycleOptions {
   /** This run's id; sent on RUN_STARTED and RUN_FINISHED whatever upstream says. */
   runId: string;
   /** The run this one continues, if any (RUN_STARTED `parentRunId`). */
-  parentRunId?: string;
+  parentRunId?: string | undefined;
   /** The run's input, echoed on RUN_STARTED `input`. */
-  input?: RunAgentInput;
+  input?: RunAgentInput | undefined;
   /** Aborting it ends the run with RUN_FINISHED `outcome: { type: "cancelled" }` and unsubscribes upstream. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Told about each event dropped to keep the run valid (a late RUN_STARTED, a step finished twice). Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
   /**
    * Also send the failing error's stack trace, as RUN_ERROR `metadata: { stack }`. Default: false:
    * stacks name files and lines of the server, which a client should not see in production.
    */
-  exposeErrorStack?: boolean;
+  exposeErrorStack?: boolean | undefined;
   /**
    * Told once when the run ends in RUN_ERROR (not cancelled), with the error and `{ input, threadId,
    * runId, reference }` (the id a redacted message quotes). Default: a `console.error` line.
    */
-  onError?: RunErrorHandler;
+  onError?: RunErrorHandler | undefined;
   /**
    * What RUN_ERROR `message` tells the client of an error: `'expose'` (its message), `'redact'`
    * (only the toolkit's own errors, `AguiRxError`, and errors marked `expose: true` keep their
@@ -42,7 +42,7 @@ export interface MapRunLifecycleOptions {
    * `(error, reference) => message`. Default: `'redact'` when `NODE_ENV` is `production`, else
    * `'expose'`. An upstream RUN_ERROR event is the agent's own word to the client: sent as it is.
    */
-  errorMessages?: ErrorMessagePolicy;
+  errorMessages?: ErrorMessagePolicy | undefined;
 }
 
 /**

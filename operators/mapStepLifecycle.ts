@@ -9,9 +9,9 @@ import { trackStepsAndSubagents } from '../lib/tracking/steps.js';
 /** Options of {@link mapStepLifecycle}. */
 export interface MapStepLifecycleOptions {
   /** A STEP_STARTED first finishes the step its owner still has open: steps follow each other, never nest. Default: `false`. */
-  finishPrevious?: boolean;
+  finishPrevious?: boolean | undefined;
   /** Told about each STEP_STARTED or STEP_FINISHED dropped to keep the stream valid. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /**

@@ -12,17 +12,17 @@ export interface MapSubagentLifecycleOptions {
   /** The subagent's name (SUBAGENT_STARTED `name`), reusable across invocations. */
   name: string;
   /** This invocation's id. Default: a fresh id per subscription, from `generateId`. */
-  subagentRunId?: string;
+  subagentRunId?: string | undefined;
   /** What the subagent is for, for the client to display. */
-  description?: string;
+  description?: string | undefined;
   /** The tool call that spawned this subagent (agents exposed to a model as tools). */
-  parentToolCallId?: string;
+  parentToolCallId?: string | undefined;
   /** The message that held the spawning tool call. */
-  parentMessageId?: string;
+  parentMessageId?: string | undefined;
   /** The subagent invocation that spawned this one, when this wrapper is itself inside a subagent. */
-  parentSubagentRunId?: string;
+  parentSubagentRunId?: string | undefined;
   /** Mints `subagentRunId` when it is not given. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
 }
 
 // Events with no `subagentRunId` field to tag (MESSAGES_SNAPSHOT), that carry their own (SUBAGENT_*),

@@ -7,7 +7,7 @@ import { trackConversation } from '../lib/tracking/conversation.js';
 /** Options of {@link messagesSnapshot}. */
 export interface MessagesSnapshotOptions {
   /** The run's input: its `messages` are the conversation the snapshot starts from. */
-  input?: Pick<RunAgentInput, 'messages'>;
+  input?: Pick<RunAgentInput, 'messages'> | undefined;
 }
 
 /**

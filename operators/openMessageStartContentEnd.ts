@@ -8,9 +8,9 @@ import { trackMessageLanes } from '../lib/tracking/messageLanes.js';
 /** Options of {@link openMessageStartContentEnd}. */
 export interface OpenMessageStartContentEndOptions {
   /** Mints ids for messages whose chunks carry none, or whose id is taken (an ended message of another role, kind or lane). Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Told about each explicit event dropped or repaired to keep the stream valid. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /**

@@ -12,16 +12,16 @@ import { createStateMirror } from '../lib/state/stateDiff.js';
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
   /** The state the client starts from (RunAgentInput `state`); the first snapshot is diffed against it. */
-  initialState?: State;
+  initialState?: State | undefined;
   /**
    * The producer promises never to mutate a state, or any object in it, once emitted (immutable
    * updates: spreads, `Array.prototype.with`, Immer): a subtree or array element that is the same
    * object as in the last snapshot is unchanged and skipped without looking inside, and plain-JSON
    * values go on the wire by reference instead of as copies. Default `false`.
    */
-  immutable?: boolean;
+  immutable?: boolean | undefined;
   /** Told about each upstream STATE_DELTA operation dropped, and each patch that did not apply. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 /**

@@ -15,16 +15,16 @@ import { toolCallCorrelator } from './toolCallCorrelator.js';
 /** Options of {@link toAgui}: the run's ids and the options of each operator it composes. */
 export interface ToAguiOptions extends MapRunLifecycleOptions {
   /** Mints message and tool call ids. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Told about each event dropped or repaired to keep the stream valid. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
   /** The client's starting state. Default: `input.state` when `input` is given. */
   initialState?: unknown;
   /**
    * The agent never mutates a state it has emitted (it updates immutably, as Immer or Redux do):
    * `stateDelta` skips unchanged subtrees by reference. Default: false. See `stateDelta`'s `immutable`.
    */
-  immutableState?: boolean;
+  immutableState?: boolean | undefined;
 }
 
 /**

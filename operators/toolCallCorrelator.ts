@@ -10,9 +10,9 @@ import { trackToolCalls } from '../lib/tracking/toolCalls.js';
 /** Options of {@link toolCallCorrelator}. */
 export interface ToolCallCorrelatorOptions {
   /** Mints tool call ids, parent message ids and TOOL_CALL_RESULT message ids. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Told about each event dropped or repaired to keep the stream valid (a late TOOL_CALL_ARGS, say). Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 // The events handed to the tracker's own methods, read off the protocol table.

@@ -11,25 +11,25 @@ export interface VerifyAguiOptions {
    * `'error'` (the default): the first violation errors the stream with `AguiRxError`
    * `AGUI_VIOLATION`. `'report'`: every violation goes to `onViolation` and the events pass unchanged.
    */
-  mode?: 'error' | 'report';
+  mode?: 'error' | 'report' | undefined;
   /**
    * Receives each violation in `'report'` mode, and each warning in either mode (unless `strict`
    * makes it an error). Default: one `console.warn` line each.
    */
-  onViolation?: (violation: AguiViolation) => void;
+  onViolation?: ((violation: AguiViolation) => void) | undefined;
   /**
    * Whether warnings (severity `'warning'`: what the AG-UI specification tolerates, such as an
    * unknown event type, and our own stricter checks, such as a run cut off) count as violations:
    * in `'error'` mode the first one errors the stream. Default: false, warnings are only reported.
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * The conversation before the run (RunAgentInput `messages`; `[]` for none). Given, the
    * `id-collision` rule is on: a run that starts a message or tool call under one of its ids, or
    * under the id of a message of another kind, breaks it. Default: absent, the rule off (the client
    * accepts such streams and corrupts its messages with them).
    */
-  messages?: readonly Message[];
+  messages?: readonly Message[] | undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 /** Options of {@link withStep}. */
 export interface WithStepOptions {
   /** The subagent whose step this is; absent for the parent agent. Sent on both step events. */
-  subagentRunId?: string;
+  subagentRunId?: string | undefined;
 }
 
 /**

@@ -15,11 +15,11 @@ export type * from './wire/aiSdk.js';
 /** Options of {@link fromAiSdkStream}. */
 export interface FromAiSdkStreamOptions {
   /** Mints the id of an assistant message whose first part is a tool call. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Also send each part as it came, as `RAW { event, source: 'ai-sdk' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** Told of each kind of part that has no AG-UI form and is dropped (`source`, `file`, `data-*` …), once per type per subscription. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 // The AI SDK's parts are objects, not JSON: a null field is a wrong value, not an absent one.

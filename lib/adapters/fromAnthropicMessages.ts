@@ -15,11 +15,11 @@ export type * from './wire/anthropicMessages.js';
 /** Options of {@link fromAnthropicMessages}. */
 export interface FromAnthropicMessagesOptions {
   /** Mints a message id for content that arrives without a `message_start` (or with an empty id). Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'anthropic' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 const { invalid, object, string: text, index: position, count } = fieldReaders({

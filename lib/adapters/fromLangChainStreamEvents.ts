@@ -15,13 +15,13 @@ export type * from './wire/langChain.js';
 /** Options of {@link fromLangChainStreamEvents}. */
 export interface FromLangChainStreamEventsOptions {
   /** Also send graph nodes as steps: STEP_STARTED / STEP_FINISHED named after the node. Default: false. */
-  steps?: boolean;
+  steps?: boolean | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'langchain' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
   /** Mints ids for tool calls whose pieces carry none. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
 }
 
 

@@ -15,11 +15,11 @@ export type * from './wire/langGraph.js';
 /** Options of {@link fromLangGraphStream}. */
 export interface FromLangGraphStreamOptions {
   /** Also send each item as it came, as `RAW { event, source: 'langgraph' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
   /** Mints ids for messages and tool calls that carry none. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
 }
 
 /**

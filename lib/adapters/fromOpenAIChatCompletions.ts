@@ -16,13 +16,13 @@ export type * from './wire/openAIChatCompletions.js';
 /** Options of {@link fromOpenAIChatCompletions}. */
 export interface FromOpenAIChatCompletionsOptions {
   /** The `index` of the choice to read when the request asked for several (`n` > 1). Default: 0. */
-  choice?: number;
+  choice?: number | undefined;
   /** Mints ids for a completion or tool call whose chunks carry none (some compatible servers). Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 const { invalid, object, string: text, list, index, toolCallIndex, count } = fieldReaders({

@@ -17,15 +17,15 @@ export type * from './wire/openAIResponses.js';
 /** Options of {@link fromOpenAIResponses}. */
 export interface FromOpenAIResponsesOptions {
   /** Mints ids for output that arrives outside any response (no `response.created`) or items without ids. Default: nanoid. */
-  generateId?: IdGenerator;
+  generateId?: IdGenerator | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'openai-responses' }`, before the events made from it. Default: false. */
-  raw?: boolean;
+  raw?: boolean | undefined;
   /**
    * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, outputs
    * for calls the stream did not make, final texts that disagree with their deltas, incomplete responses (and the
    * server-run tools they stopped). Default: `console.warn`.
    */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 const { invalid, object, string, requiredString, list, index, count } = fieldReaders({

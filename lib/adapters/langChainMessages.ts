@@ -14,12 +14,12 @@ import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './to
 export interface ModelTurn extends ToolCallPieces {
   messageId: string;
   /** The reasoning summary part last read, to separate parts. */
-  summaryIndex?: number;
+  summaryIndex?: number | undefined;
   /** Whether any chunk of it was read (else its end event's output is). */
   streamed: boolean;
-  model?: string;
+  model?: string | undefined;
   /** The sum of its chunks' usage. */
-  usage?: TokenUsage;
+  usage?: TokenUsage | undefined;
 }
 
 /** Reads LangChain message chunks into agent events. @internal */

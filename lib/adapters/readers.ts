@@ -41,7 +41,7 @@ export interface FieldReadersOptions {
   /** What one input is called in "Each … must carry one": `event`, `part`, `chunk`. */
   unit: string;
   /** Whether `null` is an absent field (JSON wire formats) or a wrong type (the AI SDK's objects). Default: true. */
-  nullIsAbsent?: boolean;
+  nullIsAbsent?: boolean | undefined;
 }
 
 /** Field readers bound to one adapter: each throws its `INVALID_EVENT` error, naming the field's path. */

@@ -17,7 +17,7 @@ export interface ToolItemForm {
   /** The item's fields that are the call's input, sent as a JSON object of them; `arguments` is the arguments themselves. */
   input: readonly string[];
   /** Whether the input is free text streamed by `response.<type>_input.delta` events (custom tools). */
-  streamed?: boolean;
+  streamed?: boolean | undefined;
 }
 
 /** The tool call items by `type`. */

@@ -13,7 +13,7 @@ export interface ToolCallPieces {
   /** Provider index -> toolCallId. */
   calls: Map<number, string>;
   /** The latest call: a piece without index continues it. */
-  latestCall?: string;
+  latestCall?: string | undefined;
 }
 
 /** The call a piece continues (now the latest), or `undefined` when the piece starts a call. */

@@ -1,4 +1,5 @@
-import { HttpAgent, enforceOutgoingInput, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type HttpAgentConfig, type RunAgentParameters, type RunAgentResult } from '@ag-ui/client';
+import * as official from '@ag-ui/client';
+import { HttpAgent, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type HttpAgentConfig, type RunAgentParameters, type RunAgentResult } from '@ag-ui/client';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { Observable, defer, from, merge, retry, switchMap, timer, finalize } from 'rxjs';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
@@ -8,13 +9,13 @@ import { parseSSE, type SSEMessage } from '../transports/parseSSE.js';
 /** How {@link ResumableHttpAgent} retries a dropped stream. Delays are in ms. */
 export interface ResumeOptions {
   /** Reconnection attempts in a row (without a frame received in between) before giving up. Default: 5. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The delay before the first attempt; it doubles with each attempt after it. Default: 250. */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** The longest delay between two attempts. Default: 5000. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** The share of each delay drawn at random, 0..1 (1 = "full jitter": anywhere from 0 to the delay). Default: 1. */
-  jitter?: number;
+  jitter?: number | undefined;
 }
 
 /** What {@link ResumableHttpAgentConfig.onReconnecting} is told before each attempt. */
@@ -30,9 +31,9 @@ export interface ReconnectingInfo {
 /** The configuration of {@link ResumableHttpAgent}: `HttpAgent`'s, plus how to resume. */
 export interface ResumableHttpAgentConfig extends HttpAgentConfig {
   /** Retries and backoff. Default: 5 retries, 250 ms doubling up to 5000 ms, full jitter. */
-  resume?: ResumeOptions;
+  resume?: ResumeOptions | undefined;
   /** Told before each reconnection attempt (to show "reconnecting…"). */
-  onReconnecting?: (info: ReconnectingInfo) => void;
+  onReconnecting?: ((info: ReconnectingInfo) => void) | undefined;
 }
 
 /** `RESUME_FAILED` (attempts exhausted) or `RESUME_REFUSED` (a 4xx, or an answer that is not an event stream). */
@@ -81,8 +82,22 @@ interface Session {
 
 const SSE_MEDIA_TYPE = 'text/event-stream';
 
+// Typed by the base class of the user's @ag-ui/client, not by our imports: a second copy of rxjs
+// (or of @ag-ui/core) under the client does not make these overrides incompatible.
+type RunInput = Parameters<HttpAgent['run']>[0];
+type RunEvents = ReturnType<HttpAgent['run']>;
+
+/**
+ * The input as `HttpAgent` sends it: checked by the client's `enforceOutgoingInput` (1.0). Read from
+ * the namespace because @ag-ui/client 0.0.59 (CopilotKit's) has none; its HttpAgent sends the input as is.
+ */
+const enforceOutgoingInput: (input: RunAgentInput) => RunAgentInput =
+  (official as { enforceOutgoingInput?: (input: RunAgentInput) => RunAgentInput }).enforceOutgoingInput ?? ((input) => input);
+
 function validResumeOptions(options: ResumeOptions = {}): Required<ResumeOptions> {
-  const resolved = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, ...options };
+  // An option given as undefined takes its default, as one left out does.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const resolved: Required<ResumeOptions> = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, ...given };
   const bad = (name: string, value: unknown, expected: string) =>
     new AguiRxError('INVALID_OPTIONS', `ResumableHttpAgent's resume.${name} is ${describeValue(value)}; it must be ${expected}.`);
   if (!Number.isInteger(resolved.maxRetries) || resolved.maxRetries < 0) throw bad('maxRetries', resolved.maxRetries, 'a whole number ≥ 0');
@@ -236,13 +251,13 @@ export class ResumableHttpAgent extends HttpAgent {
   }
 
   /** The run's events from `POST <url>`, resumed through `GET …/events` after a drop (rules 1–4). */
-  override run(input: RunAgentInput): Observable<BaseEvent> {
-    return this.stream('run', this.url, input);
+  override run(input: RunInput): RunEvents {
+    return this.stream('run', this.url, input as RunAgentInput) as unknown as RunEvents;
   }
 
   /** The thread's events from `POST <url>/connect`, its active run resumed after a drop (rule 5). */
-  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    return this.stream('connect', `${this.base()}/connect`, input);
+  protected override connect(input: RunInput): RunEvents {
+    return this.stream('connect', `${this.base()}/connect`, input as RunAgentInput) as unknown as RunEvents;
   }
 
   /**

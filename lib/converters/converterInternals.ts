@@ -6,7 +6,7 @@ export type ConverterWarning = (message: string) => void;
 /** Options every message converter takes. */
 export interface ConverterOptions {
   /** Called once for each message or part the provider cannot take and that is therefore dropped. Default: `console.warn` with an `[agui-rx]` prefix. */
-  onWarning?: ConverterWarning;
+  onWarning?: ConverterWarning | undefined;
 }
 
 /** The default warning sink. */

@@ -6,13 +6,13 @@ export type OpenAIToolCallLike =
       /** Chat Completions: the call id. Responses: the item id (`fc_…`), not used. */
       id: string;
       /** `function` (Chat Completions) or `function_call` (Responses). */
-      type?: 'function' | (string & {});
+      type?: 'function' | (string & {}) | undefined;
       /** The function called (Chat Completions). */
       function: {
         /** The function's name. */
         name: string;
         /** The arguments as JSON text, as the model wrote them. */
-        arguments?: string | null;
+        arguments?: string | null | undefined;
       };
     }
   | {
@@ -23,9 +23,9 @@ export type OpenAIToolCallLike =
       /** The function's name (Responses). */
       name: string;
       /** The arguments as JSON text (Responses). */
-      arguments?: string | null;
+      arguments?: string | null | undefined;
       /** Chat Completions: the call id. Responses: the item id (`fc_…`), not used. */
-      id?: string;
+      id?: string | undefined;
     };
 
 /**

@@ -4,7 +4,7 @@ import { joinInstructions } from './converterInternals.js';
 /** What {@link splitSystemMessages} returns. */
 export interface SplitSystemMessages {
   /** The `system` and `developer` messages' content, in order, joined by a blank line; absent when there is none. */
-  system?: string;
+  system?: string | undefined;
   /** Every other message, in order. */
   messages: Message[];
 }

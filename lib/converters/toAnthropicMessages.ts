@@ -56,7 +56,7 @@ export interface AnthropicDocumentBlock {
   /** Where the document comes from: base64 data, a URL, a provider file, or text. */
   source: AnthropicSource;
   /** The document's title (its file name), when known. */
-  title?: string;
+  title?: string | undefined;
 }
 
 /** A tool call the assistant made. */
@@ -80,7 +80,7 @@ export interface AnthropicToolResultBlockParam {
   /** The result: text, or text, image and document blocks. */
   content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
   /** Set when the tool failed (the tool message has an `error`). */
-  is_error?: true;
+  is_error?: true | undefined;
 }
 
 /** The assistant's extended thinking, sent back with its signature. */
@@ -122,7 +122,7 @@ export interface AnthropicMessageParam {
 /** What {@link toAnthropicMessages} returns: the request's `system` and `messages`. */
 export interface AnthropicRequestMessages {
   /** The system and developer messages, joined by a blank line; absent when there is none. */
-  system?: string;
+  system?: string | undefined;
   /** The conversation's turns, roles alternating. */
   messages: AnthropicMessageParam[];
 }

@@ -29,7 +29,7 @@ export interface OpenAIChatImagePart {
     /** A URL, or base64 data as a `data:` URL. */
     url: string;
     /** The resolution the model sees the image at; optional. */
-    detail?: 'auto' | 'low' | 'high';
+    detail?: 'auto' | 'low' | 'high' | undefined;
   };
 }
 
@@ -53,11 +53,11 @@ export interface OpenAIChatFilePart {
   /** The file (a PDF). */
   file: {
     /** The file name, for inline data. */
-    filename?: string;
+    filename?: string | undefined;
     /** Inline data, as a `data:` URL. */
-    file_data?: string;
+    file_data?: string | undefined;
     /** A file uploaded to OpenAI's Files API. */
-    file_id?: string;
+    file_id?: string | undefined;
   };
 }
 
@@ -87,7 +87,7 @@ export type OpenAIChatMessage =
       /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
       content: string;
       /** The author's name, when the AG-UI message has one. */
-      name?: string;
+      name?: string | undefined;
     }
   | {
       /** The message's role. */
@@ -95,7 +95,7 @@ export type OpenAIChatMessage =
       /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
       content: string | OpenAIChatContentPart[];
       /** The author's name, when the AG-UI message has one. */
-      name?: string;
+      name?: string | undefined;
     }
   | {
       /** The message's role. */
@@ -103,9 +103,9 @@ export type OpenAIChatMessage =
       /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
       content: string | null;
       /** The assistant's tool calls; absent when it made none. */
-      tool_calls?: OpenAIChatToolCall[];
+      tool_calls?: OpenAIChatToolCall[] | undefined;
       /** The author's name, when the AG-UI message has one. */
-      name?: string;
+      name?: string | undefined;
     }
   | {
       /** The message's role. */

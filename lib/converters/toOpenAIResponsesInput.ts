@@ -17,9 +17,9 @@ export interface ResponsesInputImage {
   /** The resolution the model sees the image at: `auto`. */
   detail: 'auto' | 'low' | 'high';
   /** A URL, or base64 data as a `data:` URL. */
-  image_url?: string;
+  image_url?: string | undefined;
   /** A file uploaded to OpenAI's Files API. */
-  file_id?: string;
+  file_id?: string | undefined;
 }
 
 /** A file in a Responses input message: inline as a `data:` URL with a file name, a URL, or an uploaded file's id. */
@@ -27,13 +27,13 @@ export interface ResponsesInputFile {
   /** Discriminant: `'input_file'`. */
   type: 'input_file';
   /** The file name, for inline data. */
-  filename?: string;
+  filename?: string | undefined;
   /** Inline data, as a `data:` URL. */
-  file_data?: string;
+  file_data?: string | undefined;
   /** A URL to fetch the file from. */
-  file_url?: string;
+  file_url?: string | undefined;
   /** A file uploaded to OpenAI's Files API. */
-  file_id?: string;
+  file_id?: string | undefined;
 }
 
 /** Inline audio, base64 wav or mp3. */
@@ -97,7 +97,7 @@ export type ResponsesInputItem =
       /** Discriminant: `'reasoning'`. */
       type: 'reasoning';
       /** The reasoning item's id, when it is the API's own (`rs_…`). */
-      id?: string;
+      id?: string | undefined;
       /** The encrypted reasoning (the reasoning message's `encryptedValue`). */
       encrypted_content: string;
       /** The reasoning summary (the reasoning message's content; empty when it has none). */
@@ -112,7 +112,7 @@ export type ResponsesInputItem =
 /** What {@link toOpenAIResponsesInput} returns: the request's `instructions` and `input`. */
 export interface ResponsesRequestInput {
   /** The system and developer messages, joined by a blank line; absent when there is none. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** The conversation as Responses input items. */
   input: ResponsesInputItem[];
 }

@@ -11,11 +11,11 @@ export interface A2uiUserActionPayload {
   /** The surface the action happened on. */
   surfaceId: string;
   /** The id of the component that raised the action (a button, say). */
-  sourceComponentId?: string;
+  sourceComponentId?: string | undefined;
   /** When the user acted: an ISO 8601 date-time string, as A2UI sends it. */
-  timestamp?: string;
+  timestamp?: string | undefined;
   /** The values the action carries, resolved from the surface's data model. */
-  context?: Record<string, unknown>;
+  context?: Record<string, unknown> | undefined;
   [field: string]: unknown;
 }
 

@@ -49,9 +49,9 @@ export interface InputToolResult {
   /** The result the client sent, as the tool message's content (text or content parts). */
   content: ToolMessage['content'];
   /** The tool's name, from the assistant message that made the call, when it is in the input. */
-  toolName?: string;
+  toolName?: string | undefined;
   /** The tool message's `error`, when the tool failed. */
-  error?: string;
+  error?: string | undefined;
 }
 
 /**

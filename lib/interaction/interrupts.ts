@@ -43,17 +43,17 @@ export interface ApprovalInterruptOptions {
   /** The tool call awaiting approval. */
   toolCallId: string;
   /** The prompt shown to whoever approves. */
-  message?: string;
+  message?: string | undefined;
   /** The interrupt's id. Default: `approve-<toolCallId>`. */
-  id?: string;
+  id?: string | undefined;
   /** Why the run stopped. Default: `tool_approval`. */
-  reason?: string;
+  reason?: string | undefined;
   /** JSON Schema of the expected answer (an edited argument list, say). */
-  responseSchema?: Record<string, unknown>;
+  responseSchema?: Record<string, unknown> | undefined;
   /** When the approval stops being answerable (ISO 8601). */
-  expiresAt?: string;
+  expiresAt?: string | undefined;
   /** Extra information for the client. */
-  metadata?: Metadata;
+  metadata?: Metadata | undefined;
 }
 
 /**

@@ -29,7 +29,7 @@ export interface TokenUsageEvent {
   /** Token counts of one model call, or a list of them (AG-UI `TokenUsage`: non-negative integers). */
   usage: TokenUsage | TokenUsage[];
   /** When the usage was reported, in ms since the epoch. */
-  timestamp?: number;
+  timestamp?: number | undefined;
 }
 
 /** A toolkit-only event: consumed by the operators, never sent. */
@@ -38,7 +38,7 @@ export type ToolkitEvent = TokenUsageEvent;
 /** TOOL_CALL_RESULT as a producer may send it: `messageId` is minted when absent; object content is serialised to JSON text. */
 export type AgentToolCallResultEvent = Omit<ToolCallResultEvent, 'messageId' | 'content'> & {
   /** The tool message's id. Default: minted by `toolCallCorrelator`. */
-  messageId?: string;
+  messageId?: string | undefined;
   /** The result: text, AG-UI content parts, or any JSON value (sent as JSON text). */
   content: string | ToolCallResultEvent['content'] | Record<string, unknown> | unknown[] | number | boolean;
 };
@@ -46,17 +46,17 @@ export type AgentToolCallResultEvent = Omit<ToolCallResultEvent, 'messageId' | '
 /** RUN_STARTED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
 export type AgentRunStartedEvent = Omit<RunStartedEvent, 'threadId' | 'runId'> & {
   /** Default (and overridden by): `mapRunLifecycle`'s `threadId` option. */
-  threadId?: string;
+  threadId?: string | undefined;
   /** Default (and overridden by): `mapRunLifecycle`'s `runId` option. */
-  runId?: string;
+  runId?: string | undefined;
 };
 
 /** RUN_FINISHED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
 export type AgentRunFinishedEvent = Omit<RunFinishedEvent, 'threadId' | 'runId'> & {
   /** Default (and overridden by): `mapRunLifecycle`'s `threadId` option. */
-  threadId?: string;
+  threadId?: string | undefined;
   /** Default (and overridden by): `mapRunLifecycle`'s `runId` option. */
-  runId?: string;
+  runId?: string | undefined;
 };
 
 /**

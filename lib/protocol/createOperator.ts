@@ -64,7 +64,7 @@ export interface CreateOperatorOptions {
    * TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT) on unchanged, and neither
    * reads nor counts them: in a fused chain they go past it. Default: false.
    */
-  passesTokenEvents?: boolean;
+  passesTokenEvents?: boolean | undefined;
   /**
    * The operator reads agent events: when it is the first of a chain (alone, or first in `fuse`),
    * each source event is read once through `normalizeAgentEvent` (snake_case field names as
@@ -72,7 +72,7 @@ export interface CreateOperatorOptions {
    * here, once per run. Operators further down the chain get the events as read. Default: events
    * are read as they come.
    */
-  readsAgentEvents?: DiagnosticHandler;
+  readsAgentEvents?: DiagnosticHandler | undefined;
 }
 
 // Where an operator built by `createOperator` keeps its recipe, so that `fuse` can chain the handlers directly.

@@ -30,13 +30,13 @@ export interface EntityKind {
   /** The event that opens it. */
   readonly start: EventType;
   /** The per-token event that streams its content, if it streams. */
-  readonly content?: EventType;
+  readonly content?: EventType | undefined;
   /** The events that close it: the first is its normal closer; a second one closes it on error (SUBAGENT_ERROR). */
   readonly end: readonly EventType[];
   /** The chunk shorthand that the client expands into start / content / end, if there is one. */
-  readonly chunk?: EventType;
+  readonly chunk?: EventType | undefined;
   /** Fields of the opener that a later chunk may repeat only unchanged (the client's `transformChunks` rule). */
-  readonly chunkAgrees?: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[];
+  readonly chunkAgrees?: readonly ('role' | 'name' | 'toolCallName' | 'parentMessageId')[] | undefined;
   /** The field that names the entity. */
   readonly idField: 'messageId' | 'toolCallId' | 'stepName' | 'subagentRunId';
   /** Where its id lives (see {@link IdSpace}). */
@@ -350,13 +350,13 @@ export interface LifecycleFacts {
   /** The step's name, or the subagent's `subagentRunId`. */
   readonly id: string;
   /** The step's lane, described. */
-  readonly lane?: string;
+  readonly lane?: string | undefined;
   /** The lane where a step of that name runs instead (`step-owner-mismatch`), described. */
-  readonly runningIn?: string;
+  readonly runningIn?: string | undefined;
   /** The `parentSubagentRunId` that was never started (`subagent-parent-unknown`). */
-  readonly parent?: string;
+  readonly parent?: string | undefined;
   /** The position of the event that started what is already running, when the caller counts events (the verifier does). */
-  readonly since?: number;
+  readonly since?: number | undefined;
 }
 
 /** One step or subagent rule. */

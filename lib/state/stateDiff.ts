@@ -7,7 +7,7 @@ export interface StateMirrorOptions {
    * The producer never mutates a state it has emitted: a subtree or array element that is the same
    * object as last time is unchanged, and is skipped without looking inside. Default `false`.
    */
-  immutable?: boolean;
+  immutable?: boolean | undefined;
 }
 
 /** What a whole-state snapshot becomes on the wire (see {@link StateMirror.update}). */

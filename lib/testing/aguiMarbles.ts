@@ -30,11 +30,11 @@ export type EventFields<E> = Partial<Omit<E, 'type'>>;
 /** Options of {@link aguiMarbles}. */
 export interface AguiMarblesOptions {
   /** The run's thread id, on RUN_STARTED / RUN_FINISHED and in `runOptions`. Default: `'thread-1'`. */
-  threadId?: string;
+  threadId?: string | undefined;
   /** The run's id, on RUN_STARTED / RUN_FINISHED and in `runOptions`. Default: `'run-1'`. */
-  runId?: string;
+  runId?: string | undefined;
   /** What `generateId` puts before its counter. Default: `'id-'`, so ids are `id-1`, `id-2`, … */
-  idPrefix?: string;
+  idPrefix?: string | undefined;
 }
 
 /** The run options {@link AguiMarbles.runOptions} gives, for `toAgui` / `mapRunLifecycle`. */

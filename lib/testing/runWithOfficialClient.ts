@@ -5,19 +5,19 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 /** Options of {@link runWithOfficialClient}: the agent's starting point and the run's input. */
 export interface RunWithOfficialClientOptions {
   /** The thread the client runs in (`RunAgentInput.threadId`). Default: `'thread-1'`. */
-  threadId?: string;
+  threadId?: string | undefined;
   /** The run's id (`RunAgentInput.runId`). Default: `'run-1'`. */
-  runId?: string;
+  runId?: string | undefined;
   /** The conversation before the run: the client's `messages` start with these. Default: none. */
-  initialMessages?: Message[];
+  initialMessages?: Message[] | undefined;
   /** The client's state before the run. Default: `{}`. */
-  initialState?: State;
+  initialState?: State | undefined;
   /** Tools the client offers (`RunAgentInput.tools`). Default: none. */
-  tools?: Tool[];
+  tools?: Tool[] | undefined;
   /** Context the client sends (`RunAgentInput.context`). Default: none. */
-  context?: Context[];
+  context?: Context[] | undefined;
   /** Extra properties the client forwards (`RunAgentInput.forwardedProps`). Default: `{}`. */
-  forwardedProps?: Record<string, unknown>;
+  forwardedProps?: Record<string, unknown> | undefined;
 }
 
 /** What the official client built from a run, as {@link runWithOfficialClient} resolves it. */

@@ -28,14 +28,14 @@ export interface AguiMatchers<R> {
 /** The part of jest's `MatcherContext` the matcher reads; typed here so that nothing of jest is imported. */
 export interface AguiMatcherContext {
   /** True under `.not`. */
-  isNot?: boolean;
+  isNot?: boolean | undefined;
   /** `'resolves'` / `'rejects'` when chained after them. */
-  promise?: string;
+  promise?: string | undefined;
   /** jest's printing helpers, used when present. */
   utils?: {
     /** jest's `expect(received).not.toBeWellFormedAgui()` header, in colour. */
-    matcherHint?: (name: string, received?: string, expected?: string, options?: { isNot?: boolean; promise?: string }) => string;
-  };
+    matcherHint?: ((name: string, received?: string, expected?: string, options?: { isNot?: boolean | undefined; promise?: string | undefined }) => string) | undefined;
+  } | undefined;
 }
 
 /** What a jest matcher returns. */

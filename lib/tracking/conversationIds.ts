@@ -15,9 +15,9 @@ export interface KnownMessage {
   /** The message's role in the client (`assistant`, `user`, `reasoning`, `tool`, `activity`, …). */
   readonly role: string;
   /** What the run started under this id (absent for the history). */
-  readonly start?: MessageStart;
+  readonly start?: MessageStart | undefined;
   /** An activity's `activityType`. */
-  readonly activityType?: string;
+  readonly activityType?: string | undefined;
 }
 
 /**

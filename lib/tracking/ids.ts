@@ -9,10 +9,10 @@ export interface IdClaim {
   /** The id the new entity goes on the wire under. */
   id: string;
   /** Set when the producer's id could not be used: it was sent already (`used`), or another lane owns it (`owned`). */
-  conflict?: IdConflict;
+  conflict?: IdConflict | undefined;
   /** With a conflict: the id that was refused (the producer's, as mapped so far), and its owner. */
-  refused?: string;
-  refusedOwner?: Lane;
+  refused?: string | undefined;
+  refusedOwner?: Lane | undefined;
 }
 
 /**

@@ -26,11 +26,11 @@ export interface RunIdentity {
   threadId: string;
   runId: string;
   /** The run this one continues, if any; else upstream's RUN_STARTED `parentRunId` is kept. */
-  parentRunId?: string;
+  parentRunId?: string | undefined;
   /** The run's input; else upstream's RUN_STARTED `input` is kept. */
-  input?: RunAgentInput;
+  input?: RunAgentInput | undefined;
   /** Whether RUN_ERROR carries the failing error's stack trace as `metadata: { stack }`. Default: false. */
-  exposeErrorStack?: boolean;
+  exposeErrorStack?: boolean | undefined;
 }
 
 /** What it takes to end the run with a terminal event (see {@link RunLifecycle.end}). */
@@ -38,7 +38,7 @@ export interface RunEnding {
   /** The closing events of what is still open, innermost first: sent before the terminal event. */
   closers: Event[];
   /** Set when the usage was left out of the terminal event: to be reported. */
-  diagnostic?: AguiDiagnostic;
+  diagnostic?: AguiDiagnostic | undefined;
 }
 
 /** The state of one run and the decisions that keep it one well-formed AG-UI run. */

@@ -12,14 +12,14 @@ export interface RunningStep {
   lane: Lane;
   name: string;
   /** Where its STEP_STARTED was, when the caller counts events. */
-  at?: number;
+  at?: number | undefined;
 }
 
 /** A running subagent. */
 export interface RunningSubagent {
   id: string;
   /** Where its SUBAGENT_STARTED was, when the caller counts events. */
-  at?: number;
+  at?: number | undefined;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface AguiVerifierOptions {
    * message of another kind in the run. Default: absent, the rule off: ids are checked only as
    * the client checks them (it accepts such collisions, and corrupts its messages with them).
    */
-  messages?: readonly Message[];
+  messages?: readonly Message[] | undefined;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface AguiViolation {
   /** Position of the offending event in the stream, from 0; for what `end()` finds, the position just past the last event. */
   index: number;
   /** The offending event's `type`; absent for what `end()` finds and for a value that is not an event. */
-  type?: string;
+  type?: string | undefined;
   /** Short, stable name of the rule broken, e.g. `content-without-start` (see {@link createAguiVerifier}). */
   rule: string;
   /** Whether the specification makes it fatal (`violation`) or tolerates it (`warning`); see {@link aguiRuleSeverity}. */

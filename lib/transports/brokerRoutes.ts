@@ -43,7 +43,7 @@ export type BrokerRoute =
   | { readonly kind: 'connect' }
   | { readonly kind: 'events'; readonly threadId: string; readonly runId: string }
   | { readonly kind: 'stop'; readonly threadId: string; readonly runId: string }
-  | { readonly kind: 'refused'; readonly status: 400 | 404 | 405; readonly reason: string; readonly allow?: string };
+  | { readonly kind: 'refused'; readonly status: 400 | 404 | 405; readonly reason: string; readonly allow?: string | undefined };
 
 const RUN_PATH = /^\/threads\/([^/]+)\/runs\/([^/]+)\/(events|stop)\/?$/;
 

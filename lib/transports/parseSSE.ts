@@ -6,17 +6,17 @@ import { createOperator } from '../protocol/createOperator.js';
 /** One server-sent event, as the WHATWG parsing rules dispatch it. */
 export interface SSEMessage {
   /** The `event:` field; absent for the default type (`message`). */
-  event?: string;
+  event?: string | undefined;
   /** The `data:` lines of the event, joined with `\n`; kept verbatim (trailing spaces included). */
   data: string;
   /** The stream's last event id at dispatch (the browser's `lastEventId`); absent while none was set. */
-  id?: string;
+  id?: string | undefined;
 }
 
 /** Options of {@link parseSSE}. */
 export interface ParseSSEOptions {
   /** Told when the stream ends in the middle of an event, which is then discarded. Default: `console.warn`. */
-  onDiagnostic?: DiagnosticHandler;
+  onDiagnostic?: DiagnosticHandler | undefined;
 }
 
 const LF = 10;

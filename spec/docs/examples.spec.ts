@@ -6,7 +6,8 @@ import { start as startExpress } from '../../docs/examples/express';
 import { start as startAuthContext } from '../../docs/examples/auth-context';
 import { start as startFastify } from '../../docs/examples/fastify';
 import { start as startHono } from '../../docs/examples/hono';
-import { main as runInProcess, RxAgent } from '../../docs/examples/in-process-agent';
+import { main as runInProcess } from '../../docs/examples/in-process-agent';
+import { InProcessAgent } from '../../lib/client/index.js';
 import { weatherAgent } from '../../docs/examples/agent';
 import { POST, postWithoutHandler } from '../../docs/examples/nextjs-route';
 import { start as startNodeHttp } from '../../docs/examples/node-http';
@@ -114,7 +115,7 @@ describe('docs/examples', () => {
   });
 
   it('should keep the agent function in a clone of the in-process agent', async () => {
-    const agent = new RxAgent(weatherAgent, { threadId: 'thread-1', initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }], initialState: { units: 'metric' } });
+    const agent = new InProcessAgent(weatherAgent, { threadId: 'thread-1', initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }], initialState: { units: 'metric' } });
     const copy = agent.clone();
     await copy.runAgent({ runId: 'run-2' });
     expect({ messages: copy.messages, state: copy.state }).toEqual({ messages: expectedMessages, state: expectedState });

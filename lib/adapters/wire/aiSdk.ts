@@ -14,31 +14,31 @@ export type AiSdkUsage = AiSdkFlatUsage | AiSdkNestedUsage;
 /** `LanguageModelUsage` of `streamText` (v5, v6): counts at the top level. */
 export interface AiSdkFlatUsage {
   /** Prompt tokens (AI SDK 4/5 flat usage). */
-  inputTokens?: number;
+  inputTokens?: number | undefined;
   /** Completion tokens. */
-  outputTokens?: number;
+  outputTokens?: number | undefined;
   /** Prompt plus completion tokens. */
-  totalTokens?: number;
+  totalTokens?: number | undefined;
   /** Reasoning tokens, part of `outputTokens`. */
-  reasoningTokens?: number;
+  reasoningTokens?: number | undefined;
   /** Prompt tokens read from the provider's cache. */
-  cachedInputTokens?: number;
+  cachedInputTokens?: number | undefined;
   /** v6: the input split by cache use. */
   inputTokenDetails?: {
     /** Prompt tokens neither read from nor written to the cache. */
-    noCacheTokens?: number;
+    noCacheTokens?: number | undefined;
     /** Prompt tokens read from the cache. */
-    cacheReadTokens?: number;
+    cacheReadTokens?: number | undefined;
     /** Prompt tokens written to the cache. */
-    cacheWriteTokens?: number;
-  };
+    cacheWriteTokens?: number | undefined;
+  } | undefined;
   /** v6: the output split into text and reasoning. */
   outputTokenDetails?: {
     /** Completion tokens of text. */
-    textTokens?: number;
+    textTokens?: number | undefined;
     /** Completion tokens of reasoning. */
-    reasoningTokens?: number;
-  };
+    reasoningTokens?: number | undefined;
+  } | undefined;
   /** The provider's own usage object; not read. */
   raw?: unknown;
 }
@@ -48,22 +48,22 @@ export interface AiSdkNestedUsage {
   /** Prompt token counts (AI SDK 6 / provider v3 nested usage). */
   inputTokens: {
     /** All prompt tokens. */
-    total?: number;
+    total?: number | undefined;
     /** Prompt tokens neither read from nor written to the cache. */
-    noCache?: number;
+    noCache?: number | undefined;
     /** Prompt tokens read from the cache. */
-    cacheRead?: number;
+    cacheRead?: number | undefined;
     /** Prompt tokens written to the cache. */
-    cacheWrite?: number;
+    cacheWrite?: number | undefined;
   };
   /** Completion token counts. */
   outputTokens: {
     /** All completion tokens. */
-    total?: number;
+    total?: number | undefined;
     /** Completion tokens of text. */
-    text?: number;
+    text?: number | undefined;
     /** Completion tokens of reasoning. */
-    reasoning?: number;
+    reasoning?: number | undefined;
   };
   /** The provider's own usage object; not read. */
   raw?: unknown;
@@ -76,11 +76,11 @@ export interface AiSdkTextPart {
   /** The part's id: the same on its start, deltas and end. */
   id: string;
   /** A piece of the text (LanguageModelV2/V3 parts, UI message stream chunks). */
-  delta?: string;
+  delta?: string | undefined;
   /** A piece of the text (`streamText().fullStream`). */
-  text?: string;
+  text?: string | undefined;
   /** Provider-specific data; not read. */
-  providerMetadata?: Record<string, unknown>;
+  providerMetadata?: Record<string, unknown> | undefined;
 }
 
 /** The start, a piece or the end of a tool call's input, streamed as JSON text. */
@@ -88,19 +88,19 @@ export interface AiSdkToolInputPart {
   /** Discriminant: `'tool-input-start'`, `'tool-input-delta'`, `'tool-input-end'`. */
   type: 'tool-input-start' | 'tool-input-delta' | 'tool-input-end';
   /** The call's id in `fullStream` and provider parts. */
-  id?: string;
+  id?: string | undefined;
   /** The call's id in UI message stream chunks. */
-  toolCallId?: string;
+  toolCallId?: string | undefined;
   /** The tool's name, on `tool-input-start`. */
-  toolName?: string;
+  toolName?: string | undefined;
   /** A piece of the input's JSON text (`fullStream`, provider parts). */
-  delta?: string;
+  delta?: string | undefined;
   /** A piece of the input's JSON text (UI message stream). */
-  inputTextDelta?: string;
+  inputTextDelta?: string | undefined;
   /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
+  providerExecuted?: boolean | undefined;
   /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
+  dynamic?: boolean | undefined;
 }
 
 /**
@@ -118,13 +118,13 @@ export interface AiSdkToolCallPart {
   /** The call's whole arguments: sent as JSON text when no fragment was. */
   input?: unknown;
   /** `tool-input-error`: why the input was rejected. */
-  errorText?: string;
+  errorText?: string | undefined;
   /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
+  providerExecuted?: boolean | undefined;
   /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
+  dynamic?: boolean | undefined;
   /** Set when the model's arguments failed the tool's schema (`tool-input-error`). */
-  invalid?: boolean;
+  invalid?: boolean | undefined;
 }
 
 /** A tool's output: `tool-result` (`fullStream` `output`, provider parts `result`) or the UI stream's `tool-output-available`. */
@@ -134,19 +134,19 @@ export interface AiSdkToolResultPart {
   /** The tool call's id. */
   toolCallId: string;
   /** The tool's name. */
-  toolName?: string;
+  toolName?: string | undefined;
   /** The tool's output (`tool-output-available`, AI SDK 5 `tool-result`): TOOL_CALL_RESULT `content`. */
   output?: unknown;
   /** The tool's output (AI SDK 4 `tool-result`): TOOL_CALL_RESULT `content`. */
   result?: unknown;
   /** Provider parts: the result is the tool's error. */
-  isError?: boolean;
+  isError?: boolean | undefined;
   /** A streamed tool's intermediate output; only the final one is kept. */
-  preliminary?: boolean;
+  preliminary?: boolean | undefined;
   /** Set for tools the provider ran itself; not read. */
-  providerExecuted?: boolean;
+  providerExecuted?: boolean | undefined;
   /** Set for tools not known statically (MCP tools); not read. */
-  dynamic?: boolean;
+  dynamic?: boolean | undefined;
 }
 
 /** A tool that failed (`fullStream` `tool-error`, UI `tool-output-error`) or whose call the user denied (`tool-output-denied`). */
@@ -156,13 +156,13 @@ export interface AiSdkToolErrorPart {
   /** The tool call's id. */
   toolCallId: string;
   /** The tool's name. */
-  toolName?: string;
+  toolName?: string | undefined;
   /** The arguments the failed call had; not read. */
   input?: unknown;
   /** `tool-error`: what was thrown. */
   error?: unknown;
   /** `tool-output-error`: the error's message. */
-  errorText?: string;
+  errorText?: string | undefined;
 }
 
 /** A tool call that waits for the user's approval (AI SDK 6): the UI stream names the call, `fullStream` carries it. */
@@ -172,16 +172,16 @@ export interface AiSdkToolApprovalRequestPart {
   /** The approval's id: the interrupt's `id`. */
   approvalId: string;
   /** The call awaiting approval (UI message stream chunks). */
-  toolCallId?: string;
+  toolCallId?: string | undefined;
   /** The call awaiting approval (`fullStream`). */
   toolCall?: {
     /** The call's id. */
     toolCallId: string;
     /** The tool's name. */
-    toolName?: string;
+    toolName?: string | undefined;
     /** The call's arguments. */
     input?: unknown;
-  };
+  } | undefined;
 }
 
 /** The run's and each step's start and end. `finish` has the run's usage (`totalUsage` in `fullStream`, `usage` in provider parts). */
@@ -189,22 +189,22 @@ export interface AiSdkLifecyclePart {
   /** Discriminant: `'abort'`, `'start'`, `'finish'`, `'start-step'`, `'finish-step'`, `'stream-start'`. */
   type: 'start' | 'finish' | 'start-step' | 'finish-step' | 'stream-start' | 'abort';
   /** `start` (UI): the UI message's id. */
-  messageId?: string;
+  messageId?: string | undefined;
   /** `finish-step`: the step's usage; `finish` (provider parts): the call's usage. */
-  usage?: AiSdkUsage;
+  usage?: AiSdkUsage | undefined;
   /** `finish` (`fullStream`): every step's usage summed. */
-  totalUsage?: AiSdkUsage;
+  totalUsage?: AiSdkUsage | undefined;
   /** `finish-step` (`fullStream`): the model's response. */
   response?: {
     /** The provider's response id: names the step's assistant message. */
-    id?: string;
+    id?: string | undefined;
     /** The model that answered: TOKEN_USAGE `model`. */
-    modelId?: string;
-  };
+    modelId?: string | undefined;
+  } | undefined;
   /** Why the model stopped (`finish`, `finish-step`); not read: the text sent is kept whatever the reason. */
   finishReason?: unknown;
   /** Why the stream was aborted (`abort`). */
-  reason?: string;
+  reason?: string | undefined;
   [field: string]: unknown;
 }
 
@@ -213,9 +213,9 @@ export interface AiSdkResponseMetadataPart {
   /** Discriminant: `'response-metadata'`. */
   type: 'response-metadata';
   /** The provider's response id: names the assistant message. */
-  id?: string;
+  id?: string | undefined;
   /** The model that answered: TOKEN_USAGE `model`. */
-  modelId?: string;
+  modelId?: string | undefined;
   /** When the response was created; not read. */
   timestamp?: unknown;
 }
@@ -227,7 +227,7 @@ export interface AiSdkErrorPart {
   /** The error (`fullStream`): an Error or any value; its message becomes the `PROVIDER_ERROR` message. */
   error?: unknown;
   /** The error's text (UI message stream chunks). */
-  errorText?: string;
+  errorText?: string | undefined;
 }
 
 /** Parts with no AG-UI form: raw provider chunks and message metadata (bookkeeping), sources, files and custom `data-*` parts (dropped, and reported through `onDiagnostic`). */

@@ -26,19 +26,19 @@ export interface AnthropicMessageStartEvent {
     /** The message's id (`msg_…`): the AG-UI assistant message's id. */
     id: string;
     /** Discriminant: `'message'`. */
-    type?: 'message';
+    type?: 'message' | undefined;
     /** Always `assistant`. */
-    role?: 'assistant';
+    role?: 'assistant' | undefined;
     /** The model that served the request, e.g. `claude-sonnet-4-20250514`. */
-    model?: string;
+    model?: string | undefined;
     /** Empty at the start; the blocks follow as events. */
-    content?: unknown[];
+    content?: unknown[] | undefined;
     /** Null at the start; see `message_delta`. */
-    stop_reason?: AnthropicStopReason | null;
+    stop_reason?: AnthropicStopReason | null | undefined;
     /** Null at the start; see `message_delta`. */
-    stop_sequence?: string | null;
+    stop_sequence?: string | null | undefined;
     /** Usage so far (the input tokens). */
-    usage?: AnthropicUsage;
+    usage?: AnthropicUsage | undefined;
   };
 }
 
@@ -77,14 +77,14 @@ export interface AnthropicMessageDeltaEvent {
   /** The message's final fields. */
   delta: {
     /** Why the model stopped; `refusal` also sends CUSTOM `anthropic.refusal`. */
-    stop_reason?: AnthropicStopReason | null;
+    stop_reason?: AnthropicStopReason | null | undefined;
     /** The stop sequence that ended the message, if one did; not read. */
-    stop_sequence?: string | null;
+    stop_sequence?: string | null | undefined;
     /** Newer API versions: what a refusal was about (`{ type: 'refusal', category, explanation }`). */
-    stop_details?: Record<string, unknown> | null;
+    stop_details?: Record<string, unknown> | null | undefined;
   };
   /** Cumulative usage, over `message_start`'s. */
-  usage?: AnthropicUsage;
+  usage?: AnthropicUsage | undefined;
 }
 
 /** The message is complete. */
@@ -106,9 +106,9 @@ export interface AnthropicErrorEvent {
   /** What failed: becomes a `PROVIDER_ERROR` error. */
   error: {
     /** The error's type, e.g. `overloaded_error`. */
-    type?: string;
+    type?: string | undefined;
     /** The provider's error message: the RUN_ERROR message. */
-    message?: string;
+    message?: string | undefined;
   };
 }
 
@@ -118,13 +118,13 @@ export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 
 /** Token counts. `input_tokens` excludes the cache's reads and writes, which are reported beside it. */
 export interface AnthropicUsage {
   /** Prompt tokens not read from or written to the cache. */
-  input_tokens?: number | null;
+  input_tokens?: number | null | undefined;
   /** Completion tokens. */
-  output_tokens?: number | null;
+  output_tokens?: number | null | undefined;
   /** Prompt tokens written to the cache: `cacheWriteInputTokens`. */
-  cache_creation_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null | undefined;
   /** Prompt tokens read from the cache: `cachedInputTokens`. */
-  cache_read_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null | undefined;
   [field: string]: unknown;
 }
 
@@ -136,7 +136,7 @@ export type AnthropicContentBlock =
       /** The text. */
       text: string;
       /** Citations of a text block; not read. */
-      citations?: unknown[] | null;
+      citations?: unknown[] | null | undefined;
     }
   | {
       /** Discriminant: `'thinking'`. */
@@ -144,7 +144,7 @@ export type AnthropicContentBlock =
       /** The reasoning text. */
       thinking: string;
       /** The signature of a thinking block: REASONING_ENCRYPTED_VALUE. */
-      signature?: string;
+      signature?: string | undefined;
     }
   | {
       /** Discriminant: `'redacted_thinking'`. */
@@ -162,7 +162,7 @@ export type AnthropicContentBlock =
       /** The tool call's arguments. */
       input?: unknown;
       /** The MCP server of an `mcp_tool_use` block; not read. */
-      server_name?: string;
+      server_name?: string | undefined;
       [field: string]: unknown;
     }
   | AnthropicToolResultBlock;
@@ -176,7 +176,7 @@ export interface AnthropicToolResultBlock {
   /** The server tool's result: TOOL_CALL_RESULT `content` (JSON text unless a string). */
   content?: unknown;
   /** Whether the server tool failed; not read. */
-  is_error?: boolean;
+  is_error?: boolean | undefined;
   [field: string]: unknown;
 }
 

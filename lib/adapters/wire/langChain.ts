@@ -32,11 +32,11 @@ export interface LangChainStreamEvent {
   /** The id of the runnable's run: the same on its start, stream and end events. */
   run_id: string;
   /** The run's tags; not read. */
-  tags?: string[];
+  tags?: string[] | undefined;
   /** The run's metadata; LangGraph adds `langgraph_node`, `langgraph_step` …, models `ls_provider`, `ls_model_name`. */
-  metadata?: LangChainRunMetadata;
+  metadata?: LangChainRunMetadata | undefined;
   /** The ids of the enclosing runs, outermost first. */
-  parent_ids?: string[];
+  parent_ids?: string[] | undefined;
   /** `chunk` on `*_stream`, `input` on `*_start` (and `*_end`), `output` on `*_end`, `error` on `on_tool_error`. */
   data: {
     /** A streamed piece (`on_chat_model_stream`: a message chunk). */
@@ -54,13 +54,13 @@ export interface LangChainStreamEvent {
 /** The metadata LangChain and LangGraph put on each run. */
 export interface LangChainRunMetadata {
   /** LangGraph: the graph node the run belongs to. A chain run whose `name` equals it is the node itself. */
-  langgraph_node?: string;
+  langgraph_node?: string | undefined;
   /** The graph step (superstep) number; not read. */
-  langgraph_step?: number;
+  langgraph_step?: number | undefined;
   /** The provider LangSmith recorded; not read. */
-  ls_provider?: string;
+  ls_provider?: string | undefined;
   /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
-  ls_model_name?: string;
+  ls_model_name?: string | undefined;
   [key: string]: unknown;
 }
 
@@ -86,52 +86,52 @@ export interface LangChainSerializedMessage {
 /** The fields of a LangChain message that the adapters read. */
 export interface LangChainMessageFields {
   /** `ai`, `AIMessageChunk`, `tool`, `human` … (plain and Python forms). */
-  type?: string;
+  type?: string | undefined;
   /** The message id: names the assistant message (a chunk's, or a ToolMessage's own). */
-  id?: string | null;
+  id?: string | null | undefined;
   /** The text, or a list of content blocks. */
-  content?: string | LangChainContentBlock[];
+  content?: string | LangChainContentBlock[] | undefined;
   /** Pieces of tool calls (chunks only). */
-  tool_call_chunks?: LangChainToolCallChunk[];
+  tool_call_chunks?: LangChainToolCallChunk[] | undefined;
   /** Whole tool calls (a complete message); read only when the message carries no `tool_call_chunks`. */
   tool_calls?: {
     /** The call's id. */
-    id?: string | null;
+    id?: string | null | undefined;
     /** The tool's name. */
     name: string;
     /** The call's parsed arguments (sent as JSON text). */
-    args?: Record<string, unknown>;
-  }[];
+    args?: Record<string, unknown> | undefined;
+  }[] | undefined;
   /** `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenAI Responses: `{ summary: [{ text, index }] }`). */
   additional_kwargs?: {
     /** Reasoning text (DeepSeek and compatible providers). */
-    reasoning_content?: string;
+    reasoning_content?: string | undefined;
     /** OpenAI reasoning: a string, or a reasoning item with `summary` parts. */
     reasoning?: string | {
       /** The reasoning summary's parts. */
       summary?: {
         /** The part's text. */
-        text?: string;
+        text?: string | undefined;
         /** The part's position; a new index starts a new paragraph. */
-        index?: number;
-      }[];
-    };
+        index?: number | undefined;
+      }[] | undefined;
+    } | undefined;
     [key: string]: unknown;
-  };
+  } | undefined;
   /** Provider response metadata. */
   response_metadata?: {
     /** The model that answered: TOKEN_USAGE `model`. */
-    model_name?: string;
+    model_name?: string | undefined;
     [key: string]: unknown;
-  };
+  } | undefined;
   /** Token usage of the message or chunk: TOKEN_USAGE. */
-  usage_metadata?: LangChainUsageMetadata | null;
+  usage_metadata?: LangChainUsageMetadata | null | undefined;
   /** ToolMessage: the call it answers. */
-  tool_call_id?: string;
+  tool_call_id?: string | undefined;
   /** ToolMessage: `success` or `error`. */
-  status?: string;
+  status?: string | undefined;
   /** The message's (or tool's) name. */
-  name?: string | null;
+  name?: string | null | undefined;
   [key: string]: unknown;
 }
 
@@ -143,7 +143,7 @@ export type LangChainContentBlock =
       /** The text. */
       text: string;
       /** The block's position in the message: keys the events of one block. */
-      index?: number;
+      index?: number | undefined;
     }
   | {
       /** The block's type; blocks of other types are skipped. */
@@ -151,9 +151,9 @@ export type LangChainContentBlock =
       /** The reasoning text. */
       thinking: string;
       /** The signature that certifies the reasoning. */
-      signature?: string;
+      signature?: string | undefined;
       /** The block's position in the message: keys the events of one block. */
-      index?: number;
+      index?: number | undefined;
     }
   | {
       /** The block's type; blocks of other types are skipped. */
@@ -161,19 +161,19 @@ export type LangChainContentBlock =
       /** The reasoning text of a `reasoning` block. */
       reasoning: string;
       /** The block's position in the message: keys the events of one block. */
-      index?: number;
+      index?: number | undefined;
     }
   | {
       /** The block's type; blocks of other types are skipped. */
       type: 'tool_use';
       /** The id. */
-      id?: string;
+      id?: string | undefined;
       /** The tool's name. */
-      name?: string;
+      name?: string | undefined;
       /** The tool call's arguments. */
       input?: unknown;
       /** The block's position in the message: keys the events of one block. */
-      index?: number;
+      index?: number | undefined;
     }
   | {
       /** The block's type; blocks of other types are skipped. */
@@ -181,7 +181,7 @@ export type LangChainContentBlock =
       /** A fragment of a tool call's JSON arguments. */
       partial_json: string;
       /** The block's position in the message: keys the events of one block. */
-      index?: number;
+      index?: number | undefined;
     }
   | {
       /** The block's type; blocks of other types are skipped. */
@@ -192,37 +192,37 @@ export type LangChainContentBlock =
 /** A piece of one tool call. */
 export interface LangChainToolCallChunk {
   /** The call's id, on its first piece. */
-  id?: string | null;
+  id?: string | null | undefined;
   /** The tool's name, on its first piece. */
-  name?: string | null;
+  name?: string | null | undefined;
   /** A fragment of the arguments' JSON text. */
-  args?: string | null;
+  args?: string | null | undefined;
   /** Which call of the model's message the piece belongs to (absent with some providers). */
-  index?: number | null;
+  index?: number | null | undefined;
   /** Discriminant: `'tool_call_chunk'`. */
-  type?: 'tool_call_chunk';
+  type?: 'tool_call_chunk' | undefined;
 }
 
 /** LangChain's token counts. */
 export interface LangChainUsageMetadata {
   /** Prompt tokens. */
-  input_tokens?: number;
+  input_tokens?: number | undefined;
   /** Completion tokens. */
-  output_tokens?: number;
+  output_tokens?: number | undefined;
   /** Prompt plus completion tokens. */
-  total_tokens?: number;
+  total_tokens?: number | undefined;
   /** Prompt token breakdown. */
   input_token_details?: {
     /** Prompt tokens read from the cache: `cachedInputTokens`. */
-    cache_read?: number;
+    cache_read?: number | undefined;
     /** Prompt tokens written to the cache: `cacheWriteInputTokens`. */
-    cache_creation?: number;
+    cache_creation?: number | undefined;
     [key: string]: unknown;
-  };
+  } | undefined;
   /** Completion token breakdown. */
   output_token_details?: {
     /** Reasoning tokens: `reasoningTokens`. */
-    reasoning?: number;
+    reasoning?: number | undefined;
     [key: string]: unknown;
-  };
+  } | undefined;
 }

@@ -8,13 +8,13 @@ import type { LangChainMessageLike } from './langChain.js';
 /** The metadata LangGraph sends beside each message in `"messages"` mode. */
 export interface LangGraphMessageMetadata {
   /** The node that produced the message. */
-  langgraph_node?: string;
+  langgraph_node?: string | undefined;
   /** The graph step (superstep) number; not read. */
-  langgraph_step?: number;
+  langgraph_step?: number | undefined;
   /** The provider LangSmith recorded; not read. */
-  ls_provider?: string;
+  ls_provider?: string | undefined;
   /** The model name LangSmith recorded: TOKEN_USAGE `model` when the response names none. */
-  ls_model_name?: string;
+  ls_model_name?: string | undefined;
   [key: string]: unknown;
 }
 

@@ -12,21 +12,21 @@ export interface ChatCompletionChunk {
   /** The completion's id, the same on every chunk of one completion (`chatcmpl-…`). */
   id: string;
   /** `chat.completion.chunk` (Azure's filter-only chunk has `''`). */
-  object?: string;
+  object?: string | undefined;
   /** Unix time of the completion's creation, in seconds. */
-  created?: number;
+  created?: number | undefined;
   /** The model that served the request, e.g. `gpt-4o-2024-08-06`. */
-  model?: string;
+  model?: string | undefined;
   /** The backend configuration's fingerprint; not read. */
-  system_fingerprint?: string | null;
+  system_fingerprint?: string | null | undefined;
   /** The service tier that ran the request; not read. */
-  service_tier?: string | null;
+  service_tier?: string | null | undefined;
   /** One entry per streamed choice; empty on the usage-only final chunk and on Azure's filter-only chunk. */
   choices: ChatCompletionChunkChoice[];
   /** Token counts: on the final chunk (`choices: []`) with `stream_options.include_usage`; DeepSeek puts them on the last chunk with choices. */
-  usage?: ChatCompletionUsage | null;
+  usage?: ChatCompletionUsage | null | undefined;
   /** Azure OpenAI: the prompt's content filter verdicts, on a first chunk with `choices: []`. */
-  prompt_filter_results?: unknown[];
+  prompt_filter_results?: unknown[] | undefined;
 }
 
 /** One choice of a {@link ChatCompletionChunk}. */
@@ -46,24 +46,24 @@ export interface ChatCompletionChunkChoice {
 /** The part of an assistant message one chunk adds. Every field is optional; `null` means absent. */
 export interface ChatCompletionChunkDelta {
   /** The role, on the first chunk (`assistant`). */
-  role?: 'assistant' | (string & {}) | null;
+  role?: 'assistant' | (string & {}) | null | undefined;
   /** A piece of the assistant's text; Mistral may send an array of content parts instead. */
-  content?: string | ChatCompletionContentPart[] | null;
+  content?: string | ChatCompletionContentPart[] | null | undefined;
   /** A piece of the model's refusal, sent instead of `content`. */
-  refusal?: string | null;
+  refusal?: string | null | undefined;
   /** DeepSeek (and vLLM): a piece of the model's reasoning, before its answer. */
-  reasoning_content?: string | null;
+  reasoning_content?: string | null | undefined;
   /** OpenRouter (and newer vLLM): the same as `reasoning_content`, read when that is absent. */
-  reasoning?: string | null;
+  reasoning?: string | null | undefined;
   /** Pieces of tool calls, each keyed by the call's `index`. */
-  tool_calls?: ChatCompletionChunkToolCall[] | null;
+  tool_calls?: ChatCompletionChunkToolCall[] | null | undefined;
   /** The legacy `functions` API's single call (deprecated by OpenAI). */
   function_call?: {
     /** The deprecated single function call's name; not read. */
-    name?: string;
+    name?: string | undefined;
     /** The deprecated single function call's arguments; not read. */
-    arguments?: string;
-  } | null;
+    arguments?: string | undefined;
+  } | null | undefined;
 }
 
 /**
@@ -83,7 +83,7 @@ export type ChatCompletionContentPart =
       /** A piece of the model's reasoning: `text` parts (other types dropped). */
       thinking: ChatCompletionContentPart[];
       /** Mistral: whether the thinking is over; not read. */
-      closed?: boolean;
+      closed?: boolean | undefined;
     }
   | {
       /** Any other part type (`reference`, `image_url` …): no AG-UI text form. */
@@ -96,42 +96,42 @@ export interface ChatCompletionChunkToolCall {
   /** Which call of the message this piece belongs to; not always 0-based (Anthropic's compatible endpoint starts at 1). */
   index: number;
   /** The call's id, on its first piece only. */
-  id?: string | null;
+  id?: string | null | undefined;
   /** `function`, on a call's first piece. */
-  type?: 'function' | (string & {});
+  type?: 'function' | (string & {}) | undefined;
   /** The function: its `name` on the first piece, `arguments` fragments after. */
   function?: {
     /** The tool's name, on the call's first piece only. */
-    name?: string | null;
+    name?: string | null | undefined;
     /** A fragment of the arguments' JSON text. */
-    arguments?: string | null;
-  } | null;
+    arguments?: string | null | undefined;
+  } | null | undefined;
 }
 
 /** Token counts of one completion. */
 export interface ChatCompletionUsage {
   /** Every input token, cached ones included. */
-  prompt_tokens?: number;
+  prompt_tokens?: number | undefined;
   /** Every output token, reasoning included. */
-  completion_tokens?: number;
+  completion_tokens?: number | undefined;
   /** Prompt plus completion tokens: `totalTokens`. */
-  total_tokens?: number;
+  total_tokens?: number | undefined;
   /** Prompt token breakdown. */
   prompt_tokens_details?: {
     /** Prompt tokens read from the cache: `cachedInputTokens`. */
-    cached_tokens?: number;
+    cached_tokens?: number | undefined;
     /** Prompt tokens of audio; not read. */
-    audio_tokens?: number;
-  } | null;
+    audio_tokens?: number | undefined;
+  } | null | undefined;
   /** Completion token breakdown. */
   completion_tokens_details?: {
     /** Reasoning tokens: `reasoningTokens`. */
-    reasoning_tokens?: number;
+    reasoning_tokens?: number | undefined;
     /** Completion tokens of audio; not read. */
-    audio_tokens?: number;
+    audio_tokens?: number | undefined;
     /** Predicted-output tokens that appeared in the completion; not read. */
-    accepted_prediction_tokens?: number;
+    accepted_prediction_tokens?: number | undefined;
     /** Predicted-output tokens that did not; not read. */
-    rejected_prediction_tokens?: number;
-  } | null;
+    rejected_prediction_tokens?: number | undefined;
+  } | null | undefined;
 }

@@ -8,50 +8,50 @@ export interface ResponseObject {
   /** The response's id (`resp_…`). */
   id: string;
   /** Always `response`. */
-  object?: 'response';
+  object?: 'response' | undefined;
   /** The response's status (`in_progress`, `completed`, `incomplete`, `failed` …). */
-  status?: 'queued' | 'in_progress' | 'completed' | 'failed' | 'incomplete' | 'cancelled' | (string & {});
+  status?: 'queued' | 'in_progress' | 'completed' | 'failed' | 'incomplete' | 'cancelled' | (string & {}) | undefined;
   /** The model that served the request, e.g. `gpt-4o-2024-08-06`. */
-  model?: string;
+  model?: string | undefined;
   /** The output items: complete on `response.completed` and `response.incomplete`, empty before. */
-  output?: ResponseOutputItem[];
+  output?: ResponseOutputItem[] | undefined;
   /** Token counts, on `response.completed` (and `response.incomplete` / `response.failed` when the provider sends them). */
-  usage?: ResponseUsage | null;
+  usage?: ResponseUsage | null | undefined;
   /** Why the response failed, on `response.failed`. */
   error?: {
     /** The failure's code. */
-    code?: string | null;
+    code?: string | null | undefined;
     /** The failure's message: the RUN_ERROR message. */
-    message?: string;
-  } | null;
+    message?: string | undefined;
+  } | null | undefined;
   /** Why the response stopped early, on `response.incomplete` (e.g. `max_output_tokens`, `content_filter`). */
   incomplete_details?: {
     /** Why the response is incomplete (`max_output_tokens`, `content_filter`). */
-    reason?: string;
-  } | null;
+    reason?: string | undefined;
+  } | null | undefined;
   [field: string]: unknown;
 }
 
 /** Token counts of one response. */
 export interface ResponseUsage {
   /** Every input token, cached ones included. */
-  input_tokens?: number;
+  input_tokens?: number | undefined;
   /** Every output token, reasoning included. */
-  output_tokens?: number;
+  output_tokens?: number | undefined;
   /** Input plus output tokens: `totalTokens`. */
-  total_tokens?: number;
+  total_tokens?: number | undefined;
   /** `cached_tokens`; GitHub Copilot also sends `cache_write_tokens`. */
   input_tokens_details?: {
     /** Input tokens read from the cache: `cachedInputTokens`. */
-    cached_tokens?: number;
+    cached_tokens?: number | undefined;
     /** Input tokens written to the cache: `cacheWriteInputTokens`. */
-    cache_write_tokens?: number;
-  } | null;
+    cache_write_tokens?: number | undefined;
+  } | null | undefined;
   /** Output token breakdown. */
   output_tokens_details?: {
     /** Reasoning tokens: `reasoningTokens`. */
-    reasoning_tokens?: number;
-  } | null;
+    reasoning_tokens?: number | undefined;
+  } | null | undefined;
 }
 
 /** An assistant message item: its text (`output_text`) or refusal parts. */
@@ -61,13 +61,13 @@ export interface ResponseOutputMessage {
   /** The item id: names a second message item of the response. */
   id: string;
   /** Always `assistant`. */
-  role?: 'assistant';
+  role?: 'assistant' | undefined;
   /** The item's status; an `incomplete` item was cut off. */
-  status?: 'in_progress' | 'completed' | 'incomplete';
+  status?: 'in_progress' | 'completed' | 'incomplete' | undefined;
   /** The message's parts: `output_text` and `refusal`. */
   content: ResponseOutputContent[];
   /** gpt-5 codex models: `commentary` or `final_answer`. */
-  phase?: string;
+  phase?: string | undefined;
 }
 
 /** A part of a message item. */
@@ -77,9 +77,9 @@ export type ResponseOutputContent = {
   /** The text. */
   text: string;
   /** Annotations (citations) of an `output_text` part; not read. */
-  annotations?: unknown[];
+  annotations?: unknown[] | undefined;
   /** Log probabilities, when requested; not read. */
-  logprobs?: unknown[];
+  logprobs?: unknown[] | undefined;
 } | {
   /** Discriminant: `'refusal'`. */
   type: 'refusal';
@@ -92,7 +92,7 @@ export interface ResponseFunctionToolCall {
   /** Discriminant: `'function_call'`. */
   type: 'function_call';
   /** The item's id (`fc_…`). */
-  id?: string;
+  id?: string | undefined;
   /** The call's id (`call_…`), which the tool's output must carry. */
   call_id: string;
   /** The function's name: `toolCallName`. */
@@ -100,7 +100,7 @@ export interface ResponseFunctionToolCall {
   /** The arguments' JSON text: `''` on `response.output_item.added`, whole on `response.output_item.done`. */
   arguments: string;
   /** The item's status; an `incomplete` call was cut off (`INCOMPLETE_STREAM`). */
-  status?: 'in_progress' | 'completed' | 'incomplete';
+  status?: 'in_progress' | 'completed' | 'incomplete' | undefined;
 }
 
 /** A reasoning item: its summary parts, and for open-weight models its reasoning text. */
@@ -122,11 +122,11 @@ export interface ResponseReasoningItem {
     type: 'reasoning_text';
     /** A reasoning text part. */
     text: string;
-  }[];
+  }[] | undefined;
   /** With `include: ['reasoning.encrypted_content']`. */
-  encrypted_content?: string | null;
+  encrypted_content?: string | null | undefined;
   /** The item's status. */
-  status?: 'in_progress' | 'completed' | 'incomplete';
+  status?: 'in_progress' | 'completed' | 'incomplete' | undefined;
 }
 
 /**
@@ -139,7 +139,7 @@ export type ResponseOutputItem = ResponseOutputMessage | ResponseFunctionToolCal
   /** The item's type; items of other types are skipped. */
   type: string & {};
   /** The item id. */
-  id?: string;
+  id?: string | undefined;
   [field: string]: unknown;
 };
 
@@ -180,7 +180,7 @@ export interface ResponseContentPartEvent extends ResponseEventBase {
   /** Discriminant: `'response.content_part.added'`, `'response.content_part.done'`. */
   type: 'response.content_part.added' | 'response.content_part.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The content part's position in its item. */
@@ -198,11 +198,11 @@ export interface ResponseTextDeltaEvent extends ResponseEventBase {
   /** Discriminant: `'response.output_text.delta'`, `'response.refusal.delta'`. */
   type: 'response.output_text.delta' | 'response.refusal.delta';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The content part's position in its item. */
-  content_index?: number;
+  content_index?: number | undefined;
   /** The text (or JSON fragment) this event adds. */
   delta: string;
 }
@@ -212,11 +212,11 @@ export interface ResponseTextDoneEvent extends ResponseEventBase {
   /** Discriminant: `'response.output_text.done'`. */
   type: 'response.output_text.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The content part's position in its item. */
-  content_index?: number;
+  content_index?: number | undefined;
   /** The part's whole text: what the deltas did not send is sent. */
   text: string;
 }
@@ -226,11 +226,11 @@ export interface ResponseRefusalDoneEvent extends ResponseEventBase {
   /** Discriminant: `'response.refusal.done'`. */
   type: 'response.refusal.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The content part's position in its item. */
-  content_index?: number;
+  content_index?: number | undefined;
   /** The whole refusal text. */
   refusal: string;
 }
@@ -240,7 +240,7 @@ export interface ResponseFunctionCallArgumentsDeltaEvent extends ResponseEventBa
   /** Discriminant: `'response.function_call_arguments.delta'`. */
   type: 'response.function_call_arguments.delta';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The text (or JSON fragment) this event adds. */
@@ -252,13 +252,13 @@ export interface ResponseFunctionCallArgumentsDoneEvent extends ResponseEventBas
   /** Discriminant: `'response.function_call_arguments.done'`. */
   type: 'response.function_call_arguments.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The call's whole JSON arguments: what the deltas did not send is sent. */
   arguments: string;
   /** The function's name. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /** `response.reasoning_summary_part.added` and `.done`: a part of a reasoning summary begins, or ends whole. */
@@ -266,7 +266,7 @@ export interface ResponseReasoningSummaryPartEvent extends ResponseEventBase {
   /** Discriminant: `'response.reasoning_summary_part.added'`, `'response.reasoning_summary_part.done'`. */
   type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The summary part's position in its reasoning item. */
@@ -285,7 +285,7 @@ export interface ResponseReasoningSummaryTextDeltaEvent extends ResponseEventBas
   /** Discriminant: `'response.reasoning_summary_text.delta'`. */
   type: 'response.reasoning_summary_text.delta';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The summary part's position in its reasoning item. */
@@ -299,7 +299,7 @@ export interface ResponseReasoningSummaryTextDoneEvent extends ResponseEventBase
   /** Discriminant: `'response.reasoning_summary_text.done'`. */
   type: 'response.reasoning_summary_text.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The summary part's position in its reasoning item. */
@@ -313,15 +313,15 @@ export interface ResponseReasoningTextEvent extends ResponseEventBase {
   /** Discriminant: `'response.reasoning_text.delta'`, `'response.reasoning_text.done'`. */
   type: 'response.reasoning_text.delta' | 'response.reasoning_text.done';
   /** The output item's id; not trusted (some servers change it on every event). */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response: keys items (ids are not trusted). */
   output_index: number;
   /** The content part's position in its item. */
-  content_index?: number;
+  content_index?: number | undefined;
   /** The text (or JSON fragment) this event adds. */
-  delta?: string;
+  delta?: string | undefined;
   /** The reasoning text, whole (`.done`). */
-  text?: string;
+  text?: string | undefined;
 }
 
 /** `response.custom_tool_call_input.delta` and `.done`: a custom tool call's free-text input, streamed. */
@@ -329,13 +329,13 @@ export interface ResponseCustomToolCallInputEvent extends ResponseEventBase {
   /** Discriminant: `'response.custom_tool_call_input.delta'`, `'response.custom_tool_call_input.done'`. */
   type: 'response.custom_tool_call_input.delta' | 'response.custom_tool_call_input.done';
   /** The output item's id. */
-  item_id?: string;
+  item_id?: string | undefined;
   /** The output item's position in the response. */
   output_index: number;
   /** The text this event adds (`.delta`). */
-  delta?: string;
+  delta?: string | undefined;
   /** The whole input (`.done`). */
-  input?: string;
+  input?: string | undefined;
 }
 
 /** `error`: the provider failed mid-stream. Some proxies nest the fields under `error`. */
@@ -343,20 +343,20 @@ export interface ResponseErrorEvent extends ResponseEventBase {
   /** Discriminant: `'error'`. */
   type: 'error';
   /** The error code (flat form). */
-  code?: string | null;
+  code?: string | null | undefined;
   /** The error message (flat form): the RUN_ERROR message. */
-  message?: string;
+  message?: string | undefined;
   /** The request parameter at fault, if any; not read. */
-  param?: string | null;
+  param?: string | null | undefined;
   /** The error (nested form). */
   error?: {
     /** The error code. */
-    code?: string | null;
+    code?: string | null | undefined;
     /** The error message: the RUN_ERROR message. */
-    message?: string;
+    message?: string | undefined;
     /** The error's type. */
-    type?: string;
-  } | null;
+    type?: string | undefined;
+  } | null | undefined;
 }
 
 /** An event this adapter does not read (built-in tools' progress, annotations, audio …): skipped. */
