@@ -192,6 +192,9 @@ function print(events$: Observable<Event>): Promise<Event | undefined> {
   });
 }
 
+// A run that ends in RUN_ERROR is reported by the command itself (one line, escaped, with the exit code), not by toAgui's default log.
+const reportedBelow = () => {};
+
 /** The provider formats `convert --from` reads: each one's adapter, and what its records are called. */
 const providers: Record<string, { adapter: () => OperatorFunction<unknown, AgentEvent>; records: string }> = {
   'openai-chat': { adapter: () => fromOpenAIChatCompletions() as OperatorFunction<unknown, AgentEvent>, records: 'chat.completion.chunk' },
@@ -221,7 +224,7 @@ async function convert(args: string[]): Promise<number> {
   if (records.length === 0) throw new CliError(`${path === '-' ? 'stdin' : path} holds no ${provider.records} records: nothing to convert.`);
   const threadId = values['thread-id'] ?? generateId();
   const runId = values['run-id'] ?? generateId();
-  const last = await print(from(records).pipe(provider.adapter(), toAgui({ threadId, runId })));
+  const last = await print(from(records).pipe(provider.adapter(), toAgui({ threadId, runId, onError: reportedBelow })));
   // The stream printed is valid AG-UI either way; a script still needs to know the conversion failed.
   if (last?.type === EventType.RUN_ERROR) {
     process.stderr.write(`agui-rx: the conversion ended with RUN_ERROR: ${printable(last.message)}\n`);
@@ -330,7 +333,7 @@ async function fix(records: unknown[], threadIdOption: string | undefined, runId
     // --run-id names the first run only: each run needs its own id.
     const threadId = threadIdOption ?? own('threadId') ?? generateId();
     const runId = (n === 0 ? runIdOption : undefined) ?? own('runId') ?? generateId();
-    const last = await print(from(run.events as unknown as AgentEvent[]).pipe(toAgui({ threadId, runId })));
+    const last = await print(from(run.events as unknown as AgentEvent[]).pipe(toAgui({ threadId, runId, onError: reportedBelow })));
     // A run the capture ended in RUN_ERROR is repaired faithfully; one that ends so only now could not be repaired.
     if (last?.type === EventType.RUN_ERROR && !run.events.some((event) => event.type === EventType.RUN_ERROR)) {
       failed++;

@@ -91,7 +91,9 @@ export const newReference = (): string => generateId();
 export const logRunError = (error: unknown, report: { readonly threadId?: string | undefined; readonly runId?: string | undefined; readonly reference: string }): void => {
   const code = codeOf(error);
   const what = report.runId === undefined ? (report.threadId === undefined ? 'a request' : `thread ${report.threadId}`) : `run ${report.runId} (thread ${report.threadId})`;
-  console.error(`[agui-rx] ${what} failed, reference ${report.reference}${code === undefined ? '' : `, code ${code}`}: ${errorMessage(error, 'no message')}`);
+  const line = `[agui-rx] ${what} failed, reference ${report.reference}${code === undefined ? '' : `, code ${code}`}: ${errorMessage(error, 'no message')}`;
+  // Ids and messages may come from the client or a provider: control characters (terminal escapes, line breaks that forge log lines) are written as \xNN.
+  console.error(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`));
 };
 
 function codeOf(error: unknown): string | undefined {

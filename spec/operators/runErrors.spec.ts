@@ -2,7 +2,7 @@ import { EventType, type Event, type RunErrorEvent } from '@ag-ui/core';
 import { Observable, concat, of, throwError, type Observable as Obs } from 'rxjs';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../lib/protocol/errors.js';
-import { INTERNAL_ERROR, defaultErrorMessages, type RunErrorReport } from '../../lib/protocol/runErrors.js';
+import { INTERNAL_ERROR, defaultErrorMessages, logRunError, type RunErrorReport } from '../../lib/protocol/runErrors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { toAgui } from '../../operators/toAgui.js';
 import { collect } from '../support/helpers.js';
@@ -129,5 +129,17 @@ describe('RUN_ERROR messages and onError (mapRunLifecycle, toAgui)', () => {
 
   it('should refuse an errorMessages option it does not know', () => {
     expect(() => mapRunLifecycle({ ...run, errorMessages: 'hide' as never })).toThrow(/errorMessages/);
+  });
+});
+
+describe('logRunError (the default onError)', () => {
+  it('should log one line naming run, reference, code and message, with control characters written as \\xNN', () => {
+    const log = jest.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      logRunError(Object.assign(new Error('boom\u001b[2J\nforged line'), { code: 'E_X' }), { threadId: 't\u0007', runId: 'r1', reference: 'ref-1' });
+      expect(log.mock.calls).toEqual([["[agui-rx] run r1 (thread t\\x07) failed, reference ref-1, code E_X: boom\\x1b[2J\\x0aforged line"]]);
+    } finally {
+      log.mockRestore();
+    }
   });
 });
