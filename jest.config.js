@@ -9,4 +9,8 @@ module.exports = {
   // Sources import siblings with a `.js` suffix, as native ESM needs; jest resolves them to the `.ts` file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 30000,
+  // The specs feed thousands of failing and repaired runs on purpose (fuzz, chaos, bad input): the
+  // toolkit's default diagnostics and onError lines would fill the log. Specs that check them spy on
+  // the console; `npx jest --silent=false` shows them when debugging.
+  silent: true,
 };

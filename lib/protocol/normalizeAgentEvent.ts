@@ -278,9 +278,14 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
   };
   // The fields AG-UI does not define that a streaming event without `delta` carried, reported in this run, by `type.field`.
   const strayReported = new Set<string>();
-  const reportStray = (read: Record<string, unknown>, event: unknown) => {
+  // Returns the event without them: the next reader of a piped chain sees nothing to report again.
+  const withoutStray = (read: Record<string, unknown>, event: unknown): Record<string, unknown> => {
     const type = read.type as string;
-    for (const { field, likely } of strayFieldsOf(read, eventFields.get(type)!)) {
+    const stray = strayFieldsOf(read, eventFields.get(type)!);
+    if (stray.length === 0) return read;
+    const kept = { ...read };
+    for (const { field, likely } of stray) {
+      delete kept[field];
       const key = `${type}.${field}`;
       if (strayReported.has(key)) continue;
       strayReported.add(key);
@@ -289,12 +294,12 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
         event,
       });
     }
+    return kept;
   };
   return (event) => {
     if (isReadAsIs(event)) return event;
     const read = readAgentEvent(event as Record<string, unknown>, onRepair) as Record<string, unknown>;
     // Only here, off the per-token path: a streaming event without its delta may have it under another name.
-    if (read.delta === undefined && streamKinds.has(read.type)) reportStray(read, event);
-    return read;
+    return read.delta === undefined && streamKinds.has(read.type) ? withoutStray(read, event) : read;
   };
 }

@@ -232,7 +232,9 @@ describe('createAgentEventReader', () => {
     const sink = diagnosticsSink();
     const reader = createAgentEventReader(sink.onDiagnostic);
     const chunk = { type: 'TEXT_MESSAGE_CHUNK', text: 'Hel' };
-    expect(reader(chunk)).toBe(chunk);
+    // Read without the ignored field (a piped chain's next reader has nothing to report again); the input is untouched.
+    expect(reader(chunk)).toEqual({ type: 'TEXT_MESSAGE_CHUNK' });
+    expect(chunk).toEqual({ type: 'TEXT_MESSAGE_CHUNK', text: 'Hel' });
     reader({ type: 'TEXT_MESSAGE_CHUNK', text: 'lo' });
     reader({ type: EventType.TOOL_CALL_CHUNK, toolCallName: 'search', arguments: '{}' });
     reader({ type: EventType.REASONING_MESSAGE_CHUNK, content: 'hmm', messageID: 'r1' });
