@@ -1,5 +1,5 @@
 import { AbstractAgent, type AgentCapabilities, type AgentConfig } from '@ag-ui/client';
-import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
+import type { Event, RunAgentInput } from '@ag-ui/core';
 import { Observable, defer, from, map, switchMap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
@@ -7,7 +7,8 @@ import { warnDiagnostic } from '../protocol/diagnostics.js';
 import { errorMessage } from '../protocol/errors.js';
 import type { AnyAguiAgent } from '../transports/createAguiHandler.js';
 import type { BrokerAccess, RunBrokerApi } from '../transports/brokerRoutes.js';
-import { fromAgentResult, type SliceOptions } from '../transports/fromAgentResult.js';
+import { agentRun } from '../transports/agentRun.js';
+import type { SliceOptions } from '../transports/fromAgentResult.js';
 
 // Typed by the base class that the user's @ag-ui/client resolves to, not by our own imports: a
 // project with a second copy of rxjs (or an older @ag-ui/core) under the client still type-checks.
@@ -206,40 +207,7 @@ export class InProcessAgent extends AbstractAgent {
   /** The agent's events through toAgui, here; `brokerCancel` is the broker's signal for a run it holds. */
   private localRun(input: RunAgentInput, brokerCancel?: AbortSignal): Observable<Event> {
     const { aguiOptions = {}, slice = {}, broker } = this.config;
-    const run = (cancel: AbortSignal | undefined) =>
-      new Observable<Event>((subscriber) => {
-        // The agent's signal: aborted for a run cancelled before it ended, never after one that ended by itself.
-        const controller = new AbortController();
-        let ended = false;
-        const abort = () => {
-          if (!ended) controller.abort();
-        };
-        cancel?.addEventListener('abort', abort);
-        if (cancel?.aborted) abort();
-        const { signal } = controller;
-        const subscription = defer(() => fromAgentResult(this.agent(input, { signal }), slice))
-          .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
-          .subscribe({
-            next: (event) => {
-              if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) ended = true;
-              subscriber.next(event);
-            },
-            error: (error: unknown) => {
-              ended = true;
-              subscriber.error(error);
-            },
-            complete: () => {
-              ended = true;
-              subscriber.complete();
-            },
-          });
-        return () => {
-          cancel?.removeEventListener('abort', abort);
-          // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's work is aborted.
-          safeUnsubscribe(subscription);
-          abort();
-        };
-      });
+    const run = (cancel: AbortSignal | undefined) => agentRun((signal) => this.agent(input, { signal }), input, { toAgui: aguiOptions, slice }, cancel);
     // In a broker the broker's signal cancels; here abortRun() does.
     return broker === undefined ? this.cancellable(input, run) : run(brokerCancel);
   }

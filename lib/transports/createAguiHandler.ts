@@ -1,10 +1,9 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, defer, tap } from 'rxjs';
+import { Observable, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
-import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
@@ -13,7 +12,8 @@ import { createDemandGate, flowLimitsOf } from './flowControl.js';
 import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
-import { fromAgentResult, type AgentResult, type SliceOptions } from './fromAgentResult.js';
+import type { AgentResult, SliceOptions } from './fromAgentResult.js';
+import { agentRun } from './agentRun.js';
 import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
@@ -188,42 +188,7 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
 function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, options: AguiHandlerOptions<any, any>, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   const { request, context, report } = served;
-  return new Observable<Event>((subscriber) => {
-    // The agent's signal: aborted only for a run cancelled before it ended (the client left, the
-    // broker's `cancel`), never after a run that completed, so post-run work may still use it.
-    const controller = new AbortController();
-    let ended = false;
-    const abort = () => {
-      if (!ended) controller.abort();
-    };
-    cancel?.addEventListener('abort', abort);
-    if (cancel?.aborted) abort();
-    const { signal } = controller;
-    // An iterable agent is pulled in slices (and, given `ready`, no faster than the client reads).
-    const subscription = defer(() => fromAgentResult(agent(input, { signal, request, context }), { sliceEvents, sliceMs, ready }))
-      .pipe(toAgui({ ...aguiOptions, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal, onError: report }))
-      .subscribe({
-        next: (event) => {
-          // Its terminal event delivered, the run is over, whatever the reader does next.
-          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) ended = true;
-          subscriber.next(event);
-        },
-        error: (error: unknown) => {
-          ended = true;
-          subscriber.error(error);
-        },
-        complete: () => {
-          ended = true;
-          subscriber.complete();
-        },
-      });
-    return () => {
-      cancel?.removeEventListener('abort', abort);
-      // Unsubscribed first, so the lifecycle sends nothing for the abort; then the agent's own work is aborted.
-      safeUnsubscribe(subscription);
-      abort();
-    };
-  });
+  return agentRun((signal) => agent(input, { signal, request, context }), input, { toAgui: { ...aguiOptions, onError: report }, slice: { sliceEvents, sliceMs, ready } }, cancel);
 }
 
 /** A request being served: itself, what `context` made of it, and how its failures are reported. */
