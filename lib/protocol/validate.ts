@@ -117,7 +117,8 @@ function invalidField(type: string, field: string, value: unknown, expected: str
   );
 }
 
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at `path` inside `value`, or undefined where the path leaves the objects (never throws on plain JSON). */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
   for (const key of path) {
     if (typeof current !== 'object' || current === null) return undefined;

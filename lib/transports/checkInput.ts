@@ -1,5 +1,6 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import { describeValue } from '../protocol/errors.js';
+import { valueAt } from '../protocol/validate.js';
 import { describeStateIssues, validateState, type StandardSchemaV1, type StateIssue } from '../state/decodeState.js';
 
 /** A request the handlers refuse before the stream starts: its status and the reason sent as `{ "error": reason }`. */
@@ -18,16 +19,6 @@ interface SchemaIssue {
   readonly keys?: readonly string[];
   readonly errors?: readonly (readonly SchemaIssue[])[];
   readonly unionErrors?: readonly { issues: readonly SchemaIssue[] }[];
-}
-
-/** The value at `path` in `json`, or undefined (never throws: the body is plain JSON). */
-function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
-  let value = json;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }
 
 /** `a string`, `an array`: a schema's type name as a person says it. */
