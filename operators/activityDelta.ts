@@ -76,25 +76,25 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
   const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // What the client holds, per activity messageId.
-    const tracked = new Map<string, Tracked>();
+    // What the client holds, per activity messageId; made at the first activity (most runs have none).
+    let tracked: Map<string, Tracked> | undefined;
 
     const onSnapshot = (event: Record<string, unknown>) => {
       const messageId = event.messageId as string;
       const json = serialise(event.content, messageId);
       const next: Record<string, unknown> = JSON.parse(json);
-      const previous = tracked.get(messageId);
+      const previous = tracked?.get(messageId);
       const wire = () => ({ ...event, content: JSON.parse(json) }) as AgentEvent;
       if (types !== undefined && !types.has(event.activityType as string)) {
-        tracked.delete(messageId);
+        tracked?.delete(messageId);
         return subscriber.next(wire());
       }
       const own = { activityType: event.activityType as string, subagentRunId: event.subagentRunId, content: next };
       if (event.replace === false) {
-        if (previous === undefined) tracked.set(messageId, own);
+        if (previous === undefined) (tracked ??= new Map()).set(messageId, own);
         return subscriber.next(wire());
       }
-      tracked.set(messageId, own);
+      (tracked ??= new Map()).set(messageId, own);
       if (previous === undefined || previous.activityType !== own.activityType || previous.subagentRunId !== own.subagentRunId) return subscriber.next(wire());
       const patch = jsonpatch.compare(previous.content, next);
       if (patch.length === 0) return;
@@ -121,7 +121,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
       const patch: Operation[] = JSON.parse(json);
       // Every operation was dropped: there is nothing left to apply or send.
       if (patch.length === 0 && stripped) return;
-      const base = tracked.get(messageId);
+      const base = tracked?.get(messageId);
       if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
         let document = jsonpatch.deepClone(base.content);
         for (let index = 0; index < patch.length; index++) {
@@ -141,8 +141,8 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
           throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
         }
         // The client sets the message's activityType from the delta.
-        tracked.set(messageId, { ...base, activityType: event.activityType as string, content: document });
-      } else tracked.delete(messageId);
+        (tracked ??= new Map()).set(messageId, { ...base, activityType: event.activityType as string, content: document });
+      } else tracked?.delete(messageId);
       subscriber.next({ ...event, patch: JSON.parse(json) } as AgentEvent);
     };
 
@@ -154,7 +154,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
           case EventType.ACTIVITY_DELTA:
             return onDelta(event as unknown as Record<string, unknown>);
           case EventType.MESSAGES_SNAPSHOT:
-            tracked.clear();
+            tracked?.clear();
             return subscriber.next(event);
           default:
             return subscriber.next(event);

@@ -4,7 +4,7 @@ import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type A
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { operatorLifecycleMessage, stepBoundaryOf } from '../lib/protocol/table.js';
-import { trackStepsAndSubagents } from '../lib/tracking/steps.js';
+import { trackStepsAndSubagents, type StepsAndSubagents } from '../lib/tracking/steps.js';
 
 /** Options of {@link mapStepLifecycle}. */
 export interface MapStepLifecycleOptions {
@@ -60,11 +60,12 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
   const finishPrevious = options?.finishPrevious === true;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // The open steps of every owner, in start order, and the step rules.
-    const steps = trackStepsAndSubagents();
+    // The open steps of every owner, in start order, and the step rules: made at the first step event (most runs have none).
+    let steps: StepsAndSubagents | undefined;
 
     // Finishes the open steps of `lane` (of every owner with `all`), latest first.
     const finish = (lane: Lane, all = false) => {
+      if (steps === undefined) return;
       for (const step of steps.finishSteps(lane, all)) subscriber.next({ type: EventType.STEP_FINISHED, stepName: step.name, ...laneFields(step.lane) });
     };
 
@@ -77,6 +78,7 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
           case EventType.STEP_FINISHED: {
             const stepName = requiredString(fields, 'stepName');
             const lane = laneOf(fields);
+            steps ??= trackStepsAndSubagents();
             const problem = steps.stepProblem(type, lane, stepName);
             if (problem !== undefined) return diagnose({ message: operatorLifecycleMessage(problem.rule, problem.facts), event });
             if (finishPrevious && type === EventType.STEP_STARTED) finish(lane);

@@ -249,8 +249,9 @@ function sameJson(a: unknown, b: unknown): boolean {
 export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unknown) => unknown {
   let snakeCaseReported = false;
   // The null fields, and the fields sent in both spellings with different values, reported in this run, by camelCase path.
-  const nullsReported = new Set<string>();
-  const conflictsReported = new Set<string>();
+  // Made at the first report: most runs have none.
+  let nullsReported: Set<string> | undefined;
+  let conflictsReported: Set<string> | undefined;
   const onRepair: EntryRepairHandler = (repair, event) => {
     if (repair.kind === 'snakeCase') {
       if (snakeCaseReported) return;
@@ -262,22 +263,22 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
       return;
     }
     if (repair.kind === 'conflict') {
-      if (conflictsReported.has(repair.camelField)) return;
-      conflictsReported.add(repair.camelField);
+      if (conflictsReported?.has(repair.camelField)) return;
+      (conflictsReported ??= new Set()).add(repair.camelField);
       return diagnose({
         message: `${repair.type} has both '${repair.field}' and '${repair.camelField}' with different values: the camelCase '${repair.camelField}' is used and '${repair.field}' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.`,
         event,
       });
     }
-    if (nullsReported.has(repair.camelField)) return;
-    nullsReported.add(repair.camelField);
+    if (nullsReported?.has(repair.camelField)) return;
+    (nullsReported ??= new Set()).add(repair.camelField);
     diagnose({
       message: `${repair.type} has '${repair.field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`,
       event,
     });
   };
   // The fields AG-UI does not define that a streaming event without `delta` carried, reported in this run, by `type.field`.
-  const strayReported = new Set<string>();
+  let strayReported: Set<string> | undefined;
   // Returns the event without them: the next reader of a piped chain sees nothing to report again.
   const withoutStray = (read: Record<string, unknown>, event: unknown): Record<string, unknown> => {
     const type = read.type as string;
@@ -287,8 +288,8 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unk
     for (const { field, likely } of stray) {
       delete kept[field];
       const key = `${type}.${field}`;
-      if (strayReported.has(key)) continue;
-      strayReported.add(key);
+      if (strayReported?.has(key)) continue;
+      (strayReported ??= new Set()).add(key);
       diagnose({
         message: `${type} has no 'delta' but has '${field}', which AG-UI does not define for it: '${field}' was ignored, so the event streams nothing. Did you mean '${likely}'? (Reported once per run.)`,
         event,

@@ -102,36 +102,37 @@ function sameEntity(existing: KnownMessage, start: MessageStart, activityType: s
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
 export function createConversationIds(history?: unknown): ConversationIds {
   // Message id -> what the client holds under it.
-  const messages = new Map<string, KnownMessage>();
+  // Both made at their first entry (a run without history or tool calls holds neither).
+  let messages: Map<string, KnownMessage> | undefined;
   // Tool call id -> whether the history holds it (true) or the run started it (false).
-  const calls = new Map<string, boolean>();
+  let calls: Map<string, boolean> | undefined;
 
   const seed = (list: unknown) => {
     if (!Array.isArray(list)) return;
     for (const message of list) {
       if (!isObject(message) || typeof message.id !== 'string') continue;
       const role = typeof message.role === 'string' ? message.role : 'unknown';
-      messages.set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
+      (messages ??= new Map()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
       if (!Array.isArray(message.toolCalls)) continue;
-      for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') calls.set(call.id, true);
+      for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (calls ??= new Map()).set(call.id, true);
     }
   };
   seed(history);
 
   return {
     seed,
-    message: (id) => messages.get(id),
+    message: (id) => messages?.get(id),
     addMessage(id, start, role, activityType) {
-      messages.set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
+      (messages ??= new Map()).set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
     },
-    isHistoryCall: (id) => calls.get(id) === true,
-    isRunCall: (id) => calls.get(id) === false,
+    isHistoryCall: (id) => calls?.get(id) === true,
+    isRunCall: (id) => calls?.get(id) === false,
     addCall(id) {
-      calls.set(id, false);
+      (calls ??= new Map()).set(id, false);
     },
 
     messageCollision(id, start, activityType, role) {
-      const known = messages.get(id);
+      const known = messages?.get(id);
       if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
       return describeKnownMessage(known);
     },

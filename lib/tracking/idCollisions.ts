@@ -69,29 +69,32 @@ const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Fami
 export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollisionsOptions): IdCollisions {
   const ids = createConversationIds(history);
   // Producer id -> the fresh id its entity was given: per message family, and for tool calls.
-  const messageIds: Record<Family, Map<string, string>> = { text: new Map(), reasoning: new Map(), toolResult: new Map(), activity: new Map() };
-  const callIds = new Map<string, string>();
-  const renames: Record<Family | 'call', Map<string, string>> = { ...messageIds, call: callIds };
+  // Each map made at its first rename: nearly every run renames nothing.
+  const renames: Record<Family | 'call', Map<string, string> | undefined> = { text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined };
+  const rename = (family: Family | 'call', producerId: string, fresh: string) => {
+    (renames[family] ??= new Map()).set(producerId, fresh);
+    renamed++;
+  };
 
   // How many ids were renamed: while none is, per-token events pass untouched.
   let renamed = 0;
 
-  const wire = (map: Map<string, string>, id: string) => (map.size === 0 ? id : (map.get(id) ?? id));
-  const callWire = (id: string) => wire(callIds, id);
+  const wire = (map: Map<string, string> | undefined, id: string) => (map === undefined ? id : (map.get(id) ?? id));
+  const callWire = (id: string) => wire(renames.call, id);
 
   // The event with `field` set to `id` (the event itself when it already is).
   const withField = (event: Fields, field: string, id: string) => (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
 
-  const continued = (event: Fields, field: string, map: Map<string, string>) => {
+  const continued = (event: Fields, field: string, map: Map<string, string> | undefined) => {
     const id = event[field];
-    if (map.size === 0 || typeof id !== 'string') return emit(event as AgentEvent);
+    if (map === undefined || typeof id !== 'string') return emit(event as AgentEvent);
     emit(withField(event, field, map.get(id) ?? id));
   };
 
   /** The wire id of a message the run starts under the producer's `producerId`. */
   const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
-    const familyRenames = messageIds[familyOf[start]];
-    const candidate = wire(familyRenames, producerId);
+    const family = familyOf[start];
+    const candidate = wire(renames[family], producerId);
     const collision = ids.messageCollision(candidate, start, activityType, start === 'text' ? role : undefined);
     if (collision === undefined) {
       // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
@@ -99,8 +102,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
       return candidate;
     }
     const fresh = mint();
-    familyRenames.set(producerId, fresh);
-    renamed++;
+    rename(family, producerId, fresh);
     ids.addMessage(fresh, start, role, activityType);
     diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
     return fresh;
@@ -114,7 +116,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   /** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
   const resolveParent = (event: Fields, producerId: string): { id: string; usable: boolean } => {
-    const id = wire(messageIds.text, producerId);
+    const id = wire(renames.text, producerId);
     const known = ids.message(id);
     if (known === undefined) {
       // The client creates the assistant message under this id: later text of the turn joins it.
@@ -123,8 +125,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
     }
     if (!known.history) return { id, usable: known.role === 'assistant' };
     const fresh = mint();
-    messageIds.text.set(producerId, fresh);
-    renamed++;
+    rename('text', producerId, fresh);
     ids.addMessage(fresh, 'toolCallMessage', 'assistant');
     diagnose({
       message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
@@ -150,8 +151,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
           : undefined;
       if (collision !== undefined) {
         const fresh = mint();
-        callIds.set(producerId, fresh);
-        renamed++;
+        rename('call', producerId, fresh);
         diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
         toolCallId = fresh;
       }
@@ -176,7 +176,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
 
   const onRunFinished = (event: Fields) => {
     const outcome = event.outcome;
-    if (callIds.size === 0 || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return emit(event as AgentEvent);
+    if (renames.call === undefined || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return emit(event as AgentEvent);
     const pendingToolCallIds = outcome.pendingToolCallIds.map((id: unknown) => (typeof id === 'string' ? callWire(id) : id));
     emit({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
   };
@@ -203,8 +203,8 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
           return onResult(fields);
         case EventType.REASONING_ENCRYPTED_VALUE:
           // A message's value is for a text message, or else a reasoning message, of that producer id.
-          if (fields.subtype === 'tool-call') return continued(fields, 'entityId', callIds);
-          return continued(fields, 'entityId', typeof fields.entityId === 'string' && messageIds.text.has(fields.entityId) ? messageIds.text : messageIds.reasoning);
+          if (fields.subtype === 'tool-call') return continued(fields, 'entityId', renames.call);
+          return continued(fields, 'entityId', typeof fields.entityId === 'string' && renames.text?.has(fields.entityId) === true ? renames.text : renames.reasoning);
         case EventType.RUN_FINISHED:
           return onRunFinished(fields);
         case EventType.RUN_STARTED:

@@ -57,37 +57,38 @@ export interface EntityIds {
  * @param mint Makes a fresh id (an operator's `generateId` option).
  */
 export function createEntityIds(mint: IdGenerator): EntityIds {
+  // Each table made at its first write: most runs use few namespaces (an open stream holds only what it used).
   // Every id sent so far: an ended id is never opened again.
-  const used = new Set<string>();
+  let used: Set<string> | undefined;
   // The lane of every id used or owned.
-  const owners = new Map<string, Lane>();
+  let owners: Map<string, Lane> | undefined;
   // Producer id -> the fresh id it was given because its own was taken.
-  const remap = new Map<string, string>();
+  let remap: Map<string, string> | undefined;
 
-  const wireId = (producerId: string) => (remap.size === 0 ? producerId : (remap.get(producerId) ?? producerId));
+  const wireId = (producerId: string) => (remap === undefined ? producerId : (remap.get(producerId) ?? producerId));
 
   // Records the claimed id as used and owned by `lane`.
   const take = (claim: IdClaim, lane: Lane): IdClaim => {
-    used.add(claim.id);
-    owners.set(claim.id, lane);
+    (used ??= new Set()).add(claim.id);
+    (owners ??= new Map()).set(claim.id, lane);
     return claim;
   };
 
   const claimId = (id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim => {
-    const conflict: IdConflict | undefined = used.has(id) ? 'used' : ownedByLane && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
+    const conflict: IdConflict | undefined = used?.has(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
     if (conflict === undefined) return take({ id }, lane);
     const fresh = mint();
-    remap.set(producerId, fresh);
-    return take({ id: fresh, conflict, refused: id, refusedOwner: owners.get(id) }, lane);
+    (remap ??= new Map()).set(producerId, fresh);
+    return take({ id: fresh, conflict, refused: id, refusedOwner: owners?.get(id) }, lane);
   };
 
   return {
     wireId,
-    isUsed: (id) => used.has(id),
-    hasOwner: (id) => owners.has(id),
-    ownerOf: (id) => owners.get(id),
+    isUsed: (id) => used?.has(id) === true,
+    hasOwner: (id) => owners?.has(id) === true,
+    ownerOf: (id) => owners?.get(id),
     own(id, lane) {
-      owners.set(id, lane);
+      (owners ??= new Map()).set(id, lane);
     },
     claim(producerId, lane, ownedByLane) {
       if (producerId !== undefined) return claimId(wireId(producerId), producerId, lane, ownedByLane);

@@ -111,7 +111,8 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
   const openMessages = new Map<string, MessageRecord>();
   // Ended message id -> the same: a START (or content) for it of the same lane, kind and role
   // reopens it under its id (AG-UI: the client appends to the message it holds).
-  const ended = new Map<string, MessageRecord>();
+  // Made at the first end: an open stream's first message holds none.
+  let ended: Map<string, MessageRecord> | undefined;
   // Used ids, their owner lanes, and the fresh ids reused ones were given.
   const ids = createEntityIds(mint);
   const wireId = ids.wireId; // at hand: once per token
@@ -130,7 +131,7 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     const messageId = state[slot] as string;
     state[slot] = undefined;
     if (slot !== SPAN) {
-      ended.set(messageId, openMessages.get(messageId)!);
+      (ended ??= new Map()).set(messageId, openMessages.get(messageId)!);
       openMessages.delete(messageId);
     }
     emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
@@ -168,12 +169,12 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
     // A chunk or content without a role continues the ended message's.
     const given = slot === TEXT ? source.role : 'reasoning';
-    const previous = producerId === undefined ? undefined : ended.get(candidate);
+    const previous = producerId === undefined ? undefined : ended?.get(candidate);
     const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
     const role = reopen ? previous.role : (given ?? 'assistant');
     let messageId = candidate;
     if (reopen) {
-      ended.delete(candidate);
+      ended!.delete(candidate);
       if (type === kind.content) {
         diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
       }
@@ -181,7 +182,7 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
       const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
       messageId = claim.id;
       if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
-        const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(ended.get(candidate))}`;
+        const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(ended?.get(candidate))}`;
         diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
       }
     }

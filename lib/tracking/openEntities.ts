@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { laneFields, type Lane } from '../protocol/agentEvent.js';
 import { entityEvents, entityKind, entityKinds, operatorLifecycleMessage, lifecycleRules, type EntityKind } from '../protocol/table.js';
-import { trackStepsAndSubagents, type LifecycleProblem } from './steps.js';
+import { trackStepsAndSubagents, type LifecycleProblem, type StepsAndSubagents } from './steps.js';
 
 /** Why what is open gets closed: a successful end of run, or an error (which closes subagents with SUBAGENT_ERROR). */
 export type CloseReason =
@@ -63,14 +63,16 @@ export interface OpenEntities {
  * of them open: the protocol's rule that all of these are closed before RUN_FINISHED.
  */
 export function trackOpenEntities(): OpenEntities {
+  // Each table made at its first write: an open stream holds only what it opened.
   // One map per kind a turn holds, in open order, keyed by id.
-  const open = new Map<EntityKind, Map<string, Lane>>(turnKinds.map((kind) => [kind, new Map()]));
-  const pending = new Set<string>();
-  const lifecycles = trackStepsAndSubagents();
+  let open: Map<EntityKind, Map<string, Lane>> | undefined;
+  let pending: Set<string> | undefined;
+  let lifecycles: StepsAndSubagents | undefined;
+  const steps = () => (lifecycles ??= trackStepsAndSubagents());
   return {
     observe(event) {
       if (event.type === EventType.TOOL_CALL_RESULT) {
-        pending.delete(event.toolCallId);
+        pending?.delete(event.toolCallId);
         return;
       }
       const entry = entityEvents.get(event.type);
@@ -78,37 +80,39 @@ export function trackOpenEntities(): OpenEntities {
       const { kind } = entry;
       const fields = event as unknown as Record<string, string | undefined>;
       const id = fields[kind.idField] as string;
-      if (kind === entityKind.step) return lifecycles.recordStep(event.type, fields.subagentRunId, id);
-      if (kind === entityKind.subagent) return lifecycles.recordSubagent(event.type, id);
-      const entities = open.get(kind);
-      if (entities === undefined) return;
+      if (kind === entityKind.step) return steps().recordStep(event.type, fields.subagentRunId, id);
+      if (kind === entityKind.subagent) return steps().recordSubagent(event.type, id);
+      if (!turnKinds.includes(kind)) return;
       if (entry.role === 'start') {
+        open ??= new Map();
+        let entities = open.get(kind);
+        if (entities === undefined) open.set(kind, (entities = new Map()));
         entities.set(id, fields.subagentRunId);
-        if (kind === entityKind.toolCall) pending.add(id);
-      } else entities.delete(id);
+        if (kind === entityKind.toolCall) (pending ??= new Set()).add(id);
+      } else open?.get(kind)?.delete(id);
     },
     closeAll(reason) {
       const closers: Event[] = [];
       for (const kind of entityKinds) {
         // Steps and subagents nest: the tracker gives the latest first.
-        if (kind === entityKind.step) for (const { name, lane } of lifecycles.finishSteps(undefined, true)) closers.push(closerOf(kind, name, lane, reason));
-        else if (kind === entityKind.subagent) for (const { id } of lifecycles.finishSubagents()) closers.push(closerOf(kind, id, undefined, reason));
+        if (kind === entityKind.step) for (const { name, lane } of lifecycles?.finishSteps(undefined, true) ?? []) closers.push(closerOf(kind, name, lane, reason));
+        else if (kind === entityKind.subagent) for (const { id } of lifecycles?.finishSubagents() ?? []) closers.push(closerOf(kind, id, undefined, reason));
         else {
-          const entities = open.get(kind);
+          const entities = open?.get(kind);
           for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
           entities?.clear();
         }
       }
       return closers;
     },
-    pendingToolCallIds: () => [...pending],
+    pendingToolCallIds: () => (pending === undefined ? [] : [...pending]),
     sequenceProblem(event) {
       const entry = entityEvents.get(event.type);
       if (entry === undefined) return undefined;
       const fields = event as unknown as Record<string, string | undefined>;
       let problem: LifecycleProblem | undefined;
-      if (entry.kind === entityKind.step) problem = lifecycles.stepProblem(event.type, fields.subagentRunId, fields.stepName as string);
-      else if (entry.kind === entityKind.subagent) problem = lifecycles.subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
+      if (entry.kind === entityKind.step) problem = steps().stepProblem(event.type, fields.subagentRunId, fields.stepName as string);
+      else if (entry.kind === entityKind.subagent) problem = steps().subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
       return problem === undefined ? undefined : toSequenceProblem(problem);
     },
   };

@@ -56,15 +56,16 @@ export interface StepsAndSubagents {
 /** Creates the step and subagent bookkeeping of one run. */
 export function trackStepsAndSubagents(): StepsAndSubagents {
   // Running steps per lane: name -> the step, in start order; lanes in the order they first had a step event.
-  const steps = new Map<Lane, Map<string, RunningStep & { order: number }>>();
+  // Each table made at its first write: most runs have no step or subagent.
+  let steps: Map<Lane, Map<string, RunningStep & { order: number }>> | undefined;
   // Start order across lanes: the latest started step finishes first.
   let started = 0;
   // Running subagents in start order, and the ids that have ended (an invocation id never comes back in a run).
-  const subagents = new Map<string, RunningSubagent>();
-  const ended = new Set<string>();
+  let subagents: Map<string, RunningSubagent> | undefined;
+  let ended: Set<string> | undefined;
 
   const stepsOf = (lane: Lane) => {
-    let running = steps.get(lane);
+    let running = (steps ??= new Map()).get(lane);
     if (running === undefined) steps.set(lane, (running = new Map()));
     return running;
   };
@@ -76,7 +77,7 @@ export function trackStepsAndSubagents(): StepsAndSubagents {
         return step === undefined ? undefined : { rule: 'duplicate-step', facts: { type, id: name, lane: describeLane(lane), since: step.at } };
       }
       if (step !== undefined) return undefined;
-      for (const [other, names] of steps) {
+      for (const [other, names] of steps ?? []) {
         if (other !== lane && names.has(name)) return { rule: 'step-owner-mismatch', facts: { type, id: name, lane: describeLane(lane), runningIn: describeLane(other) } };
       }
       return { rule: 'step-not-started', facts: { type, id: name, lane: describeLane(lane) } };
@@ -87,12 +88,13 @@ export function trackStepsAndSubagents(): StepsAndSubagents {
     },
     runningSteps() {
       const running: RunningStep[] = [];
+      if (steps === undefined) return running;
       for (const names of steps.values()) for (const { lane, name, at } of names.values()) running.push({ lane, name, at });
       return running;
     },
     finishSteps(lane, all = false) {
       const finished: (RunningStep & { order: number })[] = [];
-      for (const [owner, names] of steps) {
+      for (const [owner, names] of steps ?? []) {
         if (!all && owner !== lane) continue;
         finished.push(...names.values());
         names.clear();
@@ -100,24 +102,25 @@ export function trackStepsAndSubagents(): StepsAndSubagents {
       return finished.sort((a, b) => b.order - a.order).map(({ lane: owner, name, at }) => ({ lane: owner, name, at }));
     },
     subagentProblem(type, id, parent) {
-      const running = subagents.get(id);
+      const running = subagents?.get(id);
       if (type !== entityKind.subagent.start) return running === undefined ? { rule: 'subagent-not-active', facts: { type, id } } : undefined;
       if (running !== undefined) return { rule: 'subagent-already-active', facts: { type, id, since: running.at } };
-      if (ended.has(id)) return { rule: 'subagent-id-reused', facts: { type, id } };
-      if (parent !== undefined && !subagents.has(parent) && !ended.has(parent)) return { rule: 'subagent-parent-unknown', facts: { type, id, parent } };
+      if (ended?.has(id)) return { rule: 'subagent-id-reused', facts: { type, id } };
+      if (parent !== undefined && subagents?.has(parent) !== true && ended?.has(parent) !== true) return { rule: 'subagent-parent-unknown', facts: { type, id, parent } };
       return undefined;
     },
     recordSubagent(type, id, at) {
       if (type === entityKind.subagent.start) {
-        subagents.set(id, { id, at });
+        (subagents ??= new Map()).set(id, { id, at });
         return;
       }
-      if (subagents.delete(id)) ended.add(id);
+      if (subagents?.delete(id)) (ended ??= new Set()).add(id);
     },
-    runningSubagents: () => [...subagents.values()],
+    runningSubagents: () => (subagents === undefined ? [] : [...subagents.values()]),
     finishSubagents() {
+      if (subagents === undefined) return [];
       const running = [...subagents.values()].reverse();
-      for (const { id } of running) ended.add(id);
+      for (const { id } of running) (ended ??= new Set()).add(id);
       subagents.clear();
       return running;
     },

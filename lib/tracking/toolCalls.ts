@@ -87,13 +87,14 @@ const textContent = entityKind.textMessage.content;
  */
 export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
   // Open calls by wire id, in open order.
-  const open = new Map<string, OpenCall>();
+  // It and the other tables of calls are made at the first call: most runs never open one.
+  let open: Map<string, OpenCall> | undefined;
   // Every call id sent (an ended one is used and not open), and the fresh ids of reused ones.
   const ids = createEntityIds(mint);
   // Calls started in this run and not yet answered by a TOOL_CALL_RESULT.
-  const pending = new Set<string>();
+  let pending: Set<string> | undefined;
   // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
-  const latest = new Map<Lane, string>();
+  let latest: Map<Lane, string> | undefined;
   // The assistant message of the lane's current turn, parent of its tool calls.
   const turnMessage = new Map<Lane, string>();
   // The lane of each message seen: a call's parent must be a message of the call's own lane.
@@ -107,18 +108,19 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
     // Checked once per call, at its end: a scalar (or text after the value) is parsed here only.
     else if (!isArgumentsComplete(call.args) && !isCompleteJson(call.args.text)) (unfinished ??= new Map()).set(toolCallId, { id: toolCallId, name: call.name, args: call.args.text });
-    open.delete(toolCallId);
+    open!.delete(toolCallId);
     if (explicitEnd === undefined) (endedEarly ??= new Set()).add(toolCallId);
     emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
   };
 
   // With `completeOnly` (a step boundary, text, reasoning), a call whose arguments are still incomplete stays open.
   const closeLane = (lane: Lane, completeOnly: boolean) => {
-    if (open.size === 0) return;
+    if (open === undefined || open.size === 0) return;
     for (const [toolCallId, call] of open) if (call.lane === lane && (!completeOnly || isArgumentsComplete(call.args))) close(toolCallId, call);
   };
 
   const closeAll = () => {
+    if (open === undefined) return;
     for (const [toolCallId, call] of open) close(toolCallId, call);
   };
 
@@ -142,9 +144,9 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
 
   const register = (toolCallId: string, lane: Lane, name: string) => {
     const call: OpenCall = { lane, hasArgs: false, name, args: createArgumentsText() };
-    open.set(toolCallId, call);
-    pending.add(toolCallId);
-    latest.set(lane, toolCallId);
+    (open ??= new Map()).set(toolCallId, call);
+    (pending ??= new Set()).add(toolCallId);
+    (latest ??= new Map()).set(lane, toolCallId);
     return call;
   };
 
@@ -176,7 +178,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     const closer = callClosers.get(type);
     if (closer !== undefined) {
       // Only content ends the calls: an empty chunk says nothing. A call still being written stays open.
-      if (open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event), closesCompleteCallsOnly.has(type));
+      if (open !== undefined && open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event), closesCompleteCallsOnly.has(type));
       if (type === messageStart) {
         const lane = laneOf(event);
         const messageId = requiredString(event, 'messageId');
@@ -196,15 +198,15 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       turnMessage.clear();
       if (type === EventType.RUN_FINISHED) {
         assertArgumentsWhole();
-        const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, [...pending]);
+        const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, pending === undefined ? [] : [...pending]);
         // Pending calls are the run's: a next run reports its own.
-        pending.clear();
+        pending?.clear();
         return { ...event, outcome } as AgentEvent;
       }
       // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
       if (type !== EventType.MESSAGES_SNAPSHOT) {
-        pending.clear();
-        latest.clear();
+        pending?.clear();
+        latest?.clear();
         unfinished?.clear();
       }
     }
@@ -218,9 +220,9 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
       const delta = stringField(event, 'delta', event.delta);
       const lane = laneOf(event);
-      const known = producerId === undefined ? (toolCallName === undefined ? latest.get(lane) : undefined) : ids.wireId(producerId);
+      const known = producerId === undefined ? (toolCallName === undefined ? latest?.get(lane) : undefined) : ids.wireId(producerId);
       if (known !== undefined) {
-        const call = open.get(known);
+        const call = open?.get(known);
         // A named chunk for an open call whose arguments are already complete JSON is a second,
         // parallel call under the same id (providers that use the function name as the id).
         const parallel = call !== undefined && toolCallName !== undefined && isArgumentsComplete(call.args);
@@ -256,7 +258,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const producerId = requiredString(event, 'toolCallId');
       const toolCallName = requiredString(event, 'toolCallName');
       const lane = laneOf(event);
-      if (open.has(ids.wireId(producerId))) {
+      if (open?.has(ids.wireId(producerId))) {
         return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
       }
       const toolCallId = ids.claim(producerId, lane, false).id;
@@ -271,7 +273,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const producerId = requiredString(event, 'toolCallId');
       const delta = requiredString(event, 'delta');
       const toolCallId = ids.wireId(producerId);
-      const call = open.get(toolCallId);
+      const call = open?.get(toolCallId);
       if (call !== undefined) {
         const lane = laneOf(event);
         if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
@@ -288,7 +290,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     end(event) {
       const producerId = requiredString(event, 'toolCallId');
       const toolCallId = ids.wireId(producerId);
-      const call = open.get(toolCallId);
+      const call = open?.get(toolCallId);
       if (call === undefined) {
         if (endedEarly?.delete(toolCallId)) return;
         return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
@@ -302,11 +304,11 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const producerId = requiredString(event, 'toolCallId');
       const lane = laneOf(event);
       const toolCallId = ids.wireId(producerId);
-      const call = open.get(toolCallId);
+      const call = open?.get(toolCallId);
       if (call !== undefined) close(toolCallId, call);
       // A result means the model's turn is over: text after it is a new assistant message.
       turnMessage.delete(lane);
-      pending.delete(toolCallId);
+      pending?.delete(toolCallId);
       // Answered: whatever its arguments were, the tool has run.
       unfinished?.delete(toolCallId);
       const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
@@ -316,7 +318,7 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
 
     pass(type, event) {
       // The most frequent event, which only closes calls: with none open it passes without a lookup.
-      emit(type === textContent && open.size === 0 ? (event as AgentEvent) : passing(type, event));
+      emit(type === textContent && (open === undefined || open.size === 0) ? (event as AgentEvent) : passing(type, event));
     },
 
     closeAll,
