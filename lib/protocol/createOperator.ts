@@ -155,17 +155,16 @@ function isTokenEvent(value: unknown): boolean {
  * straight to `target`, where the stage would have sent them (unless the stage has closed).
  */
 function skippingTokenEvents(stage: Stage, target: OperatorSink<unknown>): OperatorSink<unknown> {
-  return {
-    next(value) {
+  const sink = {
+    next(value: unknown) {
       if (!isTokenEvent(value)) stage.next(value);
       else if (!stage.closed) target.next(value);
     },
-    error: (error) => stage.error(error),
+    error: (error: unknown) => stage.error(error),
     complete: () => stage.complete(),
-    get closed() {
-      return stage.closed;
-    },
   };
+  // Defined afterwards: V8 makes an object literal with a getter a dictionary (~400 bytes per open stream).
+  return Object.defineProperty(sink, 'closed', { get: () => stage.closed }) as typeof sink & { readonly closed: boolean };
 }
 
 /**

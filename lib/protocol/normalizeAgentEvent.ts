@@ -114,8 +114,19 @@ const streamKinds: ReadonlyMap<unknown, EntityKind> = new Map(
   entityKinds.flatMap((kind): [EventType, EntityKind][] => (kind.content === undefined ? [] : [[kind.content, kind], ...(kind.chunk === undefined ? [] : [[kind.chunk, kind] as [EventType, EntityKind]])])),
 );
 
-// The snake_case spelling of each streaming kind's id field: a token event that also carries it is read slowly (both spellings).
-const snakeIdField = new Map([...new Set(streamKinds.values())].map((kind) => [kind, snakeOf(kind.idField)]));
+/** What the fast path checks of a per-token event or chunk type, read off its kind once. */
+interface StreamRead {
+  readonly idField: string;
+  // The snake_case spelling of the id field: a token event that also carries it is read slowly (both spellings).
+  readonly snakeIdField: string;
+  // The opener's fields a chunk may repeat (role, name; toolCallName, parentMessageId).
+  readonly chunkAgrees: readonly string[];
+}
+
+// One lookup per token: each streaming type's checks.
+const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
+  [...streamKinds].map(([type, kind]) => [type, { idField: kind.idField, snakeIdField: snakeOf(kind.idField), chunkAgrees: kind.chunkAgrees ?? [] }]),
+);
 
 /**
  * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, not
@@ -125,11 +136,11 @@ const snakeIdField = new Map([...new Set(streamKinds.values())].map((kind) => [k
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
-  const kind = streamKinds.get(e.type);
-  if (kind === undefined) return typeof e.type !== 'string';
-  if (typeof e.delta !== 'string' || typeof e[kind.idField] !== 'string' || e[snakeIdField.get(kind)!] !== undefined || !baseFieldsNotNull(e)) return false;
-  // The opener's fields a chunk may repeat (role, name; toolCallName, parentMessageId).
-  for (const field of kind.chunkAgrees ?? []) if (e[field] === null) return false;
+  const read = streamReads.get(e.type);
+  if (read === undefined) return typeof e.type !== 'string';
+  if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || e[read.snakeIdField] !== undefined || !baseFieldsNotNull(e)) return false;
+  const agrees = read.chunkAgrees;
+  for (let i = 0; i < agrees.length; i++) if (e[agrees[i]] === null) return false;
   return true;
 }
 
