@@ -127,10 +127,17 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
         // The whole document replaced (object, array and primitive swapped): a snapshot says it.
         if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
         if (!diff.unsafe()) {
-          const patchSize = patchLength(ops);
-          // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
+          const state = immutable ? next : updated;
+          // First without reading any string's characters: each value of the patch is a part of the
+          // new state, so whatever its strings add in escapes adds as much to the state. A patch
+          // shorter than the state with every string counted unescaped is shorter escaped too. The
+          // state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
           // often enough to decide without walking it.
-          if (patchSize < diff.rootSize() || jsonLength(immutable ? next : updated, patchSize)! > patchSize) return { type: 'delta', delta: ops };
+          const rawPatch = patchLength(ops, true);
+          if (rawPatch < diff.rootSize() || lengthOf(state, rawPatch, true) > rawPatch) return { type: 'delta', delta: ops };
+          // Close (a patch about as long as the state): exact lengths, escapes counted.
+          const patchSize = patchLength(ops, false);
+          if (lengthOf(state, patchSize, false) > patchSize) return { type: 'delta', delta: ops };
         }
         return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
       } catch (error) {
@@ -201,16 +208,31 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
  */
 export function jsonLength(value: unknown, limit = Infinity): number | undefined {
   const json = toJsonValue(value, '');
-  if (json === undefined) return undefined;
-  const counter = { size: 0, limit, depth: 0 };
+  return json === undefined ? undefined : lengthOf(json, limit, false);
+}
+
+/**
+ * {@link jsonLength} of a JSON value (whose containers may hold raw values); with `unescaped`, every
+ * string counted as its length and quotes, without reading its characters (a lower bound).
+ */
+function lengthOf(json: unknown, limit: number, unescaped: boolean): number {
+  const counter: Counter = { size: 0, limit, depth: 0, unescaped };
   addLength(json, counter);
   return counter.size;
 }
 
+interface Counter {
+  size: number;
+  limit: number;
+  depth: number;
+  /** Count strings as their length and quotes (escapes left out: a lower bound, O(1) a string). */
+  unescaped: boolean;
+}
+
 /** Adds the JSON length of `value` (a JSON value whose containers may hold raw values) to the counter; true once past the limit. */
-function addLength(value: unknown, counter: { size: number; limit: number; depth: number }): boolean {
+function addLength(value: unknown, counter: Counter): boolean {
   if (typeof value !== 'object' || value === null) {
-    counter.size += primitiveLength(value);
+    counter.size += typeof value === 'string' && counter.unescaped ? value.length + 2 : primitiveLength(value);
     return counter.size > counter.limit;
   }
   // A cycle (only a producer that broke the immutable promise can sneak one past the diff): too long.
@@ -230,7 +252,7 @@ function addLength(value: unknown, counter: { size: number; limit: number; depth
       const item = toJsonValue((value as Json)[key], key);
       if (item === undefined) continue;
       entries++;
-      counter.size += stringLength(key) + 2;
+      counter.size += (counter.unescaped ? key.length + 2 : stringLength(key)) + 2;
       if (addLength(item, counter)) break;
     }
     if (entries === 0) counter.size += 1;
@@ -239,13 +261,16 @@ function addLength(value: unknown, counter: { size: number; limit: number; depth
   return counter.size > counter.limit;
 }
 
-/** JSON length of a patch: `[`, the operations separated by `,`, `]`. */
-function patchLength(ops: readonly Operation[]): number {
+/**
+ * JSON length of a patch: `[`, the operations separated by `,`, `]`. With `unescaped`, the strings
+ * of the values count unescaped (paths are always exact: they are not part of the state).
+ */
+function patchLength(ops: readonly Operation[], unescaped: boolean): number {
   let size = 1 + ops.length;
   for (const op of ops) {
     // {"op":"<op>","path":<path>} with ,"value":<value> before the closing brace.
     size += 17 + op.op.length + stringLength(op.path);
-    if ('value' in op) size += 9 + jsonLength(op.value)!;
+    if ('value' in op) size += 9 + lengthOf(op.value, Infinity, unescaped);
   }
   return size;
 }
