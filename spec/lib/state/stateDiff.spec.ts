@@ -305,7 +305,7 @@ describe('stateDiff', () => {
         const kinds: string[] = [];
         try {
           for (let step = 0; step < 500; step++) {
-            const next = immutable ? { ...state, paragraphs: state.paragraphs.with(99, state.paragraphs[99] + ' word\n') } : state;
+            const next = immutable ? { ...state, paragraphs: [...state.paragraphs.slice(0, 99), state.paragraphs[99] + ' word\n'] } : state;
             if (!immutable) state.paragraphs[99] += ' word\n';
             kinds.push(mirror.update(next).type);
             state = next;
