@@ -127,16 +127,20 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
         // The whole document replaced (object, array and primitive swapped): a snapshot says it.
         if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
         if (!diff.unsafe()) {
+          // Each value of the patch is also in the new state, at its path: the patch is shorter than
+          // the state exactly when the rest of the patch (brackets, ops, paths) is shorter than the
+          // rest of the state, which is at least what the diff saw unchanged (2 characters an
+          // element, 5 a key): mostly enough to decide without reading a value.
+          if (patchLength(ops, 'none') < diff.unchangedSize()) return { type: 'delta', delta: ops };
           const state = immutable ? next : updated;
-          // First without reading any string's characters: each value of the patch is a part of the
-          // new state, so whatever its strings add in escapes adds as much to the state. A patch
-          // shorter than the state with every string counted unescaped is shorter escaped too. The
-          // state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
-          // often enough to decide without walking it.
-          const rawPatch = patchLength(ops, true);
+          // Then without reading any string's characters: whatever the patch's strings add in
+          // escapes adds as much to the state, so a patch shorter than the state with every string
+          // counted unescaped is shorter escaped too. The state's JSON is at least 2 characters an
+          // element or 5 a key (`"":0,`), plus brackets.
+          const rawPatch = patchLength(ops, 'unescaped');
           if (rawPatch < diff.rootSize() || lengthOf(state, rawPatch, true) > rawPatch) return { type: 'delta', delta: ops };
           // Close (a patch about as long as the state): exact lengths, escapes counted.
-          const patchSize = patchLength(ops, false);
+          const patchSize = patchLength(ops, 'exact');
           if (lengthOf(state, patchSize, false) > patchSize) return { type: 'delta', delta: ops };
         }
         return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
@@ -262,15 +266,16 @@ function addLength(value: unknown, counter: Counter): boolean {
 }
 
 /**
- * JSON length of a patch: `[`, the operations separated by `,`, `]`. With `unescaped`, the strings
- * of the values count unescaped (paths are always exact: they are not part of the state).
+ * JSON length of a patch: `[`, the operations separated by `,`, `]`; its values' as `values` says:
+ * left out (`none`), with strings counted unescaped, or exact. Paths are always exact (they are not
+ * part of the state).
  */
-function patchLength(ops: readonly Operation[], unescaped: boolean): number {
+function patchLength(ops: readonly Operation[], values: 'none' | 'unescaped' | 'exact'): number {
   let size = 1 + ops.length;
   for (const op of ops) {
     // {"op":"<op>","path":<path>} with ,"value":<value> before the closing brace.
     size += 17 + op.op.length + stringLength(op.path);
-    if ('value' in op) size += 9 + lengthOf(op.value, Infinity, unescaped);
+    if ('value' in op) size += 9 + (values === 'none' ? 0 : lengthOf(op.value, Infinity, values === 'unescaped'));
   }
   return size;
 }
@@ -439,6 +444,8 @@ interface Diff {
   unsafe(): boolean;
   /** A lower bound of the JSON length of the new state, from its top level. */
   rootSize(): number;
+  /** A lower bound of the JSON length of what the diff found unchanged in the containers it walked (no part of any operation's value). */
+  unchangedSize(): number;
   /** Whether the value the last `value`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
   trusted(): boolean;
   /** Whether the value the last `adopt` call returned may also go on the wire by reference (deep-frozen and plain JSON). */
@@ -476,6 +483,7 @@ function createDiff(): Diff {
   let ops: Operation[] = [];
   let unsafe = false;
   let rootSize = 0;
+  let unchangedSize = 0;
   let trusted = false;
   let shareable = false;
   /** The path of the value being diffed, as unescaped reference tokens. */
@@ -491,6 +499,7 @@ function createDiff(): Diff {
     ops: () => ops,
     unsafe: () => unsafe,
     rootSize: () => rootSize,
+    unchangedSize: () => unchangedSize,
     trusted: () => trusted,
     shareable: () => shareable,
     start(immutableState, state) {
@@ -502,7 +511,7 @@ function createDiff(): Diff {
       path.length = 0;
       root = null;
       unsafe = trusted = shareable = cyclesChecked = false;
-      depth = rootSize = 0;
+      depth = rootSize = unchangedSize = 0;
     },
     value: diffValue,
     adopt,
@@ -593,6 +602,8 @@ function createDiff(): Diff {
     let matched = 0;
     // Keys of `next` that JSON writes.
     let present = 0;
+    // Keys of `next` that JSON writes with the same value as before.
+    let unchanged = 0;
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const before = previous[key];
@@ -606,6 +617,7 @@ function createDiff(): Diff {
         if (clean || isPresent(before, key)) {
           matched++;
           present++;
+          unchanged++;
         }
         continue;
       }
@@ -642,6 +654,8 @@ function createDiff(): Diff {
       }
     }
     if (depth === 1) rootSize = 5 * present + 1;
+    // `"":0` each, with a comma between two.
+    if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
     depth--;
     return settle(next, target, keep);
   }
@@ -669,7 +683,9 @@ function createDiff(): Diff {
     // runs on plain arrays only.
     const scanned = Object.isExtensible(previous) ? previous : plainCopy(previous);
     const scanning = Object.isExtensible(next) ? next : plainCopy(next);
+    let changed = 0;
     for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
+      changed++;
       const before = previous[i];
       const after = next[i];
       path.push(i);
@@ -679,6 +695,9 @@ function createDiff(): Diff {
       if (!trusted || n !== after) keep = false;
       path.pop();
     }
+    // One character each, with a comma between two.
+    const unchanged = Math.min(length, nextLength) - changed;
+    if (unchanged > 0) unchangedSize += 2 * unchanged - 1;
     if (target !== undefined && nextLength < length) target.length = nextLength;
     for (let i = length; i < nextLength; i++) {
       const after = next[i];

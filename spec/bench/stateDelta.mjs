@@ -188,7 +188,7 @@ export async function run({ quick, runs, warmup, log }) {
   }
   // (d) a document whose last paragraph grows by one token per event (a streamed answer in the
   // state), ~20 KB and ~200 KB: immutable (new objects along the changed path) and in place.
-  const docSteps = quick ? 50 : 500;
+  const docSteps = quick ? 200 : 2000;
   for (const [label, paragraphs] of [
     ['~20 KB document', 100],
     ['~200 KB document', 1000],
