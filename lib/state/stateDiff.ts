@@ -494,6 +494,8 @@ function createDiff(): Diff {
   let immutable = false;
   /** The producer's whole state, for the cycle check. */
   let root: unknown = null;
+  /** Immutable mode: the keys of the large objects diffed as new, the producer having promised not to change them. */
+  const keyLists = new WeakMap<object, string[]>();
 
   const diff: Diff = {
     ops: () => ops,
@@ -592,8 +594,11 @@ function createDiff(): Diff {
     // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
     const clean = target !== undefined;
     enter();
-    const keys = Object.keys(previous);
+    // Listing a large object's keys is most of a step's cost: in immutable mode each large object's
+    // list is kept for the next step, where the object is `previous`.
+    const keys = (immutable ? keyLists.get(previous) : undefined) ?? Object.keys(previous);
     const nextKeys = Object.keys(next);
+    if (immutable && nextKeys.length > 32) keyLists.set(next, nextKeys);
     // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
     // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
     // every own key costs more than asking each one in a large object, which is asked.

@@ -216,6 +216,8 @@ export async function run({ quick, runs, warmup, log }) {
   const large = quick ? 16_000 : 64_000;
   const repeat = large / small;
   const label = `${large / 1000}k`;
+  // --quick (the CI sanity spec, which runs every item in under a minute): fewer rounds.
+  const rounds = quick ? { runs: 3, warmup: 2 } : { runs, warmup };
   const rows = [];
   log(`linearity: ${cases.length} cases, one message of ${label} chunks vs ${repeat} of 1k`);
   for (const c of cases) {
@@ -232,7 +234,7 @@ export async function run({ quick, runs, warmup, log }) {
           },
         },
       ],
-      { runs, warmup },
+      rounds,
     );
     const a = results[`1 × ${label}`].median;
     const b = results[`${repeat} × 1k`].median;
