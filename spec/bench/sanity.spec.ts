@@ -38,9 +38,9 @@ describe('bench (npm run bench --quick)', () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: run 'npm run build' first ('npm test' does).`);
     dir = mkdtempSync(join(tmpdir(), 'agui-rx-bench-'));
     const json = join(dir, 'bench.json');
-    await promisify(execFile)(process.execPath, ['spec/bench/index.mjs', '--quick', '--json', json], { cwd: root, timeout: 55_000, maxBuffer: 1 << 22 });
+    await promisify(execFile)(process.execPath, ['spec/bench/index.mjs', '--quick', '--json', json], { cwd: root, timeout: 90_000, maxBuffer: 1 << 22 });
     rows = (JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[] }).rows;
-  }, 60_000);
+  }, 95_000);
 
   afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
@@ -75,10 +75,10 @@ describe('bench (npm run bench --quick)', () => {
     expect(find(rows, 2, 'text-only').ratio).toBeGreaterThan(1 / 50);
   });
 
-  it('should keep the per-chunk cost of a long message or tool call within 8x that of a short one (a quadratic path gives 16x)', () => {
+  it('should keep the per-chunk cost of a long message or tool call within 6x that of a short one (a quadratic path gives about 8x)', () => {
     const linearity = rows.filter((r) => String(r.item) === '13');
     expect(linearity.length).toBeGreaterThanOrEqual(20);
-    for (const r of linearity) expect({ name: r.name, ratio: r.ratio < 8 }).toEqual({ name: r.name, ratio: true });
+    for (const r of linearity) expect({ name: r.name, ratio: r.ratio < 6 }).toEqual({ name: r.name, ratio: true });
   });
 
   it("should keep toAgui's overhead on text below transformChunks' and within 30x a bare map's", () => {
