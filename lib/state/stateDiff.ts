@@ -127,10 +127,21 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
         // The whole document replaced (object, array and primitive swapped): a snapshot says it.
         if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
         if (!diff.unsafe()) {
-          const patchSize = patchLength(ops);
-          // The state's JSON is at least 2 characters an element or 5 a key (`"":0,`), plus brackets:
-          // often enough to decide without walking it.
-          if (patchSize < diff.rootSize() || jsonLength(immutable ? next : updated, patchSize)! > patchSize) return { type: 'delta', delta: ops };
+          // Each value of the patch is also in the new state, at its path: the patch is shorter than
+          // the state exactly when the rest of the patch (brackets, ops, paths) is shorter than the
+          // rest of the state, which is at least what the diff saw unchanged (2 characters an
+          // element, 5 a key): mostly enough to decide without reading a value.
+          if (patchLength(ops, 'none') < diff.unchangedSize()) return { type: 'delta', delta: ops };
+          const state = immutable ? next : updated;
+          // Then without reading any string's characters: whatever the patch's strings add in
+          // escapes adds as much to the state, so a patch shorter than the state with every string
+          // counted unescaped is shorter escaped too. The state's JSON is at least 2 characters an
+          // element or 5 a key (`"":0,`), plus brackets.
+          const rawPatch = patchLength(ops, 'unescaped');
+          if (rawPatch < diff.rootSize() || lengthOf(state, rawPatch, true) > rawPatch) return { type: 'delta', delta: ops };
+          // Close (a patch about as long as the state): exact lengths, escapes counted.
+          const patchSize = patchLength(ops, 'exact');
+          if (lengthOf(state, patchSize, false) > patchSize) return { type: 'delta', delta: ops };
         }
         return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
       } catch (error) {
@@ -201,16 +212,31 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
  */
 export function jsonLength(value: unknown, limit = Infinity): number | undefined {
   const json = toJsonValue(value, '');
-  if (json === undefined) return undefined;
-  const counter = { size: 0, limit, depth: 0 };
+  return json === undefined ? undefined : lengthOf(json, limit, false);
+}
+
+/**
+ * {@link jsonLength} of a JSON value (whose containers may hold raw values); with `unescaped`, every
+ * string counted as its length and quotes, without reading its characters (a lower bound).
+ */
+function lengthOf(json: unknown, limit: number, unescaped: boolean): number {
+  const counter: Counter = { size: 0, limit, depth: 0, unescaped };
   addLength(json, counter);
   return counter.size;
 }
 
+interface Counter {
+  size: number;
+  limit: number;
+  depth: number;
+  /** Count strings as their length and quotes (escapes left out: a lower bound, O(1) a string). */
+  unescaped: boolean;
+}
+
 /** Adds the JSON length of `value` (a JSON value whose containers may hold raw values) to the counter; true once past the limit. */
-function addLength(value: unknown, counter: { size: number; limit: number; depth: number }): boolean {
+function addLength(value: unknown, counter: Counter): boolean {
   if (typeof value !== 'object' || value === null) {
-    counter.size += primitiveLength(value);
+    counter.size += typeof value === 'string' && counter.unescaped ? value.length + 2 : primitiveLength(value);
     return counter.size > counter.limit;
   }
   // A cycle (only a producer that broke the immutable promise can sneak one past the diff): too long.
@@ -230,7 +256,7 @@ function addLength(value: unknown, counter: { size: number; limit: number; depth
       const item = toJsonValue((value as Json)[key], key);
       if (item === undefined) continue;
       entries++;
-      counter.size += stringLength(key) + 2;
+      counter.size += (counter.unescaped ? key.length + 2 : stringLength(key)) + 2;
       if (addLength(item, counter)) break;
     }
     if (entries === 0) counter.size += 1;
@@ -239,13 +265,17 @@ function addLength(value: unknown, counter: { size: number; limit: number; depth
   return counter.size > counter.limit;
 }
 
-/** JSON length of a patch: `[`, the operations separated by `,`, `]`. */
-function patchLength(ops: readonly Operation[]): number {
+/**
+ * JSON length of a patch: `[`, the operations separated by `,`, `]`; its values' as `values` says:
+ * left out (`none`), with strings counted unescaped, or exact. Paths are always exact (they are not
+ * part of the state).
+ */
+function patchLength(ops: readonly Operation[], values: 'none' | 'unescaped' | 'exact'): number {
   let size = 1 + ops.length;
   for (const op of ops) {
     // {"op":"<op>","path":<path>} with ,"value":<value> before the closing brace.
     size += 17 + op.op.length + stringLength(op.path);
-    if ('value' in op) size += 9 + jsonLength(op.value)!;
+    if ('value' in op) size += 9 + (values === 'none' ? 0 : lengthOf(op.value, Infinity, values === 'unescaped'));
   }
   return size;
 }
@@ -414,6 +444,8 @@ interface Diff {
   unsafe(): boolean;
   /** A lower bound of the JSON length of the new state, from its top level. */
   rootSize(): number;
+  /** A lower bound of the JSON length of what the diff found unchanged in the containers it walked (no part of any operation's value). */
+  unchangedSize(): number;
   /** Whether the value the last `value`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
   trusted(): boolean;
   /** Whether the value the last `adopt` call returned may also go on the wire by reference (deep-frozen and plain JSON). */
@@ -451,6 +483,7 @@ function createDiff(): Diff {
   let ops: Operation[] = [];
   let unsafe = false;
   let rootSize = 0;
+  let unchangedSize = 0;
   let trusted = false;
   let shareable = false;
   /** The path of the value being diffed, as unescaped reference tokens. */
@@ -461,11 +494,14 @@ function createDiff(): Diff {
   let immutable = false;
   /** The producer's whole state, for the cycle check. */
   let root: unknown = null;
+  /** Immutable mode: the keys of the large objects diffed as new, the producer having promised not to change them. */
+  const keyLists = new WeakMap<object, string[]>();
 
   const diff: Diff = {
     ops: () => ops,
     unsafe: () => unsafe,
     rootSize: () => rootSize,
+    unchangedSize: () => unchangedSize,
     trusted: () => trusted,
     shareable: () => shareable,
     start(immutableState, state) {
@@ -477,7 +513,7 @@ function createDiff(): Diff {
       path.length = 0;
       root = null;
       unsafe = trusted = shareable = cyclesChecked = false;
-      depth = rootSize = 0;
+      depth = rootSize = unchangedSize = 0;
     },
     value: diffValue,
     adopt,
@@ -558,8 +594,11 @@ function createDiff(): Diff {
     // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
     const clean = target !== undefined;
     enter();
-    const keys = Object.keys(previous);
+    // Listing a large object's keys is most of a step's cost: in immutable mode each large object's
+    // list is kept for the next step, where the object is `previous`.
+    const keys = (immutable ? keyLists.get(previous) : undefined) ?? Object.keys(previous);
     const nextKeys = Object.keys(next);
+    if (immutable && nextKeys.length > 32) keyLists.set(next, nextKeys);
     // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
     // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
     // every own key costs more than asking each one in a large object, which is asked.
@@ -568,6 +607,8 @@ function createDiff(): Diff {
     let matched = 0;
     // Keys of `next` that JSON writes.
     let present = 0;
+    // Keys of `next` that JSON writes with the same value as before.
+    let unchanged = 0;
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const before = previous[key];
@@ -581,6 +622,7 @@ function createDiff(): Diff {
         if (clean || isPresent(before, key)) {
           matched++;
           present++;
+          unchanged++;
         }
         continue;
       }
@@ -617,6 +659,8 @@ function createDiff(): Diff {
       }
     }
     if (depth === 1) rootSize = 5 * present + 1;
+    // `"":0` each, with a comma between two.
+    if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
     depth--;
     return settle(next, target, keep);
   }
@@ -644,7 +688,9 @@ function createDiff(): Diff {
     // runs on plain arrays only.
     const scanned = Object.isExtensible(previous) ? previous : plainCopy(previous);
     const scanning = Object.isExtensible(next) ? next : plainCopy(next);
+    let changed = 0;
     for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
+      changed++;
       const before = previous[i];
       const after = next[i];
       path.push(i);
@@ -654,6 +700,9 @@ function createDiff(): Diff {
       if (!trusted || n !== after) keep = false;
       path.pop();
     }
+    // One character each, with a comma between two.
+    const unchanged = Math.min(length, nextLength) - changed;
+    if (unchanged > 0) unchangedSize += 2 * unchanged - 1;
     if (target !== undefined && nextLength < length) target.length = nextLength;
     for (let i = length; i < nextLength; i++) {
       const after = next[i];

@@ -38,17 +38,17 @@ describe('bench (npm run bench --quick)', () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: run 'npm run build' first ('npm test' does).`);
     dir = mkdtempSync(join(tmpdir(), 'agui-rx-bench-'));
     const json = join(dir, 'bench.json');
-    await promisify(execFile)(process.execPath, ['spec/bench/index.mjs', '--quick', '--json', json], { cwd: root, timeout: 55_000, maxBuffer: 1 << 22 });
+    await promisify(execFile)(process.execPath, ['spec/bench/index.mjs', '--quick', '--json', json], { cwd: root, timeout: 90_000, maxBuffer: 1 << 22 });
     rows = (JSON.parse(readFileSync(json, 'utf8')) as { rows: BenchRow[] }).rows;
-  }, 60_000);
+  }, 95_000);
 
   afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('should report every item of issue 7', () => {
+  it('should report every item of issues 7 and 17', () => {
     const items = new Set(rows.map((r) => String(r.item)));
-    for (const item of ['1', '2', '3', '4', '5a', '5b', '5c', '6', '7', '8']) expect(items).toContain(item);
+    for (const item of ['1', '2', '3', '4', '5a', '5b', '5c', '5d', '6', '7', '8', '13']) expect(items).toContain(item);
     // The run broker's (issue 13): 10 and the Redis latency rows only where redis-server is installed.
     for (const item of ['9', '11', '12']) expect(items).toContain(item);
     for (const op of ['openMessageStartContentEnd', 'toolCallCorrelator', 'mapStepLifecycle', 'stateDelta', 'activityDelta', 'mapRunLifecycle', 'coalesceDeltas', 'messagesSnapshot']) {
@@ -73,6 +73,17 @@ describe('bench (npm run bench --quick)', () => {
   it('should keep toAgui within 50x of a bare map', () => {
     expect(find(rows, 2, 'mixed').ratio).toBeGreaterThan(1 / 50);
     expect(find(rows, 2, 'text-only').ratio).toBeGreaterThan(1 / 50);
+  });
+
+  it('should keep the per-chunk cost of a long message or tool call within 6x that of a short one (a quadratic path gives about 8x)', () => {
+    const linearity = rows.filter((r) => String(r.item) === '13');
+    expect(linearity.length).toBeGreaterThanOrEqual(20);
+    for (const r of linearity) expect({ name: r.name, ratio: r.ratio < 6 }).toEqual({ name: r.name, ratio: true });
+  });
+
+  it("should keep toAgui's overhead on text below transformChunks' and within 30x a bare map's", () => {
+    expect(find(rows, 1, 'overhead vs official transformChunks').ratio).toBeGreaterThan(1 / 2);
+    expect(find(rows, 2, 'overhead above the bare source').ratio).toBeLessThan(30);
   });
 
   it('should keep stateDelta on immutable states no slower than compare', () => {

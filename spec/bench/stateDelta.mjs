@@ -186,5 +186,76 @@ export async function run({ quick, runs, warmup, log }) {
     const c = await measure([steady('stateDelta immutable', states, () => stateDelta({ immutable: true })), steady('compare', states, compareEach)], { runs, warmup });
     rows.push(checked(speedRow({ item: '5c', name: `stateDelta({ immutable: true }) vs compare, ${label}, ${steps} steps`, results: c, ours: 'stateDelta immutable', baseline: 'compare' }), rebuilds(states.map(snapshot), stateDelta({ immutable: true }), last(states))));
   }
+  // (d) a document whose last paragraph grows by one token per event (a streamed answer in the
+  // state), ~20 KB and ~200 KB: immutable (new objects along the changed path) and in place.
+  const docSteps = quick ? 200 : 2000;
+  for (const [label, paragraphs] of [
+    ['~20 KB document', 100],
+    ['~200 KB document', 1000],
+  ]) {
+    const doc0 = { title: 'Bench document', paragraphs: Array.from({ length: paragraphs }, (_, i) => paragraph(i)) };
+    const last = paragraphs - 1;
+    const grown = immutableSteps(doc0, docSteps, (s, step) => ({ ...s, paragraphs: s.paragraphs.with(last, s.paragraphs[last] + token(step)) }));
+    log(`stateDelta: ${label} (${(JSON.stringify(doc0).length / 1000).toFixed(0)} KB), last paragraph growing, ${docSteps} immutable steps`);
+    const d = await measure([steady('stateDelta immutable', grown, () => stateDelta({ immutable: true })), steady('compare', grown, compareEach)], { runs, warmup });
+    rows.push(
+      checked(
+        speedRow({ item: '5d', name: `stateDelta({ immutable: true }) vs compare, ${label}, last paragraph growing, ${docSteps} steps`, results: d, ours: 'stateDelta immutable', baseline: 'compare', target: { op: '>=', value: 1 } }),
+        rebuilds(grown.map(snapshot), stateDelta({ immutable: true }), grown[grown.length - 1]),
+      ),
+    );
+    log(`stateDelta: ${label}, last paragraph growing, ${docSteps} in-place steps`);
+    const growInPlace = (name, operator) => ({
+      name,
+      setup() {
+        const state = { title: doc0.title, paragraphs: [...doc0.paragraphs] };
+        const subject = new Subject();
+        subject.pipe(operator()).subscribe();
+        subject.next(snapshot(state));
+        return () => {
+          for (let step = 1; step <= docSteps; step++) {
+            state.paragraphs[last] += token(step);
+            subject.next(snapshot(state));
+          }
+          subject.complete();
+        };
+      },
+    });
+    const e = await measure([growInPlace('stateDelta', () => stateDelta()), growInPlace('compare+copy', compareInPlace)], { runs, warmup });
+    const correct = (() => {
+      const state = { title: doc0.title, paragraphs: [...doc0.paragraphs] };
+      const out = [];
+      const subject = new Subject();
+      subject.pipe(stateDelta()).subscribe((event) => out.push(event));
+      subject.next(snapshot(state));
+      for (let step = 1; step <= docSteps; step++) {
+        state.paragraphs[last] += token(step);
+        subject.next(snapshot(state));
+      }
+      subject.complete();
+      let client;
+      for (const event of out) {
+        if (event.type === 'STATE_SNAPSHOT') client = jsonpatch.deepClone(event.snapshot);
+        else if (event.type === 'STATE_DELTA') client = jsonpatch.applyPatch(client, event.delta, false, true).newDocument;
+      }
+      return JSON.stringify(client) === JSON.stringify(state);
+    })();
+    rows.push(
+      checked(
+        speedRow({ item: '5d', name: `stateDelta() vs compare + applyPatch to a copy, in place, ${label}, last paragraph growing, ${docSteps} steps`, results: e, ours: 'stateDelta', baseline: 'compare+copy', target: { op: '>=', value: 1 } }),
+        correct,
+      ),
+    );
+  }
   return rows;
 }
+
+/** Paragraph `i` of the bench document: about 200 characters, a quote and an escape now and then. */
+function paragraph(i) {
+  const words = [];
+  for (let k = 0; words.join(' ').length < 190; k++) words.push(WORDS[(i + k) % WORDS.length]);
+  return `${i % 10 === 0 ? '"Quoted," she said. ' : ''}${words.join(' ')}.`;
+}
+const WORDS = ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'do', 'eiusmod', 'tempor'];
+/** The token appended at a step (a space and a word; a newline now and then, which JSON escapes). */
+const token = (step) => (step % 50 === 0 ? '\n' : ' ') + WORDS[step % WORDS.length];

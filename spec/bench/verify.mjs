@@ -1,4 +1,5 @@
-// Item 8: verifyAgui against the official verifyEvents on a well-formed stream.
+// Item 8: verifyAgui against the official verifyEvents on a well-formed stream (target 4x since issue
+// 17; the old 20x asked for nearly the cost of the source alone, as the ceiling row shows).
 import { verifyEvents } from '@ag-ui/client';
 import { verifyAgui } from 'agui-rx';
 import { from } from 'rxjs';
@@ -23,7 +24,7 @@ export async function run({ quick, runs, warmup, log }) {
   );
   const workload = `toAgui output of mixed ${label} (${(agui.length / 1e6).toFixed(2)}M)`;
   return [
-    speedRow({ item: 8, name: `verifyAgui vs official verifyEvents, ${workload}`, results, ours: 'verifyAgui', baseline: 'verifyEvents', target: { op: '>=', value: 20 } }),
+    speedRow({ item: 8, name: `verifyAgui vs official verifyEvents, ${workload}`, results, ours: 'verifyAgui', baseline: 'verifyEvents', target: { op: '>=', value: 4 } }),
     speedRow({ item: 8, name: `(ceiling) no operator vs verifyEvents: the best ratio any verifier could reach, ${workload}`, results, ours: 'source alone', baseline: 'verifyEvents' }),
   ];
 }

@@ -288,6 +288,37 @@ describe('stateDiff', () => {
       expect(jsonLength(undefined)).toBeUndefined();
       expect(read).toBeLessThan(10);
     });
+
+    it('should decide delta or snapshot without reading the characters of a growing string (issue 17)', () => {
+      for (const immutable of [true, false]) {
+        const paragraphs = Array.from({ length: 100 }, (_, i) => `Paragraph ${i}, "quoted", with a newline\n and some more words to make it long.`.repeat(3));
+        const doc = { title: 'Doc', paragraphs };
+        const mirror = createStateMirror({ immutable });
+        mirror.update(doc);
+        let state = doc;
+        const exec = RegExp.prototype.exec;
+        let scanned = 0;
+        RegExp.prototype.exec = function (this: RegExp, text: string) {
+          scanned += String(text).length;
+          return exec.call(this, text);
+        };
+        const kinds: string[] = [];
+        try {
+          for (let step = 0; step < 500; step++) {
+            const next = immutable ? { ...state, paragraphs: [...state.paragraphs.slice(0, 99), state.paragraphs[99] + ' word\n'] } : state;
+            if (!immutable) state.paragraphs[99] += ' word\n';
+            kinds.push(mirror.update(next).type);
+            state = next;
+          }
+        } finally {
+          RegExp.prototype.exec = exec;
+        }
+        expect(new Set(kinds)).toEqual(new Set(['delta']));
+        // The paths' characters only: reading the paragraph at each step would be over 500 x 700.
+        expect(scanned).toBeLessThan(500 * 20);
+        expect(JSON.stringify(mirror.state)).toBe(JSON.stringify(state));
+      }
+    });
   });
 
   describe('JSON semantics', () => {
