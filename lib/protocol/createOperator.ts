@@ -125,7 +125,9 @@ export function createOperator<T, R>(init: OperatorInit<T, R>, options: CreateOp
  * Composes operators built by `createOperator` into one that behaves as `pipe(...operators)` but runs
  * them in one subscription: each operator's output is handed straight to the next one's handlers,
  * with no Subscriber in between, and per-token events skip the operators that declare
- * `passesTokenEvents`. What it buys: the per-event cost of a long pipeline is mostly those hops;
+ * `passesTokenEvents`, and message content the operators that say (`context.passMessageContent`)
+ * they pass it unchanged for now: a token goes from the operator that sends it straight to the next
+ * one that reads it. What it buys: the per-event cost of a long pipeline is mostly those hops;
  * `toAgui`'s six operators fused run about 1.2x as fast as the same six in a `pipe` on 1M mixed
  * events (docs/performance.md). Falls back to `pipe` when an operator was not built by `createOperator`.
  *
