@@ -77,9 +77,16 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
   }
   const mint = options?.generateId ?? defaultGenerateId;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber, context) => {
     // The ids taken, and the fresh ids given, live in this subscription's tracker.
     const collisions = trackIdCollisions({ history, mint, diagnose, emit: (event) => subscriber.next(event) });
-    return { next: collisions.next };
-  }, { readsAgentEvents: diagnose });
+    // While nothing is renamed, content passes unchanged: a fused chain sends it past.
+    context.passMessageContent(true);
+    return {
+      next(event) {
+        collisions.next(event);
+        context.passMessageContent(!collisions.renamesAny());
+      },
+    };
+  }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }

@@ -6,10 +6,13 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFailure } from '../lib/protocol/runErrors.js';
-import { isTokenEventType } from '../lib/protocol/table.js';
+import { entityKind, isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
 import { noMessage, runErrorOf, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
+
+// The most frequent event type, checked first.
+const textContent = entityKind.textMessage.content;
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -154,6 +157,20 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         if (lifecycle.ended) return;
         const type = eventTypeOf(event);
         let fields = event as unknown as Record<string, unknown>;
+        // The most frequent event, a text content with only its id and delta (as the toolkit makes
+        // them from chunks), valid by the few reads assertWireEvent would make, by name.
+        if (
+          type === textContent &&
+          lifecycle.started &&
+          typeof fields.messageId === 'string' &&
+          typeof fields.delta === 'string' &&
+          fields.subagentRunId === undefined &&
+          fields.timestamp === undefined &&
+          fields.metadata === undefined &&
+          fields.rawEvent === undefined
+        ) {
+          return subscriber.next(event as unknown as Event);
+        }
         if (!lifecycle.started) {
           if (type === EventType.RUN_STARTED) return start(stripInput(fields));
           start();

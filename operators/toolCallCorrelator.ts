@@ -81,31 +81,37 @@ const textContent = entityKind.textMessage.content;
 export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
+  return createOperator<AgentEvent, AgentEvent>((subscriber, context) => {
     // The decisions are the tracker's (lib/tracking/toolCalls.ts): this wires events to its rules.
     const calls = trackToolCalls({ mint, diagnose, emit: (event) => subscriber.next(event) });
+    // With no call open, text and reasoning content close nothing and pass unchanged: a fused chain sends them past.
+    context.passMessageContent(true);
+    const handle = (event: AgentEvent) => {
+      const type = eventTypeOf(event);
+      const fields = event as unknown as Record<string, unknown>;
+      switch (type) {
+        // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
+        case textContent:
+          return calls.pass(type, fields);
+        case toolCall.chunk:
+          return calls.chunk(fields);
+        case toolCall.content:
+          return calls.args(fields);
+        case toolCall.start:
+          return calls.start(fields);
+        case toolCallEnd:
+          return calls.end(fields);
+        case EventType.TOOL_CALL_RESULT:
+          return calls.result(fields);
+        default:
+          // Text and reasoning close the lane's calls, boundaries end turns, the rest passes.
+          return calls.pass(type, fields);
+      }
+    };
     return {
       next(event) {
-        const type = eventTypeOf(event);
-        const fields = event as unknown as Record<string, unknown>;
-        switch (type) {
-          // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
-          case textContent:
-            return calls.pass(type, fields);
-          case toolCall.chunk:
-            return calls.chunk(fields);
-          case toolCall.content:
-            return calls.args(fields);
-          case toolCall.start:
-            return calls.start(fields);
-          case toolCallEnd:
-            return calls.end(fields);
-          case EventType.TOOL_CALL_RESULT:
-            return calls.result(fields);
-          default:
-            // Text and reasoning close the lane's calls, boundaries end turns, the rest passes.
-            return calls.pass(type, fields);
-        }
+        handle(event);
+        context.passMessageContent(!calls.hasOpenCalls());
       },
       flush: calls.closeAll,
       complete() {
@@ -114,5 +120,5 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
         subscriber.complete();
       },
     };
-  }, { readsAgentEvents: diagnose });
+  }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }

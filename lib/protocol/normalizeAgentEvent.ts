@@ -2,7 +2,7 @@ import { EventType } from '@ag-ui/core';
 import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from '@ag-ui/core/schemas';
 import type { DiagnosticHandler } from './diagnostics.js';
 import { strayFieldsOf } from './strayFields.js';
-import { entityKinds, type EntityKind } from './table.js';
+import { entityKind, entityKinds, type EntityKind } from './table.js';
 
 /**
  * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
@@ -128,6 +128,10 @@ const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
   [...streamKinds].map(([type, kind]) => [type, { idField: kind.idField, snakeIdField: snakeOf(kind.idField), chunkAgrees: kind.chunkAgrees ?? [] }]),
 );
 
+const textChunk: string = entityKind.textMessage.chunk!;
+// Whether the table checks of a text chunk what isReadAsIs reads by name for it: its id `messageId`, and `role` and `name`.
+const textChunkByName = ((read) => read !== undefined && read.idField === 'messageId' && read.snakeIdField === 'message_id' && read.chunkAgrees.join() === 'role,name')(streamReads.get(textChunk));
+
 /**
  * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, not
  * also its snake_case id, and no optional field `null` (fields read by name: this runs once per
@@ -136,6 +140,10 @@ const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
+  // Text chunks, most tokens of all, with their fields read by name (a read through a variable key is slow).
+  if (e.type === textChunk && textChunkByName) {
+    return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
+  }
   const read = streamReads.get(e.type);
   if (read === undefined) return typeof e.type !== 'string';
   if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || e[read.snakeIdField] !== undefined || !baseFieldsNotNull(e)) return false;

@@ -22,6 +22,8 @@ export interface IdCollisionsOptions {
 export interface IdCollisions {
   /** Takes one event and emits it, with its ids rewritten where the run gave them fresh ones. */
   next(event: AgentEvent): void;
+  /** Whether some id was renamed: until then every per-token event passes unchanged. */
+  renamesAny(): boolean;
 }
 
 type Fields = Record<string, unknown>;
@@ -182,6 +184,7 @@ export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollision
   };
 
   return {
+    renamesAny: () => renamed > 0,
     next(event) {
       // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
       if (renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return emit(event);

@@ -93,6 +93,7 @@ const TEXT_CHUNK: string = text.chunk!;
 const textCloses = routes.get(TEXT_CHUNK)!.closes;
 // The content event type of each slot.
 const contentTypes = laneKinds.map((kind) => kind.content);
+const textContent = text.content!;
 /** Every slot, in closing order. */
 const allSlots = laneKinds.map((_, i) => i);
 
@@ -306,8 +307,17 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
     next(event) {
       const type = eventTypeOf(event);
       const fields = event as unknown as Record<string, unknown>;
-      // The most frequent event first, without a lookup.
-      if (type === TEXT_CHUNK) return onChunk(fields, TEXT, textCloses, type, false);
+      // The most frequent event first, without a lookup; most often it continues the parent
+      // agent's open text message: that case is onChunk's first, with its fields read by name.
+      if (type === TEXT_CHUNK) {
+        const current = parentLane === undefined ? undefined : parentLane[TEXT];
+        const producerId = fields.messageId;
+        const delta = fields.delta;
+        if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && wireId(producerId) === current))) {
+          return emit(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
+        }
+        return onChunk(fields, TEXT, textCloses, type, false);
+      }
       const route = routes.get(type);
       if (route === undefined) return emit(event);
       const slot = route.slot;

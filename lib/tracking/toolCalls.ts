@@ -53,6 +53,8 @@ export interface ToolCallTracker {
   pass(type: string, event: Fields): void;
   /** Closes every open call: upstream failed. */
   closeAll(): void;
+  /** Whether a call is open: until none is, text and reasoning content may close one. */
+  hasOpenCalls(): boolean;
   /**
    * Closes every open call, then throws an `INCOMPLETE_STREAM` {@link AguiRxError} when a call
    * waiting for a result has arguments that are not complete JSON: upstream completed.
@@ -322,6 +324,8 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     },
 
     closeAll,
+
+    hasOpenCalls: () => open !== undefined && open.size > 0,
 
     finish() {
       closeAll();

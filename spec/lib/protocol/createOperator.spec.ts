@@ -324,4 +324,40 @@ describe('fuse with operators that pass per-token events on', () => {
     source$.next({ type: 'B' });
     expect(seen).toEqual(['A', 'TEXT_MESSAGE_CONTENT', 'END', '|']);
   });
+
+  describe('when an operator says it passes message content (passesMessageContentWhenIdle)', () => {
+    // Passes message content unchanged until it sees 'BUSY', and again after 'IDLE'; records what it handled.
+    const idling = (handled: string[]) =>
+      createOperator<Tagged, Tagged>(
+        (subscriber, context) => {
+          context.passMessageContent(true);
+          return {
+            next: (event) => {
+              handled.push(event.type);
+              subscriber.next(event);
+              if (event.type === 'BUSY') context.passMessageContent(false);
+              if (event.type === 'IDLE') context.passMessageContent(true);
+            },
+          };
+        },
+        { passesMessageContentWhenIdle: true },
+      );
+
+    it('should send message content past it only while it says so, in order, and ARGS always through it', async () => {
+      const handled: string[] = [];
+      const handledAfter: string[] = [];
+      const types = ['TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS', 'BUSY', 'TEXT_MESSAGE_CONTENT', 'REASONING_MESSAGE_CONTENT', 'IDLE', 'REASONING_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT'];
+      const output = await collect(of(...types.map((type) => ({ type }))).pipe(fuse(passThrough<Tagged>(), idling(handled), marking('m', handledAfter), idling([]))));
+      expect(output.map((event) => event.type)).toEqual(types);
+      expect(handled).toEqual(['TOOL_CALL_ARGS', 'BUSY', 'TEXT_MESSAGE_CONTENT', 'REASONING_MESSAGE_CONTENT', 'IDLE']);
+      // A stage that passes every token event, after it, is skipped too.
+      expect(handledAfter).toEqual(['m:BUSY', 'm:IDLE']);
+    });
+
+    it('should be read by every event when it is the first operator', async () => {
+      const handled: string[] = [];
+      await collect(of({ type: 'TEXT_MESSAGE_CONTENT' }).pipe(idling(handled)));
+      expect(handled).toEqual(['TEXT_MESSAGE_CONTENT']);
+    });
+  });
 });
