@@ -1,7 +1,9 @@
 // `npm run bench`: runs every bench item and prints one table of side-by-side ratios.
 // Options: --quick (small sizes, for CI), --json <file> (write the results), --only <name[,name]>.
 // Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8),
-// broker (9-12: the run broker's replay, Redis round trips, memory per reader, added latency).
+// broker (9-12: the run broker's replay, Redis round trips, memory per reader, added latency),
+// serve (13-16, issue 17: serving many streams, server CPU per token, heap per open stream, frames
+// and bytes on the wire, token latency; agui-rx vs a hand-written handler vs the official stack).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { machine, parseArgs, settings, table } from './harness.mjs';
@@ -13,8 +15,9 @@ import * as memory from './memory.mjs';
 import * as latency from './latency.mjs';
 import * as verify from './verify.mjs';
 import * as broker from './broker.mjs';
+import * as serve from './serve.mjs';
 
-const modules = [throughput, operators, encode, stateDelta, memory, latency, verify, broker];
+const modules = [throughput, operators, encode, stateDelta, memory, latency, verify, broker, serve];
 const args = parseArgs();
 const unknown = (args.only ?? []).filter((name) => !modules.some((m) => m.name === name));
 if (unknown.length > 0) {
