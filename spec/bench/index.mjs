@@ -2,7 +2,9 @@
 // Options: --quick (small sizes, for CI), --json <file> (write the results), --only <name[,name]>.
 // Items: throughput (1, 2), operators (3), encode (4), stateDelta (5), memory (6), latency (7), verify (8),
 // broker (9-12: the run broker's replay, Redis round trips, memory per reader, added latency),
-// linearity (13: per-chunk cost of one long message or tool call).
+// serve (13-16, issue 17: serving many streams, server CPU per token, heap per open stream, frames
+// and bytes on the wire, token latency; agui-rx vs a hand-written handler vs the official stack),
+// linearity (17: per-chunk cost of one long message or tool call).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { machine, parseArgs, settings, table } from './harness.mjs';
@@ -14,9 +16,10 @@ import * as memory from './memory.mjs';
 import * as latency from './latency.mjs';
 import * as verify from './verify.mjs';
 import * as broker from './broker.mjs';
+import * as serve from './serve.mjs';
 import * as linearity from './linearity.mjs';
 
-const modules = [throughput, operators, encode, stateDelta, memory, latency, verify, broker, linearity];
+const modules = [throughput, operators, encode, stateDelta, memory, latency, verify, broker, serve, linearity];
 const args = parseArgs();
 const unknown = (args.only ?? []).filter((name) => !modules.some((m) => m.name === name));
 if (unknown.length > 0) {

@@ -1,4 +1,4 @@
-// Item 13: no superlinear path. One tool call, one text message or one reasoning message of 64k
+// Item 17: no superlinear path. One tool call, one text message or one reasoning message of 64k
 // chunks must cost at most 2x per chunk what one of 1k chunks costs, for every chunk shape toAgui
 // takes and every adapter that streams arguments or text produces (adapter → toAgui).
 import { fromAiSdkStream, fromAnthropicMessages, fromLangChainStreamEvents, fromLangGraphStream, fromOpenAIChatCompletions, fromOpenAIResponses } from 'agui-rx/adapters';
@@ -241,7 +241,7 @@ export async function run({ quick, runs, warmup, log }) {
     const b = results[`${repeat} × 1k`].median;
     rows.push(
       row({
-        item: 13,
+        item: 17,
         name: `per chunk, ${label} ÷ 1k: ${c.name}`,
         ours: { name: `1 × ${label}`, value: a },
         baseline: { name: `${repeat} × 1k`, value: b },

@@ -28,6 +28,13 @@ function find(rows: BenchRow[], item: number | string, text: string): BenchRow {
   return found;
 }
 
+/** The row of `item` whose name contains every one of `texts`. */
+function findWith(rows: BenchRow[], item: number | string, texts: string[]): BenchRow {
+  const found = rows.find((r) => r.item === item && texts.every((text) => r.name.includes(text)));
+  if (found === undefined) throw new Error(`No bench row for item ${item} ${texts.map((t) => `'${t}'`).join(' ')} in: ${rows.map((r) => `${r.item} ${r.name}`).join('; ')}`);
+  return found;
+}
+
 // The bench's ratios only, with generous margins: CI machines are shared and noisy, so this never
 // checks an absolute time and never a target; `npm run bench` reports those.
 describe('bench (npm run bench --quick)', () => {
@@ -48,12 +55,41 @@ describe('bench (npm run bench --quick)', () => {
 
   it('should report every item of issues 7 and 17', () => {
     const items = new Set(rows.map((r) => String(r.item)));
-    for (const item of ['1', '2', '3', '4', '5a', '5b', '5c', '5d', '6', '7', '8', '13']) expect(items).toContain(item);
+    for (const item of ['1', '2', '3', '4', '5a', '5b', '5c', '5d', '6', '7', '8', '13', '17']) expect(items).toContain(item);
     // The run broker's (issue 13): 10 and the Redis latency rows only where redis-server is installed.
     for (const item of ['9', '11', '12']) expect(items).toContain(item);
     for (const op of ['openMessageStartContentEnd', 'toolCallCorrelator', 'mapStepLifecycle', 'stateDelta', 'activityDelta', 'mapRunLifecycle', 'coalesceDeltas', 'messagesSnapshot']) {
       find(rows, 3, `${op} alone`);
     }
+  });
+
+  it('should report the serving rows of issue 17 (items 13-16), every figure finite', () => {
+    const serving = [
+      ...['paced', 'burst'].flatMap((scenario) => ['hand-written', 'official'].map((other) => findWith(rows, 13, [`CPU per token, ${scenario},`, `agui-rx vs ${other}`]))),
+      find(rows, 14, 'without a broker (vs hand-written)'),
+      find(rows, 14, 'in-memory broker'),
+      find(rows, 14, 'official stack'),
+      ...['paced', 'burst'].flatMap((scenario) => ['frames on the wire', 'bytes on the wire'].map((what) => findWith(rows, 15, [what, `, ${scenario},`]))),
+      find(rows, 16, 'latency p50'),
+      find(rows, 16, 'latency p99'),
+    ];
+    for (const r of serving) {
+      expect({ name: r.name, figures: [r.ratio, ...r.contenders.map((c) => c.value)].every(Number.isFinite) }).toEqual({ name: r.name, figures: true });
+    }
+    // Server CPU per token: some, and agui-rx within 50x of either baseline either way.
+    for (const r of serving.filter((r) => r.item === 13)) {
+      for (const c of r.contenders) expect(c.value).toBeGreaterThan(0);
+      expect(r.ratio).toBeGreaterThan(1 / 50);
+      expect(r.ratio).toBeLessThan(50);
+    }
+    // The hand-written handler writes a frame per event: at least one per token reached the client.
+    for (const r of serving.filter((r) => r.item === 15 && r.name.startsWith('frames'))) {
+      expect(r.contenders[1].value).toBeGreaterThanOrEqual(Number(/× (\d+) tokens/.exec(r.name)?.[1]));
+      expect(r.contenders[0].value).toBeGreaterThanOrEqual(3);
+    }
+    // Latencies are arrival − emission on one monotonic clock: never below 0, and p99 ≥ p50.
+    for (const r of [find(rows, 16, 'latency p50'), find(rows, 16, 'latency p99')]) for (const c of r.contenders) expect(c.value).toBeGreaterThanOrEqual(0);
+    expect(find(rows, 16, 'latency p99').contenders[0].value).toBeGreaterThanOrEqual(find(rows, 16, 'latency p50').contenders[0].value);
   });
 
   it('should give every row a finite positive ratio and finite positive figures', () => {
@@ -76,7 +112,7 @@ describe('bench (npm run bench --quick)', () => {
   });
 
   it('should keep the per-chunk cost of a long message or tool call within 6x that of a short one (a quadratic path gives about 8x)', () => {
-    const linearity = rows.filter((r) => String(r.item) === '13');
+    const linearity = rows.filter((r) => String(r.item) === '17');
     expect(linearity.length).toBeGreaterThanOrEqual(20);
     for (const r of linearity) expect({ name: r.name, ratio: r.ratio < 6 }).toEqual({ name: r.name, ratio: true });
   });
