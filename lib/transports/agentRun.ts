@@ -50,7 +50,8 @@ function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSign
   const signal = () => {
     if (controller === undefined) {
       controller = new AbortController();
-      if (aborted || cancel?.aborted === true) abort();
+      if (aborted) controller.abort();
+      else if (cancel?.aborted === true) abort();
       else if (!ended) cancel?.addEventListener('abort', abort);
     }
     return controller.signal;
