@@ -207,7 +207,15 @@ export class InProcessAgent extends AbstractAgent {
   /** The agent's events through toAgui, here; `brokerCancel` is the broker's signal for a run it holds. */
   private localRun(input: RunAgentInput, brokerCancel?: AbortSignal): Observable<Event> {
     const { aguiOptions = {}, slice = {}, broker } = this.config;
-    const run = (cancel: AbortSignal | undefined) => agentRun((signal) => this.agent(input, { signal }), input, { toAgui: aguiOptions, slice }, cancel);
+    const run = (cancel: AbortSignal | undefined) => agentRun(
+        (signal) =>
+          this.agent(input, {
+            // Made when the agent first reads it.
+            get signal() {
+              return signal();
+            },
+          }),
+        input, { toAgui: aguiOptions, slice }, cancel);
     // In a broker the broker's signal cancels; here abortRun() does.
     return broker === undefined ? this.cancellable(input, run) : run(brokerCancel);
   }

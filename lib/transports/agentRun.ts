@@ -1,61 +1,96 @@
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
-import { Observable, defer } from 'rxjs';
+import { Observable, defer, type Subscriber } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 
+/** `toAgui`'s options as `agentRun` takes them: the run's ids, input and signal are its own. */
+export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'>; slice: SliceOptions };
+
 /**
  * One run of an agent: what it returns for `input` (an Observable, or an iterable pulled in
- * slices) piped through `toAgui` with the run's ids, input and signal. The agent's `signal` is
+ * slices) piped through `toAgui` with the run's ids, input and `cancel`. The agent's `signal` is
  * aborted only for a run cancelled before its terminal event (unsubscribed, or `cancel` aborted),
  * never after a run that ended by itself, so post-run work may still use it; aborting `cancel`
  * before the end ends the run with RUN_FINISHED `cancelled`. Shared by the HTTP handlers and
  * `InProcessAgent`; not part of the public API.
  *
- * @param start Calls the agent with the signal to give it.
+ * The agent's signal is made when `start` first asks for it: an open run whose agent never reads
+ * it holds no AbortController (most of what an idle stream would otherwise hold besides toAgui).
+ * When the agent reads it after a cancellation, it comes already aborted.
+ *
+ * @param start Calls the agent; `signal()` gives its signal (made on the first call).
  * @param input The run's RunAgentInput (its `threadId`, `runId`, `parentRunId` name the run).
  * @param options `toAgui`'s other options, and how an iterable agent is sliced.
  * @param cancel Aborting it cancels the run (a broker's cancel, `abortRun()`).
  */
-export function agentRun(
-  start: (signal: AbortSignal) => AgentResult<unknown>,
-  input: RunAgentInput,
-  options: { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'>; slice: SliceOptions },
-  cancel?: AbortSignal,
-): Observable<Event> {
-  return new Observable<Event>((subscriber) => {
-    const controller = new AbortController();
-    let ended = false;
-    const abort = () => {
-      if (!ended) controller.abort();
-    };
-    cancel?.addEventListener('abort', abort);
-    if (cancel?.aborted) abort();
-    const { signal } = controller;
-    const subscription = defer(() => fromAgentResult(start(signal), options.slice) as Observable<never>)
-      .pipe(toAgui({ ...options.toAgui, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal }))
-      .subscribe({
-        next: (event) => {
-          // Its terminal event delivered, the run is over, whatever the reader does next.
-          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) ended = true;
-          subscriber.next(event);
-        },
-        error: (error: unknown) => {
-          ended = true;
-          subscriber.error(error);
-        },
-        complete: () => {
-          ended = true;
-          subscriber.complete();
-        },
-      });
-    return () => {
-      cancel?.removeEventListener('abort', abort);
-      // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's own work is aborted.
-      safeUnsubscribe(subscription);
-      abort();
-    };
+export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel?: AbortSignal): Observable<Event> {
+  return new Observable<Event>((subscriber) => runAgent(subscriber, start, input, options, cancel));
+}
+
+/** One subscription of {@link agentRun}: its closures hold only what the run needs while it is open. */
+function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): () => void {
+  // Made when the agent first reads its signal; only then does `cancel` get a listener of ours, after
+  // the lifecycle's own (added when it was subscribed): a cancel ends the run first, then aborts the agent.
+  let controller: AbortController | undefined;
+  // The run's terminal event went by (or it completed, or failed): nothing aborts the agent after…
+  let ended = false;
+  // …unless that terminal event was the lifecycle's answer to `cancel` (it came while `cancel` was aborted).
+  let endedByCancel = false;
+  // The agent's signal is (or, made later, comes) aborted.
+  let aborted = false;
+  const abort = () => {
+    if (aborted || (ended && !endedByCancel)) return;
+    aborted = true;
+    cancel?.removeEventListener('abort', abort);
+    controller?.abort();
+  };
+  const signal = () => {
+    if (controller === undefined) {
+      controller = new AbortController();
+      if (aborted) controller.abort();
+      else if (cancel?.aborted === true) abort();
+      else if (!ended) cancel?.addEventListener('abort', abort);
+    }
+    return controller.signal;
+  };
+  const run$ = agentEvents(start, signal, input, options, cancel);
+  const subscription = run$.subscribe({
+    next: (event) => {
+      // Its terminal event delivered, the run is over, whatever the reader does next.
+      if (!ended && (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR)) {
+        ended = true;
+        endedByCancel = cancel?.aborted === true;
+      }
+      subscriber.next(event);
+    },
+    error: (error: unknown) => {
+      ended = true;
+      subscriber.error(error);
+    },
+    complete: () => {
+      ended = true;
+      subscriber.complete();
+    },
   });
+  return () => {
+    cancel?.removeEventListener('abort', abort);
+    // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's own work is aborted.
+    safeUnsubscribe(subscription);
+    abort();
+  };
+}
+
+/**
+ * The agent's events through toAgui. The lifecycle listens to `cancel` itself, and so ends the run
+ * (RUN_FINISHED `cancelled`) before the agent hears of it; without `cancel` it needs no signal: the
+ * agent is aborted only once unsubscribed. Made apart from {@link runAgent} so that the open run's
+ * closures do not hold `start` and the options.
+ */
+function agentEvents(start: (signal: () => AbortSignal) => AgentResult<unknown>, signal: () => AbortSignal, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): Observable<Event> {
+  return defer(() => fromAgentResult(start(signal), options.slice) as Observable<never>).pipe(
+    toAgui({ ...options.toAgui, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal: cancel }),
+  );
 }

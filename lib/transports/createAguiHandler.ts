@@ -13,7 +13,7 @@ import { sendBrokerFrames, sendSSE } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import type { AgentResult, SliceOptions } from './fromAgentResult.js';
-import { agentRun } from './agentRun.js';
+import { agentRun, type AgentRunOptions } from './agentRun.js';
 import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
@@ -180,15 +180,66 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
   return input;
 }
 
+/** What every run of a handler shares: `toAgui`'s options (the handler's own taken out) and the slice of an iterable agent. Made once per handler. */
+interface RunSetup {
+  toAgui: AgentRunOptions['toAgui'];
+  sliceEvents: number | undefined;
+  sliceMs: number | undefined;
+}
+
+function runSetupOf(options: AguiHandlerOptions<any, any>): RunSetup {
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
+  // Copied into a plain literal: the rest object's shape is not shared between calls, and each run copies it again.
+  return { toAgui: { ...aguiOptions }, sliceEvents, sliceMs };
+}
+
 /**
  * The run's events: the agent piped through `toAgui`, aborting `ctx.signal` when unsubscribed before
  * the run's terminal event. With `cancel` (the broker's), aborting it before then ends the run with
- * RUN_FINISHED `cancelled` and aborts the agent.
+ * RUN_FINISHED `cancelled` and aborts the agent. `ctx.signal` is made when the agent first reads it.
  */
-function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, options: AguiHandlerOptions<any, any>, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
+function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
   const { request, context, report } = served;
-  return agentRun((signal) => agent(input, { signal, request, context }), input, { toAgui: { ...aguiOptions, onError: report }, slice: { sliceEvents, sliceMs, ready } }, cancel);
+  return agentRun(
+    (signal) =>
+      agent(input, {
+        get signal() {
+          return signal();
+        },
+        request,
+        context,
+      }),
+    input,
+    { toAgui: { ...setup.toAgui, onError: report }, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
+    cancel,
+  );
+}
+
+/** How a node response streams: what `sendSSE` is given besides the run's own. */
+interface StreamSetup {
+  heartbeatMs: number | undefined;
+  accept: string | undefined;
+  maxBufferedBytes: number;
+  stallTimeoutMs: number;
+}
+
+/**
+ * Serves one run without a broker on a node response, from a function of its own so that what the
+ * open stream holds (the failure report's closure) does not keep the request's whole setup alive.
+ * The failure report is made when needed: nothing per run is kept for it but the input.
+ */
+function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, stream: StreamSetup): void {
+  // An iterable agent is pulled no faster than the client reads.
+  const demand = createDemandGate();
+  const { report } = served;
+  const onFailure = (error: unknown) => report(error, { input, threadId: input.threadId, runId: input.runId });
+  sendSSE(res, runEvents(agent, input, setup, served, undefined, demand.ready), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, demand, onFailure });
+}
+
+/** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
+function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, stream: StreamSetup): void {
+  const onFailure = (error: unknown) => report(error, run);
+  sendBrokerFrames(res, reportedFrames(frames$, report, run), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, onFailure });
 }
 
 /** A request being served: itself, what `context` made of it, and how its failures are reported. */
@@ -318,7 +369,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
   const basePath = options.basePath ?? '';
   // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
   const errorMessages = options.errorMessages ?? defaultErrorMessages();
-  const runOptions = { ...options, errorMessages };
+  const runSetup = runSetupOf({ ...options, errorMessages });
   const methods = broker === undefined ? 'POST' : 'GET, POST';
   const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
@@ -364,13 +415,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         }
         return withContext((context) =>
           readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-            inTurn(res, () => {
-              // An iterable agent is pulled no faster than the client reads.
-              const demand = createDemandGate();
-              const run = { input, threadId: input.threadId, runId: input.runId };
-              const onFailure = (error: unknown) => report(error, run);
-              sendSSE(res, runEvents(agent, input, runOptions, { request: req, context, report }, undefined, demand.ready), { ...stream, demand, onFailure });
-            })),
+            inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, stream))),
           ),
         );
       }
@@ -389,7 +434,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         const served = { request: req, context, report };
         const send = (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) =>
           frames.then(
-            (frames$) => void sendBrokerFrames(res, reportedFrames(frames$, report, run), { ...stream, onFailure: (error) => report(error, run) }),
+            (frames$) => sendFrames(res, frames$, report, run, stream),
             (error: unknown) => refuse(brokerRefusal(error)),
           );
         switch (route.kind) {
@@ -411,7 +456,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
             return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
+              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
             ));
         }
       });
@@ -592,7 +637,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
   const basePath = options.basePath ?? '';
   // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
   const errorMessages = options.errorMessages ?? defaultErrorMessages();
-  const runOptions = { ...options, errorMessages };
+  const runSetup = runSetupOf({ ...options, errorMessages });
   const methods = broker === undefined ? 'POST' : 'GET, POST';
   const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   const refuse = ({ status, reason, allow }: Refusal) =>
@@ -645,7 +690,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       const input = checked.input;
       const run = { input, threadId: input.threadId, runId: input.runId };
       const served = { request, context: made.context, report };
-      return toSSEResponse(runEvents(agent, input, runOptions, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
+      return toSSEResponse(runEvents(agent, input, runSetup, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
     }
     let pathname: string;
     try {
@@ -686,7 +731,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
         const checked = await checkState(parsed, options.stateSchema);
         if (checked.refusal !== undefined) return refuse(checked.refusal);
         const input = checked.input;
-        return serve(broker.run(input, (cancel) => runEvents(agent, input, runOptions, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
+        return serve(broker.run(input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
       }
     }
   };
