@@ -84,6 +84,13 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
   heartbeatMs?: number | undefined;
   /**
+   * Adaptive coalescing: consecutive deltas of one message, tool call or reasoning message produced
+   * in the same tick go out as one SSE frame (deltas joined; nothing waits longer for it). Default:
+   * true without a broker; with a broker false (its log is sent as stored), and when true a merged
+   * frame carries the cursor of the last event it holds, so a reconnect resumes after it.
+   */
+  coalesce?: boolean | undefined;
+  /**
    * The most bytes of frames one response may queue for its client, in bytes. Default: 64 MiB. A
    * bound against an agent far faster than any network, not a limit on slow clients: past it the
    * stream ends with RUN_ERROR `code: "SEND_BUFFER_FULL"` after the frames already queued (without
@@ -186,7 +193,7 @@ function validateRunAgentInput(json: unknown): RunAgentInput | Refusal {
  * RUN_FINISHED `cancelled` and aborts the agent.
  */
 function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, options: AguiHandlerOptions<any, any>, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, coalesce: _coalesce, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   const { request, context, report } = served;
   return agentRun((signal) => agent(input, { signal, request, context }), input, { toAgui: { ...aguiOptions, onError: report }, slice: { sliceEvents, sliceMs, ready } }, cancel);
 }
@@ -352,7 +359,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
       });
     };
     const serve = () => {
-      const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
+      const stream = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
       if (broker === undefined) {
         if (req.method !== 'POST') {
           req.resume();
@@ -629,7 +636,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
   };
   const answer = async (request: Request): Promise<Response> => {
     // The request's signal stops the run (or, with a broker, this reader) and drops what waits for it.
-    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
+    const stream = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
     const report = reporterOf(options as AguiHandlerOptions<any, any>, request);
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });

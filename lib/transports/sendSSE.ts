@@ -25,7 +25,9 @@ const fitsOnePiece = (frame: string | Uint8Array) =>
  * - Sends status 200 with `Content-Type: text/event-stream` (or the AG-UI protobuf media type when
  *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`.
  * - One `data: <json>\n\n` frame per event; an SSE comment `: ping` after `heartbeatMs` (default
- *   15000 ms) of silence.
+ *   15000 ms) of silence. The frames of one tick go out in one `write`, at the tick's end; with
+ *   `coalesce` (default: true; false for {@link sendBrokerFrames}) consecutive deltas of one
+ *   message, tool call or reasoning message in them are one frame (see `pipeFrames`).
  * - The response's `'close'` (the client went away) unsubscribes `events$`, which aborts the agent.
  * - Backpressure: when `res.write()` returns false, frames wait in a queue until `'drain'`; a frame
  *   over 64 KiB is written in 64 KiB pieces, each after the previous one drained. A client that
@@ -170,6 +172,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         ending = true;
         if (!waiting && head === queue.length) finish();
       },
+      busy: () => waiting || head < queue.length,
     },
     options,
     framed as true,

@@ -24,7 +24,9 @@ const BATCH_BYTES = 64 * 1024;
  * Streams AG-UI events as a Web `ReadableStream` of SSE bytes (UTF-8), the AG-UI HTTP binding for
  * Web runtimes (Deno, Bun, Cloudflare, Next.js route handlers).
  *
- * - Each event is one `data: <json>\n\n` frame; with `accept` asking for
+ * - Each event is one `data: <json>\n\n` frame, the frames of one tick enqueued as one chunk at
+ *   its end; with `coalesce` (default: true; false for a brokered stream) consecutive deltas of one
+ *   message, tool call or reasoning message in them are one frame (see `pipeFrames`). With `accept` asking for
  *   `application/vnd.ag-ui.event+proto`, length-prefixed protobuf frames from `@ag-ui/encoder`.
  * - While idle for `heartbeatMs` (default 15000 ms), an SSE comment `: ping` keeps proxies from
  *   closing the connection.
@@ -188,6 +190,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
               ending = true;
               if (head === queue.length) close();
             },
+            busy: () => head < queue.length || controller.desiredSize! <= 0,
           },
           options,
           framed as true,
@@ -234,8 +237,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
  * @return A streaming `Response`.
  */
 export function toSSEResponse(events$: Observable<Event>, init: ToSSEResponseInit = {}): Response {
-  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, ...responseInit } = init;
+  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, coalesce, ...responseInit } = init;
   const headers = new Headers(responseInit.headers);
   for (const [name, value] of Object.entries(streamHeaders(contentTypeFor(accept)))) headers.set(name, value);
-  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure }), { status: 200, ...responseInit, headers });
+  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, coalesce }), { status: 200, ...responseInit, headers });
 }
