@@ -100,6 +100,11 @@ export interface FrameSink {
    * see them; otherwise the frames of one tick go in one `write`. Default: never.
    */
   busy?(): boolean;
+  /**
+   * Calls `callback` once, the next time the sink stops being busy (what waited has gone on). With
+   * it, deltas of one id that arrive while the sink is busy keep joining one frame until then.
+   */
+  whenReady?(callback: () => void): void;
 }
 
 /** Options shared by the transports. */
@@ -211,6 +216,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     if (ended) return;
     const left = heartbeatMs - (performance.now() - lastFrameAt);
     if (left > 0) return void (timer = setTimeout(beat, left));
+    releaseHeld();
     writeBatch();
     sink.write(HEARTBEAT);
     lastFrameAt = performance.now();
@@ -224,9 +230,26 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     batchEvent = undefined;
     sink.write(text, event);
   };
+  // Once a busy sink took what waited: the deltas held meanwhile go as one frame.
+  let awaitingReady = false;
+  const onReady = () => {
+    awaitingReady = false;
+    if (ended) return;
+    releaseHeld();
+    writeBatch();
+  };
   const tickEnd = () => {
     scheduled = false;
     if (ended) return;
+    if (held !== undefined && sink.whenReady !== undefined && sink.busy?.() === true) {
+      // The socket could not take them now anyway: the deltas that follow join them until it can.
+      writeBatch();
+      if (!awaitingReady) {
+        awaitingReady = true;
+        sink.whenReady(onReady);
+      }
+      return;
+    }
     releaseHeld();
     writeBatch();
   };
@@ -315,7 +338,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
         if (ended) return;
       }
       // The tick's first frame goes at once; a delta after it is held for the ones of its id that follow in this tick.
-      if (scheduled && coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string') {
+      if ((scheduled || awaitingReady) && coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string') {
         const delta = (event as { delta: string }).delta;
         held = { first: event, parts: [delta], chars: delta.length, cursor };
         return schedule();

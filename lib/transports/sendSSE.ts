@@ -73,6 +73,8 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   // Set once the run is stopped from inside (possibly while pipeFrames is still subscribing).
   let stopped = false;
   let subscription: Subscription | undefined = undefined;
+  // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
+  let ready: (() => void) | undefined;
   const gone = () => res.destroyed || res.writableEnded;
 
   // What waits is dropped, and nothing more waits on the socket.
@@ -81,6 +83,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     head = 0;
     queuedBytes = 0;
     res.off('drain', flush);
+    ready = undefined;
     stall.stop();
     options.demand?.open();
   };
@@ -134,7 +137,10 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     stall.idle();
     // What waited has gone on: a producer that waits may go on too.
     options.demand?.open();
-    if (ending) finish();
+    if (ending) return finish();
+    const callback = ready;
+    ready = undefined;
+    callback?.();
   }
 
   const enqueue = (frame: string | Uint8Array, size: number) => {
@@ -173,6 +179,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         if (!waiting && head === queue.length) finish();
       },
       busy: () => waiting || head < queue.length,
+      whenReady: (callback) => void (ready = callback),
     },
     options,
     framed as true,

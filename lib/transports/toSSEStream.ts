@@ -81,7 +81,10 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   let full = false;
   // Its desiredSize then: a read that leaves it full calls no pull(), but raises this.
   let seen = 0;
+  // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
+  let ready: (() => void) | undefined;
   const release = () => {
+    ready = undefined;
     queue = [];
     head = 0;
     queuedBytes = 0;
@@ -191,6 +194,7 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
               if (head === queue.length) close();
             },
             busy: () => head < queue.length || controller.desiredSize! <= 0,
+            whenReady: (callback) => void (ready = callback),
           },
           options,
           framed as true,
@@ -210,7 +214,12 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
         else {
           stall.idle();
           // What waited has gone on: a producer that waits may go on too.
-          if (head === queue.length) options.demand?.open();
+          if (head === queue.length) {
+            options.demand?.open();
+            const callback = ready;
+            ready = undefined;
+            callback?.();
+          }
         }
       },
       cancel() {
