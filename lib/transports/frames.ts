@@ -337,8 +337,9 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
         releaseHeld();
         if (ended) return;
       }
-      // The tick's first frame goes at once; a delta after it is held for the ones of its id that follow in this tick.
-      if ((scheduled || awaitingReady) && coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string') {
+      // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
+      // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
+      if (coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (scheduled || awaitingReady || sink.busy?.() === true)) {
         const delta = (event as { delta: string }).delta;
         held = { first: event, parts: [delta], chars: delta.length, cursor };
         return schedule();

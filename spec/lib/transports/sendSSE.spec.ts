@@ -355,6 +355,26 @@ describe('sendSSE', () => {
       expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), frame(text('c'))]);
     });
 
+    it('should send the deltas of one message that waited for a drain, over several ticks, as one frame once the socket drains', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      events$.next(S);
+      jest.runAllTicks();
+      events$.next(text('a'));
+      jest.runAllTicks();
+      events$.next(text('b'));
+      jest.runAllTicks();
+      const beforeDrain = [...fake.chunks];
+      fake.drain();
+
+      expect(beforeDrain).toEqual([frame(S)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('ab'))]);
+    });
+
     it('should wait for the next drain when a write during the flush returns false', () => {
       const fake = new FakeResponse();
       const events$ = new Subject<Event>();
