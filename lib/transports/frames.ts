@@ -84,8 +84,12 @@ function refuses(ranges: ReturnType<typeof mediaRangesOf>, type: string): boolea
 
 /** Encodes one event as a frame for a request's `Accept` header: SSE text, or a length-prefixed protobuf message. */
 export function frameEncoderFor(accept: string | undefined): (event: Event) => string | Uint8Array {
+  return encoderOf(contentTypeFor(accept) !== SSE_MEDIA_TYPE);
+}
+
+function encoderOf(protobuf: boolean): (event: Event) => string | Uint8Array {
   const encoder = new EventEncoder();
-  return contentTypeFor(accept) === SSE_MEDIA_TYPE ? (event) => sseFrame(event, encoder) : (event) => encoder.encodeProtobuf(event);
+  return protobuf ? (event) => encoder.encodeProtobuf(event) : (event) => sseFrame(event, encoder);
 }
 
 /** Where frames go: a Web stream controller or a Node response. */
@@ -191,7 +195,7 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options?
 export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FrameOptions, framed: true): Subscription;
 export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
-  const encode = frameEncoderFor(options.accept);
+  const encode = encoderOf(protobuf);
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
   // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
   const beats = heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS;

@@ -24,8 +24,8 @@ const fitsOnePiece = (frame: string | Uint8Array) =>
  *
  * - Sends status 200 with `Content-Type: text/event-stream` (or the AG-UI protobuf media type when
  *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`.
- * - One `data: <json>\n\n` frame per event; an SSE comment `: ping` after `heartbeatMs` (default
- *   15000 ms) of silence. The frames of one tick go out in one `write`, at the tick's end; with
+ * - One `data: <json>\n\n` frame per event (deltas merged as below); an SSE comment `: ping` after `heartbeatMs` (default
+ *   15000 ms) of silence. A tick's first frame is written at once, the frames after it in one `write` at the tick's end; with
  *   `coalesce` (default: true; false for {@link sendBrokerFrames}) consecutive deltas of one
  *   message, tool call or reasoning message in them are one frame (see `pipeFrames`).
  * - The response's `'close'` (the client went away) unsubscribes `events$`, which aborts the agent.

@@ -24,8 +24,8 @@ const BATCH_BYTES = 64 * 1024;
  * Streams AG-UI events as a Web `ReadableStream` of SSE bytes (UTF-8), the AG-UI HTTP binding for
  * Web runtimes (Deno, Bun, Cloudflare, Next.js route handlers).
  *
- * - Each event is one `data: <json>\n\n` frame, the frames of one tick enqueued as one chunk at
- *   its end; with `coalesce` (default: true; false for a brokered stream) consecutive deltas of one
+ * - Each event is one `data: <json>\n\n` frame: a tick's first frame enqueued at once, the frames after
+ *   it as one chunk at the tick's end; with `coalesce` (default: true; false for a brokered stream) consecutive deltas of one
  *   message, tool call or reasoning message in them are one frame (see `pipeFrames`). With `accept` asking for
  *   `application/vnd.ag-ui.event+proto`, length-prefixed protobuf frames from `@ag-ui/encoder`.
  * - While idle for `heartbeatMs` (default 15000 ms), an SSE comment `: ping` keeps proxies from
