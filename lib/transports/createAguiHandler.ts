@@ -84,6 +84,13 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
   /** Idle time before an SSE heartbeat comment, in ms (0 = none). Default: 15000. */
   heartbeatMs?: number | undefined;
   /**
+   * Adaptive coalescing: consecutive deltas of one message, tool call or reasoning message produced
+   * in the same tick go out as one SSE frame (deltas joined; nothing waits longer for it). Default:
+   * true without a broker; with a broker false (its log is sent as stored), and when true a merged
+   * frame carries the cursor of the last event it holds, so a reconnect resumes after it.
+   */
+  coalesce?: boolean | undefined;
+  /**
    * The most bytes of frames one response may queue for its client, in bytes. Default: 64 MiB. A
    * bound against an agent far faster than any network, not a limit on slow clients: past it the
    * stream ends with RUN_ERROR `code: "SEND_BUFFER_FULL"` after the frames already queued (without
@@ -188,7 +195,7 @@ interface RunSetup {
 }
 
 function runSetupOf(options: AguiHandlerOptions<any, any>): RunSetup {
-  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
+  const { maxBodyBytes: _max, heartbeatMs: _heartbeat, coalesce: _coalesce, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   // Copied into a plain literal: the rest object's shape is not shared between calls, and each run copies it again.
   return { toAgui: { ...aguiOptions }, sliceEvents, sliceMs };
 }
@@ -403,7 +410,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
       });
     };
     const serve = () => {
-      const stream = { heartbeatMs: options.heartbeatMs, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
+      const stream = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
       if (broker === undefined) {
         if (req.method !== 'POST') {
           req.resume();
@@ -674,7 +681,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
   };
   const answer = async (request: Request): Promise<Response> => {
     // The request's signal stops the run (or, with a broker, this reader) and drops what waits for it.
-    const stream = { heartbeatMs: options.heartbeatMs, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
+    const stream = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, accept: request.headers.get('accept') ?? undefined, maxBufferedBytes, stallTimeoutMs, signal: request.signal };
     const report = reporterOf(options as AguiHandlerOptions<any, any>, request);
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });

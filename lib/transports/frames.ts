@@ -3,7 +3,9 @@ import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
+import { sseFrame } from './encodeSSE.js';
 
 /** The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts). */
 export function streamHeaders(contentType: string): Record<string, string> {
@@ -82,8 +84,12 @@ function refuses(ranges: ReturnType<typeof mediaRangesOf>, type: string): boolea
 
 /** Encodes one event as a frame for a request's `Accept` header: SSE text, or a length-prefixed protobuf message. */
 export function frameEncoderFor(accept: string | undefined): (event: Event) => string | Uint8Array {
+  return encoderOf(contentTypeFor(accept) !== SSE_MEDIA_TYPE);
+}
+
+function encoderOf(protobuf: boolean): (event: Event) => string | Uint8Array {
   const encoder = new EventEncoder();
-  return contentTypeFor(accept) === SSE_MEDIA_TYPE ? (event) => encoder.encodeSSE(event) : (event) => encoder.encodeProtobuf(event);
+  return protobuf ? (event) => encoder.encodeProtobuf(event) : (event) => sseFrame(event, encoder);
 }
 
 /** Where frames go: a Web stream controller or a Node response. */
@@ -92,6 +98,17 @@ export interface FrameSink {
   write(frame: string | Uint8Array, event?: Event): void;
   /** Ends the stream after the last frame. */
   end(): void;
+  /**
+   * Whether frames wait for the client now (the socket refused more, the stream's queue is full).
+   * Then frames go to `write` one by one, each as soon as it is framed, so that the sink's bounds
+   * see them; otherwise the frames of one tick go in one `write`. Default: never.
+   */
+  busy?(): boolean;
+  /**
+   * Calls `callback` once, the next time the sink stops being busy (what waited has gone on). With
+   * it, deltas of one id that arrive while the sink is busy keep joining one frame until then.
+   */
+  whenReady?(callback: () => void): void;
 }
 
 /** Options shared by the transports. */
@@ -106,6 +123,14 @@ export interface FrameOptions {
    * it (`code: "SEND_BUFFER_FULL"`). The handlers report these to their `onError`. Default: none.
    */
   onFailure?: ((error: unknown) => void) | undefined;
+  /**
+   * Adaptive coalescing: consecutive deltas of one text message, tool call or reasoning message
+   * (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT of one id and lane) produced
+   * in the same tick go out as one frame, their deltas concatenated. Nothing waits longer for it:
+   * the tick's frames go out at its end anyway. Default: true, false for a brokered stream (it
+   * sends its log as stored; a merged frame carries the cursor of the last event it holds).
+   */
+  coalesce?: boolean | undefined;
 }
 
 /** The message of a thrown value, if it has one; reading it never throws (a hostile error, a revoked Proxy), or the stream would never end. */
@@ -118,39 +143,173 @@ function messageOf(error: unknown): string | undefined {
   }
 }
 
+// The frames after a tick's first are written once it holds this many characters, without waiting for the tick's
+// end: a synchronous burst then meets the sink's backpressure (and its bounds) as it goes.
+const BATCH_CHARS = 16 * 1024;
+
+// Runs `callback` once the current tick's synchronous work and its microtasks are done (Node's
+// `process.nextTick` where it exists, as the Web runtimes built on Node have; `queueMicrotask` otherwise).
+const atTickEnd = (callback: () => void) => (typeof process === 'object' && typeof process?.nextTick === 'function' ? process.nextTick(callback) : queueMicrotask(callback));
+
+/** Consecutive deltas of one id held for one frame: the first event, the deltas, the cursor of the last. */
+interface HeldDeltas {
+  first: Event;
+  parts: string[];
+  chars: number;
+  cursor: string | undefined;
+}
+
+/**
+ * Whether `event` may join the deltas held after `first`: a per-token event of the same type whose
+ * every field but `delta` is the same (`===`) as the first's: the same id and lane, and no
+ * timestamp, rawEvent or metadata of its own that merging would lose. Its delta must be a string.
+ */
+function joins(first: Event, event: Event): boolean {
+  if (event.type !== first.type || typeof (event as { delta?: unknown }).delta !== 'string') return false;
+  const a = first as unknown as Record<string, unknown>;
+  const b = event as unknown as Record<string, unknown>;
+  let fields = 0;
+  for (const key in b) {
+    fields++;
+    if (key !== 'delta' && b[key] !== a[key]) return false;
+  }
+  for (const _ in a) fields--;
+  return fields === 0;
+}
+
 /**
  * Encodes `events$` into `sink` (SSE text, or protobuf through `@ag-ui/encoder` when `accept` asks
  * for it), with a heartbeat comment while idle. If `events$` errors before a terminal event, a
  * RUN_ERROR frame ends the stream, so the client is never left waiting on a run that died.
+ *
+ * A tick's first frame goes to the sink at once; the frames that follow it in the same tick go in
+ * one `write` at the tick's end (SSE: their text joined; while the sink is busy, each frame at
+ * once), and with `coalesce` (the default without a broker) consecutive deltas of one message,
+ * tool call or reasoning message among them are one frame. Nothing waits past the tick's end.
  */
 export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options?: FrameOptions): Subscription;
 /**
  * The same for a brokered stream: each frame's `cursor` goes out as its SSE `id:` line (protobuf
- * frames have no place for one and carry none).
+ * frames have no place for one and carry none); `coalesce` is off unless asked for.
  */
 export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FrameOptions, framed: true): Subscription;
 export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
-  const encode = frameEncoderFor(options.accept);
+  const encode = encoderOf(protobuf);
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
+  // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+  const beats = heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS;
+  const coalesce = options.coalesce ?? !framed;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // When the last frame went to the sink: the heartbeat timer, when it fires, waits the rest.
+  let lastFrameAt = 0;
   // Whether the run's terminal event went out, and whether the stream is over.
   let terminal = false;
   let ended = false;
+  // This tick's SSE text not yet written, and the last event in it; the deltas held; whether the tick's end is scheduled.
+  let batch = '';
+  let batchEvent: Event | undefined;
+  let held: HeldDeltas | undefined;
+  let scheduled = false;
   const stopHeartbeat = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
   };
-  const armHeartbeat = () => {
-    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
-    if (!(heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS) || ended) return;
-    stopHeartbeat();
-    timer = setTimeout(() => {
-      sink.write(HEARTBEAT);
-      armHeartbeat();
-    }, heartbeatMs);
+  const beat = () => {
+    timer = undefined;
+    if (ended) return;
+    const left = heartbeatMs - (performance.now() - lastFrameAt);
+    if (left > 0) return void (timer = setTimeout(beat, left));
+    releaseHeld();
+    writeBatch();
+    sink.write(HEARTBEAT);
+    lastFrameAt = performance.now();
+    if (!ended) timer = setTimeout(beat, heartbeatMs);
+  };
+  const writeBatch = () => {
+    if (batch === '') return;
+    const text = batch;
+    const event = batchEvent;
+    batch = '';
+    batchEvent = undefined;
+    sink.write(text, event);
+  };
+  // Once a busy sink took what waited: the deltas held meanwhile go as one frame.
+  let awaitingReady = false;
+  const onReady = () => {
+    awaitingReady = false;
+    if (ended) return;
+    releaseHeld();
+    writeBatch();
+  };
+  const tickEnd = () => {
+    scheduled = false;
+    if (ended) return;
+    if (held !== undefined && sink.whenReady !== undefined && sink.busy?.() === true) {
+      // The socket could not take them now anyway: the deltas that follow join them until it can.
+      writeBatch();
+      if (!awaitingReady) {
+        awaitingReady = true;
+        sink.whenReady(onReady);
+      }
+      return;
+    }
+    releaseHeld();
+    writeBatch();
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    atTickEnd(tickEnd);
+  };
+  // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
+  const put = (frame: string | Uint8Array, event: Event) => {
+    if (!scheduled && batch === '') {
+      // The tick's first frame goes at once (a paced token waits for nothing); the ones after it join this tick's batch.
+      schedule();
+      return sink.write(frame, event);
+    }
+    if (typeof frame === 'string' && sink.busy?.() !== true) {
+      batch += frame;
+      batchEvent = event;
+      if (batch.length >= BATCH_CHARS) writeBatch();
+      else schedule();
+      return;
+    }
+    writeBatch();
+    sink.write(frame, event);
+  };
+  const frameOf = (event: Event, cursor: string | undefined): string | Uint8Array | undefined => {
+    try {
+      const frame = encode(event);
+      // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
+      return cursor !== undefined && !protobuf ? `id: ${cursor}\n${frame as string}` : frame;
+    } catch (error) {
+      // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
+      // with a message that names the event (the encoder's alone does not).
+      const type = (event as { type?: unknown } | null)?.type;
+      end(
+        new Error(
+          `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
+        ),
+      );
+      return undefined;
+    }
+  };
+  // Sends the held deltas as one event: the first's fields, the deltas joined, the last's cursor.
+  const releaseHeld = () => {
+    if (held === undefined) return;
+    const { first, parts, cursor } = held;
+    held = undefined;
+    const event = parts.length === 1 ? first : ({ ...first, delta: parts.join('') } as Event);
+    const frame = frameOf(event, cursor);
+    if (frame !== undefined) put(frame, event);
   };
   const end = (error?: unknown) => {
+    if (ended) return;
+    // What this tick produced goes before the end (or the RUN_ERROR).
+    releaseHeld();
+    writeBatch();
     if (ended) return;
     ended = true;
     stopHeartbeat();
@@ -167,34 +326,58 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     next(item) {
       if (ended) return;
       const event = framed ? (item as BrokerFrame).event : (item as Event);
-      let frame: string | Uint8Array;
-      try {
-        frame = encode(event);
-        const cursor = framed ? (item as BrokerFrame).cursor : undefined;
-        // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
-        if (cursor !== undefined && !protobuf) frame = `id: ${cursor}\n${frame as string}`;
-      } catch (error) {
-        // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
-        // with a message that names the event (the encoder's alone does not).
-        const type = (event as { type?: unknown } | null)?.type;
-        return end(
-          new Error(
-            `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
-          ),
-        );
+      const cursor = framed ? (item as BrokerFrame).cursor : undefined;
+      if (beats) lastFrameAt = performance.now();
+      if (held !== undefined) {
+        if (joins(held.first, event)) {
+          const delta = (event as { delta: string }).delta;
+          held.parts.push(delta);
+          held.chars += delta.length;
+          held.cursor = cursor;
+          // A long run of deltas goes on in pieces, so that what is held stays small.
+          if (held.chars >= BATCH_CHARS) releaseHeld();
+          return;
+        }
+        releaseHeld();
+        if (ended) return;
       }
+      // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
+      // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
+      if (coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (scheduled || awaitingReady || sink.busy?.() === true)) {
+        const delta = (event as { delta: string }).delta;
+        held = { first: event, parts: [delta], chars: delta.length, cursor };
+        return schedule();
+      }
+      const frame = frameOf(event, cursor);
+      if (frame === undefined) return;
       if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) terminal = true;
-      sink.write(frame, event);
-      armHeartbeat();
+      put(frame, event);
     },
     error: (error) => end(error ?? new Error('The event stream failed.')),
     complete: () => end(),
   });
   if (ended) safeUnsubscribe(subscription);
-  else armHeartbeat();
+  else if (beats) {
+    lastFrameAt = performance.now();
+    timer = setTimeout(beat, heartbeatMs);
+  }
   // Unsubscribed from outside (the client went away, or the sink stopped the run from inside
-  // `write`): nothing more may be sent, and the heartbeat must not re-arm after this teardown.
+  // `write`): what this tick produced still goes to the sink (it drops it if the client left),
+  // nothing more may be sent, and the heartbeat must not re-arm after this teardown.
   subscription.add(() => {
+    if (!ended) {
+      ended = true;
+      const rest = held;
+      held = undefined;
+      if (rest !== undefined) {
+        const event = rest.parts.length === 1 ? rest.first : ({ ...rest.first, delta: rest.parts.join('') } as Event);
+        const frame = frameOf(event, rest.cursor);
+        if (typeof frame === 'string') batch += frame;
+        else if (frame !== undefined) sink.write(frame, event);
+        batchEvent = event;
+      }
+      writeBatch();
+    }
     ended = true;
     stopHeartbeat();
   });

@@ -24,8 +24,10 @@ const fitsOnePiece = (frame: string | Uint8Array) =>
  *
  * - Sends status 200 with `Content-Type: text/event-stream` (or the AG-UI protobuf media type when
  *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`.
- * - One `data: <json>\n\n` frame per event; an SSE comment `: ping` after `heartbeatMs` (default
- *   15000 ms) of silence.
+ * - One `data: <json>\n\n` frame per event (deltas merged as below); an SSE comment `: ping` after `heartbeatMs` (default
+ *   15000 ms) of silence. A tick's first frame is written at once, the frames after it in one `write` at the tick's end; with
+ *   `coalesce` (default: true; false for {@link sendBrokerFrames}) consecutive deltas of one
+ *   message, tool call or reasoning message in them are one frame (see `pipeFrames`).
  * - The response's `'close'` (the client went away) unsubscribes `events$`, which aborts the agent.
  * - Backpressure: when `res.write()` returns false, frames wait in a queue until `'drain'`; a frame
  *   over 64 KiB is written in 64 KiB pieces, each after the previous one drained. A client that
@@ -71,6 +73,8 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   // Set once the run is stopped from inside (possibly while pipeFrames is still subscribing).
   let stopped = false;
   let subscription: Subscription | undefined = undefined;
+  // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
+  let ready: (() => void) | undefined;
   const gone = () => res.destroyed || res.writableEnded;
 
   // What waits is dropped, and nothing more waits on the socket.
@@ -79,6 +83,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     head = 0;
     queuedBytes = 0;
     res.off('drain', flush);
+    ready = undefined;
     stall.stop();
     options.demand?.open();
   };
@@ -132,7 +137,10 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     stall.idle();
     // What waited has gone on: a producer that waits may go on too.
     options.demand?.open();
-    if (ending) finish();
+    if (ending) return finish();
+    const callback = ready;
+    ready = undefined;
+    callback?.();
   }
 
   const enqueue = (frame: string | Uint8Array, size: number) => {
@@ -170,6 +178,8 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         ending = true;
         if (!waiting && head === queue.length) finish();
       },
+      busy: () => waiting || head < queue.length,
+      whenReady: (callback) => void (ready = callback),
     },
     options,
     framed as true,

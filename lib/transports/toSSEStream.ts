@@ -24,7 +24,9 @@ const BATCH_BYTES = 64 * 1024;
  * Streams AG-UI events as a Web `ReadableStream` of SSE bytes (UTF-8), the AG-UI HTTP binding for
  * Web runtimes (Deno, Bun, Cloudflare, Next.js route handlers).
  *
- * - Each event is one `data: <json>\n\n` frame; with `accept` asking for
+ * - Each event is one `data: <json>\n\n` frame: a tick's first frame enqueued at once, the frames after
+ *   it as one chunk at the tick's end; with `coalesce` (default: true; false for a brokered stream) consecutive deltas of one
+ *   message, tool call or reasoning message in them are one frame (see `pipeFrames`). With `accept` asking for
  *   `application/vnd.ag-ui.event+proto`, length-prefixed protobuf frames from `@ag-ui/encoder`.
  * - While idle for `heartbeatMs` (default 15000 ms), an SSE comment `: ping` keeps proxies from
  *   closing the connection.
@@ -79,7 +81,10 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   let full = false;
   // Its desiredSize then: a read that leaves it full calls no pull(), but raises this.
   let seen = 0;
+  // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
+  let ready: (() => void) | undefined;
   const release = () => {
+    ready = undefined;
     queue = [];
     head = 0;
     queuedBytes = 0;
@@ -188,6 +193,8 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
               ending = true;
               if (head === queue.length) close();
             },
+            busy: () => head < queue.length || controller.desiredSize! <= 0,
+            whenReady: (callback) => void (ready = callback),
           },
           options,
           framed as true,
@@ -207,7 +214,12 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
         else {
           stall.idle();
           // What waited has gone on: a producer that waits may go on too.
-          if (head === queue.length) options.demand?.open();
+          if (head === queue.length) {
+            options.demand?.open();
+            const callback = ready;
+            ready = undefined;
+            callback?.();
+          }
         }
       },
       cancel() {
@@ -234,8 +246,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
  * @return A streaming `Response`.
  */
 export function toSSEResponse(events$: Observable<Event>, init: ToSSEResponseInit = {}): Response {
-  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, ...responseInit } = init;
+  const { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, coalesce, ...responseInit } = init;
   const headers = new Headers(responseInit.headers);
   for (const [name, value] of Object.entries(streamHeaders(contentTypeFor(accept)))) headers.set(name, value);
-  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure }), { status: 200, ...responseInit, headers });
+  return new Response(toSSEStream(events$, { heartbeatMs, accept, maxBufferedBytes, stallTimeoutMs, demand, signal, onFailure, coalesce }), { status: 200, ...responseInit, headers });
 }

@@ -257,6 +257,8 @@ describe('faults: every failure ends in one RUN_ERROR or a clean teardown', () =
       const decoder = new TextDecoder();
       const read = async () => decoder.decode((await reader.read()).value);
       expect(await read()).toContain('"RUN_STARTED"');
+      // The heartbeat's timer (the end of RUN_STARTED's tick is no timer).
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(1);
       jest.advanceTimersByTime(1000);
       expect(await read()).toBe(': ping\n\n');
@@ -267,6 +269,7 @@ describe('faults: every failure ends in one RUN_ERROR or a clean teardown', () =
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += decoder.decode(chunk.value);
       expect(rest.match(/^data: /gm)).toHaveLength(1);
       expect(rest).toContain('"RUN_ERROR"');
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
       jest.useRealTimers();
       expect(await watch.settle()).toEqual([]);
@@ -278,6 +281,7 @@ describe('faults: every failure ends in one RUN_ERROR or a clean teardown', () =
       const stream = toSSEStream(source$.pipe(toAgui(run)), { heartbeatMs: 1000 });
       const reader = stream.getReader();
       await reader.read();
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(1);
       await reader.cancel();
       expect(jest.getTimerCount()).toBe(0);

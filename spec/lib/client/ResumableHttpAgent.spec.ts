@@ -558,14 +558,16 @@ async function startBrokerServer(agent: AguiAgent, options: { cuts?: (number | u
       if (cutAfter !== undefined) {
         let frames = 0;
         const write = res.write.bind(res) as (chunk: unknown) => boolean;
-        // sendSSE writes one frame per call: the one after the cut never leaves.
+        // sendSSE writes a tick's frames after its first in one call (issue 17): counted frame by
+        // frame, the frames before the cut leave, the one after it never does.
         res.write = ((chunk: unknown) => {
-          if (frames === cutAfter) {
-            res.socket?.end();
-            return true;
-          }
-          frames++;
-          return write(chunk);
+          if (frames === cutAfter) return true;
+          const pieces = String(chunk).split(/(?<=\n\n)/);
+          const taken = pieces.slice(0, cutAfter - frames);
+          frames += taken.length;
+          const written = write(taken.join(''));
+          if (frames === cutAfter) res.socket?.end();
+          return written;
         }) as typeof res.write;
       }
     }

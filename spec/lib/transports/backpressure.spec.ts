@@ -106,9 +106,23 @@ describe.each(servers)('a client that reads flat out, through %s, with the defau
     server = undefined;
   });
 
-  it('should get every event of a synchronous from(array) of 200k events', async () => {
+  // Until issue 17 every delta was its own frame; now the deltas of one message that wait for the
+  // socket go as one frame (coalescing), so every delta arrives, in far fewer frames.
+  it('should get every delta of a synchronous from(array) of 200k events, in order', async () => {
     const deltas = Array.from({ length: 200_000 }, (_, i) => `word ${i} `);
     server = await serve(() => from(textMessage(deltas)), {});
+
+    const read = await readFlatOut('POST', `${server.origin}/`, body());
+
+    expect(read).toMatchObject({ status: 200, ended: true, rest: '', errors: [] });
+    expect(read.types).toEqual({ RUN_STARTED: 1, TEXT_MESSAGE_START: 1, TEXT_MESSAGE_CONTENT: expect.any(Number), TEXT_MESSAGE_END: 1, RUN_FINISHED: 1 });
+    expect(read.types.TEXT_MESSAGE_CONTENT).toBeLessThan(200_000);
+    expect(read.deltaSha256).toBe(sha256(deltas.join('')));
+  });
+
+  it('should get every event of a synchronous from(array) of 200k events with coalesce: false', async () => {
+    const deltas = Array.from({ length: 200_000 }, (_, i) => `word ${i} `);
+    server = await serve(() => from(textMessage(deltas)), { coalesce: false });
 
     const read = await readFlatOut('POST', `${server.origin}/`, body());
 

@@ -144,6 +144,8 @@ describe('pipeFrames', () => {
       ['data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n', F],
     ]);
     expect(sink.ends).toBe(1);
+    // No heartbeat timer is left (a tick's end is no timer).
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
   });
 
@@ -183,6 +185,8 @@ describe('pipeFrames', () => {
     stop = () => subscription.unsubscribe();
     events$.next(S);
     events$.next(text('hi'));
+    // 'hi' followed the tick's first frame: it is written, and the run stopped, at the tick's end.
+    jest.runAllTicks();
 
     expect(events$.observed).toBe(false);
     expect(jest.getTimerCount()).toBe(0);
@@ -231,6 +235,7 @@ describe('pipeFrames', () => {
     expect(sink.writes.map(([, event]) => event)).toEqual([S, { type: EventType.RUN_ERROR, message: 'The event stream failed.' }]);
     expect(sink.ends).toBe(1);
     expect(finalized).toBe(true);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
   });
 

@@ -92,12 +92,23 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-/** What each chunk written carries: its event, or PING for the heartbeat (so key order does not matter). */
+/**
+ * The SSE frames written, whatever writes they came in: frames after the first of a tick share one
+ * write (issue 17), so the frame, not the write, is the unit the specs read.
+ */
+function framesOf(fake: FakeResponse): string[] {
+  return fake.chunks.flatMap((chunk) => {
+    expect(typeof chunk === 'string' && chunk.endsWith('\n\n')).toBe(true);
+    return (chunk as string).split(/(?<=\n\n)/);
+  });
+}
+
+/** What each frame written carries: its event, or PING for the heartbeat (so key order does not matter). */
 function written(fake: FakeResponse): unknown[] {
-  return fake.chunks.map((chunk) => {
+  return framesOf(fake).map((chunk) => {
     if (chunk === PING) return PING;
-    expect(typeof chunk === 'string' && /^data: [^\n]*\n\n$/.test(chunk)).toBe(true);
-    return JSON.parse((chunk as string).slice('data: '.length));
+    expect(/^data: [^\n]*\n\n$/.test(chunk)).toBe(true);
+    return JSON.parse(chunk.slice('data: '.length));
   });
 }
 
@@ -281,6 +292,8 @@ describe('sendSSE', () => {
       const fake = new FakeResponse();
 
       sendSSE(fake.res, concat(of(S, text('hi')), NEVER), { accept: PROTO, heartbeatMs: 1000 });
+      // The tick ends: what followed its first frame goes out.
+      jest.runAllTicks();
 
       expect(fake.headers).toStrictEqual({ ...sseHeaders, 'Content-Type': PROTO });
       expect(fake.chunks.every((chunk) => chunk instanceof Uint8Array)).toBe(true);
@@ -290,12 +303,13 @@ describe('sendSSE', () => {
       fake.disconnect();
     });
 
-    it('should write one frame per event and end when events$ completes', () => {
+    // Until issue 17 each frame was its own write; now the frames after a tick's first share one.
+    it("should write the tick's first frame at once, the frames after it in one write, and end when events$ completes", () => {
       const fake = new FakeResponse();
 
       sendSSE(fake.res, of(S, text('hi'), F));
 
-      expect(fake.chunks).toEqual([frame(S), frame(text('hi')), frame(F)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('hi')) + frame(F)]);
       expect(fake.writableEnded).toBe(true);
     });
 
@@ -314,16 +328,19 @@ describe('sendSSE', () => {
       events$.next(F);
       events$.complete();
 
-      expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), PING, frame(F)]);
+      expect(framesOf(fake)).toEqual([frame(S), frame(text('a')), frame(text('b')), PING, frame(F)]);
+      // No heartbeat timer is left (a tick's end is no timer).
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
     });
 
     it('should queue frames while write() returns false and write them in order on drain', () => {
+      jest.useFakeTimers();
       const fake = new FakeResponse();
       const events$ = new Subject<Event>();
       fake.accepting = false;
 
-      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      sendSSE(fake.res, events$, { heartbeatMs: 0, coalesce: false });
       events$.next(S);
       events$.next(text('a'));
       events$.next(text('b'));
@@ -331,8 +348,31 @@ describe('sendSSE', () => {
       fake.drain();
       events$.next(text('c'));
 
+      // c came in the tick of the drain, after its first frame: it goes at the tick's end.
+      jest.runAllTicks();
+
       expect(beforeDrain).toEqual([frame(S)]);
       expect(fake.chunks).toEqual([frame(S), frame(text('a')), frame(text('b')), frame(text('c'))]);
+    });
+
+    it('should send the deltas of one message that waited for a drain, over several ticks, as one frame once the socket drains', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      events$.next(S);
+      jest.runAllTicks();
+      events$.next(text('a'));
+      jest.runAllTicks();
+      events$.next(text('b'));
+      jest.runAllTicks();
+      const beforeDrain = [...fake.chunks];
+      fake.drain();
+
+      expect(beforeDrain).toEqual([frame(S)]);
+      expect(fake.chunks).toEqual([frame(S), frame(text('ab'))]);
     });
 
     it('should wait for the next drain when a write during the flush returns false', () => {
@@ -340,7 +380,7 @@ describe('sendSSE', () => {
       const events$ = new Subject<Event>();
       fake.accepting = false;
 
-      sendSSE(fake.res, events$, { heartbeatMs: 0 });
+      sendSSE(fake.res, events$, { heartbeatMs: 0, coalesce: false });
       events$.next(S);
       events$.next(text('a'));
       events$.next(text('b'));
@@ -362,7 +402,7 @@ describe('sendSSE', () => {
       const events = [S, ...Array.from({ length: 20_000 }, (_, i) => text(`w${i}`)), F];
       fake.accepting = false;
 
-      sendSSE(fake.res, from(events), { heartbeatMs: 0, maxBufferedBytes: Infinity });
+      sendSSE(fake.res, from(events), { heartbeatMs: 0, maxBufferedBytes: Infinity, coalesce: false });
       fake.accepting = true;
       let drains = 0;
       while (!fake.writableEnded && drains++ < 1000) fake.drain();
@@ -397,7 +437,7 @@ describe('sendSSE', () => {
       // Room for exactly the second and third frames; the fourth does not fit.
       const maxBufferedBytes = bytes(text('a')) + bytes(text('b'));
 
-      sendSSE(fake.res, events$, { heartbeatMs: 0, maxBufferedBytes });
+      sendSSE(fake.res, events$, { heartbeatMs: 0, maxBufferedBytes, coalesce: false });
       source$.next(S);
       source$.next(text('a'));
       source$.next(text('b'));
@@ -460,7 +500,7 @@ describe('sendSSE', () => {
       // A socket that takes 16 frames, then asks to wait for 'drain'.
       fake.write = (chunk) => write(chunk) && ++writes % 16 !== 0;
 
-      sendSSE(fake.res, from(events), { heartbeatMs: 0 });
+      sendSSE(fake.res, from(events), { heartbeatMs: 0, coalesce: false });
       let drains = 0;
       while (!fake.writableEnded && drains++ < 10_000) fake.drain();
 
@@ -473,7 +513,7 @@ describe('sendSSE', () => {
       const events$ = new Subject<Event>();
       fake.accepting = false;
 
-      sendSSE(fake.res, events$, { accept: PROTO, maxBufferedBytes: 1 });
+      sendSSE(fake.res, events$, { accept: PROTO, maxBufferedBytes: 1, coalesce: false });
       events$.next(S);
       events$.next(text('a'));
       events$.next(text('b'));
@@ -488,7 +528,7 @@ describe('sendSSE', () => {
       fake.accepting = false;
       const maxBufferedBytes = bytes(text('a'));
 
-      sendSSE(fake.res, of(S, text('a'), text('b'), text('c'), text('d'), F), { maxBufferedBytes });
+      sendSSE(fake.res, of(S, text('a'), text('b'), text('c'), text('d'), F), { maxBufferedBytes, coalesce: false });
       fake.drain();
 
       expect(written(fake)).toEqual([S, text('a'), sendBufferFull(maxBufferedBytes)]);
@@ -566,7 +606,7 @@ describe('sendSSE', () => {
       const events$ = new Subject<Event>();
       fake.accepting = false;
 
-      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000, coalesce: false });
       events$.next(S);
       for (const delta of ['a', 'b', 'c', 'd']) events$.next(text(delta));
       for (let i = 0; i < 3; i++) {
@@ -583,6 +623,7 @@ describe('sendSSE', () => {
       expect(fake.destroyed).toBe(false);
       expect(written(fake)).toEqual([S, text('a'), text('b'), text('c'), text('d'), F]);
       expect(fake.writableEnded).toBe(true);
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
     });
 
@@ -620,10 +661,11 @@ describe('sendSSE', () => {
       fake.accepting = false;
       const events$ = new Subject<Event>();
 
-      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: Infinity });
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: Infinity, coalesce: false });
       events$.next(S);
       events$.next(text('a'));
 
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
       fake.drain();
       expect(written(fake)).toEqual([S, text('a')]);
@@ -658,6 +700,7 @@ describe('sendSSE', () => {
       events$.next(text('a'));
       fake.disconnect();
 
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
       expect(fake.listenerCount('drain')).toBe(0);
     });
@@ -683,6 +726,7 @@ describe('sendSSE', () => {
 
       sendSSE(fake.res, events$, { heartbeatMs: 1000 });
       source$.next(S);
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(1);
       fake.disconnect();
 
@@ -739,6 +783,7 @@ describe('sendSSE', () => {
       subscription.unsubscribe();
 
       expect(finalized()).toBe(true);
+      jest.runAllTicks();
       expect(jest.getTimerCount()).toBe(0);
       expect(fake.listenerCount('close')).toBe(0);
       expect(fake.writableEnded).toBe(false);

@@ -122,6 +122,7 @@ describe('toSSEStream', () => {
 
     // No ping 999 ms after S; two pings during the 2000 ms of silence after 'a'.
     expect(await readText(stream)).toBe(frame(S) + frame(text('a')) + PING + PING + frame(F));
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
   });
 
@@ -163,6 +164,7 @@ describe('toSSEStream', () => {
 
     expect(jest.getTimerCount()).toBe(0);
     events$.next(S);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
     jest.advanceTimersByTime(1_000_000);
     events$.complete();
@@ -176,6 +178,7 @@ describe('toSSEStream', () => {
     const stream = toSSEStream(events$, { heartbeatMs: 1000, accept: PROTO });
 
     events$.next(S);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
     jest.advanceTimersByTime(10_000);
     events$.complete();
@@ -190,6 +193,7 @@ describe('toSSEStream', () => {
     const stream = toSSEStream(events$, { heartbeatMs: 1000 });
     const reader = stream.getReader();
     source$.next(S);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(1);
 
     await reader.cancel();
@@ -295,7 +299,7 @@ describe('toSSEStream backpressure', () => {
   it('should give a consumer that reads every frame of a burst, however large', async () => {
     const events = [S, ...Array.from({ length: 50_000 }, (_, i) => delta(i)), F];
 
-    const body = await readText(toSSEStream(from(events), { heartbeatMs: 0 }));
+    const body = await readText(toSSEStream(from(events), { heartbeatMs: 0, coalesce: false }));
 
     expect(body.length).toBeGreaterThan(20 * 1024 * 1024);
     expect(sseEvents(body)).toEqual(events);
@@ -303,7 +307,7 @@ describe('toSSEStream backpressure', () => {
 
   it("should hold frames back while the stream's desiredSize is 0, and enqueue them as the consumer pulls", async () => {
     const source$ = new Subject<Event>();
-    const stream = toSSEStream(source$, { heartbeatMs: 0 });
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false });
     const reader = stream.getReader();
     const big = text('x'.repeat(100 * 1024));
 
@@ -326,7 +330,7 @@ describe('toSSEStream backpressure', () => {
   it('should stop events$ and end with a SEND_BUFFER_FULL RUN_ERROR, after the waiting frames, when more than maxBufferedBytes would wait', async () => {
     const source$ = new Subject<Event>();
     const { events$, finalized } = watched(source$);
-    const stream = toSSEStream(events$, { heartbeatMs: 0, maxBufferedBytes: 1000 });
+    const stream = toSSEStream(events$, { heartbeatMs: 0, coalesce: false, maxBufferedBytes: 1000 });
     const fill = text('f'.repeat(70 * 1024));
 
     source$.next(S);
@@ -346,7 +350,7 @@ describe('toSSEStream backpressure', () => {
     const fill = text('f'.repeat(70 * 1024));
     const finished: Event = { ...F, result: 'r'.repeat(2000) };
 
-    const body = await readText(toSSEStream(of(S, fill, text('a'), finished), { heartbeatMs: 0, maxBufferedBytes: 10 }));
+    const body = await readText(toSSEStream(of(S, fill, text('a'), finished), { heartbeatMs: 0, coalesce: false, maxBufferedBytes: 10 }));
 
     expect(sseEvents(body)).toEqual([S, fill, text('a'), finished]);
   });
@@ -355,7 +359,7 @@ describe('toSSEStream backpressure', () => {
     jest.useFakeTimers();
     const source$ = new Subject<Event>();
     const { events$, finalized } = watched(source$);
-    const stream = toSSEStream(events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const stream = toSSEStream(events$, { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000 });
 
     source$.next(S);
     source$.next(text('f'.repeat(70 * 1024)));
@@ -367,6 +371,7 @@ describe('toSSEStream backpressure', () => {
     expect(stoppedEarly).toBe(false);
     expect(finalized()).toBe(true);
     expect(source$.observed).toBe(false);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
     const reader = stream.getReader();
     await expect(reader.read()).rejects.toMatchObject({
@@ -379,7 +384,7 @@ describe('toSSEStream backpressure', () => {
     jest.useFakeTimers();
     const source$ = new Subject<Event>();
     const { events$, finalized } = watched(source$);
-    const stream = toSSEStream(events$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const stream = toSSEStream(events$, { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000 });
 
     source$.next(S);
     source$.next(text('x'.repeat(5 * 1024 * 1024)));
@@ -392,7 +397,7 @@ describe('toSSEStream backpressure', () => {
   it('should restart the stall clock on every pull: a consumer that reads slowly gets everything', async () => {
     jest.useFakeTimers();
     const events = [S, ...Array.from({ length: 400 }, (_, i) => delta(i)), F];
-    const stream = toSSEStream(from(events), { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const stream = toSSEStream(from(events), { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000 });
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [];
 
@@ -405,17 +410,19 @@ describe('toSSEStream backpressure', () => {
     }
 
     expect(sseEvents(new TextDecoder().decode(concatBytes(chunks)))).toEqual(events);
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
   });
 
   it('should run no stall clock while nothing waits', () => {
     jest.useFakeTimers();
     const source$ = new Subject<Event>();
-    const stream = toSSEStream(source$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000 });
 
     source$.next(S);
     jest.advanceTimersByTime(60_000);
 
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
     expect(source$.observed).toBe(true);
     void stream.cancel();
@@ -424,14 +431,16 @@ describe('toSSEStream backpressure', () => {
   it('should drop what waits and the stall clock on cancel()', async () => {
     jest.useFakeTimers();
     const source$ = new Subject<Event>();
-    const stream = toSSEStream(source$, { heartbeatMs: 0, stallTimeoutMs: 1000 });
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000 });
     source$.next(S);
     source$.next(text('f'.repeat(70 * 1024)));
     source$.next(text('waits'));
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(1);
 
     await stream.cancel();
 
+    jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
     expect(source$.observed).toBe(false);
   });
@@ -439,7 +448,7 @@ describe('toSSEStream backpressure', () => {
   it('should stop events$, drop what waits and close at once when `signal` aborts (the client went away)', async () => {
     const source$ = new Subject<Event>();
     const controller = new AbortController();
-    const stream = toSSEStream(source$, { heartbeatMs: 0, signal: controller.signal });
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false, signal: controller.signal });
     source$.next(S);
     // Far more than the stream's own queue takes: the rest waits in ours.
     for (let i = 0; i < 20; i++) source$.next(text(`${i}`.repeat(70 * 1024)));
@@ -465,7 +474,7 @@ describe('toSSEStream backpressure', () => {
     controller.abort();
     const source$ = new Subject<Event>();
 
-    const stream = toSSEStream(source$, { heartbeatMs: 0, signal: controller.signal });
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false, signal: controller.signal });
 
     expect(source$.observed).toBe(false);
     expect(await stream.getReader().read()).toEqual({ done: true, value: undefined });
@@ -474,7 +483,7 @@ describe('toSSEStream backpressure', () => {
   it('should pass maxBufferedBytes and stallTimeoutMs through toSSEResponse', async () => {
     const fill = text('f'.repeat(70 * 1024));
 
-    const response = toSSEResponse(of(S, fill, text('a'), text('b'), F), { heartbeatMs: 0, maxBufferedBytes: 1, stallTimeoutMs: 5000 });
+    const response = toSSEResponse(of(S, fill, text('a'), text('b'), F), { heartbeatMs: 0, coalesce: false, maxBufferedBytes: 1, stallTimeoutMs: 5000 });
 
     expect(sseEvents(await response.text())).toEqual([S, fill, text('a'), sendBufferFull(1)]);
   });
