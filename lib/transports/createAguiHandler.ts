@@ -226,6 +226,7 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
 interface StreamSetup {
   heartbeatMs: number | undefined;
   accept: string | undefined;
+  coalesce: boolean | undefined;
   maxBufferedBytes: number;
   stallTimeoutMs: number;
 }
@@ -240,13 +241,13 @@ function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentI
   const demand = createDemandGate();
   const { report } = served;
   const onFailure = (error: unknown) => report(error, { input, threadId: input.threadId, runId: input.runId });
-  sendSSE(res, runEvents(agent, input, setup, served, undefined, demand.ready), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, demand, onFailure });
+  sendSSE(res, runEvents(agent, input, setup, served, undefined, demand.ready), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, coalesce: stream.coalesce, demand, onFailure });
 }
 
 /** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
 function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, stream: StreamSetup): void {
   const onFailure = (error: unknown) => report(error, run);
-  sendBrokerFrames(res, reportedFrames(frames$, report, run), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, onFailure });
+  sendBrokerFrames(res, reportedFrames(frames$, report, run), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, coalesce: stream.coalesce, onFailure });
 }
 
 /** A request being served: itself, what `context` made of it, and how its failures are reported. */
