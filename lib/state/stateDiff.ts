@@ -401,6 +401,14 @@ function plainCopy(array: readonly unknown[]): readonly unknown[] {
   return copy;
 }
 
+/** Whether two key lists hold the same keys in the same order (keys are interned: mostly a pointer compare). */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Whether JSON writes `value` under `key` (the common cases without a call to {@link toJsonValue}). */
 function isPresent(value: unknown, key: string): boolean {
   const type = typeof value;
@@ -525,7 +533,10 @@ function createDiff(): Diff {
     if (typeof next === 'object' && next !== null) {
       if (typeof previous === 'object' && previous !== null) {
         const isArray = Array.isArray(next);
-        if (isArray === Array.isArray(previous)) return isArray ? diffArray(previous as unknown[], next as unknown[], raw) : diffObject(previous as Json, next as Json, raw);
+        if (isArray === Array.isArray(previous)) {
+          if (isArray) return immutable ? diffArray(previous as unknown[], next as unknown[], raw) : diffOwnArray(previous as unknown[], next as unknown[], raw);
+          return immutable ? diffObject(previous as Json, next as Json, raw) : diffOwnObject(previous as Json, next as Json, raw);
+        }
       }
     } else if (previous === next) {
       trusted = true;
@@ -580,7 +591,51 @@ function createDiff(): Diff {
     return (canShare ?? (inspect(value, false) & jsonFlag) !== 0) ? value : copyJson(value);
   }
 
-  function diffObject(previous: Json, next: Json, raw: unknown): unknown {
+  /**
+   * {@link diffObject} for the common case of default mode, as a function of its own so that its type
+   * feedback holds only this mode's objects (after walking immutable or frozen states as well, the
+   * shared walk read a mutated state's objects up to half again slower): `previous` our own copy,
+   * `next` a plain unfrozen object with the same keys in the same order. Anything else goes to diffObject.
+   */
+  function diffOwnObject(previous: Json, next: Json, raw: unknown): unknown {
+    // Past maxDepth too: the general walk's frames give out where they did before (a state that deep
+    // goes whole, as the client's own clone overflows on a patch to it).
+    if (depth >= maxDepth || Object.isFrozen(previous) || Object.isFrozen(next) || !isPlain(next)) return diffObject(previous, next, raw);
+    const keys = Object.keys(previous);
+    const nextKeys = Object.keys(next);
+    if (!sameList(keys, nextKeys)) return diffObject(previous, next, raw, keys, nextKeys);
+    enter();
+    let present = 0;
+    let unchanged = 0;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const before = previous[key];
+      const after = next[key];
+      if (before === after) {
+        unchanged++;
+        continue;
+      }
+      path.push(key);
+      const n = toJsonValue(after, key);
+      if (n === undefined) {
+        remove();
+        delete previous[key];
+      } else {
+        present++;
+        const updated = diffValue(before, after, n);
+        if (updated !== before) setKey(previous, key, updated);
+      }
+      path.pop();
+    }
+    if (depth === 1) rootSize = 5 * (present + unchanged) + 1;
+    if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
+    depth--;
+    // Ours, updated in place: never on the wire.
+    trusted = false;
+    return previous;
+  }
+
+  function diffObject(previous: Json, next: Json, raw: unknown, ownKeys?: string[], ownNextKeys?: string[]): unknown {
     // Where the base's copy is updated in place (default mode): `previous` when it is ours (ours are
     // never frozen; a frozen base node is a deep-frozen producer object).
     let target: Json | undefined;
@@ -596,13 +651,17 @@ function createDiff(): Diff {
     enter();
     // Listing a large object's keys is most of a step's cost: in immutable mode each large object's
     // list is kept for the next step, where the object is `previous`.
-    const keys = (immutable ? keyLists.get(previous) : undefined) ?? Object.keys(previous);
-    const nextKeys = Object.keys(next);
+    const keys = ownKeys ?? (immutable ? keyLists.get(previous) : undefined) ?? Object.keys(previous);
+    const nextKeys = ownNextKeys ?? Object.keys(next);
     if (immutable && nextKeys.length > 32) keyLists.set(next, nextKeys);
     // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
     // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
     // every own key costs more than asking each one in a large object, which is asked.
-    const hidden = nextKeys.length > 32 || Object.getOwnPropertyNames(next).length !== nextKeys.length;
+    // The same key list (an immutable update that replaced values, or a state mutated in place) is
+    // the common case and needs neither: every key of `previous` is then an own enumerable key of
+    // `next`, and `next` has no other key JSON writes. Comparing the lists is a pointer compare a key.
+    const sameKeys = sameList(keys, nextKeys);
+    const hidden = !sameKeys && (nextKeys.length > 32 || Object.getOwnPropertyNames(next).length !== nextKeys.length);
     // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
     let matched = 0;
     // Keys of `next` that JSON writes.
@@ -615,7 +674,7 @@ function createDiff(): Diff {
       // JSON writes own enumerable keys only. A plain object inherits nothing JSON writes
       // (Object.prototype's members are functions, and `__proto__` gives an object that is never in
       // a state), so without hidden keys the same value means the same own key.
-      const checked = hidden || !plain;
+      const checked = !sameKeys && (hidden || !plain);
       const enumerable = checked ? isEnumerable.call(next, key) : true;
       const after = enumerable ? next[key] : undefined;
       if (before === after) {
@@ -628,7 +687,7 @@ function createDiff(): Diff {
       }
       const p = clean ? before : toJsonValue(before, key);
       if (p === undefined) continue;
-      const own = checked ? enumerable : hasOwn.call(next, key);
+      const own = sameKeys || (checked ? enumerable : hasOwn.call(next, key));
       if (own) matched++;
       const n = own ? toJsonValue(after, key) : undefined;
       path.push(key);
@@ -663,6 +722,43 @@ function createDiff(): Diff {
     if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
     depth--;
     return settle(next, target, keep);
+  }
+
+  /** {@link diffArray} for the common case of default mode, for the reason of {@link diffOwnObject}: `previous` our own copy, `next` a plain extensible array. */
+  function diffOwnArray(previous: unknown[], next: unknown[], raw: unknown): unknown {
+    if (depth >= maxDepth || !Object.isExtensible(previous) || !Object.isExtensible(next) || !isPlain(next)) return diffArray(previous, next, raw);
+    enter();
+    const length = previous.length;
+    const nextLength = next.length;
+    if (depth === 1) rootSize = 2 * nextLength + 1;
+    for (let i = length - 1; i >= nextLength; i--) {
+      path.push(i);
+      remove();
+      path.pop();
+    }
+    const common = Math.min(length, nextLength);
+    let changed = 0;
+    for (let i = common - 1; i >= 0; i--) {
+      const before = previous[i];
+      const after = next[i];
+      if (before === after) continue;
+      changed++;
+      path.push(i);
+      const updated = diffValue(before, after, toJsonValue(after, i) ?? null);
+      if (updated !== before) previous[i] = updated;
+      path.pop();
+    }
+    if (common - changed > 0) unchangedSize += 2 * (common - changed) - 1;
+    if (nextLength < length) previous.length = nextLength;
+    for (let i = length; i < nextLength; i++) {
+      const after = next[i];
+      path.push(i);
+      previous.push(put('add', toJsonValue(after, i) ?? null, after));
+      path.pop();
+    }
+    depth--;
+    trusted = false;
+    return previous;
   }
 
   function diffArray(previous: unknown[], next: unknown[], raw: unknown): unknown {
