@@ -174,9 +174,10 @@ const reasoningContent: string = entityKind.reasoningMessage.content!;
 
 /**
  * One operator of a chain, for one subscription: the sink the operator before it writes to, and the
- * context its handlers get. A plain record whose methods are the shared module functions below
- * (a few fields per stage instead of a closure per method): every stage has this one shape, so that
- * the operators' `subscriber.next(…)` calls stay monomorphic.
+ * context its handlers get. A plain record whose methods are the shared module functions below,
+ * on one frozen method table (`stageMethods`, its prototype): a few fields per stage instead of a
+ * closure per method, and every stage has this one shape, so that the operators'
+ * `subscriber.next(…)` calls stay monomorphic.
  */
 interface Stage extends OperatorSink<unknown>, OperatorContext {
   /** Its input takes nothing more. */
@@ -400,6 +401,17 @@ function chainUnsubscribe(this: Chain): void {
 
 function ignore(): void {}
 
+// The methods every stage shares: its prototype, so that a stage holds only its fields (one shape).
+const stageMethods: Pick<Stage, 'next' | 'error' | 'complete' | 'tearDown' | 'subscribed' | 'unsubscribeSource' | 'passMessageContent'> = Object.freeze({
+  next: stageNext,
+  error: stageError,
+  complete: stageComplete,
+  tearDown: stageTearDown,
+  subscribed: stageSubscribed,
+  unsubscribeSource: stageUnsubscribeSource,
+  passMessageContent: stagePassMessageContent,
+});
+
 function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, recipes: readonly Recipe[]): void {
   const diagnoseEntry = recipes[0].readsAgentEvents;
   const chain: Chain = {
@@ -425,10 +437,8 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
   for (let index = recipes.length - 1; index >= 0; index--) {
     const recipe = recipes[index];
     const routes = index > 0 && (recipe.passesTokenEvents || recipe.passesMessageContentWhenIdle);
-    const stage: Stage = {
-      next: stageNext,
-      error: stageError,
-      complete: stageComplete,
+    const stage = {
+      __proto__: stageMethods,
       closed: false,
       tornDown: false,
       index,
@@ -441,11 +451,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
       passingContent: false,
       content: out,
       token: out,
-      tearDown: stageTearDown,
-      subscribed: stageSubscribed,
-      unsubscribeSource: stageUnsubscribeSource,
-      passMessageContent: stagePassMessageContent,
-    };
+    } as unknown as Stage;
     stage.content = stage;
     stage.token = stage;
     chain.stages[index] = stage;
