@@ -172,255 +172,313 @@ export function fuse(...operators: OperatorFunction<unknown, unknown>[]): Operat
 const textContent: string = entityKind.textMessage.content!;
 const reasoningContent: string = entityKind.reasoningMessage.content!;
 
-/** Where the per-token events sent to one stage's input go: the stage, or past it to the next one that reads them. */
-interface Route {
-  /** Where TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT go. */
-  content: OperatorSink<unknown>;
-  /** Where the other per-token events (TOOL_CALL_ARGS) go. */
-  token: OperatorSink<unknown>;
-}
-
 /**
- * The sink in front of `stage`, an operator that (now or at times) passes per-token events on
- * unchanged: those go straight where `route` says, where the stage would have sent them (unless
- * the stage has closed: closing a stage closes every stage before it, so the stages skipped are
- * open while `stage` is).
+ * One operator of a chain, for one subscription: the sink the operator before it writes to, and the
+ * context its handlers get. A plain record whose methods are the shared module functions below,
+ * on one frozen method table (`stageMethods`, its prototype): a few fields per stage instead of a
+ * closure per method, and every stage has this one shape, so that the operators'
+ * `subscriber.next(…)` calls stay monomorphic.
  */
-function routingTokenEvents(stage: Stage, route: Route): OperatorSink<unknown> {
-  const sink = {
-    next(value: unknown) {
-      if (typeof value === 'object' && value !== null) {
-        const type = (value as { type?: unknown }).type;
-        // Compared by value: the operators' own content events carry the table's strings.
-        if (type === textContent || type === reasoningContent) {
-          if (!stage.closed) route.content.next(value);
-          return;
-        }
-        if (isTokenEventType(type)) {
-          if (!stage.closed) route.token.next(value);
-          return;
-        }
-      }
-      stage.next(value);
-    },
-    error: (error: unknown) => stage.error(error),
-    complete: () => stage.complete(),
-  };
-  // Defined afterwards: V8 makes an object literal with a getter a dictionary (~400 bytes per open stream).
-  return Object.defineProperty(sink, 'closed', { get: () => stage.closed }) as typeof sink & { readonly closed: boolean };
-}
-
-/**
- * One operator of a chain, for one subscription: the sink the operator before it writes to.
- * Every stage has this one shape (`closed` is a data property, not a getter), so that the
- * operators' `subscriber.next(…)` calls stay monomorphic.
- */
-interface Stage extends OperatorSink<unknown> {
+interface Stage extends OperatorSink<unknown>, OperatorContext {
   /** Its input takes nothing more. */
   closed: boolean;
+  /** Its resources are released. */
+  tornDown: boolean;
+  /** Its place in the chain: stages[0] reads the source. */
+  readonly index: number;
+  readonly chain: Chain;
+  /** Where its operator sends its output. */
+  readonly out: OperatorSink<unknown>;
+  /** Its operator's handlers; `handleNext` is copied out of them, so the per-event read sees one shape. */
+  handlers: OperatorHandlers<unknown> | undefined;
+  handleNext: (value: unknown) => void;
+  /** It lets per-token events go past it (always, or when it says so): `content` and `token` say where. */
+  readonly routes: boolean;
+  /** It sends every per-token event on unchanged (`passesTokenEvents`, not the first stage). */
+  readonly passesAll: boolean;
+  /** It said it passes the message content events on unchanged, for now. */
+  passingContent: boolean;
+  /** Where TEXT_MESSAGE_CONTENT and REASONING_MESSAGE_CONTENT sent to it go: itself, or the next one that reads them. */
+  content: OperatorSink<unknown>;
+  /** Where the other per-token events (TOOL_CALL_ARGS) sent to it go. */
+  token: OperatorSink<unknown>;
   /** Closes it and releases its resources, once. */
   tearDown(): void;
   /** Tells the operator its source subscription is set up. */
   subscribed(): void;
 }
 
-function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, recipes: readonly Recipe[]): void {
-  // stages[0] reads the source; the last one writes to the subscriber.
-  const stages: Stage[] = new Array(recipes.length);
-  let first = recipes.length;
+/** One subscription of a chain: what its stages share. */
+interface Chain {
+  readonly stages: Stage[];
+  /** The first stage set up (set up from the subscriber's end); the ones before it never were. */
+  first: number;
+  readonly subscriber: Subscriber<unknown>;
+  /** The source's subscriber; set before any stage is. */
+  upstream: Upstream;
+  /** Where source events go: the first stage. */
+  head: OperatorSink<unknown>;
+  /** Reads agent events as AG-UI spells them (the entry declared `readsAgentEvents`). */
+  readonly read: ((event: unknown) => unknown) | undefined;
+  /** A handler is running: a notification that arrives now waits in `queued`. */
+  busy: boolean;
+  queued: (() => void)[] | undefined;
+  /** The routes are set up: a stage's change of `passingContent` recomputes them. */
+  routed: boolean;
+  /** Teardown of the subscriber: stops the source, releases every stage. */
+  unsubscribe(): void;
+}
 
-  // Stage `index` takes nothing more: the source and every stage before it stop too, as each
-  // operator's own source subscription would in a `pipe`.
-  const closeUpstream = (index: number) => {
-    stages[index].closed = true;
-    safeUnsubscribe(upstream);
-    for (let i = first; i < index; i++) stages[i].tearDown();
-  };
+/**
+ * The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
+ * subscriber itself: closing it stops even a synchronous source that is still emitting (`of`, a
+ * loop checking `closed`), as a `take` downstream expects.
+ */
+type Upstream = Subscription & Observer<unknown> & { chain: Chain };
 
-  const createStage = (index: number, out: OperatorSink<unknown>): Stage => {
-    // Handlers live in this closure, not on the stage: the stages share one body, and a property
-    // read there would see every operator's handler shape.
-    let handlers: OperatorHandlers<unknown> | undefined;
-    let handleNext: (value: unknown) => void = () => {};
-    let tornDown = false;
-    const fail = (error: unknown) => {
-      if (stage.closed) return;
-      closeUpstream(index);
-      try {
-        if (handlers!.error) handlers!.error(error);
-        else {
-          handlers!.flush?.();
-          out.error(error);
-        }
-      } catch (secondError) {
-        out.error(secondError);
-      }
-    };
-    const stage: Stage = {
-      next(value) {
-        if (stage.closed) return;
-        try {
-          handleNext(value);
-        } catch (error) {
-          fail(error);
-        }
-      },
-      error: fail,
-      complete() {
-        if (stage.closed) return;
-        closeUpstream(index);
-        try {
-          if (handlers!.complete) handlers!.complete();
-          else {
-            handlers!.flush?.();
-            out.complete();
-          }
-        } catch (error) {
-          out.error(error);
-        }
-      },
-      closed: false,
-      tearDown() {
-        if (tornDown) return;
-        tornDown = true;
-        stage.closed = true;
-        handlers?.teardown?.();
-      },
-      subscribed() {
-        if (stage.closed || handlers!.subscribed === undefined) return;
-        try {
-          handlers!.subscribed();
-        } catch (error) {
-          deliver(() => fail(error));
-        }
-      },
-    };
-    stages[index] = stage;
-    const passMessageContent = (passing: boolean) => {
-      if (passingContent[index] === passing) return;
-      passingContent[index] = passing;
-      if (routed) reroute();
-    };
-    handlers = recipes[index].init(out, { unsubscribeSource: () => closeUpstream(index), passMessageContent });
-    handleNext = handlers.next;
-    return stage;
-  };
+function stageNext(this: Stage, value: unknown): void {
+  if (this.closed) return;
+  if (this.routes && typeof value === 'object' && value !== null) {
+    const type = (value as { type?: unknown }).type;
+    // Compared by value: the operators' own content events carry the table's strings. Going past
+    // is safe: closing a stage closes every stage before it, so the stages skipped are open while this one is.
+    if (type === textContent || type === reasoningContent) {
+      if (this.content !== this) return this.content.next(value);
+    } else if (this.token !== this && isTokenEventType(type)) return this.token.next(value);
+  }
+  const handleNext = this.handleNext;
+  try {
+    handleNext(value);
+  } catch (error) {
+    stageError.call(this, error);
+  }
+}
 
-  // A notification that arrives while a handler is still running (a subscriber that feeds the
-  // source synchronously, say a tool executor answering TOOL_CALL_START) waits its turn, so
-  // that each input's outputs stay together and in order.
-  let busy = false;
-  let queued: (() => void)[] | undefined;
-  const drain = () => {
-    while (queued !== undefined && queued.length > 0) queued.shift()!();
-  };
-  const deliver = (task: () => void) => {
-    if (busy) {
-      (queued ??= []).push(task);
-      return;
+function stageError(this: Stage, error: unknown): void {
+  if (this.closed) return;
+  closeUpstream(this);
+  const handlers = this.handlers!;
+  try {
+    if (handlers.error) handlers.error(error);
+    else {
+      handlers.flush?.();
+      this.out.error(error);
     }
-    busy = true;
+  } catch (secondError) {
+    this.out.error(secondError);
+  }
+}
+
+function stageComplete(this: Stage): void {
+  if (this.closed) return;
+  closeUpstream(this);
+  const handlers = this.handlers!;
+  try {
+    if (handlers.complete) handlers.complete();
+    else {
+      handlers.flush?.();
+      this.out.complete();
+    }
+  } catch (error) {
+    this.out.error(error);
+  }
+}
+
+function stageTearDown(this: Stage): void {
+  if (this.tornDown) return;
+  this.tornDown = true;
+  this.closed = true;
+  this.handlers?.teardown?.();
+}
+
+function stageSubscribed(this: Stage): void {
+  const handlers = this.handlers!;
+  if (this.closed || handlers.subscribed === undefined) return;
+  try {
+    handlers.subscribed();
+  } catch (error) {
+    deliver(this.chain, () => stageError.call(this, error));
+  }
+}
+
+function stageUnsubscribeSource(this: Stage): void {
+  closeUpstream(this);
+}
+
+function stagePassMessageContent(this: Stage, passing: boolean): void {
+  if (this.passingContent === passing) return;
+  this.passingContent = passing;
+  if (this.chain.routed) reroute(this.chain);
+}
+
+// `stage` takes nothing more: the source and every stage before it stop too, as each operator's
+// own source subscription would in a `pipe`.
+function closeUpstream(stage: Stage): void {
+  stage.closed = true;
+  const chain = stage.chain;
+  safeUnsubscribe(chain.upstream);
+  for (let i = chain.first; i < stage.index; i++) chain.stages[i].tearDown();
+}
+
+// Recomputes every route, from the subscriber's end: rare (a stage's declaration changed).
+function reroute(chain: Chain): void {
+  let content: OperatorSink<unknown> = chain.subscriber;
+  let token: OperatorSink<unknown> = chain.subscriber;
+  for (let index = chain.stages.length - 1; index >= chain.first; index--) {
+    const stage = chain.stages[index];
+    if (!stage.passesAll) token = stage;
+    if (!stage.passesAll && !(stage.passingContent && index > 0)) content = stage;
+    if (stage.routes) {
+      stage.content = content;
+      stage.token = token;
+    }
+  }
+}
+
+// A notification that arrives while a handler is still running (a subscriber that feeds the
+// source synchronously, say a tool executor answering TOOL_CALL_START) waits its turn, so
+// that each input's outputs stay together and in order.
+function deliver(chain: Chain, task: () => void): void {
+  if (chain.busy) {
+    (chain.queued ??= []).push(task);
+    return;
+  }
+  chain.busy = true;
+  try {
+    task();
+    drain(chain);
+  } finally {
+    chain.busy = false;
+  }
+}
+
+function drain(chain: Chain): void {
+  while (chain.queued !== undefined && chain.queued.length > 0) chain.queued.shift()!();
+}
+
+// The chain's entry reads agent events as AG-UI spells them, once, with its state for this subscription.
+function enter(chain: Chain, value: unknown): void {
+  const read = chain.read;
+  if (read === undefined) return chain.head.next(value);
+  let input: unknown;
+  try {
+    input = read(value);
+  } catch (error) {
+    // A diagnostic handler that throws (or a hostile object) fails the run as a handler that throws does.
+    return chain.head.error(error);
+  }
+  chain.head.next(input);
+}
+
+function upstreamNext(this: Upstream, value: unknown): void {
+  const chain = this.chain;
+  if (!chain.busy) {
+    // The common case, without a closure per value.
+    chain.busy = true;
     try {
-      task();
-      drain();
+      enter(chain, value);
+      drain(chain);
     } finally {
-      busy = false;
+      chain.busy = false;
     }
-  };
-  let head: OperatorSink<unknown>;
-  // The chain's entry reads agent events as AG-UI spells them, once, with its state for this subscription.
+  } else (chain.queued ??= []).push(() => enter(chain, value));
+}
+
+function upstreamError(this: Upstream, error: unknown): void {
+  const chain = this.chain;
+  deliver(chain, () => chain.head.error(error));
+}
+
+function upstreamComplete(this: Upstream): void {
+  const chain = this.chain;
+  deliver(chain, () => chain.head.complete());
+}
+
+function chainUnsubscribe(this: Chain): void {
+  safeUnsubscribe(this.upstream);
+  for (let i = this.first; i < this.stages.length; i++) this.stages[i].tearDown();
+}
+
+function ignore(): void {}
+
+// The methods every stage shares: its prototype, so that a stage holds only its fields (one shape).
+const stageMethods: Pick<Stage, 'next' | 'error' | 'complete' | 'tearDown' | 'subscribed' | 'unsubscribeSource' | 'passMessageContent'> = Object.freeze({
+  next: stageNext,
+  error: stageError,
+  complete: stageComplete,
+  tearDown: stageTearDown,
+  subscribed: stageSubscribed,
+  unsubscribeSource: stageUnsubscribeSource,
+  passMessageContent: stagePassMessageContent,
+});
+
+function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, recipes: readonly Recipe[]): void {
   const diagnoseEntry = recipes[0].readsAgentEvents;
-  const read = diagnoseEntry === undefined ? undefined : createAgentEventReader(diagnoseEntry);
-  const enter = (value: unknown) => {
-    if (read === undefined) return head.next(value);
-    let input: unknown;
-    try {
-      input = read(value);
-    } catch (error) {
-      // A diagnostic handler that throws (or a hostile object) fails the run as a handler that throws does.
-      return head.error(error);
-    }
-    head.next(input);
+  const chain: Chain = {
+    stages: new Array(recipes.length),
+    first: recipes.length,
+    subscriber,
+    upstream: undefined as unknown as Upstream,
+    head: subscriber,
+    read: diagnoseEntry === undefined ? undefined : createAgentEventReader(diagnoseEntry),
+    busy: false,
+    queued: undefined,
+    routed: false,
+    unsubscribe: chainUnsubscribe,
   };
-  // The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
-  // subscriber itself: closing it stops even a synchronous source that is still emitting
-  // (`of`, a loop checking `closed`), as a `take` downstream expects.
-  const upstream = Object.assign(new Subscription(), {
-    next(value: unknown) {
-      if (!busy) {
-        // The common case, without a closure per value.
-        busy = true;
-        try {
-          enter(value);
-          drain();
-        } finally {
-          busy = false;
-        }
-      } else (queued ??= []).push(() => enter(value));
-    },
-    error: (error: unknown) => deliver(() => head.error(error)),
-    complete: () => deliver(() => head.complete()),
-  }) as Subscription & Observer<unknown>;
+  chain.upstream = Object.assign(new Subscription(), { chain, next: upstreamNext, error: upstreamError, complete: upstreamComplete });
 
   // Set up from the subscriber's end, as nested subscriptions would: an operator whose `init`
   // ends the output at once (an already aborted signal) leaves the ones before it unsubscribed.
-  // Each stage after the first that passes per-token events (always, or when it says so) gets a
-  // routing sink in front: a token event goes from the stage that sends it straight to the next
-  // one that reads it.
-  const passingContent: boolean[] = new Array(recipes.length).fill(false);
-  const routes: (Route | undefined)[] = new Array(recipes.length);
-  let routed = false;
-  // Recomputes every route, from the subscriber's end: rare (a stage's declaration changed).
-  const reroute = () => {
-    let content: OperatorSink<unknown> = subscriber;
-    let token: OperatorSink<unknown> = subscriber;
-    for (let index = recipes.length - 1; index >= first; index--) {
-      const stage = stages[index];
-      const route = routes[index];
-      const passesAll = recipes[index].passesTokenEvents && index > 0;
-      if (!passesAll) token = stage;
-      if (!passesAll && !(passingContent[index] && index > 0)) content = stage;
-      if (route !== undefined) {
-        route.content = content;
-        route.token = token;
-      }
-    }
-  };
+  // Each stage after the first that passes per-token events (always, or when it says so) routes
+  // them: a token event goes from the stage that sends it straight to the next one that reads it.
   let out: OperatorSink<unknown> = subscriber;
   let endedEarly = false;
   for (let index = recipes.length - 1; index >= 0; index--) {
-    const stage = createStage(index, out);
-    first = index;
+    const recipe = recipes[index];
+    const routes = index > 0 && (recipe.passesTokenEvents || recipe.passesMessageContentWhenIdle);
+    const stage = {
+      __proto__: stageMethods,
+      closed: false,
+      tornDown: false,
+      index,
+      chain,
+      out,
+      handlers: undefined,
+      handleNext: ignore,
+      routes,
+      passesAll: recipe.passesTokenEvents && index > 0,
+      passingContent: false,
+      content: out,
+      token: out,
+    } as unknown as Stage;
+    stage.content = stage;
+    stage.token = stage;
+    chain.stages[index] = stage;
+    const handlers = recipe.init(out, stage);
+    stage.handlers = handlers;
+    stage.handleNext = handlers.next;
+    chain.first = index;
     if (stage.closed) {
       endedEarly = true;
       break;
     }
-    const recipe = recipes[index];
-    if (index > 0 && (recipe.passesTokenEvents || recipe.passesMessageContentWhenIdle)) {
-      const route: Route = { content: stage, token: stage };
-      routes[index] = route;
-      out = routingTokenEvents(stage, route);
-    } else out = stage;
+    out = stage;
   }
-  reroute();
-  routed = true;
+  reroute(chain);
+  chain.routed = true;
   // Linked before subscribing, so that a subscriber gone mid-emission stops the source at once
   // (and run at once when the subscriber has already ended).
-  subscriber.add(() => {
-    safeUnsubscribe(upstream);
-    for (let i = first; i < stages.length; i++) stages[i].tearDown();
-  });
+  subscriber.add(chain);
   if (endedEarly) return;
-  head = out;
+  chain.head = out;
   try {
-    source.subscribe(upstream);
+    source.subscribe(chain.upstream);
   } catch (error) {
     // A source that already ended runs its teardown at once, inside subscribe: a throw there
     // is a failed cleanup, not a failed run.
-    if (upstream.closed) reportTeardownError(error);
-    else deliver(() => head.error(error));
+    if (chain.upstream.closed) reportTeardownError(error);
+    else deliver(chain, () => chain.head.error(error));
   }
-  for (let i = first; i < stages.length; i++) {
-    stages[i].subscribed();
-  }
+  for (let i = chain.first; i < chain.stages.length; i++) chain.stages[i].subscribed();
 }

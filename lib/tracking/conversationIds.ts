@@ -24,6 +24,7 @@ export interface KnownMessage {
  * The ids of one conversation as the official client keys them: messages by `id` (one namespace
  * for every role) and tool calls by `toolCalls[].id`, each from the history or started by the run.
  * Pure bookkeeping, no RxJS; shared by `distinctIds` (which repairs) and the verifier (which reports).
+ * Call its functions as methods (`ids.seed(list)`): they are shared, and read the state of the record they are called on.
  */
 export interface ConversationIds {
   /** Records `messages` (a RunAgentInput's or a MESSAGES_SNAPSHOT's) and their tool calls as history. Anything not a message is skipped. */
@@ -99,42 +100,65 @@ function sameEntity(existing: KnownMessage, start: MessageStart, activityType: s
   }
 }
 
+/** The state of one conversation's ids; the methods are the shared functions below (no closures per run). */
+interface ConversationIdsRecord extends ConversationIds {
+  // Both made at their first entry (a run without history or tool calls holds neither).
+  /** Message id -> what the client holds under it. */
+  messages: Map<string, KnownMessage> | undefined;
+  /** Tool call id -> whether the history holds it (true) or the run started it (false). */
+  calls: Map<string, boolean> | undefined;
+}
+
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
 export function createConversationIds(history?: unknown): ConversationIds {
-  // Message id -> what the client holds under it.
-  // Both made at their first entry (a run without history or tool calls holds neither).
-  let messages: Map<string, KnownMessage> | undefined;
-  // Tool call id -> whether the history holds it (true) or the run started it (false).
-  let calls: Map<string, boolean> | undefined;
-
-  const seed = (list: unknown) => {
-    if (!Array.isArray(list)) return;
-    for (const message of list) {
-      if (!isObject(message) || typeof message.id !== 'string') continue;
-      const role = typeof message.role === 'string' ? message.role : 'unknown';
-      (messages ??= new Map()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
-      if (!Array.isArray(message.toolCalls)) continue;
-      for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (calls ??= new Map()).set(call.id, true);
-    }
-  };
-  seed(history);
-
-  return {
+  const record: ConversationIdsRecord = {
+    messages: undefined,
+    calls: undefined,
     seed,
-    message: (id) => messages?.get(id),
-    addMessage(id, start, role, activityType) {
-      (messages ??= new Map()).set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
-    },
-    isHistoryCall: (id) => calls?.get(id) === true,
-    isRunCall: (id) => calls?.get(id) === false,
-    addCall(id) {
-      (calls ??= new Map()).set(id, false);
-    },
-
-    messageCollision(id, start, activityType, role) {
-      const known = messages?.get(id);
-      if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
-      return describeKnownMessage(known);
-    },
+    message,
+    addMessage,
+    isHistoryCall,
+    isRunCall,
+    addCall,
+    messageCollision,
   };
+  record.seed(history);
+  return record;
+}
+
+function seed(this: ConversationIdsRecord, list: unknown): void {
+  if (!Array.isArray(list)) return;
+  for (const message of list) {
+    if (!isObject(message) || typeof message.id !== 'string') continue;
+    const role = typeof message.role === 'string' ? message.role : 'unknown';
+    (this.messages ??= new Map()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
+    if (!Array.isArray(message.toolCalls)) continue;
+    for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (this.calls ??= new Map()).set(call.id, true);
+  }
+}
+
+function message(this: ConversationIdsRecord, id: string): KnownMessage | undefined {
+  return this.messages?.get(id);
+}
+
+function addMessage(this: ConversationIdsRecord, id: string, start: MessageStart, role: string, activityType: string | undefined): void {
+  (this.messages ??= new Map()).set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
+}
+
+function isHistoryCall(this: ConversationIdsRecord, id: string): boolean {
+  return this.calls?.get(id) === true;
+}
+
+function isRunCall(this: ConversationIdsRecord, id: string): boolean {
+  return this.calls?.get(id) === false;
+}
+
+function addCall(this: ConversationIdsRecord, id: string): void {
+  (this.calls ??= new Map()).set(id, false);
+}
+
+function messageCollision(this: ConversationIdsRecord, id: string, start: MessageStart, activityType: string | undefined, role: string | undefined): string | undefined {
+  const known = this.messages?.get(id);
+  if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
+  return describeKnownMessage(known);
 }

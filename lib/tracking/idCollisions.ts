@@ -4,7 +4,7 @@ import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
 import { isObject } from '../protocol/values.js';
-import { createConversationIds, describeKnownMessage, type MessageStart } from './conversationIds.js';
+import { createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
 
 /** What {@link trackIdCollisions} needs: the history, where its decisions go, and how ids are made. */
 export interface IdCollisionsOptions {
@@ -62,6 +62,21 @@ const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Fami
   [EventType.ACTIVITY_DELTA, 'activity'],
 ]);
 
+/** One subscription's id collisions: the state the functions below share (one record, not a closure per helper). */
+interface Collisions {
+  readonly mint: IdGenerator;
+  readonly diagnose: DiagnosticHandler;
+  readonly emit: (event: AgentEvent) => void;
+  readonly ids: ConversationIds;
+  /**
+   * Producer id -> the fresh id its entity was given: per message family, and for tool calls.
+   * Each map made at its first rename: nearly every run renames nothing.
+   */
+  readonly renames: Record<Family | 'call', Map<string, string> | undefined>;
+  /** How many ids were renamed: while none is, per-token events pass untouched. */
+  renamed: number;
+}
+
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
  * starts gets an id that names nothing else the client holds (the history's messages and tool
@@ -69,158 +84,176 @@ const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Fami
  * entity's later events follow it. Pure bookkeeping, no RxJS.
  */
 export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollisionsOptions): IdCollisions {
-  const ids = createConversationIds(history);
-  // Producer id -> the fresh id its entity was given: per message family, and for tool calls.
-  // Each map made at its first rename: nearly every run renames nothing.
-  const renames: Record<Family | 'call', Map<string, string> | undefined> = { text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined };
-  const rename = (family: Family | 'call', producerId: string, fresh: string) => {
-    (renames[family] ??= new Map()).set(producerId, fresh);
-    renamed++;
+  const t: Collisions = {
+    mint,
+    diagnose,
+    emit,
+    ids: createConversationIds(history),
+    renames: { text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined },
+    renamed: 0,
   };
-
-  // How many ids were renamed: while none is, per-token events pass untouched.
-  let renamed = 0;
-
-  const wire = (map: Map<string, string> | undefined, id: string) => (map === undefined ? id : (map.get(id) ?? id));
-  const callWire = (id: string) => wire(renames.call, id);
-
-  // The event with `field` set to `id` (the event itself when it already is).
-  const withField = (event: Fields, field: string, id: string) => (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
-
-  const continued = (event: Fields, field: string, map: Map<string, string> | undefined) => {
-    const id = event[field];
-    if (map === undefined || typeof id !== 'string') return emit(event as AgentEvent);
-    emit(withField(event, field, map.get(id) ?? id));
-  };
-
-  /** The wire id of a message the run starts under the producer's `producerId`. */
-  const startMessage = (type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string => {
-    const family = familyOf[start];
-    const candidate = wire(renames[family], producerId);
-    const collision = ids.messageCollision(candidate, start, activityType, start === 'text' ? role : undefined);
-    if (collision === undefined) {
-      // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
-      if (ids.message(candidate)?.history !== false) ids.addMessage(candidate, start, role, activityType);
-      return candidate;
-    }
-    const fresh = mint();
-    rename(family, producerId, fresh);
-    ids.addMessage(fresh, start, role, activityType);
-    diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
-    return fresh;
-  };
-
-  const onMessageStart = (type: string, event: Fields, start: MessageStart, role: string, activityType?: string) => {
-    const producerId = event.messageId;
-    if (typeof producerId !== 'string') return emit(event as AgentEvent);
-    emit(withField(event, 'messageId', startMessage(type, event, producerId, start, role, activityType)));
-  };
-
-  /** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
-  const resolveParent = (event: Fields, producerId: string): { id: string; usable: boolean } => {
-    const id = wire(renames.text, producerId);
-    const known = ids.message(id);
-    if (known === undefined) {
-      // The client creates the assistant message under this id: later text of the turn joins it.
-      ids.addMessage(id, 'toolCallMessage', 'assistant');
-      return { id, usable: true };
-    }
-    if (!known.history) return { id, usable: known.role === 'assistant' };
-    const fresh = mint();
-    rename('text', producerId, fresh);
-    ids.addMessage(fresh, 'toolCallMessage', 'assistant');
-    diagnose({
-      message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
-      event,
-    });
-    return { id: fresh, usable: true };
-  };
-
-  const onCallStart = (event: Fields) => {
-    const producerId = event.toolCallId;
-    if (typeof producerId !== 'string') return emit(event as AgentEvent);
-    let toolCallId = callWire(producerId);
-    const parent = typeof event.parentMessageId === 'string' ? resolveParent(event, event.parentMessageId) : undefined;
-    // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
-    if (!ids.isRunCall(toolCallId)) {
-      // Without an assistant parent, the client creates a message named after the call.
-      const namedAfterCall = parent === undefined || !parent.usable;
-      const known = namedAfterCall ? ids.message(toolCallId) : undefined;
-      const collision = ids.isHistoryCall(toolCallId)
-        ? 'a tool call of the conversation history'
-        : known !== undefined
-          ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
-          : undefined;
-      if (collision !== undefined) {
-        const fresh = mint();
-        rename('call', producerId, fresh);
-        diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
-        toolCallId = fresh;
-      }
-      ids.addCall(toolCallId);
-      if (namedAfterCall) ids.addMessage(toolCallId, 'toolCallMessage', 'assistant');
-    }
-    let out = withField(event, 'toolCallId', toolCallId) as unknown as Fields;
-    if (parent !== undefined) out = withField(out, 'parentMessageId', parent.id) as unknown as Fields;
-    emit(out as AgentEvent);
-  };
-
-  const onResult = (event: Fields) => {
-    // A result may answer a call of the history (a client tool, an approval): only calls the run renamed are renamed.
-    let out = event;
-    if (typeof event.toolCallId === 'string') out = withField(out, 'toolCallId', callWire(event.toolCallId)) as unknown as Fields;
-    if (typeof event.messageId === 'string') {
-      const role = typeof event.role === 'string' ? event.role : 'tool';
-      out = withField(out, 'messageId', startMessage(EventType.TOOL_CALL_RESULT, event, event.messageId, 'toolResult', role)) as unknown as Fields;
-    }
-    emit(out as AgentEvent);
-  };
-
-  const onRunFinished = (event: Fields) => {
-    const outcome = event.outcome;
-    if (renames.call === undefined || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return emit(event as AgentEvent);
-    const pendingToolCallIds = outcome.pendingToolCallIds.map((id: unknown) => (typeof id === 'string' ? callWire(id) : id));
-    emit({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
-  };
-
   return {
-    renamesAny: () => renamed > 0,
+    renamesAny: () => t.renamed > 0,
     next(event) {
       // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
-      if (renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return emit(event);
+      if (t.renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return t.emit(event);
       const type = eventTypeOf(event);
       const fields = event as unknown as Fields;
       const follows = continuations.get(type);
-      if (follows !== undefined) return continued(fields, follows === 'call' ? 'toolCallId' : 'messageId', renames[follows]);
+      if (follows !== undefined) return continued(t, fields, follows === 'call' ? 'toolCallId' : 'messageId', t.renames[follows]);
       switch (type) {
         case EventType.TEXT_MESSAGE_START:
-          return onMessageStart(type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
+          return onMessageStart(t, type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
         case EventType.REASONING_START:
         case EventType.REASONING_MESSAGE_START:
-          return onMessageStart(type, fields, 'reasoning', 'reasoning');
+          return onMessageStart(t, type, fields, 'reasoning', 'reasoning');
         case EventType.ACTIVITY_SNAPSHOT:
-          return onMessageStart(type, fields, 'activity', 'activity', typeof fields.activityType === 'string' ? fields.activityType : undefined);
+          return onMessageStart(t, type, fields, 'activity', 'activity', typeof fields.activityType === 'string' ? fields.activityType : undefined);
         case EventType.TOOL_CALL_START:
-          return onCallStart(fields);
+          return onCallStart(t, fields);
         case EventType.TOOL_CALL_RESULT:
-          return onResult(fields);
+          return onResult(t, fields);
         case EventType.REASONING_ENCRYPTED_VALUE:
           // A message's value is for a text message, or else a reasoning message, of that producer id.
-          if (fields.subtype === 'tool-call') return continued(fields, 'entityId', renames.call);
-          return continued(fields, 'entityId', typeof fields.entityId === 'string' && renames.text?.has(fields.entityId) === true ? renames.text : renames.reasoning);
+          if (fields.subtype === 'tool-call') return continued(t, fields, 'entityId', t.renames.call);
+          return continued(t, fields, 'entityId', typeof fields.entityId === 'string' && t.renames.text?.has(fields.entityId) === true ? t.renames.text : t.renames.reasoning);
         case EventType.RUN_FINISHED:
-          return onRunFinished(fields);
+          return onRunFinished(t, fields);
         case EventType.RUN_STARTED:
           // An upstream RUN_STARTED echoing its input brings the history along.
-          if (isObject(fields.input)) ids.seed(fields.input.messages);
-          return emit(event);
+          if (isObject(fields.input)) t.ids.seed(fields.input.messages);
+          return t.emit(event);
         case EventType.MESSAGES_SNAPSHOT:
           // The snapshot is what the client holds from now on: its ids are taken like the history's.
-          ids.seed(fields.messages);
-          return emit(event);
+          t.ids.seed(fields.messages);
+          return t.emit(event);
         default:
-          return emit(event);
+          return t.emit(event);
       }
     },
   };
+}
+
+function wire(map: Map<string, string> | undefined, id: string): string {
+  return map === undefined ? id : (map.get(id) ?? id);
+}
+
+function callWire(t: Collisions, id: string): string {
+  return wire(t.renames.call, id);
+}
+
+// The event with `field` set to `id` (the event itself when it already is).
+function withField(event: Fields, field: string, id: string): AgentEvent {
+  return (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
+}
+
+function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {
+  (t.renames[family] ??= new Map()).set(producerId, fresh);
+  t.renamed++;
+}
+
+
+
+
+
+function continued(t: Collisions, event: Fields, field: string, map: Map<string, string> | undefined) {
+  const id = event[field];
+  if (map === undefined || typeof id !== 'string') return t.emit(event as AgentEvent);
+  t.emit(withField(event, field, map.get(id) ?? id));
+}
+
+
+/** The wire id of a message the run starts under the producer's `producerId`. */
+function startMessage(t: Collisions, type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string {
+  const family = familyOf[start];
+  const candidate = wire(t.renames[family], producerId);
+  const collision = t.ids.messageCollision(candidate, start, activityType, start === 'text' ? role : undefined);
+  if (collision === undefined) {
+    // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
+    if (t.ids.message(candidate)?.history !== false) t.ids.addMessage(candidate, start, role, activityType);
+    return candidate;
+  }
+  const fresh = t.mint();
+  rename(t, family, producerId, fresh);
+  t.ids.addMessage(fresh, start, role, activityType);
+  t.diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
+  return fresh;
+}
+
+
+function onMessageStart(t: Collisions, type: string, event: Fields, start: MessageStart, role: string, activityType?: string) {
+  const producerId = event.messageId;
+  if (typeof producerId !== 'string') return t.emit(event as AgentEvent);
+  t.emit(withField(event, 'messageId', startMessage(t, type, event, producerId, start, role, activityType)));
+}
+
+
+/** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
+function resolveParent(t: Collisions, event: Fields, producerId: string): { id: string; usable: boolean } {
+  const id = wire(t.renames.text, producerId);
+  const known = t.ids.message(id);
+  if (known === undefined) {
+    // The client creates the assistant message under this id: later text of the turn joins it.
+    t.ids.addMessage(id, 'toolCallMessage', 'assistant');
+    return { id, usable: true };
+  }
+  if (!known.history) return { id, usable: known.role === 'assistant' };
+  const fresh = t.mint();
+  rename(t, 'text', producerId, fresh);
+  t.ids.addMessage(fresh, 'toolCallMessage', 'assistant');
+  t.diagnose({
+    message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}; the call was put in a new assistant message '${fresh}'. ${advice}`,
+    event,
+  });
+  return { id: fresh, usable: true };
+}
+
+
+function onCallStart(t: Collisions, event: Fields) {
+  const producerId = event.toolCallId;
+  if (typeof producerId !== 'string') return t.emit(event as AgentEvent);
+  let toolCallId = callWire(t, producerId);
+  const parent = typeof event.parentMessageId === 'string' ? resolveParent(t, event, event.parentMessageId) : undefined;
+  // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
+  if (!t.ids.isRunCall(toolCallId)) {
+    // Without an assistant parent, the client creates a message named after the call.
+    const namedAfterCall = parent === undefined || !parent.usable;
+    const known = namedAfterCall ? t.ids.message(toolCallId) : undefined;
+    const collision = t.ids.isHistoryCall(toolCallId)
+      ? 'a tool call of the conversation history'
+      : known !== undefined
+        ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
+        : undefined;
+    if (collision !== undefined) {
+      const fresh = t.mint();
+      rename(t, 'call', producerId, fresh);
+      t.diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
+      toolCallId = fresh;
+    }
+    t.ids.addCall(toolCallId);
+    if (namedAfterCall) t.ids.addMessage(toolCallId, 'toolCallMessage', 'assistant');
+  }
+  let out = withField(event, 'toolCallId', toolCallId) as unknown as Fields;
+  if (parent !== undefined) out = withField(out, 'parentMessageId', parent.id) as unknown as Fields;
+  t.emit(out as AgentEvent);
+}
+
+
+function onResult(t: Collisions, event: Fields) {
+  // A result may answer a call of the history (a client tool, an approval): only calls the run renamed are renamed.
+  let out = event;
+  if (typeof event.toolCallId === 'string') out = withField(out, 'toolCallId', callWire(t, event.toolCallId)) as unknown as Fields;
+  if (typeof event.messageId === 'string') {
+    const role = typeof event.role === 'string' ? event.role : 'tool';
+    out = withField(out, 'messageId', startMessage(t, EventType.TOOL_CALL_RESULT, event, event.messageId, 'toolResult', role)) as unknown as Fields;
+  }
+  t.emit(out as AgentEvent);
+}
+
+
+function onRunFinished(t: Collisions, event: Fields) {
+  const outcome = event.outcome;
+  if (t.renames.call === undefined || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return t.emit(event as AgentEvent);
+  const pendingToolCallIds = outcome.pendingToolCallIds.map((id: unknown) => (typeof id === 'string' ? callWire(t, id) : id));
+  t.emit({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
 }

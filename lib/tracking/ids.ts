@@ -23,6 +23,8 @@ export interface IdClaim {
  * The rules it keeps (AG-UI's, as `@ag-ui/client` checks them): an id, once sent, is never opened
  * again in the run (a second START for an ended id is an error on the client); an id belongs to
  * one lane (a `subagentRunId`) for the whole run.
+ *
+ * Call its functions as methods (`ids.wireId(id)`): they are shared, and read the state of the record they are called on.
  */
 export interface EntityIds {
   /** The wire id of the producer's `producerId`: the fresh id it was given when it reused one, else itself. */
@@ -51,49 +53,78 @@ export interface EntityIds {
   claimId(id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim;
 }
 
+/** The state of one namespace's ids; the methods are the shared functions below (no closures per run). */
+interface EntityIdsRecord extends EntityIds {
+  readonly mint: IdGenerator;
+  // Each table made at its first write: most runs use few namespaces (an open stream holds only what it used).
+  /** Every id sent so far: an ended id is never opened again. */
+  used: Set<string> | undefined;
+  /** The lane of every id used or owned. */
+  owners: Map<string, Lane> | undefined;
+  /** Producer id -> the fresh id it was given because its own was taken. */
+  remap: Map<string, string> | undefined;
+}
+
 /**
  * Creates the id bookkeeping of one namespace for one subscription.
  *
  * @param mint Makes a fresh id (an operator's `generateId` option).
  */
 export function createEntityIds(mint: IdGenerator): EntityIds {
-  // Each table made at its first write: most runs use few namespaces (an open stream holds only what it used).
-  // Every id sent so far: an ended id is never opened again.
-  let used: Set<string> | undefined;
-  // The lane of every id used or owned.
-  let owners: Map<string, Lane> | undefined;
-  // Producer id -> the fresh id it was given because its own was taken.
-  let remap: Map<string, string> | undefined;
-
-  const wireId = (producerId: string) => (remap === undefined ? producerId : (remap.get(producerId) ?? producerId));
-
-  // Records the claimed id as used and owned by `lane`.
-  const take = (claim: IdClaim, lane: Lane): IdClaim => {
-    (used ??= new Set()).add(claim.id);
-    (owners ??= new Map()).set(claim.id, lane);
-    return claim;
-  };
-
-  const claimId = (id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim => {
-    const conflict: IdConflict | undefined = used?.has(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
-    if (conflict === undefined) return take({ id }, lane);
-    const fresh = mint();
-    (remap ??= new Map()).set(producerId, fresh);
-    return take({ id: fresh, conflict, refused: id, refusedOwner: owners?.get(id) }, lane);
-  };
-
-  return {
+  const record: EntityIdsRecord = {
+    mint,
+    used: undefined,
+    owners: undefined,
+    remap: undefined,
     wireId,
-    isUsed: (id) => used?.has(id) === true,
-    hasOwner: (id) => owners?.has(id) === true,
-    ownerOf: (id) => owners?.get(id),
-    own(id, lane) {
-      (owners ??= new Map()).set(id, lane);
-    },
-    claim(producerId, lane, ownedByLane) {
-      if (producerId !== undefined) return claimId(wireId(producerId), producerId, lane, ownedByLane);
-      return take({ id: mint() }, lane);
-    },
+    isUsed,
+    hasOwner,
+    ownerOf,
+    own,
+    claim,
     claimId,
   };
+  return record;
+}
+
+function wireId(this: EntityIdsRecord, producerId: string): string {
+  const remap = this.remap;
+  return remap === undefined ? producerId : (remap.get(producerId) ?? producerId);
+}
+
+function isUsed(this: EntityIdsRecord, id: string): boolean {
+  return this.used?.has(id) === true;
+}
+
+function hasOwner(this: EntityIdsRecord, id: string): boolean {
+  return this.owners?.has(id) === true;
+}
+
+function ownerOf(this: EntityIdsRecord, id: string): Lane {
+  return this.owners?.get(id);
+}
+
+function own(this: EntityIdsRecord, id: string, lane: Lane): void {
+  (this.owners ??= new Map()).set(id, lane);
+}
+
+function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim {
+  if (producerId !== undefined) return this.claimId(this.wireId(producerId), producerId, lane, ownedByLane);
+  return take(this, { id: this.mint() }, lane);
+}
+
+function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
+  const owners = this.owners;
+  const conflict: IdConflict | undefined = this.used?.has(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
+  if (conflict === undefined) return take(this, { id }, lane);
+  const fresh = this.mint();
+  (this.remap ??= new Map()).set(producerId, fresh);
+  return take(this, { id: fresh, conflict, refused: id, refusedOwner: owners?.get(id) }, lane);
+}
+
+// Records the claimed id as used and owned by `lane`.
+function take(ids: EntityIdsRecord, claimed: IdClaim, lane: Lane): IdClaim {
+  (ids.used ??= new Set()).add(claimed.id);
+  (ids.owners ??= new Map()).set(claimed.id, lane);
+  return claimed;
 }

@@ -13,7 +13,7 @@ import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
-import { createEntityIds } from './ids.js';
+import { createEntityIds, type EntityIds } from './ids.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
 export interface MessageLanesOptions {
@@ -97,6 +97,27 @@ const textContent = text.content!;
 /** Every slot, in closing order. */
 const allSlots = laneKinds.map((_, i) => i);
 
+/** One subscription's lanes: the state the functions below share (one record, not a closure per helper). */
+interface Lanes {
+  readonly mint: IdGenerator;
+  readonly diagnose: DiagnosticHandler;
+  readonly emit: (event: AgentEvent) => void;
+  /** What is open in each lane, in the order lanes first appeared. */
+  readonly lanes: Map<Lane, LaneState>;
+  /** Open message id -> its lane, kind and role, across lanes and kinds. */
+  readonly openMessages: Map<string, MessageRecord>;
+  /**
+   * Ended message id -> the same: a START (or content) for it of the same lane, kind and role
+   * reopens it under its id (AG-UI: the client appends to the message it holds).
+   * Made at the first end: an open stream's first message holds none.
+   */
+  ended: Map<string, MessageRecord> | undefined;
+  /** Used ids, their owner lanes, and the fresh ids reused ones were given. */
+  readonly ids: EntityIds;
+  /** The parent agent's lane, kept at hand: nearly every event is its. */
+  parentLane: LaneState | undefined;
+}
+
 /**
  * Creates the message-lane tracker of one subscription: each lane (a `subagentRunId`) has at most
  * one open text message, one open reasoning message and one reasoning span; chunks open and stream
@@ -107,202 +128,7 @@ const allSlots = laneKinds.map((_, i) => i);
  * Pure bookkeeping, no RxJS: decisions go out through `emit` and `diagnose`, or are thrown.
  */
 export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
-  const lanes = new Map<Lane, LaneState>();
-  // Open message id -> its lane, kind and role, across lanes and kinds.
-  const openMessages = new Map<string, MessageRecord>();
-  // Ended message id -> the same: a START (or content) for it of the same lane, kind and role
-  // reopens it under its id (AG-UI: the client appends to the message it holds).
-  // Made at the first end: an open stream's first message holds none.
-  let ended: Map<string, MessageRecord> | undefined;
-  // Used ids, their owner lanes, and the fresh ids reused ones were given.
-  const ids = createEntityIds(mint);
-  const wireId = ids.wireId; // at hand: once per token
-
-  // The parent agent's lane, kept at hand: nearly every event is its.
-  let parentLane: LaneState | undefined;
-  const laneState = (lane: Lane): LaneState => {
-    if (lane === undefined && parentLane !== undefined) return parentLane;
-    let state = lanes.get(lane);
-    if (state === undefined) lanes.set(lane, (state = laneKinds.map(() => undefined)));
-    if (lane === undefined) parentLane = state;
-    return state;
-  };
-
-  const close = (lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent) => {
-    const messageId = state[slot] as string;
-    state[slot] = undefined;
-    if (slot !== SPAN) {
-      (ended ??= new Map()).set(messageId, openMessages.get(messageId)!);
-      openMessages.delete(messageId);
-    }
-    emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
-  };
-
-  // Closes, in order, whichever of `slots` is open in the lane.
-  const closeSlots = (lane: Lane, state: LaneState, slots: readonly number[]) => {
-    for (let i = 0; i < slots.length; i++) if (state[slots[i]] !== undefined) close(lane, state, slots[i]);
-  };
-
-  const closeLane = (lane: Lane) => {
-    const state = lanes.get(lane);
-    if (state !== undefined) closeSlots(lane, state, allSlots);
-  };
-
-  const closeAll = () => {
-    for (const lane of lanes.keys()) closeLane(lane);
-  };
-
-  const assertNotOpenElsewhere = (type: string, producerId: string, messageId: string, lane: Lane) => {
-    const opener = openMessages.get(messageId);
-    if (opener !== undefined) {
-      throw new AguiRxError(
-        'INVALID_EVENT',
-        `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open as a ${opener.kind.noun} of ${describeLane(opener.lane)}. Give each message its own id, and set the same subagentRunId on every event of a message.`,
-      );
-    }
-  };
-
-  // Opens a message in `slot` of `lane` under the producer's id: an ended message of the same lane,
-  // kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
-  const open = (lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent) => {
-    const kind = laneKinds[slot];
-    const candidate = producerId === undefined ? mint() : wireId(producerId);
-    assertNotOpenElsewhere(type, producerId ?? candidate, candidate, lane);
-    // A chunk or content without a role continues the ended message's.
-    const given = slot === TEXT ? source.role : 'reasoning';
-    const previous = producerId === undefined ? undefined : ended?.get(candidate);
-    const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
-    const role = reopen ? previous.role : (given ?? 'assistant');
-    let messageId = candidate;
-    if (reopen) {
-      ended!.delete(candidate);
-      if (type === kind.content) {
-        diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
-      }
-    } else {
-      const claim = ids.claimId(candidate, producerId ?? candidate, lane, true);
-      messageId = claim.id;
-      if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
-        const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(ended?.get(candidate))}`;
-        diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
-      }
-    }
-    openMessages.set(messageId, { lane, kind, role });
-    state[slot] = messageId;
-    // A reasoning message streams inside a span: chunks open one around it.
-    if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
-      state[SPAN] = messageId;
-      emit({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
-    }
-    if (explicitStart !== undefined) {
-      emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
-      return messageId;
-    }
-    const start: Record<string, unknown> = { type: kind.start, messageId, role };
-    if (slot === TEXT && source.name !== undefined) start.name = source.name;
-    if (source.timestamp !== undefined) start.timestamp = source.timestamp;
-    if (lane !== undefined) start.subagentRunId = lane;
-    emit(start as AgentEvent);
-    return messageId;
-  };
-
-  const content = (slot: number, messageId: string, delta: string, source: Record<string, unknown>) => {
-    emit(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
-  };
-
-  // A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
-  const onChunk = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string, explicit: boolean) => {
-    // Read by name: a read through a variable key is slow.
-    const producerId = explicit ? requiredString(event, 'messageId') : stringField(event, 'messageId', event.messageId);
-    const delta = explicit ? requiredString(event, 'delta') : stringField(event, 'delta', event.delta);
-    if (delta === undefined || delta === '') return;
-    const lane = laneOf(event);
-    const state = laneState(lane);
-    const current = state[slot];
-    // Nothing this kind closes is open beside its open message: opening either closes the other.
-    if (current !== undefined && (producerId === undefined || wireId(producerId) === current)) {
-      if (explicit && producerId === current) return emit(event as AgentEvent);
-      return content(slot, current, delta, event);
-    }
-    const owner = untaggedContinuation(lane, slot, producerId);
-    if (owner !== undefined) return onChunk({ ...event, subagentRunId: owner }, slot, closes, type, explicit);
-    closeSlots(lane, state, closes);
-    if (current !== undefined) close(lane, state, slot);
-    const messageId = open(lane, state, slot, type, producerId, event);
-    content(slot, messageId, delta, event);
-  };
-
-  /**
-   * The subagent whose open message of `slot` an event without `subagentRunId` names by its id:
-   * the event continues it there. AG-UI spec 1.1, Subagents, Ownership: "a continuation carrying
-   * no tag is not a disagreement and MUST be accepted". An untagged chunk without an id is the
-   * parent agent's, as every untagged input event is.
-   */
-  const untaggedContinuation = (lane: Lane, slot: number, producerId: string | undefined): Lane => {
-    if (lane !== undefined || producerId === undefined) return undefined;
-    const opener = openMessages.get(wireId(producerId));
-    return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
-  };
-
-  const onStart = (event: Record<string, unknown>, slot: number, closes: readonly number[], type: string) => {
-    const producerId = requiredString(event, 'messageId');
-    const lane = laneOf(event);
-    const state = laneState(lane);
-    closeSlots(lane, state, closes);
-    const current = state[slot];
-    if (current !== undefined && current === wireId(producerId)) {
-      return diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
-    }
-    if (current !== undefined) close(lane, state, slot);
-    open(lane, state, slot, type, producerId, event, event as AgentEvent);
-  };
-
-  const onEnd = (event: Record<string, unknown>, slot: number, type: string) => {
-    const producerId = requiredString(event, 'messageId');
-    const lane = laneOf(event);
-    const state = laneState(lane);
-    const messageId = wireId(producerId);
-    if (state[slot] === messageId) {
-      return close(lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
-    }
-    const owner = untaggedContinuation(lane, slot, producerId);
-    if (owner !== undefined) return onEnd({ ...event, subagentRunId: owner }, slot, type);
-    assertNotOpenElsewhere(type, producerId, messageId, lane);
-    diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
-  };
-
-  // An explicit REASONING_START: spans keep the producer's id, which must be the lane's own.
-  const onSpanStart = (event: Record<string, unknown>, closes: readonly number[]) => {
-    const messageId = requiredString(event, 'messageId');
-    const lane = laneOf(event);
-    const state = laneState(lane);
-    if (state[SPAN] === messageId) {
-      return diagnose({ message: `Dropped a second REASONING_START for span '${messageId}', which is already open.`, event });
-    }
-    if (ids.hasOwner(messageId) && ids.ownerOf(messageId) !== lane) {
-      throw new AguiRxError(
-        'INVALID_EVENT',
-        `REASONING_START from ${describeLane(lane)} opens span '${messageId}', an id ${describeLane(ids.ownerOf(messageId))} already uses. Give each lane's reasoning its own messageId.`,
-      );
-    }
-    closeSlots(lane, state, closes);
-    if (state[SPAN] !== undefined) close(lane, state, SPAN);
-    ids.own(messageId, lane);
-    state[SPAN] = messageId;
-    emit(event as AgentEvent);
-  };
-
-  const onSpanEnd = (event: Record<string, unknown>) => {
-    const messageId = requiredString(event, 'messageId');
-    const lane = laneOf(event);
-    const state = laneState(lane);
-    if (state[SPAN] !== messageId) {
-      return diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${describeLane(lane)}.`, event });
-    }
-    if (state[THOUGHT] !== undefined) close(lane, state, THOUGHT);
-    close(lane, state, SPAN, event as AgentEvent);
-  };
-
+  const t: Lanes = { mint, diagnose, emit, lanes: new Map(), openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
   return {
     next(event) {
       const type = eventTypeOf(event);
@@ -310,43 +136,226 @@ export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions)
       // The most frequent event first, without a lookup; most often it continues the parent
       // agent's open text message: that case is onChunk's first, with its fields read by name.
       if (type === TEXT_CHUNK) {
-        const current = parentLane === undefined ? undefined : parentLane[TEXT];
+        const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
         const producerId = fields.messageId;
         const delta = fields.delta;
-        if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && wireId(producerId) === current))) {
-          return emit(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
+        if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && t.ids.wireId(producerId) === current))) {
+          return t.emit(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
         }
-        return onChunk(fields, TEXT, textCloses, type, false);
+        return onChunk(t, fields, TEXT, textCloses, type, false);
       }
       const route = routes.get(type);
-      if (route === undefined) return emit(event);
+      if (route === undefined) return t.emit(event);
       const slot = route.slot;
-      if (slot === SPAN) return route.role === 'start' ? onSpanStart(fields, route.closes) : onSpanEnd(fields);
+      if (slot === SPAN) return route.role === 'start' ? onSpanStart(t, fields, route.closes) : onSpanEnd(t, fields);
       if (slot >= 0) {
         switch (route.role) {
           case 'chunk':
-            return onChunk(fields, slot, route.closes, type, false);
+            return onChunk(t, fields, slot, route.closes, type, false);
           case 'content':
-            return onChunk(fields, slot, route.closes, type, true);
+            return onChunk(t, fields, slot, route.closes, type, true);
           case 'start':
-            return onStart(fields, slot, route.closes, type);
+            return onStart(t, fields, slot, route.closes, type);
           case 'end':
-            return onEnd(fields, slot, type);
+            return onEnd(t, fields, slot, type);
         }
       }
       // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
       if (route.closes.length > 0) {
         const lane = laneOf(fields);
-        const state = lanes.get(lane);
-        if (state !== undefined) closeSlots(lane, state, route.closes);
+        const state = t.lanes.get(lane);
+        if (state !== undefined) closeSlots(t, lane, state, route.closes);
       }
       // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
-      if (route.boundary === 'run') closeAll();
-      else if (route.boundary !== undefined) closeLane(laneOf(fields));
-      emit(event);
+      if (route.boundary === 'run') closeAll(t);
+      else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
+      t.emit(event);
     },
-    closeAll,
+    closeAll: () => closeAll(t),
   };
+}
+
+function laneState(t: Lanes, lane: Lane): LaneState {
+  if (lane === undefined && t.parentLane !== undefined) return t.parentLane;
+  let state = t.lanes.get(lane);
+  if (state === undefined) t.lanes.set(lane, (state = laneKinds.map(() => undefined)));
+  if (lane === undefined) t.parentLane = state;
+  return state;
+}
+
+function close(t: Lanes, lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent): void {
+  const messageId = state[slot] as string;
+  state[slot] = undefined;
+  if (slot !== SPAN) {
+    (t.ended ??= new Map()).set(messageId, t.openMessages.get(messageId)!);
+    t.openMessages.delete(messageId);
+  }
+  t.emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
+}
+
+// Closes, in order, whichever of `slots` is open in the lane.
+function closeSlots(t: Lanes, lane: Lane, state: LaneState, slots: readonly number[]): void {
+  for (let i = 0; i < slots.length; i++) if (state[slots[i]] !== undefined) close(t, lane, state, slots[i]);
+}
+
+function closeLane(t: Lanes, lane: Lane): void {
+  const state = t.lanes.get(lane);
+  if (state !== undefined) closeSlots(t, lane, state, allSlots);
+}
+
+function closeAll(t: Lanes): void {
+  for (const lane of t.lanes.keys()) closeLane(t, lane);
+}
+
+function assertNotOpenElsewhere(t: Lanes, type: string, producerId: string, messageId: string, lane: Lane): void {
+  const opener = t.openMessages.get(messageId);
+  if (opener !== undefined) {
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `${type} for message '${producerId}' comes from ${describeLane(lane)}, but that message is open as a ${opener.kind.noun} of ${describeLane(opener.lane)}. Give each message its own id, and set the same subagentRunId on every event of a message.`,
+    );
+  }
+}
+
+// Opens a message in `slot` of `lane` under the producer's id: an ended message of the same lane,
+// kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
+function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
+  const kind = laneKinds[slot];
+  const candidate = producerId === undefined ? t.mint() : t.ids.wireId(producerId);
+  assertNotOpenElsewhere(t, type, producerId ?? candidate, candidate, lane);
+  // A chunk or content without a role continues the ended message's.
+  const given = slot === TEXT ? source.role : 'reasoning';
+  const previous = producerId === undefined ? undefined : t.ended?.get(candidate);
+  const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
+  const role = reopen ? previous.role : (given ?? 'assistant');
+  let messageId = candidate;
+  if (reopen) {
+    t.ended!.delete(candidate);
+    if (type === kind.content) {
+      t.diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
+    }
+  } else {
+    const claim = t.ids.claimId(candidate, producerId ?? candidate, lane, true);
+    messageId = claim.id;
+    if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
+      const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(t.ended?.get(candidate))}`;
+      t.diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
+    }
+  }
+  t.openMessages.set(messageId, { lane, kind, role });
+  state[slot] = messageId;
+  // A reasoning message streams inside a span: chunks open one around it.
+  if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
+    state[SPAN] = messageId;
+    t.emit({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
+  }
+  if (explicitStart !== undefined) {
+    t.emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
+    return messageId;
+  }
+  const start: Record<string, unknown> = { type: kind.start, messageId, role };
+  if (slot === TEXT && source.name !== undefined) start.name = source.name;
+  if (source.timestamp !== undefined) start.timestamp = source.timestamp;
+  if (lane !== undefined) start.subagentRunId = lane;
+  t.emit(start as AgentEvent);
+  return messageId;
+}
+
+function content(t: Lanes, slot: number, messageId: string, delta: string, source: Record<string, unknown>): void {
+  t.emit(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
+}
+
+// A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
+function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes: readonly number[], type: string, explicit: boolean): void {
+  // Read by name: a read through a variable key is slow.
+  const producerId = explicit ? requiredString(event, 'messageId') : stringField(event, 'messageId', event.messageId);
+  const delta = explicit ? requiredString(event, 'delta') : stringField(event, 'delta', event.delta);
+  if (delta === undefined || delta === '') return;
+  const lane = laneOf(event);
+  const state = laneState(t, lane);
+  const current = state[slot];
+  // Nothing this kind closes is open beside its open message: opening either closes the other.
+  if (current !== undefined && (producerId === undefined || t.ids.wireId(producerId) === current)) {
+    if (explicit && producerId === current) return t.emit(event as AgentEvent);
+    return content(t, slot, current, delta, event);
+  }
+  const owner = untaggedContinuation(t, lane, slot, producerId);
+  if (owner !== undefined) return onChunk(t, { ...event, subagentRunId: owner }, slot, closes, type, explicit);
+  closeSlots(t, lane, state, closes);
+  if (current !== undefined) close(t, lane, state, slot);
+  const messageId = open(t, lane, state, slot, type, producerId, event);
+  content(t, slot, messageId, delta, event);
+}
+
+/**
+ * The subagent whose open message of `slot` an event without `subagentRunId` names by its id:
+ * the event continues it there. AG-UI spec 1.1, Subagents, Ownership: "a continuation carrying
+ * no tag is not a disagreement and MUST be accepted". An untagged chunk without an id is the
+ * parent agent's, as every untagged input event is.
+ */
+function untaggedContinuation(t: Lanes, lane: Lane, slot: number, producerId: string | undefined): Lane {
+  if (lane !== undefined || producerId === undefined) return undefined;
+  const opener = t.openMessages.get(t.ids.wireId(producerId));
+  return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
+}
+
+function onStart(t: Lanes, event: Record<string, unknown>, slot: number, closes: readonly number[], type: string): void {
+  const producerId = requiredString(event, 'messageId');
+  const lane = laneOf(event);
+  const state = laneState(t, lane);
+  closeSlots(t, lane, state, closes);
+  const current = state[slot];
+  if (current !== undefined && current === t.ids.wireId(producerId)) {
+    return t.diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
+  }
+  if (current !== undefined) close(t, lane, state, slot);
+  open(t, lane, state, slot, type, producerId, event, event as AgentEvent);
+}
+
+function onEnd(t: Lanes, event: Record<string, unknown>, slot: number, type: string): void {
+  const producerId = requiredString(event, 'messageId');
+  const lane = laneOf(event);
+  const state = laneState(t, lane);
+  const messageId = t.ids.wireId(producerId);
+  if (state[slot] === messageId) {
+    return close(t, lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
+  }
+  const owner = untaggedContinuation(t, lane, slot, producerId);
+  if (owner !== undefined) return onEnd(t, { ...event, subagentRunId: owner }, slot, type);
+  assertNotOpenElsewhere(t, type, producerId, messageId, lane);
+  t.diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
+}
+
+// An explicit REASONING_START: spans keep the producer's id, which must be the lane's own.
+function onSpanStart(t: Lanes, event: Record<string, unknown>, closes: readonly number[]): void {
+  const messageId = requiredString(event, 'messageId');
+  const lane = laneOf(event);
+  const state = laneState(t, lane);
+  if (state[SPAN] === messageId) {
+    return t.diagnose({ message: `Dropped a second REASONING_START for span '${messageId}', which is already open.`, event });
+  }
+  if (t.ids.hasOwner(messageId) && t.ids.ownerOf(messageId) !== lane) {
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `REASONING_START from ${describeLane(lane)} opens span '${messageId}', an id ${describeLane(t.ids.ownerOf(messageId))} already uses. Give each lane's reasoning its own messageId.`,
+    );
+  }
+  closeSlots(t, lane, state, closes);
+  if (state[SPAN] !== undefined) close(t, lane, state, SPAN);
+  t.ids.own(messageId, lane);
+  state[SPAN] = messageId;
+  t.emit(event as AgentEvent);
+}
+
+function onSpanEnd(t: Lanes, event: Record<string, unknown>): void {
+  const messageId = requiredString(event, 'messageId');
+  const lane = laneOf(event);
+  const state = laneState(t, lane);
+  if (state[SPAN] !== messageId) {
+    return t.diagnose({ message: `Dropped REASONING_END for span '${messageId}': no such span is open in ${describeLane(lane)}.`, event });
+  }
+  if (state[THOUGHT] !== undefined) close(t, lane, state, THOUGHT);
+  close(t, lane, state, SPAN, event as AgentEvent);
 }
 
 /** Why an ended message's id cannot be reopened by another start, for a person: `already ended as a text message with role 'user' of the parent agent`. */

@@ -41,7 +41,7 @@ function toSequenceProblem({ rule, facts }: LifecycleProblem): SequenceProblem {
   return { fatal: lifecycleRules[rule].fatal, message: operatorLifecycleMessage(rule, facts) };
 }
 
-/** What is open on an AG-UI stream, and what it takes to close it. */
+/** What is open on an AG-UI stream, and what it takes to close it. Call its functions as methods: they are shared, and read the record they are called on. */
 export interface OpenEntities {
   /** Records one outgoing event. */
   observe(event: Event): void;
@@ -63,57 +63,70 @@ export interface OpenEntities {
  * of them open: the protocol's rule that all of these are closed before RUN_FINISHED.
  */
 export function trackOpenEntities(): OpenEntities {
+  const record: OpenRecord = { open: undefined, pending: undefined, lifecycles: undefined, observe, closeAll, pendingToolCallIds, sequenceProblem };
+  return record;
+}
+
+/** One run's open entities; the methods are the shared functions below (no closures per run). */
+interface OpenRecord extends OpenEntities {
   // Each table made at its first write: an open stream holds only what it opened.
-  // One map per kind a turn holds, in open order, keyed by id.
-  let open: Map<EntityKind, Map<string, Lane>> | undefined;
-  let pending: Set<string> | undefined;
-  let lifecycles: StepsAndSubagents | undefined;
-  const steps = () => (lifecycles ??= trackStepsAndSubagents());
-  return {
-    observe(event) {
-      if (event.type === EventType.TOOL_CALL_RESULT) {
-        pending?.delete(event.toolCallId);
-        return;
-      }
-      const entry = entityEvents.get(event.type);
-      if (entry === undefined || entry.role === 'content' || entry.role === 'chunk') return;
-      const { kind } = entry;
-      const fields = event as unknown as Record<string, string | undefined>;
-      const id = fields[kind.idField] as string;
-      if (kind === entityKind.step) return steps().recordStep(event.type, fields.subagentRunId, id);
-      if (kind === entityKind.subagent) return steps().recordSubagent(event.type, id);
-      if (!turnKinds.includes(kind)) return;
-      if (entry.role === 'start') {
-        open ??= new Map();
-        let entities = open.get(kind);
-        if (entities === undefined) open.set(kind, (entities = new Map()));
-        entities.set(id, fields.subagentRunId);
-        if (kind === entityKind.toolCall) (pending ??= new Set()).add(id);
-      } else open?.get(kind)?.delete(id);
-    },
-    closeAll(reason) {
-      const closers: Event[] = [];
-      for (const kind of entityKinds) {
-        // Steps and subagents nest: the tracker gives the latest first.
-        if (kind === entityKind.step) for (const { name, lane } of lifecycles?.finishSteps(undefined, true) ?? []) closers.push(closerOf(kind, name, lane, reason));
-        else if (kind === entityKind.subagent) for (const { id } of lifecycles?.finishSubagents() ?? []) closers.push(closerOf(kind, id, undefined, reason));
-        else {
-          const entities = open?.get(kind);
-          for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
-          entities?.clear();
-        }
-      }
-      return closers;
-    },
-    pendingToolCallIds: () => (pending === undefined ? [] : [...pending]),
-    sequenceProblem(event) {
-      const entry = entityEvents.get(event.type);
-      if (entry === undefined) return undefined;
-      const fields = event as unknown as Record<string, string | undefined>;
-      let problem: LifecycleProblem | undefined;
-      if (entry.kind === entityKind.step) problem = steps().stepProblem(event.type, fields.subagentRunId, fields.stepName as string);
-      else if (entry.kind === entityKind.subagent) problem = steps().subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
-      return problem === undefined ? undefined : toSequenceProblem(problem);
-    },
-  };
+  /** One map per kind a turn holds, in open order, keyed by id. */
+  open: Map<EntityKind, Map<string, Lane>> | undefined;
+  pending: Set<string> | undefined;
+  lifecycles: StepsAndSubagents | undefined;
+}
+
+function steps(record: OpenRecord): StepsAndSubagents {
+  return (record.lifecycles ??= trackStepsAndSubagents());
+}
+
+function observe(this: OpenRecord, event: Event): void {
+  if (event.type === EventType.TOOL_CALL_RESULT) {
+    this.pending?.delete(event.toolCallId);
+    return;
+  }
+  const entry = entityEvents.get(event.type);
+  if (entry === undefined || entry.role === 'content' || entry.role === 'chunk') return;
+  const { kind } = entry;
+  const fields = event as unknown as Record<string, string | undefined>;
+  const id = fields[kind.idField] as string;
+  if (kind === entityKind.step) return steps(this).recordStep(event.type, fields.subagentRunId, id);
+  if (kind === entityKind.subagent) return steps(this).recordSubagent(event.type, id);
+  if (!turnKinds.includes(kind)) return;
+  if (entry.role === 'start') {
+    const open = (this.open ??= new Map());
+    let entities = open.get(kind);
+    if (entities === undefined) open.set(kind, (entities = new Map()));
+    entities.set(id, fields.subagentRunId);
+    if (kind === entityKind.toolCall) (this.pending ??= new Set()).add(id);
+  } else this.open?.get(kind)?.delete(id);
+}
+
+function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
+  const closers: Event[] = [];
+  for (const kind of entityKinds) {
+    // Steps and subagents nest: the tracker gives the latest first.
+    if (kind === entityKind.step) for (const { name, lane } of this.lifecycles?.finishSteps(undefined, true) ?? []) closers.push(closerOf(kind, name, lane, reason));
+    else if (kind === entityKind.subagent) for (const { id } of this.lifecycles?.finishSubagents() ?? []) closers.push(closerOf(kind, id, undefined, reason));
+    else {
+      const entities = this.open?.get(kind);
+      for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
+      entities?.clear();
+    }
+  }
+  return closers;
+}
+
+function pendingToolCallIds(this: OpenRecord): string[] {
+  return this.pending === undefined ? [] : [...this.pending];
+}
+
+function sequenceProblem(this: OpenRecord, event: Event): SequenceProblem | undefined {
+  const entry = entityEvents.get(event.type);
+  if (entry === undefined) return undefined;
+  const fields = event as unknown as Record<string, string | undefined>;
+  let problem: LifecycleProblem | undefined;
+  if (entry.kind === entityKind.step) problem = steps(this).stepProblem(event.type, fields.subagentRunId, fields.stepName as string);
+  else if (entry.kind === entityKind.subagent) problem = steps(this).subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
+  return problem === undefined ? undefined : toSequenceProblem(problem);
 }

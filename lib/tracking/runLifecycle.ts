@@ -15,7 +15,7 @@ import type { AguiDiagnostic } from '../protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
-import { trackOpenEntities } from './openEntities.js';
+import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, unknown>;
@@ -41,7 +41,7 @@ export interface RunEnding {
   diagnostic?: AguiDiagnostic | undefined;
 }
 
-/** The state of one run and the decisions that keep it one well-formed AG-UI run. */
+/** The state of one run and the decisions that keep it one well-formed AG-UI run. Call its functions as methods: they are shared, and read the record they are called on. */
 export interface RunLifecycle {
   /** Whether RUN_STARTED was made, and whether the terminal event was (nothing is sent after it). */
   readonly started: boolean;
@@ -98,78 +98,108 @@ const lateRunStarted =
  * closed before it, the terminal event carrying this run's ids.
  */
 export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
-  const { threadId, runId, parentRunId, input } = run;
-  // What is open on the output, so that the run can always end cleanly.
-  const open = trackOpenEntities();
-  // Usage reported during the run, upstream's terminal event's first.
-  const usage: TokenUsage[] = [];
-  // Plain data properties, not getters: `ended` is read on every event.
-  const lifecycle: { -readonly [K in keyof RunLifecycle]: RunLifecycle[K] } = {
+  const lifecycle: Lifecycle = {
     started: false,
     ended: false,
-    start(upstream) {
-      const event: RunStartedEvent = { ...(upstream as Partial<RunStartedEvent> | undefined), type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
-      const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
-      if (parent !== undefined) event.parentRunId = parent;
-      const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
-      if (runInput !== undefined) event.input = runInput;
-      assertWireEvent(event as unknown as Fields);
-      // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
-      lifecycle.started = true;
-      open.observe(event);
-      return event;
-    },
-    admit(fields, type) {
-      // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
-      if (type === EventType.RUN_STARTED) return lateRunStarted;
-      // AG-UI spec 1.1, Processing Model: an event of a type the protocol does not describe MUST NOT abort the run; it is dropped, with a warning.
-      if (!isAgentEventType(type)) {
-        return `Dropped an event of unknown type '${type}': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`;
-      }
-      // Relaxed fields pass: an operator after this one may still fill them in.
-      assertAgentEventFields(fields);
-      const event = fields as unknown as Event;
-      const problem = open.sequenceProblem(event);
-      if (problem?.fatal) throw new AguiRxError('INVALID_EVENT', problem.message);
-      if (problem) return problem.message;
-      open.observe(event);
-      return undefined;
-    },
-    addUsage(reported) {
-      usage.push(...usageReports(reported));
-    },
-    finished(upstream, outcome) {
-      // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
-      const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
-      if (event.usage !== undefined) usage.unshift(...event.usage);
-      delete event.usage;
-      event.outcome = outcome ?? withPendingToolCalls(event.outcome, open.pendingToolCallIds());
-      return event;
-    },
-    upstreamError(fields) {
-      // Validated whole first, so that a bad `usage` is reported rather than dropped. Some servers
-      // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
-      const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
-      if (reported !== undefined) usage.unshift(...reported);
-      if (event.message.trim() === '') event.message = noMessage;
-      return event;
-    },
-    failed: (error) => runErrorOf(error, run.exposeErrorStack === true),
-    end(terminal) {
-      lifecycle.ended = true;
-      const closers = open.closeAll(terminal.type === EventType.RUN_ERROR ? { type: 'error', message: terminal.message } : { type: 'finished' });
-      if (usage.length === 0) return { closers };
-      const sums = sumTokenUsage(usage);
-      if (sums !== undefined) {
-        (terminal as { usage?: TokenUsage[] }).usage = sums;
-        return { closers };
-      }
-      // Each report was valid, but their sum is not: send none rather than an invalid terminal event.
-      const message = `Left out the run's token usage: its sum is past ${Number.MAX_SAFE_INTEGER} tokens, more than AG-UI can carry. Check the counts your agent reports.`;
-      return { closers, diagnostic: { message, event: usage } };
-    },
+    run,
+    open: trackOpenEntities(),
+    usage: [],
+    start,
+    admit,
+    addUsage,
+    finished,
+    upstreamError,
+    failed,
+    end,
   };
   return lifecycle;
+}
+
+/**
+ * One run's state; the methods are the shared functions below (no closures per run). Plain data
+ * properties, not getters: `ended` is read on every event.
+ */
+interface Lifecycle extends RunLifecycle {
+  started: boolean;
+  ended: boolean;
+  readonly run: RunIdentity;
+  /** What is open on the output, so that the run can always end cleanly. */
+  readonly open: OpenEntities;
+  /** Usage reported during the run, upstream's terminal event's first. */
+  readonly usage: TokenUsage[];
+}
+
+function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
+  const { threadId, runId, parentRunId, input } = this.run;
+  const event: RunStartedEvent = { ...(upstream as Partial<RunStartedEvent> | undefined), type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
+  const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
+  if (parent !== undefined) event.parentRunId = parent;
+  const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
+  if (runInput !== undefined) event.input = runInput;
+  assertWireEvent(event as unknown as Fields);
+  // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
+  this.started = true;
+  this.open.observe(event);
+  return event;
+}
+
+function admit(this: Lifecycle, fields: Fields, type: string): string | undefined {
+  // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
+  if (type === EventType.RUN_STARTED) return lateRunStarted;
+  // AG-UI spec 1.1, Processing Model: an event of a type the protocol does not describe MUST NOT abort the run; it is dropped, with a warning.
+  if (!isAgentEventType(type)) {
+    return `Dropped an event of unknown type '${type}': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`;
+  }
+  // Relaxed fields pass: an operator after this one may still fill them in.
+  assertAgentEventFields(fields);
+  const event = fields as unknown as Event;
+  const problem = this.open.sequenceProblem(event);
+  if (problem?.fatal) throw new AguiRxError('INVALID_EVENT', problem.message);
+  if (problem) return problem.message;
+  this.open.observe(event);
+  return undefined;
+}
+
+function addUsage(this: Lifecycle, reported: unknown): void {
+  this.usage.push(...usageReports(reported));
+}
+
+function finished(this: Lifecycle, upstream?: Fields, outcome?: RunFinishedOutcome): RunFinishedEvent {
+  const { threadId, runId } = this.run;
+  // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
+  const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
+  if (event.usage !== undefined) this.usage.unshift(...event.usage);
+  delete event.usage;
+  event.outcome = outcome ?? withPendingToolCalls(event.outcome, this.open.pendingToolCallIds());
+  return event;
+}
+
+function upstreamError(this: Lifecycle, fields: Fields): RunErrorEvent {
+  // Validated whole first, so that a bad `usage` is reported rather than dropped. Some servers
+  // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
+  const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
+  if (reported !== undefined) this.usage.unshift(...reported);
+  if (event.message.trim() === '') event.message = noMessage;
+  return event;
+}
+
+function failed(this: Lifecycle, error: unknown): RunErrorEvent {
+  return runErrorOf(error, this.run.exposeErrorStack === true);
+}
+
+function end(this: Lifecycle, terminal: RunFinishedEvent | RunErrorEvent): RunEnding {
+  this.ended = true;
+  const closers = this.open.closeAll(terminal.type === EventType.RUN_ERROR ? { type: 'error', message: terminal.message } : { type: 'finished' });
+  const usage = this.usage;
+  if (usage.length === 0) return { closers };
+  const sums = sumTokenUsage(usage);
+  if (sums !== undefined) {
+    (terminal as { usage?: TokenUsage[] }).usage = sums;
+    return { closers };
+  }
+  // Each report was valid, but their sum is not: send none rather than an invalid terminal event.
+  const message = `Left out the run's token usage: its sum is past ${Number.MAX_SAFE_INTEGER} tokens, more than AG-UI can carry. Check the counts your agent reports.`;
+  return { closers, diagnostic: { message, event: usage } };
 }
 
 /**

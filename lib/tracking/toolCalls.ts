@@ -17,7 +17,7 @@ import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { closesCompleteCallsOnly, entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
 import { unfinishedArgumentsError, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { toolResultContent } from '../protocol/toolResultContent.js';
-import { createEntityIds } from './ids.js';
+import { createEntityIds, type EntityIds } from './ids.js';
 import { appendArguments, createArgumentsText, isArgumentsComplete, isCompleteJson, type ArgumentsText } from './json.js';
 
 /** An input event, read by field name. */
@@ -82,139 +82,51 @@ for (const [type, { kind, role }] of entityEvents) {
 const messageStart = entityKind.textMessage.start;
 const textContent = entityKind.textMessage.content;
 
+/** One subscription's tool calls: the state the functions below share (one record, not a closure per helper). */
+interface ToolCalls {
+  readonly mint: IdGenerator;
+  readonly emit: (event: AgentEvent) => void;
+  readonly diagnose: DiagnosticHandler;
+  /**
+   * Open calls by wire id, in open order.
+   * It and the other tables of calls are made at the first call: most runs never open one.
+   */
+  open: Map<string, OpenCall> | undefined;
+  /** Every call id sent (an ended one is used and not open), and the fresh ids of reused ones. */
+  readonly ids: EntityIds;
+  /** Calls started in this run and not yet answered by a TOOL_CALL_RESULT. */
+  pending: Set<string> | undefined;
+  /** The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped). */
+  latest: Map<Lane, string> | undefined;
+  /** The assistant message of the lane's current turn, parent of its tool calls. */
+  readonly turnMessage: Map<Lane, string>;
+  /** The lane of each message seen: a call's parent must be a message of the call's own lane. */
+  readonly messageLane: Map<string, Lane>;
+  /** Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent. */
+  endedEarly: Set<string> | undefined;
+  /** Ended calls of this run whose arguments are not JSON, until their result: a run cannot finish with one waiting. */
+  unfinished: Map<string, StreamedCall> | undefined;
+}
+
 /**
  * Creates the tool call bookkeeping of one subscription (the rules are `toolCallCorrelator`'s):
  * open calls and the ids used in the run, the lane's latest call (continued by chunks without an
  * id), the turn's parent message, and the calls still waiting for a result.
  */
 export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
-  // Open calls by wire id, in open order.
-  // It and the other tables of calls are made at the first call: most runs never open one.
-  let open: Map<string, OpenCall> | undefined;
-  // Every call id sent (an ended one is used and not open), and the fresh ids of reused ones.
-  const ids = createEntityIds(mint);
-  // Calls started in this run and not yet answered by a TOOL_CALL_RESULT.
-  let pending: Set<string> | undefined;
-  // The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped).
-  let latest: Map<Lane, string> | undefined;
-  // The assistant message of the lane's current turn, parent of its tool calls.
-  const turnMessage = new Map<Lane, string>();
-  // The lane of each message seen: a call's parent must be a message of the call's own lane.
-  const messageLane = new Map<string, Lane>();
-  // Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent.
-  let endedEarly: Set<string> | undefined;
-  // Ended calls of this run whose arguments are not JSON, until their result: a run cannot finish with one waiting.
-  let unfinished: Map<string, StreamedCall> | undefined;
-
-  const close = (toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) => {
-    if (!call.hasArgs) emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
-    // Checked once per call, at its end: a scalar (or text after the value) is parsed here only.
-    else if (!isArgumentsComplete(call.args) && !isCompleteJson(call.args.text)) (unfinished ??= new Map()).set(toolCallId, { id: toolCallId, name: call.name, args: call.args.text });
-    open!.delete(toolCallId);
-    if (explicitEnd === undefined) (endedEarly ??= new Set()).add(toolCallId);
-    emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
+  const t: ToolCalls = {
+    mint,
+    emit,
+    diagnose,
+    open: undefined,
+    ids: createEntityIds(mint),
+    pending: undefined,
+    latest: undefined,
+    turnMessage: new Map(),
+    messageLane: new Map(),
+    endedEarly: undefined,
+    unfinished: undefined,
   };
-
-  // With `completeOnly` (a step boundary, text, reasoning), a call whose arguments are still incomplete stays open.
-  const closeLane = (lane: Lane, completeOnly: boolean) => {
-    if (open === undefined || open.size === 0) return;
-    for (const [toolCallId, call] of open) if (call.lane === lane && (!completeOnly || isArgumentsComplete(call.args))) close(toolCallId, call);
-  };
-
-  const closeAll = () => {
-    if (open === undefined) return;
-    for (const [toolCallId, call] of open) close(toolCallId, call);
-  };
-
-  // The run is over: a call still waiting for a result must have arguments a tool can run on.
-  const assertArgumentsWhole = () => {
-    if (unfinished === undefined || unfinished.size === 0) return;
-    const calls = [...unfinished.values()];
-    unfinished.clear();
-    throw unfinishedArgumentsError(calls);
-  };
-
-  const assertParentLane = (parentMessageId: string, lane: Lane) => {
-    const owner = messageLane.get(parentMessageId);
-    if (messageLane.has(parentMessageId) && owner !== lane) {
-      throw new AguiRxError(
-        'INVALID_EVENT',
-        `A tool call of ${describeLane(lane)} names parentMessageId '${parentMessageId}', a message of ${describeLane(owner)}. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.`,
-      );
-    }
-  };
-
-  const register = (toolCallId: string, lane: Lane, name: string) => {
-    const call: OpenCall = { lane, hasArgs: false, name, args: createArgumentsText() };
-    (open ??= new Map()).set(toolCallId, call);
-    (pending ??= new Set()).add(toolCallId);
-    (latest ??= new Map()).set(lane, toolCallId);
-    return call;
-  };
-
-  const parentOf = (lane: Lane, given: string | undefined) => {
-    if (given !== undefined) assertParentLane(given, lane);
-    let parent = turnMessage.get(lane);
-    // A given parent names a turn that had no message yet, so the turn's later calls join it.
-    if (parent === undefined) turnMessage.set(lane, (parent = given ?? mint()));
-    return given ?? parent;
-  };
-
-  const sendArgs = (toolCallId: string, call: OpenCall, delta: string | undefined, source: Fields) => {
-    if (delta === undefined || delta === '') return;
-    call.hasArgs = true;
-    appendArguments(call.args, delta);
-    emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
-  };
-
-  const lateArgs = (type: string, producerId: string, delta: string | undefined, event: Fields) => {
-    if (delta === undefined || delta === '') return;
-    diagnose({ message: `Dropped ${type} for tool call '${producerId}': the call already ended (its arguments were closed). Send all arguments before TOOL_CALL_END or the call's result.`, event });
-  };
-
-  // The input event, under the wire id its call was given.
-  const withWireId = (event: Fields, producerId: string, toolCallId: string) => (toolCallId === producerId ? event : { ...event, toolCallId }) as AgentEvent;
-
-  // What an event other than a tool call's closes and ends, and the event to send in its place.
-  const passing = (type: string, event: Fields): AgentEvent => {
-    const closer = callClosers.get(type);
-    if (closer !== undefined) {
-      // Only content ends the calls: an empty chunk says nothing. A call still being written stays open.
-      if (open !== undefined && open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(laneOf(event), closesCompleteCallsOnly.has(type));
-      if (type === messageStart) {
-        const lane = laneOf(event);
-        const messageId = requiredString(event, 'messageId');
-        messageLane.set(messageId, lane);
-        if (event.role === undefined || event.role === 'assistant') turnMessage.set(lane, messageId);
-      }
-      return event as AgentEvent;
-    }
-    const boundary = turnBoundaries.get(type);
-    if (boundary === 'lane' || boundary === 'subagent') {
-      // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
-      const lane = laneOf(event);
-      closeLane(lane, closesCompleteCallsOnly.has(type));
-      turnMessage.delete(lane);
-    } else if (boundary === 'run') {
-      closeAll();
-      turnMessage.clear();
-      if (type === EventType.RUN_FINISHED) {
-        assertArgumentsWhole();
-        const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, pending === undefined ? [] : [...pending]);
-        // Pending calls are the run's: a next run reports its own.
-        pending?.clear();
-        return { ...event, outcome } as AgentEvent;
-      }
-      // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
-      if (type !== EventType.MESSAGES_SNAPSHOT) {
-        pending?.clear();
-        latest?.clear();
-        unfinished?.clear();
-      }
-    }
-    return event as AgentEvent;
-  };
-
   return {
     chunk(event) {
       // Read by name: this runs once per token of the arguments.
@@ -222,9 +134,9 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
       const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
       const delta = stringField(event, 'delta', event.delta);
       const lane = laneOf(event);
-      const known = producerId === undefined ? (toolCallName === undefined ? latest?.get(lane) : undefined) : ids.wireId(producerId);
+      const known = producerId === undefined ? (toolCallName === undefined ? t.latest?.get(lane) : undefined) : t.ids.wireId(producerId);
       if (known !== undefined) {
-        const call = open?.get(known);
+        const call = t.open?.get(known);
         // A named chunk for an open call whose arguments are already complete JSON is a second,
         // parallel call under the same id (providers that use the function name as the id).
         const parallel = call !== undefined && toolCallName !== undefined && isArgumentsComplete(call.args);
@@ -232,11 +144,11 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
           if (call.lane !== lane) {
             if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
             // An untagged chunk continues the call in its opener's lane (AG-UI spec 1.1, Subagents, Ownership).
-            return sendArgs(known, call, delta, { ...event, subagentRunId: call.lane });
+            return sendArgs(t, known, call, delta, { ...event, subagentRunId: call.lane });
           }
-          return sendArgs(known, call, delta, event);
+          return sendArgs(t, known, call, delta, event);
         }
-        if (call === undefined && ids.isUsed(known) && toolCallName === undefined) return lateArgs('TOOL_CALL_CHUNK', producerId ?? known, delta, event);
+        if (call === undefined && t.ids.isUsed(known) && toolCallName === undefined) return lateArgs(t, 'TOOL_CALL_CHUNK', producerId ?? known, delta, event);
       }
       if (toolCallName === undefined) {
         throw new AguiRxError(
@@ -246,36 +158,36 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
             : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
         );
       }
-      const toolCallId = ids.claim(producerId, lane, false).id;
-      const parentMessageId = parentOf(lane, optionalString(event, 'parentMessageId'));
-      const call = register(toolCallId, lane, toolCallName);
+      const toolCallId = t.ids.claim(producerId, lane, false).id;
+      const parentMessageId = parentOf(t, lane, optionalString(event, 'parentMessageId'));
+      const call = register(t, toolCallId, lane, toolCallName);
       const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
       if (event.timestamp !== undefined) start.timestamp = event.timestamp;
       if (lane !== undefined) start.subagentRunId = lane;
-      emit(start as AgentEvent);
-      sendArgs(toolCallId, call, delta, event);
+      t.emit(start as AgentEvent);
+      sendArgs(t, toolCallId, call, delta, event);
     },
 
     start(event) {
       const producerId = requiredString(event, 'toolCallId');
       const toolCallName = requiredString(event, 'toolCallName');
       const lane = laneOf(event);
-      if (open?.has(ids.wireId(producerId))) {
-        return diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
+      if (t.open?.has(t.ids.wireId(producerId))) {
+        return t.diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
       }
-      const toolCallId = ids.claim(producerId, lane, false).id;
+      const toolCallId = t.ids.claim(producerId, lane, false).id;
       const parentMessageId = optionalString(event, 'parentMessageId');
-      if (parentMessageId !== undefined) assertParentLane(parentMessageId, lane);
-      if (parentMessageId !== undefined && !turnMessage.has(lane)) turnMessage.set(lane, parentMessageId);
-      register(toolCallId, lane, toolCallName);
-      emit(withWireId(event, producerId, toolCallId));
+      if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
+      if (parentMessageId !== undefined && !t.turnMessage.has(lane)) t.turnMessage.set(lane, parentMessageId);
+      register(t, toolCallId, lane, toolCallName);
+      t.emit(withWireId(event, producerId, toolCallId));
     },
 
     args(event) {
       const producerId = requiredString(event, 'toolCallId');
       const delta = requiredString(event, 'delta');
-      const toolCallId = ids.wireId(producerId);
-      const call = open?.get(toolCallId);
+      const toolCallId = t.ids.wireId(producerId);
+      const call = t.open?.get(toolCallId);
       if (call !== undefined) {
         const lane = laneOf(event);
         if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
@@ -283,55 +195,176 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
         call.hasArgs = true;
         appendArguments(call.args, delta);
         // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
-        return emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+        return t.emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
       }
-      if (ids.isUsed(toolCallId)) return lateArgs('TOOL_CALL_ARGS', producerId, delta, event);
+      if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
       throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
     },
 
     end(event) {
       const producerId = requiredString(event, 'toolCallId');
-      const toolCallId = ids.wireId(producerId);
-      const call = open?.get(toolCallId);
+      const toolCallId = t.ids.wireId(producerId);
+      const call = t.open?.get(toolCallId);
       if (call === undefined) {
-        if (endedEarly?.delete(toolCallId)) return;
-        return diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
+        if (t.endedEarly?.delete(toolCallId)) return;
+        return t.diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
       }
       const lane = laneOf(event);
       if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_END', producerId, call.lane, lane);
-      close(toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+      close(t, toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
     },
 
     result(event) {
       const producerId = requiredString(event, 'toolCallId');
       const lane = laneOf(event);
-      const toolCallId = ids.wireId(producerId);
-      const call = open?.get(toolCallId);
-      if (call !== undefined) close(toolCallId, call);
+      const toolCallId = t.ids.wireId(producerId);
+      const call = t.open?.get(toolCallId);
+      if (call !== undefined) close(t, toolCallId, call);
       // A result means the model's turn is over: text after it is a new assistant message.
-      turnMessage.delete(lane);
-      pending?.delete(toolCallId);
+      t.turnMessage.delete(lane);
+      t.pending?.delete(toolCallId);
       // Answered: whatever its arguments were, the tool has run.
-      unfinished?.delete(toolCallId);
+      t.unfinished?.delete(toolCallId);
       const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
-      if (optionalString(event, 'messageId') === undefined) result.messageId = mint();
-      emit(result as AgentEvent);
+      if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
+      t.emit(result as AgentEvent);
     },
 
     pass(type, event) {
       // The most frequent event, which only closes calls: with none open it passes without a lookup.
-      emit(type === textContent && (open === undefined || open.size === 0) ? (event as AgentEvent) : passing(type, event));
+      t.emit(type === textContent && (t.open === undefined || t.open.size === 0) ? (event as AgentEvent) : passing(t, type, event));
     },
 
-    closeAll,
+    closeAll: () => closeAll(t),
 
-    hasOpenCalls: () => open !== undefined && open.size > 0,
+    hasOpenCalls: () => t.open !== undefined && t.open.size > 0,
 
     finish() {
-      closeAll();
-      assertArgumentsWhole();
+      closeAll(t);
+      assertArgumentsWhole(t);
     },
   };
+}
+
+// The input event, under the wire id its call was given.
+function withWireId(event: Fields, producerId: string, toolCallId: string): AgentEvent {
+  return (toolCallId === producerId ? event : { ...event, toolCallId }) as AgentEvent;
+}
+
+function close(t: ToolCalls, toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) {
+  if (!call.hasArgs) t.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
+  // Checked once per call, at its end: a scalar (or text after the value) is parsed here only.
+  else if (!isArgumentsComplete(call.args) && !isCompleteJson(call.args.text)) (t.unfinished ??= new Map()).set(toolCallId, { id: toolCallId, name: call.name, args: call.args.text });
+  t.open!.delete(toolCallId);
+  if (explicitEnd === undefined) (t.endedEarly ??= new Set()).add(toolCallId);
+  t.emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
+}
+
+
+// With `completeOnly` (a step boundary, text, reasoning), a call whose arguments are still incomplete stays open.
+function closeLane(t: ToolCalls, lane: Lane, completeOnly: boolean) {
+  if (t.open === undefined || t.open.size === 0) return;
+  for (const [toolCallId, call] of t.open) if (call.lane === lane && (!completeOnly || isArgumentsComplete(call.args))) close(t, toolCallId, call);
+}
+
+
+function closeAll(t: ToolCalls) {
+  if (t.open === undefined) return;
+  for (const [toolCallId, call] of t.open) close(t, toolCallId, call);
+}
+
+
+// The run is over: a call still waiting for a result must have arguments a tool can run on.
+function assertArgumentsWhole(t: ToolCalls) {
+  if (t.unfinished === undefined || t.unfinished.size === 0) return;
+  const calls = [...t.unfinished.values()];
+  t.unfinished.clear();
+  throw unfinishedArgumentsError(calls);
+}
+
+
+function assertParentLane(t: ToolCalls, parentMessageId: string, lane: Lane) {
+  const owner = t.messageLane.get(parentMessageId);
+  if (t.messageLane.has(parentMessageId) && owner !== lane) {
+    throw new AguiRxError(
+      'INVALID_EVENT',
+      `A tool call of ${describeLane(lane)} names parentMessageId '${parentMessageId}', a message of ${describeLane(owner)}. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.`,
+    );
+  }
+}
+
+
+function register(t: ToolCalls, toolCallId: string, lane: Lane, name: string) {
+  const call: OpenCall = { lane, hasArgs: false, name, args: createArgumentsText() };
+  (t.open ??= new Map()).set(toolCallId, call);
+  (t.pending ??= new Set()).add(toolCallId);
+  (t.latest ??= new Map()).set(lane, toolCallId);
+  return call;
+}
+
+
+function parentOf(t: ToolCalls, lane: Lane, given: string | undefined) {
+  if (given !== undefined) assertParentLane(t, given, lane);
+  let parent = t.turnMessage.get(lane);
+  // A given parent names a turn that had no message yet, so the turn's later calls join it.
+  if (parent === undefined) t.turnMessage.set(lane, (parent = given ?? t.mint()));
+  return given ?? parent;
+}
+
+
+function sendArgs(t: ToolCalls, toolCallId: string, call: OpenCall, delta: string | undefined, source: Fields) {
+  if (delta === undefined || delta === '') return;
+  call.hasArgs = true;
+  appendArguments(call.args, delta);
+  t.emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
+}
+
+
+function lateArgs(t: ToolCalls, type: string, producerId: string, delta: string | undefined, event: Fields) {
+  if (delta === undefined || delta === '') return;
+  t.diagnose({ message: `Dropped ${type} for tool call '${producerId}': the call already ended (its arguments were closed). Send all arguments before TOOL_CALL_END or the call's result.`, event });
+}
+
+
+
+// What an event other than a tool call's closes and ends, and the event to send in its place.
+function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
+  const closer = callClosers.get(type);
+  if (closer !== undefined) {
+    // Only content ends the calls: an empty chunk says nothing. A call still being written stays open.
+    if (t.open !== undefined && t.open.size > 0 && (closer === 'start' || (typeof event.delta === 'string' && event.delta !== ''))) closeLane(t, laneOf(event), closesCompleteCallsOnly.has(type));
+    if (type === messageStart) {
+      const lane = laneOf(event);
+      const messageId = requiredString(event, 'messageId');
+      t.messageLane.set(messageId, lane);
+      if (event.role === undefined || event.role === 'assistant') t.turnMessage.set(lane, messageId);
+    }
+    return event as AgentEvent;
+  }
+  const boundary = turnBoundaries.get(type);
+  if (boundary === 'lane' || boundary === 'subagent') {
+    // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
+    const lane = laneOf(event);
+    closeLane(t, lane, closesCompleteCallsOnly.has(type));
+    t.turnMessage.delete(lane);
+  } else if (boundary === 'run') {
+    closeAll(t);
+    t.turnMessage.clear();
+    if (type === EventType.RUN_FINISHED) {
+      assertArgumentsWhole(t);
+      const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, t.pending === undefined ? [] : [...t.pending]);
+      // Pending calls are the run's: a next run reports its own.
+      t.pending?.clear();
+      return { ...event, outcome } as AgentEvent;
+    }
+    // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
+    if (type !== EventType.MESSAGES_SNAPSHOT) {
+      t.pending?.clear();
+      t.latest?.clear();
+      t.unfinished?.clear();
+    }
+  }
+  return event as AgentEvent;
 }
 
 function wrongLane(type: string, toolCallId: string, opener: Lane, lane: Lane): AguiRxError {
