@@ -69,6 +69,7 @@ describe('bench (npm run bench --quick)', () => {
       find(rows, 14, 'without a broker (vs hand-written)'),
       find(rows, 14, 'in-memory broker'),
       find(rows, 14, 'official stack'),
+      find(rows, 14, 'write path alone'),
       ...['paced', 'burst'].flatMap((scenario) => ['frames on the wire', 'bytes on the wire'].map((what) => findWith(rows, 15, [what, `, ${scenario},`]))),
       find(rows, 16, 'latency p50'),
       find(rows, 16, 'latency p99'),

@@ -2,6 +2,7 @@
 // 127.0.0.1 in this child process (started with --expose-gc), serving one contender, argv[2]:
 //  - 'agui'        createAguiHandler(agent) from the built package, no broker, heartbeats on (15 s);
 //  - 'agui-broker' the same with the in-memory run broker (heap rows only);
+//  - 'agui-sse'    sendSSE alone of the hand-built AG-UI events, no toAgui (heap rows only: the write path's share);
 //  - 'hand'        hand-written: JSON.parse the body, writeHead, res.write('data: '+JSON.stringify(e)+'\n\n')
 //                  per already-expanded AG-UI event, a setInterval heartbeat;
 //  - 'official'    the agent's chunks through @ag-ui/client transformChunks, each event framed by
@@ -98,11 +99,17 @@ function serveByHand(req, res, events$, encode) {
 
 /** The contender's handler; each loads only what it uses (a child starts faster). */
 async function handlerOf(name) {
-  if (name.startsWith('agui')) {
+  if (name === 'agui' || name === 'agui-broker') {
     const { createAguiHandler, createRunBroker } = await import('agui-rx');
     return name === 'agui'
       ? createAguiHandler((input) => agent(input, false), { heartbeatMs: HEARTBEAT_MS, basePath: '/agent', onDiagnostic })
       : createAguiHandler((input) => agent(input, false), { heartbeatMs: HEARTBEAT_MS, broker: createRunBroker({ authorize: () => true }), basePath: '/agent', onDiagnostic });
+  }
+  if (name === 'agui-sse') {
+    // The heap breakdown only: agui-rx's write path alone (sendSSE of the events the hand-written
+    // server builds, no toAgui, no input check), so the table shows what toAgui's state adds.
+    const { sendSSE } = await import('agui-rx');
+    return (req, res) => readJson(req, res, (input) => sendSSE(res, agent(input, true), { heartbeatMs: HEARTBEAT_MS }));
   }
   if (name === 'hand') return (req, res) => readJson(req, res, (input) => serveByHand(req, res, agent(input, true), (event) => 'data: ' + JSON.stringify(event) + '\n\n'));
   if (name === 'official') {

@@ -19,7 +19,7 @@ const serverChild = fileURLToPath(new URL('./serve-server-child.mjs', import.met
 const clientChild = fileURLToPath(new URL('./serve-client-child.mjs', import.meta.url));
 
 /** What each contender is called in the table. */
-const LABEL = { agui: 'agui-rx', 'agui-broker': 'agui-rx + memory broker', hand: 'hand-written', official: 'official' };
+const LABEL = { agui: 'agui-rx', 'agui-broker': 'agui-rx + memory broker', 'agui-sse': 'sendSSE alone', hand: 'hand-written', official: 'official' };
 const KB = 1024;
 
 /**
@@ -125,7 +125,7 @@ export async function run({ quick, runs, warmup, log, note }) {
     return result;
   };
   const names = ['agui', 'hand', 'official'];
-  const heapNames = ['agui', 'agui-broker', 'hand', 'official'];
+  const heapNames = ['agui', 'agui-broker', 'agui-sse', 'hand', 'official'];
   const heap = Object.fromEntries(heapNames.map((n) => [n, []]));
   const rows = [];
   let pacedResult;
@@ -209,6 +209,16 @@ export async function run({ quick, runs, warmup, log, note }) {
       ratioUnit: 'KB',
       target: { op: '<=', value: 8 },
       note: "the broker's log holds each run's events (RUN_STARTED, the message's start and 3 contents): counted here, the target does not count them",
+    }),
+    row({
+      item: 14,
+      name: `${heapLabel}: (breakdown) agui-rx's write path alone, sendSSE of ready AG-UI events without toAgui or the handler, vs hand-written (informational)`,
+      ours: { name: 'sendSSE alone', value: kb('agui-sse') },
+      baseline: { name: 'hand-written', value: kb('hand') },
+      unit: 'KB',
+      ratio: kb('agui-sse') - kb('hand'),
+      ratioMeans: 'more per stream',
+      ratioUnit: 'KB',
     }),
     row({
       item: 14,
