@@ -6,13 +6,10 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFailure } from '../lib/protocol/runErrors.js';
-import { entityKind, isTokenEventType } from '../lib/protocol/table.js';
+import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
-import { assertWireEvent, describeIssue } from '../lib/protocol/validate.js';
+import { assertWireEvent, describeIssue, isPlainTextContent } from '../lib/protocol/validate.js';
 import { noMessage, runErrorOf, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
-
-// The most frequent event type, checked first.
-const textContent = entityKind.textMessage.content;
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -157,28 +154,14 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
         if (lifecycle.ended) return;
         const type = eventTypeOf(event);
         let fields = event as unknown as Record<string, unknown>;
-        // The most frequent event, a text content with only its id and delta (as the toolkit makes
-        // them from chunks), valid by the few reads assertWireEvent would make, by name.
-        if (
-          type === textContent &&
-          lifecycle.started &&
-          typeof fields.messageId === 'string' &&
-          typeof fields.delta === 'string' &&
-          fields.subagentRunId === undefined &&
-          fields.timestamp === undefined &&
-          fields.metadata === undefined &&
-          fields.rawEvent === undefined
-        ) {
-          return subscriber.next(event as unknown as Event);
-        }
+        // The most frequent event first: a plain text content passes the checks assertWireEvent makes, inlined.
+        if (lifecycle.started && isPlainTextContent(type, fields)) return subscriber.next(event as unknown as Event);
         if (!lifecycle.started) {
           if (type === EventType.RUN_STARTED) return start(stripInput(fields));
           start();
         }
         // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
-        if (isTokenEventType(type)) {
-          return subscriber.next(assertWireEvent(fields));
-        }
+        if (isTokenEventType(type)) return subscriber.next(assertWireEvent(fields));
         // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
         fields = stripWithDiagnostic(fields, diagnose).event;
         switch (type) {

@@ -95,6 +95,23 @@ function isPlainPatch(patch: unknown): boolean {
 }
 
 /** The rest of a per-token event: `delta` and the base fields, as the schema has them. */
+/**
+ * Whether `event` is a TEXT_MESSAGE_CONTENT that {@link assertWireEvent} accepts on its first
+ * comparisons: string `messageId` and `delta`, none of the optional base fields. The most frequent
+ * event of a run, tested by name without the lookups of the general path.
+ */
+export function isPlainTextContent(type: unknown, event: Record<string, unknown>): boolean {
+  return (
+    type === EventType.TEXT_MESSAGE_CONTENT &&
+    typeof event.messageId === 'string' &&
+    typeof event.delta === 'string' &&
+    event.subagentRunId === undefined &&
+    event.timestamp === undefined &&
+    event.metadata === undefined &&
+    event.rawEvent === undefined
+  );
+}
+
 function assertTokenFields(type: string, event: Record<string, unknown>): Event {
   if (typeof event.delta !== 'string') throw invalidField(type, 'delta', event.delta, 'a string');
   const { subagentRunId, timestamp, metadata, rawEvent } = event;

@@ -115,7 +115,8 @@ async function replay({ quick, runs, warmup, log }) {
   if (start.frames !== events.length) throw new Error(`The POST got ${start.frames} frames, the log holds ${events.length} events.`);
   const plain = await listen((req, res) => {
     req.resume();
-    sendSSE(res, from(events), streamOptions);
+    // A frame per event, as route 2 sends the log (the broker does not coalesce unless asked).
+    sendSSE(res, from(events), { ...streamOptions, coalesce: false });
   });
   const eventsPath = `${BASE}/threads/bench-thread/runs/bench-run/events`;
   const label = `${Math.round(events.length / 1000)}k`;
