@@ -334,8 +334,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
           held.parts.push(delta);
           held.chars += delta.length;
           held.cursor = cursor;
-          // A long run of deltas goes on in pieces, so that what is held stays small.
-          if (held.chars >= BATCH_CHARS) releaseHeld();
+          // A long run of deltas goes on in pieces, so that what is held stays small (in count too: empty deltas add no chars).
+          if (held.chars >= BATCH_CHARS || held.parts.length >= BATCH_CHARS) releaseHeld();
           return;
         }
         releaseHeld();
