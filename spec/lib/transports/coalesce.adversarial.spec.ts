@@ -19,7 +19,6 @@ import { framesOf, open, runInput, serveNode, type Loopback } from './brokerHttp
  */
 
 const S: Event = { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' };
-const F: Event = { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' };
 const START: Event = { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' };
 const END: Event = { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' };
 const text = (delta: string, messageId = 'm1'): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
@@ -177,14 +176,14 @@ describe('coalescing, adversarial', () => {
     await new Promise<void>((resolve, reject) => {
       const req = httpRequest(url, { method: 'POST' }, (res) => {
         res.once('data', () => {
+          req.on('error', () => undefined);
           req.destroy();
           res.destroy();
           resolve();
         });
       });
-      req.on('error', () => undefined);
+      req.on('error', reject);
       req.end();
-      setTimeout(() => reject(new Error('no data')), 2000);
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const sentThen = sent;
@@ -243,6 +242,47 @@ describe('coalescing, adversarial', () => {
     expect(frames.at(-1)!.event).toMatchObject({ type: EventType.RUN_ERROR, code: 'SEND_BUFFER_FULL' });
     expect(frames.slice(2, -1).every((frame) => frame.event.type === EventType.TEXT_MESSAGE_CONTENT)).toBe(true);
     expect(frames.filter((frame) => frame.event.type === EventType.RUN_ERROR)).toHaveLength(1);
+  });
+
+  it('should end with one SEND_BUFFER_FULL after an unbroken prefix of the deltas, for a client that paused (sendSSE)', async () => {
+    let sent = '';
+    const url = await listen((req, res) => {
+      const events$ = new Observable<Event>((subscriber) => {
+        subscriber.next(S);
+        subscriber.next(START);
+        let n = 0;
+        const timer = setInterval(() => {
+          for (let i = 0; i < 100; i++) {
+            const delta = `${n++},${'p'.repeat(1000)}`;
+            sent += delta;
+            subscriber.next(text(delta));
+          }
+        }, 1);
+        return () => clearInterval(timer);
+      });
+      sendSSE(res, events$, { heartbeatMs: 0, maxBufferedBytes: 128 * 1024, onFailure: () => undefined });
+    });
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST' }, (res) => {
+        res.pause();
+        let chunks = '';
+        setTimeout(() => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (chunks += chunk));
+          res.on('end', () => resolve(chunks));
+          res.resume();
+        }, 300);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const frames = framesOf(body);
+    const content = frames.filter((frame) => frame.event.type === EventType.TEXT_MESSAGE_CONTENT).map((frame) => (frame.event as { delta: string }).delta).join('');
+
+    expect(frames.at(-1)!.event).toMatchObject({ type: EventType.RUN_ERROR, code: 'SEND_BUFFER_FULL' });
+    expect(frames.filter((frame) => frame.event.type === EventType.RUN_ERROR)).toHaveLength(1);
+    expect(content.length).toBeGreaterThan(0);
+    expect(sent.startsWith(content)).toBe(true);
   });
 
   it('should send what is held before the heartbeat, and the heartbeat only when idle', async () => {
