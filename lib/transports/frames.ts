@@ -222,6 +222,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     if (left > 0) return void (timer = setTimeout(beat, left));
     releaseHeld();
     writeBatch();
+    // Releasing may have ended the stream (a held delta that cannot be encoded): nothing follows the end.
+    if (ended) return;
     sink.write(HEARTBEAT);
     lastFrameAt = performance.now();
     if (!ended) timer = setTimeout(beat, heartbeatMs);

@@ -302,6 +302,27 @@ describe('coalescing, adversarial', () => {
     expect(body.indexOf('"delta":"ab"')).toBeLessThan(body.indexOf(': ping'));
   });
 
+  it('should write nothing after the end when a held delta cannot be encoded and the heartbeat releases it', async () => {
+    const events$ = new Subject<Event>();
+    const writes: string[] = [];
+    let endedAt: number | undefined;
+    const sink: FrameSink = {
+      write: (frame) => void writes.push(frame as string),
+      end: () => void (endedAt = writes.length),
+      busy: () => true,
+      whenReady: () => undefined,
+    };
+    pipeFrames(events$, sink, { heartbeatMs: 10, onFailure: () => undefined });
+    events$.next(S);
+    events$.next(START);
+    // Held for the busy sink, not yet encoded: the heartbeat is what sends it.
+    events$.next({ ...text('a'), rawEvent: { big: BigInt(1) } } as Event);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    expect(endedAt).toBe(writes.length);
+    expect(writes.at(-1)).toMatch(/^data: \{"type":"RUN_ERROR","message":"The TEXT_MESSAGE_CONTENT event cannot be encoded/);
+  });
+
   describe('through a run broker with coalesce: true', () => {
     let broker: RunBroker | undefined;
     let loop: Loopback | undefined;
