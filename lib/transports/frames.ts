@@ -259,10 +259,19 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     releaseHeld();
     writeBatch();
   };
+  // Which scheduling is current: a tick's end runs once, by whichever of its two callbacks comes first.
+  let tick = 0;
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    atTickEnd(tickEnd);
+    const mine = ++tick;
+    const run = () => {
+      if (scheduled && tick === mine) tickEnd();
+    };
+    atTickEnd(run);
+    // A fake-timer environment (Jest's default) holds process.nextTick and queueMicrotask until told,
+    // and the tick's frames with them; a promise reaction is never faked. Otherwise it finds the tick ended.
+    void Promise.resolve().then(run);
   };
   // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
   const put = (frame: string | Uint8Array, event: Event) => {

@@ -9,6 +9,7 @@ import { createAguiHandler, type AnyAguiAgent } from '../../../lib/transports/cr
 import { pipeFrames, type FrameSink } from '../../../lib/transports/frames.js';
 import { sendSSE } from '../../../lib/transports/sendSSE.js';
 import { toSSEResponse } from '../../../lib/transports/toSSEStream.js';
+import { runWithOracle } from '../../support/oracle.js';
 import { agentHarness } from './brokerHarness.js';
 import { framesOf, open, runInput, serveNode, type Loopback } from './brokerHttp.js';
 
@@ -21,6 +22,7 @@ import { framesOf, open, runInput, serveNode, type Loopback } from './brokerHttp
 const S: Event = { type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' };
 const START: Event = { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' };
 const END: Event = { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' };
+const F: Event = { type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' };
 const text = (delta: string, messageId = 'm1'): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
 const PROTO = 'application/vnd.ag-ui.event+proto';
 
@@ -321,6 +323,80 @@ describe('coalescing, adversarial', () => {
 
     expect(endedAt).toBe(writes.length);
     expect(writes.at(-1)).toMatch(/^data: \{"type":"RUN_ERROR","message":"The TEXT_MESSAGE_CONTENT event cannot be encoded/);
+  });
+
+  it('should give a slow reader every delta of interleaved messages, in order and accepted by the official client (toSSEResponse)', async () => {
+    const sent = { m1: '', m2: '' };
+    const events$ = new Observable<Event>((subscriber) => {
+      subscriber.next(S);
+      subscriber.next(START);
+      subscriber.next({ type: EventType.TOOL_CALL_START, toolCallId: 'c1', toolCallName: 'f', parentMessageId: 'm1' });
+      let tick = 0;
+      const timer = setInterval(() => {
+        for (let i = 0; i < 100; i++) {
+          const delta = `${tick}.${i}😀é${'x'.repeat(i * 7)}|`;
+          if (i % 10 === 9) subscriber.next({ type: EventType.CUSTOM, name: 'n', value: i });
+          else if (i % 3 === 0) (sent.m2 += delta, subscriber.next({ type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta }));
+          else (sent.m1 += delta, subscriber.next(text(delta)));
+        }
+        if (++tick === 40) {
+          clearInterval(timer);
+          subscriber.next({ type: EventType.TOOL_CALL_END, toolCallId: 'c1' });
+          subscriber.next(END);
+          subscriber.next(F);
+          subscriber.complete();
+        }
+      }, 1);
+      return () => clearInterval(timer);
+    });
+    const reader = toSSEResponse(events$, { heartbeatMs: 0 }).body!.getReader();
+    const decoder = new TextDecoder();
+    let body = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      body += decoder.decode(chunk.value, { stream: true });
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const events = framesOf(body).map((frame) => frame.event);
+    const oracle = await runWithOracle(new Observable<Event>((subscriber) => (events.forEach((event) => subscriber.next(event)), subscriber.complete())));
+
+    expect(events.filter((event) => event.type === EventType.TEXT_MESSAGE_CONTENT).map((event) => (event as { delta: string }).delta).join('')).toBe(sent.m1);
+    expect(events.filter((event) => event.type === EventType.TOOL_CALL_ARGS).map((event) => (event as { delta: string }).delta).join('')).toBe(sent.m2);
+    expect(events.filter((event) => event.type === EventType.CUSTOM)).toHaveLength(400);
+    expect(oracle.messages).toEqual([expect.objectContaining({ id: 'm1', content: sent.m1, toolCalls: [expect.objectContaining({ function: { name: 'f', arguments: sent.m2 } })] })]);
+  });
+
+  describe("under Jest's default fake timers (process.nextTick and queueMicrotask faked)", () => {
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it("should still write a tick's later frames once the tick is over, without being told to run the ticks", async () => {
+      const events$ = new Subject<Event>();
+      const url = await listen((_req, res) => void sendSSE(res, events$, { heartbeatMs: 0 }));
+      let body = '';
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(url, { method: 'POST' }, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          resolve();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      // Faked from here on (but setImmediate and the clock, for this spec's own wait): the network and promises still run.
+      jest.useFakeTimers({ doNotFake: ['setImmediate', 'performance'] });
+      events$.next(S);
+      events$.next(START);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      const deadline = performance.now() + 2000;
+      while (!body.includes('"delta":"ab"') && performance.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
+      const seen = body;
+      jest.useRealTimers();
+      events$.complete();
+
+      expect(seen).toBe([S, START, text('ab')].map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''));
+    });
   });
 
   describe('through a run broker with coalesce: true', () => {
