@@ -149,7 +149,13 @@ const BATCH_CHARS = 16 * 1024;
 
 // Runs `callback` once the current tick's synchronous work and its microtasks are done (Node's
 // `process.nextTick` where it exists, as the Web runtimes built on Node have; `queueMicrotask` otherwise).
-const atTickEnd = (callback: () => void) => (typeof process === 'object' && typeof process?.nextTick === 'function' ? process.nextTick(callback) : queueMicrotask(callback));
+// Returns whether that scheduler is a fake timer's (@sinonjs/fake-timers, behind Jest's and Vitest's,
+// marks each function it installs with its `clock`), which runs nothing until the test says so.
+const atTickEnd = (callback: () => void): boolean => {
+  const scheduler = typeof process === 'object' && typeof process?.nextTick === 'function' ? process.nextTick : queueMicrotask;
+  scheduler(callback);
+  return (scheduler as { clock?: unknown }).clock !== undefined;
+};
 
 /** Consecutive deltas of one id held for one frame: the first event, the deltas, the cursor of the last. */
 interface HeldDeltas {
@@ -268,10 +274,10 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     const run = () => {
       if (scheduled && tick === mine) tickEnd();
     };
-    atTickEnd(run);
-    // A fake-timer environment (Jest's default) holds process.nextTick and queueMicrotask until told,
-    // and the tick's frames with them; a promise reaction is never faked. Otherwise it finds the tick ended.
-    void Promise.resolve().then(run);
+    // Fake timers (Jest's default) hold process.nextTick and queueMicrotask until told, and the
+    // tick's frames with them: then a promise reaction (never faked) ends the tick too. Only then:
+    // it would end a tick before the microtasks that follow, where an async iterable's events come.
+    if (atTickEnd(run)) void Promise.resolve().then(run);
   };
   // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
   const put = (frame: string | Uint8Array, event: Event) => {

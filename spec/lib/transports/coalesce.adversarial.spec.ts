@@ -2,7 +2,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, from } from 'rxjs';
 import { createRunBroker, type RunBroker } from '../../../lib/broker/createRunBroker.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiHandler, type AnyAguiAgent } from '../../../lib/transports/createAguiHandler.js';
@@ -223,6 +223,30 @@ describe('coalescing, adversarial', () => {
     expect(unsubscribed).toBe(true);
   });
 
+  it('should stop a consumer that stopped reading while deltas are held, and the source with it (toSSEResponse)', async () => {
+    const failures: unknown[] = [];
+    let unsubscribed = false;
+    const events$ = new Observable<Event>((subscriber) => {
+      subscriber.next(S);
+      subscriber.next(START);
+      const timer = setInterval(() => {
+        for (let i = 0; i < 50; i++) subscriber.next(text('w'.repeat(1000)));
+      }, 1);
+      return () => {
+        unsubscribed = true;
+        clearInterval(timer);
+      };
+    });
+    const reader = toSSEResponse(events$, { heartbeatMs: 5, stallTimeoutMs: 50, maxBufferedBytes: Infinity, onFailure: (error) => failures.push(error) }).body!.getReader();
+    await reader.read();
+    const deadline = Date.now() + 5000;
+    while (failures.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    expect(failures).toEqual([expect.objectContaining({ code: 'SLOW_CLIENT' })]);
+    expect(unsubscribed).toBe(true);
+    await expect(reader.read()).rejects.toMatchObject({ code: 'SLOW_CLIENT' });
+  });
+
   it('should end with SEND_BUFFER_FULL, after every delta it sent and none after, while deltas are held (toSSEResponse)', async () => {
     const events$ = new Observable<Event>((subscriber) => {
       subscriber.next(S);
@@ -363,6 +387,20 @@ describe('coalescing, adversarial', () => {
     expect(events.filter((event) => event.type === EventType.TOOL_CALL_ARGS).map((event) => (event as { delta: string }).delta).join('')).toBe(sent.m2);
     expect(events.filter((event) => event.type === EventType.CUSTOM)).toHaveLength(400);
     expect(oracle.messages).toEqual([expect.objectContaining({ id: 'm1', content: sent.m1, toolCalls: [expect.objectContaining({ function: { name: 'f', arguments: sent.m2 } })] })]);
+  });
+
+  it("should merge an async iterable's deltas that arrive in the microtasks of one tick (its end waits for them all)", async () => {
+    async function* deltas() {
+      yield S;
+      for (let i = 0; i < 200; i++) {
+        await null;
+        yield text('x');
+      }
+    }
+    const writes: string[] = [];
+    await new Promise<void>((resolve) => pipeFrames(from(deltas()), { write: (frame) => void writes.push(frame as string), end: resolve }, { heartbeatMs: 0 }));
+
+    expect(writes).toEqual([`data: ${JSON.stringify(S)}\n\n`, `data: ${JSON.stringify(text('x'.repeat(200)))}\n\n`]);
   });
 
   describe("under Jest's default fake timers (process.nextTick and queueMicrotask faked)", () => {
