@@ -149,7 +149,13 @@ const BATCH_CHARS = 16 * 1024;
 
 // Runs `callback` once the current tick's synchronous work and its microtasks are done (Node's
 // `process.nextTick` where it exists, as the Web runtimes built on Node have; `queueMicrotask` otherwise).
-const atTickEnd = (callback: () => void) => (typeof process === 'object' && typeof process?.nextTick === 'function' ? process.nextTick(callback) : queueMicrotask(callback));
+// Returns whether that scheduler is a fake timer's (@sinonjs/fake-timers, behind Jest's and Vitest's,
+// marks each function it installs with its `clock`), which runs nothing until the test says so.
+const atTickEnd = (callback: () => void): boolean => {
+  const scheduler = typeof process === 'object' && typeof process?.nextTick === 'function' ? process.nextTick : queueMicrotask;
+  scheduler(callback);
+  return (scheduler as { clock?: unknown }).clock !== undefined;
+};
 
 /** Consecutive deltas of one id held for one frame: the first event, the deltas, the cursor of the last. */
 interface HeldDeltas {
@@ -222,6 +228,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     if (left > 0) return void (timer = setTimeout(beat, left));
     releaseHeld();
     writeBatch();
+    // Releasing may have ended the stream (a held delta that cannot be encoded): nothing follows the end.
+    if (ended) return;
     sink.write(HEARTBEAT);
     lastFrameAt = performance.now();
     if (!ended) timer = setTimeout(beat, heartbeatMs);
@@ -257,10 +265,19 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     releaseHeld();
     writeBatch();
   };
+  // Which scheduling is current: a tick's end runs once, by whichever of its two callbacks comes first.
+  let tick = 0;
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    atTickEnd(tickEnd);
+    const mine = ++tick;
+    const run = () => {
+      if (scheduled && tick === mine) tickEnd();
+    };
+    // Fake timers (Jest's default) hold process.nextTick and queueMicrotask until told, and the
+    // tick's frames with them: then a promise reaction (never faked) ends the tick too. Only then:
+    // it would end a tick before the microtasks that follow, where an async iterable's events come.
+    if (atTickEnd(run)) void Promise.resolve().then(run);
   };
   // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
   const put = (frame: string | Uint8Array, event: Event) => {
@@ -334,8 +351,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
           held.parts.push(delta);
           held.chars += delta.length;
           held.cursor = cursor;
-          // A long run of deltas goes on in pieces, so that what is held stays small.
-          if (held.chars >= BATCH_CHARS) releaseHeld();
+          // A long run of deltas goes on in pieces, so that what is held stays small (in count too: empty deltas add no chars).
+          if (held.chars >= BATCH_CHARS || held.parts.length >= BATCH_CHARS) releaseHeld();
           return;
         }
         releaseHeld();
