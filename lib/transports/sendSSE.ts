@@ -44,7 +44,7 @@ const fitsOnePiece = (frame: string | Uint8Array) =>
  * @param res The response to write to; its headers must not have been sent.
  * @param events$ A run's AG-UI events, e.g. `agent$.pipe(toAgui(…))`.
  * @param options `heartbeatMs` (ms), `accept` (the request's Accept header), `maxBufferedBytes`
- * (bytes), `stallTimeoutMs` (ms).
+ * (bytes), `stallTimeoutMs` (ms), `coalesce` (merge waiting deltas of one id; default true).
  * @return The subscription to `events$`; unsubscribing it stops the run and leaves the response open.
  * @throws RangeError when `maxBufferedBytes` or `stallTimeoutMs` is not a valid number (before anything is written).
  */
