@@ -163,6 +163,9 @@ describe('coalescing, adversarial', () => {
   it('should send nothing after the response when the client leaves in the middle of a tick, and stop the agent', async () => {
     let unsubscribed = false;
     let sent = 0;
+    // Resolved by the agent's teardown with what it had sent by then: the test waits on the stream, not on a clock.
+    let stopped!: (sentThen: number) => void;
+    const stop = new Promise<number>((resolve) => (stopped = resolve));
     const url = await listen((req, res) => {
       const events$ = new Observable<Event>((subscriber) => {
         const timer = setInterval(() => {
@@ -171,6 +174,7 @@ describe('coalescing, adversarial', () => {
         return () => {
           unsubscribed = true;
           clearInterval(timer);
+          stopped(sent);
         };
       });
       sendSSE(res, events$, { heartbeatMs: 0, accept: req.headers.accept });
@@ -187,9 +191,9 @@ describe('coalescing, adversarial', () => {
       req.on('error', reject);
       req.end();
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const sentThen = sent;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const sentThen = await stop;
+    // One more turn of the event loop, where an interval that outlived the teardown would run.
+    await new Promise((resolve) => setImmediate(resolve));
 
     expect(unsubscribed).toBe(true);
     expect(sent).toBe(sentThen);
@@ -210,13 +214,14 @@ describe('coalescing, adversarial', () => {
           clearInterval(timer);
         };
       });
-      sendSSE(res, events$, { heartbeatMs: 5, stallTimeoutMs: 100, maxBufferedBytes: Infinity, onFailure: (error) => failures.push(error) });
+      sendSSE(res, events$, { heartbeatMs: 5, stallTimeoutMs: 100, maxBufferedBytes: Infinity, onFailure: (error) => (failures.push(error), failed()) });
     });
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
     const req = httpRequest(url, { method: 'POST' }, (res) => res.pause());
     req.on('error', () => undefined);
     req.end();
-    const deadline = Date.now() + 5000;
-    while (failures.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await failure;
     req.destroy();
 
     expect(failures).toEqual([expect.objectContaining({ code: 'SLOW_CLIENT' })]);
@@ -237,10 +242,11 @@ describe('coalescing, adversarial', () => {
         clearInterval(timer);
       };
     });
-    const reader = toSSEResponse(events$, { heartbeatMs: 5, stallTimeoutMs: 50, maxBufferedBytes: Infinity, onFailure: (error) => failures.push(error) }).body!.getReader();
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const reader = toSSEResponse(events$, { heartbeatMs: 5, stallTimeoutMs: 50, maxBufferedBytes: Infinity, onFailure: (error) => (failures.push(error), failed()) }).body!.getReader();
     await reader.read();
-    const deadline = Date.now() + 5000;
-    while (failures.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await failure;
 
     expect(failures).toEqual([expect.objectContaining({ code: 'SLOW_CLIENT' })]);
     expect(unsubscribed).toBe(true);
@@ -254,12 +260,14 @@ describe('coalescing, adversarial', () => {
       const timer = setInterval(() => {
         for (let i = 0; i < 100; i++) subscriber.next(text('z'.repeat(1000)));
       }, 1);
-      return () => clearInterval(timer);
+      return () => (clearInterval(timer), overran());
     });
+    let overran!: () => void;
+    const stopped = new Promise<void>((resolve) => (overran = resolve));
     const response = toSSEResponse(events$, { heartbeatMs: 0, maxBufferedBytes: 256 * 1024 });
     const reader = response.body!.getReader();
-    // A slow consumer: it reads, but only after the run overran the buffer.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A slow consumer: it reads, but only after the run overran the buffer (and the source was stopped for it).
+    await stopped;
     let body = '';
     const decoder = new TextDecoder();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) body += decoder.decode(chunk.value, { stream: true });
@@ -284,20 +292,23 @@ describe('coalescing, adversarial', () => {
             subscriber.next(text(delta));
           }
         }, 1);
-        return () => clearInterval(timer);
+        return () => (clearInterval(timer), overran());
       });
       sendSSE(res, events$, { heartbeatMs: 0, maxBufferedBytes: 128 * 1024, onFailure: () => undefined });
     });
+    let overran!: () => void;
+    const stopped = new Promise<void>((resolve) => (overran = resolve));
     const body = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(url, { method: 'POST' }, (res) => {
         res.pause();
         let chunks = '';
-        setTimeout(() => {
+        // The client reads again once the run overran what may wait for it (and the agent was stopped for it).
+        void stopped.then(() => {
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (chunks += chunk));
           res.on('end', () => resolve(chunks));
           res.resume();
-        }, 300);
+        });
       });
       req.on('error', reject);
       req.end();
@@ -312,16 +323,21 @@ describe('coalescing, adversarial', () => {
   });
 
   it('should send what is held before the heartbeat, and the heartbeat only when idle', async () => {
+    jest.useFakeTimers();
     const events$ = new Subject<Event>();
     const writes: string[] = [];
     let busy = true;
-    pipeFrames(events$, { write: (frame) => void writes.push(frame as string), end: () => undefined, busy: () => busy, whenReady: () => undefined }, { heartbeatMs: 20 });
-    events$.next(S);
-    events$.next(text('a'));
-    events$.next(text('b'));
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    busy = false;
-    events$.complete();
+    try {
+      pipeFrames(events$, { write: (frame) => void writes.push(frame as string), end: () => undefined, busy: () => busy, whenReady: () => undefined }, { heartbeatMs: 20 });
+      events$.next(S);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      jest.advanceTimersByTime(60);
+      busy = false;
+      events$.complete();
+    } finally {
+      jest.useRealTimers();
+    }
     const body = writes.join('');
 
     expect(body.indexOf('"delta":"ab"')).toBeGreaterThan(0);
@@ -338,12 +354,17 @@ describe('coalescing, adversarial', () => {
       busy: () => true,
       whenReady: () => undefined,
     };
-    pipeFrames(events$, sink, { heartbeatMs: 10, onFailure: () => undefined });
-    events$.next(S);
-    events$.next(START);
-    // Held for the busy sink, not yet encoded: the heartbeat is what sends it.
-    events$.next({ ...text('a'), rawEvent: { big: BigInt(1) } } as Event);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    jest.useFakeTimers();
+    try {
+      pipeFrames(events$, sink, { heartbeatMs: 10, onFailure: () => undefined });
+      events$.next(S);
+      events$.next(START);
+      // Held for the busy sink, not yet encoded: the heartbeat is what sends it.
+      events$.next({ ...text('a'), rawEvent: { big: BigInt(1) } } as Event);
+      jest.advanceTimersByTime(50);
+    } finally {
+      jest.useRealTimers();
+    }
 
     expect(endedAt).toBe(writes.length);
     expect(writes.at(-1)).toMatch(/^data: \{"type":"RUN_ERROR","message":"The TEXT_MESSAGE_CONTENT event cannot be encoded/);
@@ -369,16 +390,22 @@ describe('coalescing, adversarial', () => {
           subscriber.next(END);
           subscriber.next(F);
           subscriber.complete();
+          produced = true;
         }
+        producerTicked?.();
       }, 1);
       return () => clearInterval(timer);
     });
+    // The reader is slow by waiting, after each chunk, for the producer's next burst (or its end).
+    let produced = false;
+    let producerTicked: (() => void) | undefined;
+    const nextBurst = () => (produced ? Promise.resolve() : new Promise<void>((resolve) => (producerTicked = resolve)));
     const reader = toSSEResponse(events$, { heartbeatMs: 0 }).body!.getReader();
     const decoder = new TextDecoder();
     let body = '';
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       body += decoder.decode(chunk.value, { stream: true });
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await nextBurst();
     }
     const events = framesOf(body).map((frame) => frame.event);
     const oracle = await runWithOracle(new Observable<Event>((subscriber) => (events.forEach((event) => subscriber.next(event)), subscriber.complete())));
