@@ -123,6 +123,13 @@ interface StreamRead {
   readonly chunkAgrees: readonly string[];
 }
 
+// A streaming event may repeat its opener's fields (role, name; toolCallName, parentMessageId), and
+// opens the message or call with them when none is open: their null reads as absent here too, as on
+// the opener, so that the opener made from it is read once, at the entry, as pipe() would read it.
+for (const [type, kind] of streamKinds) {
+  if (kind.chunkAgrees !== undefined) (optionalEventFields as Map<unknown, ReadonlySet<string>>).set(type, new Set([...(optionalEventFields.get(type) ?? []), ...kind.chunkAgrees]));
+}
+
 // One lookup per token: each streaming type's checks.
 const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
   [...streamKinds].map(([type, kind]) => [type, { idField: kind.idField, snakeIdField: snakeOf(kind.idField), chunkAgrees: kind.chunkAgrees ?? [] }]),
