@@ -23,7 +23,8 @@ const fitsOnePiece = (frame: string | Uint8Array) =>
  * Streams AG-UI events to a Node `http.ServerResponse` as server-sent events, the AG-UI HTTP binding.
  *
  * - Sends status 200 with `Content-Type: text/event-stream` (or the AG-UI protobuf media type when
- *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`.
+ *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`:
+ *   in one write with the first frame when that comes in the same tick, else flushed at the tick's end.
  * - One `data: <json>\n\n` frame per event (deltas merged as below); an SSE comment `: ping` after `heartbeatMs` (default
  *   15000 ms) of silence. A tick's first frame is written at once, the frames after it in one `write` at the tick's end; with
  *   `coalesce` (default: true; false for {@link sendBrokerFrames}) consecutive deltas of one
@@ -60,7 +61,13 @@ export function sendBrokerFrames(res: ServerResponse, frames$: Observable<Broker
 function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, options: SendSSEOptions, framed: boolean): Subscription {
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   res.writeHead(200, streamHeaders(contentTypeFor(options.accept)));
-  res.flushHeaders();
+  // The headers go out with the first frame when it comes in this tick (one write instead of two: a
+  // run's RUN_STARTED nearly always does); else at the tick's end, so that a client sees the
+  // response start before the agent's first event.
+  let wrote = false;
+  void Promise.resolve().then(() => {
+    if (!wrote && !gone()) res.flushHeaders();
+  });
   // Frames waiting for 'drain' from `head` on (a moving head rather than `shift()`, which copies
   // the whole array each time once it is large: quadratic on a long replay), and their size in bytes.
   let queue: (string | Uint8Array)[] = [];
@@ -123,6 +130,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         head++;
         queuedBytes -= size;
       }
+      wrote = true;
       if (!res.write(piece)) {
         // What was written is released: the rest moves to a new array once half of it is done.
         if (head > 1024 && head * 2 > queue.length) {
@@ -158,6 +166,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
         if (stopped || gone()) return;
         if (!waiting && head === queue.length && fitsOnePiece(frame)) {
           // The common case: nothing waits, straight to the socket.
+          wrote = true;
           if (!res.write(frame)) wait();
           return;
         }

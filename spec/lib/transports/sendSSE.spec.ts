@@ -230,6 +230,19 @@ describe('sendSSE', () => {
       expect(sseEvents(response.body.toString('utf8'))).toEqual([S, F]);
     });
 
+    it('should send the headers while the agent has sent nothing yet, so that the client sees the stream start', async () => {
+      let url: string;
+      ({ server, url } = await listen((_req, res) => void sendSSE(res, NEVER, { heartbeatMs: 0 })));
+      const abort = new AbortController();
+
+      // fetch resolves on the status line and headers; no event ever comes.
+      const response = await fetch(url, { signal: abort.signal });
+      abort.abort();
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+    });
+
     it('should unsubscribe events$ when the client disconnects mid-stream', async () => {
       const unsubscribed = signal();
       let url: string;
@@ -275,15 +288,30 @@ describe('sendSSE', () => {
   });
 
   describe('with a fake ServerResponse', () => {
-    it('should send status 200 and exactly the four headers, flushed before the first event', () => {
+    it('should send status 200 and exactly the four headers, flushed at the end of the tick when no event came in it', async () => {
       const fake = new FakeResponse();
 
       const subscription = sendSSE(fake.res, NEVER, { heartbeatMs: 0 });
 
       expect(fake.statusCode).toBe(200);
       expect(fake.headers).toStrictEqual(sseHeaders);
+      // Not yet: a frame in this tick would carry them.
+      expect(fake.headersFlushed).toBe(false);
+      await Promise.resolve();
       expect(fake.headersFlushed).toBe(true);
       expect(fake.chunks).toEqual([]);
+      subscription.unsubscribe();
+    });
+
+    it('should send the headers with the first frame when it comes in the same tick, not flushed on their own', async () => {
+      const fake = new FakeResponse();
+
+      const subscription = sendSSE(fake.res, concat(of(S), NEVER), { heartbeatMs: 0 });
+      await Promise.resolve();
+
+      expect(fake.headers).toStrictEqual(sseHeaders);
+      expect(fake.headersFlushed).toBe(false);
+      expect(fake.chunks).toEqual([`data: ${JSON.stringify(S)}\n\n`]);
       subscription.unsubscribe();
     });
 
