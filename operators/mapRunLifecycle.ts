@@ -4,6 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
+import { checkedInput, type CheckedInputOption } from '../lib/protocol/checkedInput.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFailure } from '../lib/protocol/runErrors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
@@ -108,7 +109,8 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   if (parentRunId !== undefined && typeof parentRunId !== 'string') {
     throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'parentRunId' must be a string (got ${describeValue(parentRunId)}). Omit it when this run continues no other run.`);
   }
-  if (input !== undefined) {
+  // Validated once: a handler that checked the request body says so (see checkedInput).
+  if (input !== undefined && (options as CheckedInputOption)[checkedInput] !== input) {
     const result = RunAgentInputSchema.safeParse(input);
     if (!result.success) {
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);

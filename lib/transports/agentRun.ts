@@ -4,10 +4,11 @@ import { Observable, defer, type Subscriber } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
+import type { CheckedInputOption } from '../protocol/checkedInput.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 
 /** `toAgui`'s options as `agentRun` takes them: the run's ids, input and signal are its own. */
-export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'>; slice: SliceOptions };
+export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'> & CheckedInputOption; slice: SliceOptions };
 
 /**
  * One run of an agent: what it returns for `input` (an Observable, or an iterable pulled in

@@ -17,6 +17,7 @@ import { agentRun, type AgentRunOptions } from './agentRun.js';
 import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
+import { checkedInput } from '../protocol/checkedInput.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
@@ -217,7 +218,8 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
         context,
       }),
     input,
-    { toAgui: { ...setup.toAgui, onError: report }, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
+    // The input was validated with the request (parseRunAgentInput): the run need not validate it again.
+    { toAgui: { ...setup.toAgui, onError: report, [checkedInput]: input }, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
     cancel,
   );
 }

@@ -35,12 +35,20 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function contentTypeFor(accept: string | undefined): string {
   // Not `@ag-ui/encoder`'s negotiation: it picks protobuf whenever protobuf is acceptable at all,
   // so a bare wildcard would get binary frames.
-  if (accept === undefined) return SSE_MEDIA_TYPE;
+  if (accept === undefined || isPlainSSEAccept(accept)) return SSE_MEDIA_TYPE;
   // SSE refused outright (q=0) and protobuf not: protobuf, rather than the one type the client refused.
   if (refuses(mediaRangesOf(accept), SSE_MEDIA_TYPE) && !refuses(mediaRangesOf(accept), AGUI_MEDIA_TYPE)) return AGUI_MEDIA_TYPE;
   if (!accept.toLowerCase().includes(AGUI_MEDIA_TYPE)) return SSE_MEDIA_TYPE;
   const ranges = mediaRangesOf(accept).map(({ range, q }) => (q === undefined ? range : `${range};q=${q}`));
   return new Negotiator({ headers: { accept: ranges.join(', ') } }).mediaType([SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE ? AGUI_MEDIA_TYPE : SSE_MEDIA_TYPE;
+}
+
+/**
+ * The header nearly every request sends (the official client, EventSource, `fetch` and curl):
+ * SSE alone, or any type. Answered without parsing, once per request on every route.
+ */
+function isPlainSSEAccept(accept: string): boolean {
+  return accept === SSE_MEDIA_TYPE || accept === '*/*';
 }
 
 /**
@@ -67,7 +75,7 @@ export const STREAM_MEDIA_TYPES: readonly string[] = [SSE_MEDIA_TYPE, AGUI_MEDIA
  * such clients still get SSE.
  */
 export function refusesEveryStreamType(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
+  if (accept === undefined || isPlainSSEAccept(accept)) return false;
   const ranges = mediaRangesOf(accept);
   return STREAM_MEDIA_TYPES.every((type) => refuses(ranges, type));
 }

@@ -3,6 +3,8 @@ import { EventType, type Event, type RunAgentInput, type RunErrorEvent } from '@
 import { NEVER, Observable, concat, defer, mergeMap, of, retry, take, tap, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { checkedInput } from '../../lib/protocol/checkedInput.js';
 import { AguiRxError } from '../../lib/protocol/errors.js';
 import { mapRunLifecycle } from '../../operators/mapRunLifecycle.js';
 import { collect, createTestScheduler, diagnosticsSink, terminals, typesOf } from '../support/helpers.js';
@@ -1003,6 +1005,22 @@ describe('mapRunLifecycle', () => {
       expect(error.message).toBe(
         "mapRunLifecycle 'input' is not a valid RunAgentInput: 'runId': Invalid input: expected string, received undefined. Pass the RunAgentInput the client posted, or omit it.",
       );
+    });
+
+    it('should not validate again the input a handler marked as validated, and validate any other', () => {
+      const valid: RunAgentInput = { threadId, runId: 'r1', messages: [], tools: [], context: [], state: {}, forwardedProps: {} };
+      const parse = jest.spyOn(RunAgentInputSchema, 'safeParse');
+      try {
+        mapRunLifecycle({ ...options, input: valid, [checkedInput]: valid } as never);
+        expect(parse).not.toHaveBeenCalled();
+
+        // The mark names one object: another input is validated, and refused when invalid.
+        const error = thrownBy(() => mapRunLifecycle({ ...options, input: { threadId, messages: [] } as never, [checkedInput]: valid } as never));
+        expect(parse).toHaveBeenCalledTimes(1);
+        expect(error.code).toBe('INVALID_OPTIONS');
+      } finally {
+        parse.mockRestore();
+      }
     });
   });
 

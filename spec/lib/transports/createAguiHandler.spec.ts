@@ -1,5 +1,6 @@
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NEVER, Observable, concat, delay, from, of } from 'rxjs';
@@ -115,6 +116,18 @@ describe('createAguiHandler (node:http)', () => {
     expect(new Set([textId, activityId, resultId, 'u1', 'a1', 't1']).size).toBe(6);
     expect(callId).not.toBe('c1');
     expect(diagnostics).toHaveLength(4);
+  });
+
+  it('should validate a request body once per run: the run does not validate the input the handler checked again', async () => {
+    ({ server, url } = await listen(createAguiHandler(scripted)));
+    const parse = jest.spyOn(RunAgentInputSchema, 'safeParse');
+    try {
+      const agent = await runOfficialClient(url);
+      expect(agent.messages).toEqual(expectedMessages);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('should serve the official HttpAgent over protobuf when it asks for it', async () => {
