@@ -136,8 +136,11 @@ const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
 );
 
 const textChunk: string = entityKind.textMessage.chunk!;
-// Whether the table checks of a text chunk what isReadAsIs reads by name for it: its id `messageId`, and `role` and `name`.
-const textChunkByName = ((read) => read !== undefined && read.idField === 'messageId' && read.snakeIdField === 'message_id' && read.chunkAgrees.join() === 'role,name')(streamReads.get(textChunk));
+const textContent: string = entityKind.textMessage.content!;
+// Whether the table checks of a text chunk, and of a text content, what isReadAsIs reads by name for them: the id `messageId`, and `role` and `name`.
+const readsByName = (read: StreamRead | undefined) => read !== undefined && read.idField === 'messageId' && read.snakeIdField === 'message_id' && read.chunkAgrees.join() === 'role,name';
+const textChunkByName = readsByName(streamReads.get(textChunk));
+const textContentByName = readsByName(streamReads.get(textContent));
 
 /**
  * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, not
@@ -147,12 +150,13 @@ const textChunkByName = ((read) => read !== undefined && read.idField === 'messa
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
   const e = event as Record<string, unknown>;
-  // Text chunks, most tokens of all, with their fields read by name (a read through a variable key is slow).
-  if (e.type === textChunk && textChunkByName) {
+  // Text chunks and contents, most tokens of all, with their fields read by name (a read through a variable key is slow).
+  const type = e.type;
+  if ((type === textChunk && textChunkByName) || (type === textContent && textContentByName)) {
     return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
   }
-  const read = streamReads.get(e.type);
-  if (read === undefined) return typeof e.type !== 'string';
+  const read = streamReads.get(type);
+  if (read === undefined) return typeof type !== 'string';
   if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || e[read.snakeIdField] !== undefined || !baseFieldsNotNull(e)) return false;
   const agrees = read.chunkAgrees;
   for (let i = 0; i < agrees.length; i++) if (e[agrees[i]] === null) return false;
