@@ -240,26 +240,39 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
   };
   const reportLifecycle = ({ rule, facts }: LifecycleProblem) => report(rule, lifecycleRules[rule].message(facts));
 
+  // The entity the last plain token continued. Only the general path changes what is open (it
+  // clears these first), so the next token for the same entity needs no lookup.
+  let plainKind: EntityKind | undefined;
+  let plainId: string | undefined;
+
   /**
    * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
    * string id and delta, no optional fields, for an entity the run has open, and no chunk stream
-   * pending. Anything else returns false and takes the general path.
+   * pending. Anything else returns false and takes the general path. It reads the event by name
+   * and changes no state (but the cache above), so the general path starts afresh after it.
    */
-  const isPlainToken = (fields: Record<string, unknown>): boolean => {
-    if (phase !== 'running' || run.lanes.size > 0) return false;
-    const kind = tokenKindOf(type);
+  const isPlainToken = (event: unknown): boolean => {
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return false;
+    const fields = event as Record<string, unknown>;
+    const kind = tokenKindOf(fields.type);
     if (kind === undefined) return false;
     // Read by name: a read through a variable key is slow.
     const id = kind.idField === 'toolCallId' ? fields.toolCallId : fields.messageId;
-    return (
-      typeof id === 'string' &&
-      typeof fields.delta === 'string' &&
-      fields.subagentRunId === undefined &&
-      fields.timestamp === undefined &&
-      fields.metadata === undefined &&
-      fields.rawEvent === undefined &&
-      run.open.get(kind)!.has(id)
-    );
+    if (
+      typeof id !== 'string' ||
+      typeof fields.delta !== 'string' ||
+      fields.subagentRunId !== undefined ||
+      fields.timestamp !== undefined ||
+      fields.metadata !== undefined ||
+      fields.rawEvent !== undefined
+    ) {
+      return false;
+    }
+    if (kind === plainKind && id === plainId) return true;
+    if (phase !== 'running' || run.lanes.size > 0 || !run.open.get(kind)!.has(id)) return false;
+    plainKind = kind;
+    plainId = id;
+    return true;
   };
 
   const ownerMismatch = (space: OwnerSpace, id: string, tag: Lane, noun: string): boolean => {
@@ -607,10 +620,12 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
     return stripped;
   };
 
+  /** The general path: every event that is not a plain token. */
   const verifyEvent = (event: unknown, index: number): readonly AguiViolation[] => {
+    // What is open may change: the plain token cache starts afresh.
+    plainKind = undefined;
     out = none;
     at = index;
-    if (index >= nextIndex) nextIndex = index + 1;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
       type = '';
       return [{ index, rule: 'not-an-event', severity: 'warning', message: `Expected an AG-UI event object, got ${describeValue(event)}; a consumer cannot read it as an event.` }];
@@ -620,7 +635,6 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
       return [{ index, rule: 'not-an-event', severity: 'warning', message: `The event has no string 'type' (got ${describeValue(fields.type)}). Every AG-UI event names its type, e.g. 'TEXT_MESSAGE_START'.` }];
     }
     type = fields.type;
-    if (isPlainToken(fields)) return none;
     if (!knownTypes.has(type)) {
       report('unknown-type', `'${type}' is not an AG-UI 1.0 event type: a consumer drops it with a warning (AG-UI spec 1.1, Processing Model). Send one of the EventType values of @ag-ui/core, or carry other data in a CUSTOM or RAW event.`);
       return out;
@@ -642,8 +656,9 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
 
   return {
     verify(event, index) {
+      if (index >= nextIndex) nextIndex = index + 1;
       try {
-        return verifyEvent(event, index);
+        return isPlainToken(event) ? none : verifyEvent(event, index);
       } catch (error) {
         // A getter that throws, a revoked Proxy: the event cannot be read, which is a violation, not a crash.
         return [{ index, rule: 'not-an-event', severity: 'warning', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
