@@ -129,6 +129,71 @@ const none: readonly AguiViolation[] = Object.freeze([]);
 const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : describeValue(value));
 
 /**
+ * What one verifier's per-token fast path reads, in a record that module-level functions take
+ * rather than in the verifier's closure: a closure's optimized code lives only as long as the
+ * closure, so a verifier made after a garbage collection would check its first thousands of
+ * tokens in unoptimized code; these functions stay optimized for the life of the module.
+ */
+interface TokenGate {
+  /** What the run has open, when a plain token may pass on it alone (in a run, no chunk stream pending); else undefined. */
+  open: ReadonlyMap<EntityKind, ReadonlyMap<string, number>> | undefined;
+  /** The entity the last plain token continued: the next token for it needs no lookup. */
+  lastKind: EntityKind | undefined;
+  lastId: string | undefined;
+  /** One past the highest index seen: where `end()` reports. */
+  nextIndex: number;
+  /** Every other event: the verifier's general path (it clears `open` and `lastKind` first, and sets `open` again after). */
+  general: (event: unknown, index: number) => readonly AguiViolation[];
+}
+
+/** What `verify` returns for an event that cannot be read (a getter that throws, a revoked Proxy): a warning, not a crash. */
+const unreadable = (index: number, error: unknown): AguiViolation[] => [
+  { index, rule: 'not-an-event', severity: 'warning', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` },
+];
+
+/** `verify` of a verifier: the per-token fast path, else the general path. */
+function verifyThrough(gate: TokenGate, event: unknown, index: number): readonly AguiViolation[] {
+  if (index >= gate.nextIndex) gate.nextIndex = index + 1;
+  let plain: boolean;
+  try {
+    plain = isPlainToken(gate, event);
+  } catch (error) {
+    return unreadable(index, error);
+  }
+  return plain ? none : gate.general(event, index);
+}
+
+/**
+ * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
+ * string id and delta, no optional fields, for an entity the run has open, and no chunk stream
+ * pending. Anything else returns false and takes the general path. It reads the event by name
+ * and changes nothing but the gate's last token.
+ */
+function isPlainToken(gate: TokenGate, event: unknown): boolean {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return false;
+  const fields = event as Record<string, unknown>;
+  const kind = tokenKindOf(fields.type);
+  if (kind === undefined) return false;
+  // Read by name: a read through a variable key is slow.
+  const id = kind.idField === 'toolCallId' ? fields.toolCallId : fields.messageId;
+  if (
+    typeof id !== 'string' ||
+    typeof fields.delta !== 'string' ||
+    fields.subagentRunId !== undefined ||
+    fields.timestamp !== undefined ||
+    fields.metadata !== undefined ||
+    fields.rawEvent !== undefined
+  ) {
+    return false;
+  }
+  if (kind === gate.lastKind && id === gate.lastId) return true;
+  if (gate.open === undefined || !gate.open.get(kind)!.has(id)) return false;
+  gate.lastKind = kind;
+  gate.lastId = id;
+  return true;
+}
+
+/**
  * Creates a checker for one AG-UI event stream: each event is checked against the `@ag-ui/core`
  * schema and against the protocol's sequence rules (the rules `@ag-ui/client`'s `verifyEvents`
  * enforces), and every violation is reported with the event's index and a stable rule name.
@@ -224,8 +289,6 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
   let endedAt = 0;
   // Whether an event after the terminal one was reported (once per ended run).
   let strayReported = false;
-  // One past the highest index seen: where end() reports.
-  let nextIndex = 0;
   // What the current run has open, and who owns which id.
   let run = newRunState();
 
@@ -239,41 +302,6 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
     (out as AguiViolation[]).push({ index: at, type, rule, severity: aguiRuleSeverity(rule), message });
   };
   const reportLifecycle = ({ rule, facts }: LifecycleProblem) => report(rule, lifecycleRules[rule].message(facts));
-
-  // The entity the last plain token continued. Only the general path changes what is open (it
-  // clears these first), so the next token for the same entity needs no lookup.
-  let plainKind: EntityKind | undefined;
-  let plainId: string | undefined;
-
-  /**
-   * The common case of a per-token event, checked without the general path: CONTENT / ARGS with
-   * string id and delta, no optional fields, for an entity the run has open, and no chunk stream
-   * pending. Anything else returns false and takes the general path. It reads the event by name
-   * and changes no state (but the cache above), so the general path starts afresh after it.
-   */
-  const isPlainToken = (event: unknown): boolean => {
-    if (typeof event !== 'object' || event === null || Array.isArray(event)) return false;
-    const fields = event as Record<string, unknown>;
-    const kind = tokenKindOf(fields.type);
-    if (kind === undefined) return false;
-    // Read by name: a read through a variable key is slow.
-    const id = kind.idField === 'toolCallId' ? fields.toolCallId : fields.messageId;
-    if (
-      typeof id !== 'string' ||
-      typeof fields.delta !== 'string' ||
-      fields.subagentRunId !== undefined ||
-      fields.timestamp !== undefined ||
-      fields.metadata !== undefined ||
-      fields.rawEvent !== undefined
-    ) {
-      return false;
-    }
-    if (kind === plainKind && id === plainId) return true;
-    if (phase !== 'running' || run.lanes.size > 0 || !run.open.get(kind)!.has(id)) return false;
-    plainKind = kind;
-    plainId = id;
-    return true;
-  };
 
   const ownerMismatch = (space: OwnerSpace, id: string, tag: Lane, noun: string): boolean => {
     const owners = run.owners[space];
@@ -622,8 +650,6 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
 
   /** The general path: every event that is not a plain token. */
   const verifyEvent = (event: unknown, index: number): readonly AguiViolation[] => {
-    // What is open may change: the plain token cache starts afresh.
-    plainKind = undefined;
     out = none;
     at = index;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) {
@@ -654,30 +680,41 @@ export function createAguiVerifier(options: AguiVerifierOptions = {}): AguiVerif
     return out;
   };
 
-  return {
-    verify(event, index) {
-      if (index >= nextIndex) nextIndex = index + 1;
+  const gate: TokenGate = {
+    open: undefined,
+    lastKind: undefined,
+    lastId: undefined,
+    nextIndex: 0,
+    general(event, index) {
+      // What is open may change: the fast path waits until the event is checked.
+      gate.open = undefined;
+      gate.lastKind = undefined;
       try {
-        return isPlainToken(event) ? none : verifyEvent(event, index);
+        return verifyEvent(event, index);
       } catch (error) {
-        // A getter that throws, a revoked Proxy: the event cannot be read, which is a violation, not a crash.
-        return [{ index, rule: 'not-an-event', severity: 'warning', message: `The event could not be read: ${(error as Error)?.message ?? String(error)}. Send plain data objects.` }];
+        return unreadable(index, error);
+      } finally {
+        gate.open = phase === 'running' && run.lanes.size === 0 ? run.open : undefined;
       }
     },
+  };
+
+  return {
+    verify: (event, index) => verifyThrough(gate, event, index),
 
     end() {
       const found: AguiViolation[] = [];
       if (phase === 'idle') {
-        found.push({ index: nextIndex, rule: 'no-run', severity: 'warning', message: `The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR.` });
+        found.push({ index: gate.nextIndex, rule: 'no-run', severity: 'warning', message: `The stream holds no run. An AG-UI stream starts with RUN_STARTED and ends each run with RUN_FINISHED or RUN_ERROR.` });
       } else if (phase === 'running') {
         found.push({
-          index: nextIndex,
+          index: gate.nextIndex,
           rule: 'no-terminal-event',
           severity: 'warning',
           message: `The stream ended during ${runId === undefined ? 'the run' : `run '${runId}'`} (started at #${runStartedAt}) without RUN_FINISHED or RUN_ERROR. End every run with one of them.`,
         });
         for (const entry of openEntities()) {
-          found.push({ index: nextIndex, rule: 'open-at-end', severity: 'warning', message: `The stream ended while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer}, then end the run.` });
+          found.push({ index: gate.nextIndex, rule: 'open-at-end', severity: 'warning', message: `The stream ended while ${describeOpen(entry)}. End ${entry.labels.length === 1 ? 'it' : 'them'} with ${entry.closer}, then end the run.` });
         }
       }
       return found;
