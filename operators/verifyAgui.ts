@@ -120,7 +120,8 @@ export function verifyAgui(options: VerifyAguiOptions = {}): OperatorFunction<Ev
 
     return {
       next(event) {
-        handle(verifier.verify(event, index++), false);
+        const violations = verifier.verify(event, index++);
+        if (violations.length > 0) handle(violations, false);
         subscriber.next(event);
       },
       complete() {

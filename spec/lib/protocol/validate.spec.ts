@@ -234,3 +234,21 @@ describe('assertWireEvent on frequent events (checked by hand, else by the schem
     expect(acceptedCount).toBeGreaterThan(200);
   });
 });
+
+describe('assertWireEvent on patch paths (RFC 6901, tested by hand)', () => {
+  const paths = ['', '/', '//', '/a', '/a/b', 'a', 'a/b', ' /a', '/a~0', '/a~1b', '/~01', '/a~', '/a~2', '/~~', '~0', '/a/~', '/a~0~1~', '/ä/\n', '/a~1/~0/c'];
+
+  it.each(paths)('should accept the path %j exactly when the @ag-ui/core EventSchema does', (path) => {
+    for (const operation of [{ op: 'remove', path }, { op: 'move', path: '/x', from: path }]) {
+      const event = { type: EventType.STATE_DELTA, delta: [operation] };
+      let accepted = true;
+      try {
+        assertWireEvent(event);
+      } catch (error) {
+        expect(error).toBeInstanceOf(AguiRxError);
+        accepted = false;
+      }
+      expect([path, accepted]).toEqual([path, EventSchema.safeParse(event).success]);
+    }
+  });
+});

@@ -301,6 +301,17 @@ describe('createAguiVerifier', () => {
       ]);
     });
 
+    it('should check a token afresh after any other event, also for the message the token before it continued', () => {
+      const stream = [RS, start('m1'), content('m1'), content('m1'), end('m1'), content('m1'), start('m2'), content('m2'), Object.assign([], content('m2')), content('m2'), RF, content('m2'), RS, content('m2'), RF];
+      expect(violationsOf(stream).map(({ index, rule }) => `#${index} ${rule}`)).toEqual([
+        '#5 content-without-start',
+        '#8 not-an-event',
+        '#10 open-at-run-finished',
+        '#11 event-after-run-finished',
+        '#13 content-without-start',
+      ]);
+    });
+
     it('should report TEXT_MESSAGE_END for no open message (end-without-start)', () => {
       expect(violationsOf([RS, end('m9'), RF])).toEqual([
         {
