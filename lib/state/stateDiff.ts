@@ -28,7 +28,7 @@ const deepFrozen = new WeakSet<object>();
 /** The subtrees of {@link deepFrozen} that are plain JSON as they stand (can go on the wire by reference). */
 const deepFrozenJson = new WeakSet<object>();
 
-/** Flags of a diff's `inspect` (see {@link createDiff}). */
+/** Flags of a diff's `inspect` (see {@link inspect}). */
 const frozenFlag = 1;
 const jsonFlag = 2;
 
@@ -87,90 +87,106 @@ export interface StateMirror {
   update(snapshot: unknown, what?: string): StateChange;
 }
 
+/**
+ * A mirror as the module's functions see it: {@link StateMirror} and its own fields. Its updates
+ * are one module function taking the mirror, not a closure per mirror, for the reason of {@link Walk}.
+ */
+interface Mirror extends StateMirror {
+  /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
+  state: unknown;
+  readonly immutable: boolean;
+  /** One walk per mirror, reused by each update: a subscription's updates never overlap. */
+  readonly walk: Walk;
+}
+
 /** A new {@link StateMirror}, holding nothing yet: its first update sends the snapshot whole. */
 export function createStateMirror(options: StateMirrorOptions = {}): StateMirror {
-  const immutable = options.immutable === true;
-  // One diff per mirror, reused by each update: a subscription's updates never overlap.
-  const diff = createDiff();
-  /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
-  let base: unknown;
-  const mirror: { state: unknown } & Omit<StateMirror, 'state'> = {
-    // `base` for reading, set with it: a data property, as a getter would leave the object in
-    // dictionary mode and every call on it slower.
+  const mirror: Mirror = {
+    // A data property, as a getter would leave the object in dictionary mode and every call on it slower.
     state: undefined,
+    immutable: options.immutable === true,
+    walk: createWalk(),
     reset(state) {
-      base = mirror.state = state;
+      mirror.state = state;
     },
     update(snapshot, what = 'STATE_SNAPSHOT') {
-      diff.start(immutable, snapshot);
-      try {
-        const next = toJsonValue(snapshot, '');
-        if (next === undefined) {
-          throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(snapshot)}). Send the whole state object as 'snapshot'.`);
-        }
-        if (base === undefined) {
-          if (immutable) {
-            base = mirror.state = snapshot;
-            return { type: 'snapshot', snapshot: diff.emit(next) };
-          }
-          base = mirror.state = diff.adopt(next, snapshot);
-          return { type: 'snapshot', snapshot: diff.emit(base, diff.shareable()) };
-        }
-        const previous = base;
-        // The same object again: unchanged if the producer promised so, or if it is deep-frozen
-        // (in default mode the base is otherwise our own copy, never the producer's object).
-        if (previous === snapshot) return none;
-        const updated = diff.value(toJsonValue(previous, ''), snapshot, next);
-        base = mirror.state = immutable ? snapshot : updated;
-        const ops = diff.ops();
-        if (ops.length === 0) return none;
-        // The whole document replaced (object, array and primitive swapped): a snapshot says it.
-        if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
-        if (!diff.unsafe()) {
-          // Each value of the patch is also in the new state, at its path: the patch is shorter than
-          // the state exactly when the rest of the patch (brackets, ops, paths) is shorter than the
-          // rest of the state, which is at least what the diff saw unchanged (2 characters an
-          // element, 5 a key): mostly enough to decide without reading a value.
-          if (patchLength(ops, 'none') < diff.unchangedSize()) return { type: 'delta', delta: ops };
-          const state = immutable ? next : updated;
-          // Then without reading any string's characters: whatever the patch's strings add in
-          // escapes adds as much to the state, so a patch shorter than the state with every string
-          // counted unescaped is shorter escaped too. The state's JSON is at least 2 characters an
-          // element or 5 a key (`"":0,`), plus brackets.
-          const rawPatch = patchLength(ops, 'unescaped');
-          if (rawPatch < diff.rootSize() || lengthOf(state, rawPatch, true) > rawPatch) return { type: 'delta', delta: ops };
-          // Close (a patch about as long as the state): exact lengths, escapes counted.
-          const patchSize = patchLength(ops, 'exact');
-          if (lengthOf(state, patchSize, false) > patchSize) return { type: 'delta', delta: ops };
-        }
-        return { type: 'snapshot', snapshot: immutable || diff.trusted() ? diff.emit(immutable ? next : updated) : diff.emit(updated, false) };
-      } catch (error) {
-        if (error instanceof AguiRxError) throw error;
-        // Nested deeper than the walk's stack allows (JSON.stringify goes deeper): the whole
-        // state goes as a snapshot, and the mirror starts again from its JSON.
-        if (error instanceof RangeError && /call stack/i.test(error.message)) return resetFromJson(snapshot, what);
-        throw notSerialisable(what, error);
-      } finally {
-        diff.finish();
-      }
+      return updateMirror(mirror, snapshot, what);
     },
   };
-  /** Sends `snapshot` whole and takes its JSON as the base (a state too deep to walk). */
-  const resetFromJson = (snapshot: unknown, what: string): StateChange => {
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(snapshot);
-    } catch (error) {
-      if (error instanceof RangeError && /call stack/i.test(error.message)) {
-        throw new AguiRxError('INVALID_STATE', `${what} is nested too deeply to serialise (JSON.stringify ran out of stack). Flatten deeply nested structures in your state.`);
-      }
-      throw notSerialisable(what, error);
-    }
-    if (json === undefined) throw notSerialisable(what, new TypeError('no JSON value'));
-    base = mirror.state = immutable ? snapshot : JSON.parse(json);
-    return { type: 'snapshot', snapshot: JSON.parse(json) };
-  };
   return mirror;
+}
+
+/** {@link StateMirror.update}. */
+function updateMirror(mirror: Mirror, snapshot: unknown, what: string): StateChange {
+  const immutable = mirror.immutable;
+  const diff = mirror.walk;
+  startWalk(diff, immutable, snapshot);
+  try {
+    const next = toJsonValue(snapshot, '');
+    if (next === undefined) {
+      throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(snapshot)}). Send the whole state object as 'snapshot'.`);
+    }
+    if (mirror.state === undefined) {
+      if (immutable) {
+        mirror.state = snapshot;
+        return { type: 'snapshot', snapshot: emit(diff, next) };
+      }
+      mirror.state = adopt(diff, next, snapshot);
+      return { type: 'snapshot', snapshot: emit(diff, mirror.state, diff.shareable) };
+    }
+    const previous = mirror.state;
+    // The same object again: unchanged if the producer promised so, or if it is deep-frozen
+    // (in default mode the base is otherwise our own copy, never the producer's object).
+    if (previous === snapshot) return none;
+    const updated = diffValue(diff, toJsonValue(previous, ''), snapshot, next);
+    mirror.state = immutable ? snapshot : updated;
+    const ops = diff.ops;
+    if (ops.length === 0) return none;
+    // The whole document replaced (object, array and primitive swapped): a snapshot says it.
+    if (ops[0].path === '') return { type: 'snapshot', snapshot: (ops[0] as { value: unknown }).value };
+    if (!diff.unsafe) {
+      // Each value of the patch is also in the new state, at its path: the patch is shorter than
+      // the state exactly when the rest of the patch (brackets, ops, paths) is shorter than the
+      // rest of the state, which is at least what the diff saw unchanged (2 characters an
+      // element, 5 a key): mostly enough to decide without reading a value.
+      if (patchLength(ops, 'none') < diff.unchangedSize) return { type: 'delta', delta: ops };
+      const state = immutable ? next : updated;
+      // Then without reading any string's characters: whatever the patch's strings add in
+      // escapes adds as much to the state, so a patch shorter than the state with every string
+      // counted unescaped is shorter escaped too. The state's JSON is at least 2 characters an
+      // element or 5 a key (`"":0,`), plus brackets.
+      const rawPatch = patchLength(ops, 'unescaped');
+      if (rawPatch < diff.rootSize || lengthOf(state, rawPatch, true) > rawPatch) return { type: 'delta', delta: ops };
+      // Close (a patch about as long as the state): exact lengths, escapes counted.
+      const patchSize = patchLength(ops, 'exact');
+      if (lengthOf(state, patchSize, false) > patchSize) return { type: 'delta', delta: ops };
+    }
+    return { type: 'snapshot', snapshot: immutable || diff.trusted ? emit(diff, immutable ? next : updated) : emit(diff, updated, false) };
+  } catch (error) {
+    if (error instanceof AguiRxError) throw error;
+    // Nested deeper than the walk's stack allows (JSON.stringify goes deeper): the whole
+    // state goes as a snapshot, and the mirror starts again from its JSON.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) return resetFromJson(mirror, snapshot, what);
+    throw notSerialisable(what, error);
+  } finally {
+    finishWalk(diff);
+  }
+}
+
+/** Sends `snapshot` whole and takes its JSON as the mirror's state (a state too deep to walk). */
+function resetFromJson(mirror: Mirror, snapshot: unknown, what: string): StateChange {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(snapshot);
+  } catch (error) {
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      throw new AguiRxError('INVALID_STATE', `${what} is nested too deeply to serialise (JSON.stringify ran out of stack). Flatten deeply nested structures in your state.`);
+    }
+    throw notSerialisable(what, error);
+  }
+  if (json === undefined) throw notSerialisable(what, new TypeError('no JSON value'));
+  mirror.state = mirror.immutable ? snapshot : JSON.parse(json);
+  return { type: 'snapshot', snapshot: JSON.parse(json) };
 }
 
 function notSerialisable(what: string, error: unknown): AguiRxError {
@@ -195,13 +211,13 @@ export function diffJson(from: unknown, to: unknown): Operation[] {
   const next = toJsonValue(to, '');
   const previous = toJsonValue(from, '');
   if (next === undefined || previous === undefined) throw new TypeError('diffJson needs two values that have a JSON text');
-  const diff = createDiff();
-  diff.start(true, to);
+  const diff = createWalk();
+  startWalk(diff, true, to);
   try {
-    diff.value(previous, to, next);
-    return diff.ops();
+    diffValue(diff, previous, to, next);
+    return diff.ops;
   } finally {
-    diff.finish();
+    finishWalk(diff);
   }
 }
 
@@ -439,507 +455,497 @@ function firstLine(message: string): string {
 }
 
 /**
- * One diff: walks the base (what the client holds) against the producer's new state, collecting
- * RFC 6902 operations and, in default mode, updating the base's own nodes in place. Made by
- * {@link createDiff} (one per mirror), started with {@link Diff.start} and reset with {@link Diff.finish}. Its
- * results are read through functions: getters would leave the object in dictionary mode, and
- * every call on it slower.
+ * One diff's working state: the walk of the base (what the client holds) against the producer's
+ * new state, collecting RFC 6902 operations and, in default mode, updating the base's own nodes in
+ * place. Made by {@link createWalk} (one per mirror), begun with {@link startWalk} and reset with
+ * {@link finishWalk}; walked by the module's functions below, which take it as their first
+ * argument. Module functions rather than closures over per-diff variables: each new mirror (each
+ * subscription) made new closures, and V8 compiled the walk again for every one of them (tens of
+ * ms of background compiling, and the interpreter meanwhile), which showed up as steps several
+ * times slower at random; one function per walk keeps one optimised code, warm for every run.
  */
-interface Diff {
+interface Walk {
   /** The patch, in fast-json-patch `compare` order. */
-  ops(): Operation[];
+  ops: Operation[];
   /** Whether some operation's path goes through `__proto__`, `constructor` or `prototype`. */
-  unsafe(): boolean;
+  unsafe: boolean;
   /** A lower bound of the JSON length of the new state, from its top level. */
-  rootSize(): number;
+  rootSize: number;
   /** A lower bound of the JSON length of what the diff found unchanged in the containers it walked (no part of any operation's value). */
-  unchangedSize(): number;
-  /** Whether the value the last `value`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
-  trusted(): boolean;
+  unchangedSize: number;
+  /** Whether the value the last `diffValue`/`adopt` call returned may be kept by reference (a primitive, a deep-frozen subtree). */
+  trusted: boolean;
   /** Whether the value the last `adopt` call returned may also go on the wire by reference (deep-frozen and plain JSON). */
-  shareable(): boolean;
-
-  /** Begins a diff of the producer's state `root`. */
-  start(immutable: boolean, root: unknown): void;
-
-  /** Ends the diff: lets go of the state and its patch, and makes the diff available again. */
-  finish(): void;
-
-  /**
-   * Diffs `previous` (the base's value here) with `next` (the producer's value `raw`, as JSON
-   * writes it); both present. Returns what the base holds here now (default mode).
-   */
-  value(previous: unknown, raw: unknown, next: unknown): unknown;
-
-  /**
-   * The base's value for a new object or array `next` (default mode): `next` itself when
-   * deep-frozen, else our own copy that keeps deep-frozen parts by reference. Sets `trusted`.
-   */
-  adopt(next: unknown, raw: unknown): unknown;
-
-  /**
-   * A value to put on the wire for `value` (a JSON value whose containers may hold raw values),
-   * one the producer will not change: `value` itself when it may be shared (immutable mode, a
-   * deep-frozen value; `canShare` when already known) and is plain JSON as it stands, else a
-   * JSON copy.
-   */
-  emit(value: unknown, canShare?: boolean): unknown;
+  shareable: boolean;
+  /** The path of the value being diffed, as unescaped reference tokens. */
+  path: (string | number)[];
+  depth: number;
+  cyclesChecked: boolean;
+  /** Whether the producer promised never to mutate what it emitted. */
+  immutable: boolean;
+  /** The producer's whole state, for the cycle check. */
+  root: unknown;
+  /** Immutable mode: the keys of the large objects diffed as new, the producer having promised not to change them. */
+  keyLists: WeakMap<object, string[]>;
 }
 
-/** A new {@link Diff}, its state held in the closures (plain variables, so the walks stay monomorphic). */
-function createDiff(): Diff {
-  let ops: Operation[] = [];
-  let unsafe = false;
-  let rootSize = 0;
-  let unchangedSize = 0;
-  let trusted = false;
-  let shareable = false;
-  /** The path of the value being diffed, as unescaped reference tokens. */
-  const path: (string | number)[] = [];
-  let depth = 0;
-  let cyclesChecked = false;
-  /** Whether the producer promised never to mutate what it emitted. */
-  let immutable = false;
-  /** The producer's whole state, for the cycle check. */
-  let root: unknown = null;
-  /** Immutable mode: the keys of the large objects diffed as new, the producer having promised not to change them. */
-  const keyLists = new WeakMap<object, string[]>();
-
-  const diff: Diff = {
-    ops: () => ops,
-    unsafe: () => unsafe,
-    rootSize: () => rootSize,
-    unchangedSize: () => unchangedSize,
-    trusted: () => trusted,
-    shareable: () => shareable,
-    start(immutableState, state) {
-      immutable = immutableState;
-      root = state;
-    },
-    finish() {
-      ops = [];
-      path.length = 0;
-      root = null;
-      unsafe = trusted = shareable = cyclesChecked = false;
-      depth = rootSize = unchangedSize = 0;
-    },
-    value: diffValue,
-    adopt,
-    emit,
+/** A new {@link Walk}, idle (every walk has the same fields in the same order: one shape for V8). */
+function createWalk(): Walk {
+  return {
+    ops: [],
+    unsafe: false,
+    rootSize: 0,
+    unchangedSize: 0,
+    trusted: false,
+    shareable: false,
+    path: [],
+    depth: 0,
+    cyclesChecked: false,
+    immutable: false,
+    root: null,
+    keyLists: new WeakMap<object, string[]>(),
   };
-  return diff;
+}
 
-  function diffValue(previous: unknown, raw: unknown, next: unknown): unknown {
-    if (typeof next === 'object' && next !== null) {
-      if (typeof previous === 'object' && previous !== null) {
-        const isArray = Array.isArray(next);
-        if (isArray === Array.isArray(previous)) {
-          if (isArray) return immutable ? diffArray(previous as unknown[], next as unknown[], raw) : diffOwnArray(previous as unknown[], next as unknown[], raw);
-          return immutable ? diffObject(previous as Json, next as Json, raw) : diffOwnObject(previous as Json, next as Json, raw);
-        }
+/** Begins a diff of the producer's state `root`. */
+function startWalk(w: Walk, immutable: boolean, root: unknown): void {
+  w.immutable = immutable;
+  w.root = root;
+}
+
+/** Ends a diff: lets go of the state and its patch, and makes the walk available again. */
+function finishWalk(w: Walk): void {
+  w.ops = [];
+  w.path.length = 0;
+  w.root = null;
+  w.unsafe = w.trusted = w.shareable = w.cyclesChecked = false;
+  w.depth = w.rootSize = w.unchangedSize = 0;
+}
+
+/**
+ * Diffs `previous` (the base's value here) with `next` (the producer's value `raw`, as JSON
+ * writes it); both present. Returns what the base holds here now (default mode).
+ */
+function diffValue(w: Walk, previous: unknown, raw: unknown, next: unknown): unknown {
+  if (typeof next === 'object' && next !== null) {
+    if (typeof previous === 'object' && previous !== null) {
+      const isArray = Array.isArray(next);
+      if (isArray === Array.isArray(previous)) {
+        if (isArray) return w.immutable ? diffArray(w, previous as unknown[], next as unknown[], raw) : diffOwnArray(w, previous as unknown[], next as unknown[], raw);
+        return w.immutable ? diffObject(w, previous as Json, next as Json, raw) : diffOwnObject(w, previous as Json, next as Json, raw);
       }
-    } else if (previous === next) {
-      trusted = true;
-      return next;
     }
-    return put('replace', next, raw);
+  } else if (previous === next) {
+    w.trusted = true;
+    return next;
   }
+  return put(w, 'replace', next, raw);
+}
 
-  function adopt(next: unknown, raw: unknown): unknown {
-    if (typeof next !== 'object' || next === null) {
-      trusted = true;
-      shareable = true;
-      return next;
-    }
-    if (next === raw && Object.isFrozen(next)) {
-      const flags = inspect(next, true);
-      if ((flags & frozenFlag) !== 0) {
-        deepFrozen.add(next);
-        if ((flags & jsonFlag) !== 0) deepFrozenJson.add(next);
-        trusted = true;
-        shareable = (flags & jsonFlag) !== 0;
-        return next;
-      }
-    }
-    enter();
-    let copy: unknown;
-    if (Array.isArray(next)) {
-      const array: unknown[] = [];
-      for (let i = 0; i < next.length; i++) {
-        const item = next[i];
-        array.push(adopt(toJsonValue(item, i) ?? null, item));
-      }
-      copy = array;
-    } else {
-      const object: Json = {};
-      for (const key of Object.keys(next)) {
-        const item = (next as Json)[key];
-        const json = toJsonValue(item, key);
-        if (json !== undefined) setKey(object, key, adopt(json, item));
-      }
-      copy = object;
-    }
-    depth--;
-    // Ours, and updated in place later: never on the wire.
-    trusted = false;
-    shareable = false;
-    return copy;
+/**
+ * The base's value for a new object or array `next` (default mode): `next` itself when
+ * deep-frozen, else our own copy that keeps deep-frozen parts by reference. Sets `trusted`.
+ */
+function adopt(w: Walk, next: unknown, raw: unknown): unknown {
+  if (typeof next !== 'object' || next === null) {
+    w.trusted = true;
+    w.shareable = true;
+    return next;
   }
-
-  function emit(value: unknown, canShare?: boolean): unknown {
-    if (typeof value !== 'object' || value === null) return value;
-    return (canShare ?? (inspect(value, false) & jsonFlag) !== 0) ? value : copyJson(value);
-  }
-
-  /**
-   * {@link diffObject} for the common case of default mode, as a function of its own so that its type
-   * feedback holds only this mode's objects (after walking immutable or frozen states as well, the
-   * shared walk read a mutated state's objects up to half again slower): `previous` our own copy,
-   * `next` a plain unfrozen object with the same keys in the same order. Anything else goes to diffObject.
-   */
-  function diffOwnObject(previous: Json, next: Json, raw: unknown): unknown {
-    // Past maxDepth too: the general walk's frames give out where they did before (a state that deep
-    // goes whole, as the client's own clone overflows on a patch to it).
-    if (depth >= maxDepth || Object.isFrozen(previous) || Object.isFrozen(next) || !isPlain(next)) return diffObject(previous, next, raw);
-    const keys = Object.keys(previous);
-    const nextKeys = Object.keys(next);
-    if (!sameList(keys, nextKeys)) return diffObject(previous, next, raw, keys, nextKeys);
-    enter();
-    let present = 0;
-    let unchanged = 0;
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i];
-      const before = previous[key];
-      const after = next[key];
-      if (before === after) {
-        unchanged++;
-        continue;
-      }
-      path.push(key);
-      const n = toJsonValue(after, key);
-      if (n === undefined) {
-        remove();
-        delete previous[key];
-      } else {
-        present++;
-        const updated = diffValue(before, after, n);
-        if (updated !== before) setKey(previous, key, updated);
-      }
-      path.pop();
-    }
-    if (depth === 1) rootSize = 5 * (present + unchanged) + 1;
-    if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
-    depth--;
-    // Ours, updated in place: never on the wire.
-    trusted = false;
-    return previous;
-  }
-
-  function diffObject(previous: Json, next: Json, raw: unknown, ownKeys?: string[], ownNextKeys?: string[]): unknown {
-    // Where the base's copy is updated in place (default mode): `previous` when it is ours (ours are
-    // never frozen; a frozen base node is a deep-frozen producer object).
-    let target: Json | undefined;
-    let keep = false;
-    const plain = isPlain(next);
-    if (!immutable) {
-      keep = next === raw && plain && Object.isFrozen(next);
-      if (!Object.isFrozen(previous)) target = previous;
-      else if (!keep) target = previous = ownCopy(previous) as Json;
-    }
-    // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
-    const clean = target !== undefined;
-    enter();
-    // Listing a large object's keys is most of a step's cost: in immutable mode each large object's
-    // list is kept for the next step, where the object is `previous`.
-    const keys = ownKeys ?? (immutable ? keyLists.get(previous) : undefined) ?? Object.keys(previous);
-    const nextKeys = ownNextKeys ?? Object.keys(next);
-    if (immutable && nextKeys.length > 32) keyLists.set(next, nextKeys);
-    // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
-    // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
-    // every own key costs more than asking each one in a large object, which is asked.
-    // The same key list (an immutable update that replaced values, or a state mutated in place) is
-    // the common case and needs neither: every key of `previous` is then an own enumerable key of
-    // `next`, and `next` has no other key JSON writes. Comparing the lists is a pointer compare a key.
-    const sameKeys = sameList(keys, nextKeys);
-    const hidden = !sameKeys && (nextKeys.length > 32 || Object.getOwnPropertyNames(next).length !== nextKeys.length);
-    // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
-    let matched = 0;
-    // Keys of `next` that JSON writes.
-    let present = 0;
-    // Keys of `next` that JSON writes with the same value as before.
-    let unchanged = 0;
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i];
-      const before = previous[key];
-      // JSON writes own enumerable keys only. A plain object inherits nothing JSON writes
-      // (Object.prototype's members are functions, and `__proto__` gives an object that is never in
-      // a state), so without hidden keys the same value means the same own key.
-      const checked = !sameKeys && (hidden || !plain);
-      const enumerable = checked ? isEnumerable.call(next, key) : true;
-      const after = enumerable ? next[key] : undefined;
-      if (before === after) {
-        if (clean || isPresent(before, key)) {
-          matched++;
-          present++;
-          unchanged++;
-        }
-        continue;
-      }
-      const p = clean ? before : toJsonValue(before, key);
-      if (p === undefined) continue;
-      const own = sameKeys || (checked ? enumerable : hasOwn.call(next, key));
-      if (own) matched++;
-      const n = own ? toJsonValue(after, key) : undefined;
-      path.push(key);
-      if (n === undefined) {
-        remove();
-        if (target !== undefined) delete target[key];
-      } else {
-        present++;
-        const updated = diffValue(p, after, n);
-        if (target !== undefined && updated !== before) setKey(target, key, updated);
-        // A value JSON reads through toJSON (a Date) can change inside a frozen parent.
-        if (!trusted || n !== after) keep = false;
-      }
-      path.pop();
-    }
-    if (matched !== nextKeys.length) {
-      for (const key of nextKeys) {
-        if (hasOwn.call(previous, key) && (clean || toJsonValue(previous[key], key) !== undefined)) continue;
-        const after = next[key];
-        const n = toJsonValue(after, key);
-        if (n === undefined) continue;
-        present++;
-        path.push(key);
-        const added = put('add', n, after);
-        if (target !== undefined) setKey(target, key, added);
-        if (!trusted || n !== after) keep = false;
-        path.pop();
-      }
-    }
-    if (depth === 1) rootSize = 5 * present + 1;
-    // `"":0` each, with a comma between two.
-    if (unchanged > 0) unchangedSize += 5 * unchanged - 1;
-    depth--;
-    return settle(next, target, keep);
-  }
-
-  /** {@link diffArray} for the common case of default mode, for the reason of {@link diffOwnObject}: `previous` our own copy, `next` a plain extensible array. */
-  function diffOwnArray(previous: unknown[], next: unknown[], raw: unknown): unknown {
-    if (depth >= maxDepth || !Object.isExtensible(previous) || !Object.isExtensible(next) || !isPlain(next)) return diffArray(previous, next, raw);
-    enter();
-    const length = previous.length;
-    const nextLength = next.length;
-    if (depth === 1) rootSize = 2 * nextLength + 1;
-    for (let i = length - 1; i >= nextLength; i--) {
-      path.push(i);
-      remove();
-      path.pop();
-    }
-    const common = Math.min(length, nextLength);
-    let changed = 0;
-    for (let i = common - 1; i >= 0; i--) {
-      const before = previous[i];
-      const after = next[i];
-      if (before === after) continue;
-      changed++;
-      path.push(i);
-      const updated = diffValue(before, after, toJsonValue(after, i) ?? null);
-      if (updated !== before) previous[i] = updated;
-      path.pop();
-    }
-    if (common - changed > 0) unchangedSize += 2 * (common - changed) - 1;
-    if (nextLength < length) previous.length = nextLength;
-    for (let i = length; i < nextLength; i++) {
-      const after = next[i];
-      path.push(i);
-      previous.push(put('add', toJsonValue(after, i) ?? null, after));
-      path.pop();
-    }
-    depth--;
-    trusted = false;
-    return previous;
-  }
-
-  function diffArray(previous: unknown[], next: unknown[], raw: unknown): unknown {
-    let target: unknown[] | undefined;
-    let keep = false;
-    if (!immutable) {
-      keep = next === raw && isPlain(next) && Object.isFrozen(next);
-      if (!Object.isFrozen(previous)) target = previous;
-      else if (!keep) target = previous = ownCopy(previous) as unknown[];
-    }
-    const clean = target !== undefined;
-    enter();
-    const length = previous.length;
-    const nextLength = next.length;
-    if (depth === 1) rootSize = 2 * nextLength + 1;
-    for (let i = length - 1; i >= nextLength; i--) {
-      path.push(i);
-      remove();
-      path.pop();
-    }
-    // V8 reads the elements of a frozen array several times slower than a plain one's (and a scan
-    // that has seen both kinds gets slower for plain ones too), but copies them fast: the scan
-    // runs on plain arrays only.
-    const scanned = Object.isExtensible(previous) ? previous : plainCopy(previous);
-    const scanning = Object.isExtensible(next) ? next : plainCopy(next);
-    let changed = 0;
-    for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
-      changed++;
-      const before = previous[i];
-      const after = next[i];
-      path.push(i);
-      const n = toJsonValue(after, i) ?? null;
-      const updated = diffValue(clean ? before : (toJsonValue(before, i) ?? null), after, n);
-      if (target !== undefined && updated !== before) target[i] = updated;
-      if (!trusted || n !== after) keep = false;
-      path.pop();
-    }
-    // One character each, with a comma between two.
-    const unchanged = Math.min(length, nextLength) - changed;
-    if (unchanged > 0) unchangedSize += 2 * unchanged - 1;
-    if (target !== undefined && nextLength < length) target.length = nextLength;
-    for (let i = length; i < nextLength; i++) {
-      const after = next[i];
-      path.push(i);
-      const n = toJsonValue(after, i) ?? null;
-      const added = put('add', n, after);
-      if (target !== undefined) target.push(added);
-      if (!trusted || n !== after) keep = false;
-      path.pop();
-    }
-    depth--;
-    return settle(next, target, keep);
-  }
-
-  /** The base's value once `next` was walked: `next` if it can be kept by reference (`keep`), else our updated copy. */
-  function settle(next: object, target: object | undefined, keep: boolean): unknown {
-    if (immutable) return next;
-    trusted = keep;
-    if (keep) {
+  if (next === raw && Object.isFrozen(next)) {
+    const flags = inspect(w, next, true);
+    if ((flags & frozenFlag) !== 0) {
       deepFrozen.add(next);
+      if ((flags & jsonFlag) !== 0) deepFrozenJson.add(next);
+      w.trusted = true;
+      w.shareable = (flags & jsonFlag) !== 0;
       return next;
     }
-    // A deep-frozen base node gave way to a frozen one with something unfrozen inside (rare).
-    return target ?? adopt(next, next);
   }
+  enter(w);
+  let copy: unknown;
+  if (Array.isArray(next)) {
+    const array: unknown[] = [];
+    for (let i = 0; i < next.length; i++) {
+      const item = next[i];
+      array.push(adopt(w, toJsonValue(item, i) ?? null, item));
+    }
+    copy = array;
+  } else {
+    const object: Json = {};
+    for (const key of Object.keys(next)) {
+      const item = (next as Json)[key];
+      const json = toJsonValue(item, key);
+      if (json !== undefined) setKey(object, key, adopt(w, json, item));
+    }
+    copy = object;
+  }
+  w.depth--;
+  // Ours, and updated in place later: never on the wire.
+  w.trusted = false;
+  w.shareable = false;
+  return copy;
+}
 
-  /** Adds an `add` or `replace` of `next` (the producer's `raw`, as JSON) at the current path; returns the base's new value. */
-  function put(op: 'add' | 'replace', next: unknown, raw: unknown): unknown {
-    let base: unknown = raw;
-    let wire: unknown;
-    if (typeof next !== 'object' || next === null) {
-      trusted = true;
-      base = wire = next;
-    } else if (immutable) {
-      wire = emit(next);
+/**
+ * A value to put on the wire for `value` (a JSON value whose containers may hold raw values),
+ * one the producer will not change: `value` itself when it may be shared (immutable mode, a
+ * deep-frozen value; `canShare` when already known) and is plain JSON as it stands, else a
+ * JSON copy.
+ */
+function emit(w: Walk, value: unknown, canShare?: boolean): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  return (canShare ?? (inspect(w, value, false) & jsonFlag) !== 0) ? value : copyJson(w, value);
+}
+
+/**
+ * {@link diffObject} for the common case of default mode, as a function of its own so that its type
+ * feedback holds only this mode's objects (after walking immutable or frozen states as well, the
+ * shared walk read a mutated state's objects up to half again slower): `previous` our own copy,
+ * `next` a plain unfrozen object with the same keys in the same order. Anything else goes to diffObject.
+ */
+function diffOwnObject(w: Walk, previous: Json, next: Json, raw: unknown): unknown {
+  // Past maxDepth too: the general walk's frames give out where they did before (a state that deep
+  // goes whole, as the client's own clone overflows on a patch to it).
+  if (w.depth >= maxDepth || Object.isFrozen(previous) || Object.isFrozen(next) || !isPlain(next)) return diffObject(w, previous, next, raw);
+  const keys = Object.keys(previous);
+  const nextKeys = Object.keys(next);
+  if (!sameList(keys, nextKeys)) return diffObject(w, previous, next, raw, keys, nextKeys);
+  enter(w);
+  let present = 0;
+  let unchanged = 0;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i];
+    const before = previous[key];
+    const after = next[key];
+    if (before === after) {
+      unchanged++;
+      continue;
+    }
+    w.path.push(key);
+    const n = toJsonValue(after, key);
+    if (n === undefined) {
+      remove(w);
+      delete previous[key];
     } else {
-      base = adopt(next, raw);
-      wire = emit(base, shareable);
+      present++;
+      const updated = diffValue(w, before, after, n);
+      if (updated !== before) setKey(previous, key, updated);
     }
-    ops.push({ op, path: pointer(), value: wire } as Operation);
-    return base;
+    w.path.pop();
   }
+  if (w.depth === 1) w.rootSize = 5 * (present + unchanged) + 1;
+  if (unchanged > 0) w.unchangedSize += 5 * unchanged - 1;
+  w.depth--;
+  // Ours, updated in place: never on the wire.
+  w.trusted = false;
+  return previous;
+}
 
-  function remove(): void {
-    ops.push({ op: 'remove', path: pointer() });
+function diffObject(w: Walk, previous: Json, next: Json, raw: unknown, ownKeys?: string[], ownNextKeys?: string[]): unknown {
+  // Where the base's copy is updated in place (default mode): `previous` when it is ours (ours are
+  // never frozen; a frozen base node is a deep-frozen producer object).
+  let target: Json | undefined;
+  let keep = false;
+  const plain = isPlain(next);
+  if (!w.immutable) {
+    keep = next === raw && plain && Object.isFrozen(next);
+    if (!Object.isFrozen(previous)) target = previous;
+    else if (!keep) target = previous = ownCopy(previous) as Json;
   }
-
-  /** The RFC 6901 pointer of the current path; notes a path through a prototype key. */
-  function pointer(): string {
-    let pointer = '';
-    for (const token of path) {
-      if (typeof token === 'string' && prototypeKeys.has(token)) unsafe = true;
-      pointer += '/' + escapeToken(token);
+  // Our own copy holds JSON values only; the producer's objects need reading as JSON does.
+  const clean = target !== undefined;
+  enter(w);
+  // Listing a large object's keys is most of a step's cost: in immutable mode each large object's
+  // list is kept for the next step, where the object is `previous`.
+  const keys = ownKeys ?? (w.immutable ? w.keyLists.get(previous) : undefined) ?? Object.keys(previous);
+  const nextKeys = ownNextKeys ?? Object.keys(next);
+  if (w.immutable && nextKeys.length > 32) w.keyLists.set(next, nextKeys);
+  // Own keys that JSON leaves out (non-enumerable, from defineProperty) are rare: only then is
+  // each key asked (propertyIsEnumerable has no fast path in V8; hasOwnProperty has). Listing
+  // every own key costs more than asking each one in a large object, which is asked.
+  // The same key list (an immutable update that replaced values, or a state mutated in place) is
+  // the common case and needs neither: every key of `previous` is then an own enumerable key of
+  // `next`, and `next` has no other key JSON writes. Comparing the lists is a pointer compare a key.
+  const sameKeys = sameList(keys, nextKeys);
+  const hidden = !sameKeys && (nextKeys.length > 32 || Object.getOwnPropertyNames(next).length !== nextKeys.length);
+  // Keys of `previous` (present on the client) that `next` has as own enumerable keys.
+  let matched = 0;
+  // Keys of `next` that JSON writes.
+  let present = 0;
+  // Keys of `next` that JSON writes with the same value as before.
+  let unchanged = 0;
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i];
+    const before = previous[key];
+    // JSON writes own enumerable keys only. A plain object inherits nothing JSON writes
+    // (Object.prototype's members are functions, and `__proto__` gives an object that is never in
+    // a state), so without hidden keys the same value means the same own key.
+    const checked = !sameKeys && (hidden || !plain);
+    const enumerable = checked ? isEnumerable.call(next, key) : true;
+    const after = enumerable ? next[key] : undefined;
+    if (before === after) {
+      if (clean || isPresent(before, key)) {
+        matched++;
+        present++;
+        unchanged++;
+      }
+      continue;
     }
-    return pointer;
-  }
-
-  /**
-   * Walks `value` (an object) and says what it is: `frozenFlag` when it and everything in it is
-   * frozen, plain and without `toJSON` (asked only with `frozen`), `jsonFlag` when it is plain JSON
-   * as it stands (no `toJSON`, wrapper, class instance, non-finite number, -0, or key JSON leaves
-   * out). Stops once neither can hold. Accessors are read like data: a frozen object's getter is
-   * taken to answer the same each time.
-   */
-  function inspect(value: object, frozen: boolean): number {
-    if (!isPlain(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return 0;
-    let flags = jsonFlag;
-    if (frozen && Object.isFrozen(value)) {
-      if (deepFrozenJson.has(value)) return frozenFlag | jsonFlag;
-      flags |= frozenFlag;
-    }
-    enter();
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length && flags !== 0; i++) flags = inspectItem(value[i], flags);
+    const p = clean ? before : toJsonValue(before, key);
+    if (p === undefined) continue;
+    const own = sameKeys || (checked ? enumerable : hasOwn.call(next, key));
+    if (own) matched++;
+    const n = own ? toJsonValue(after, key) : undefined;
+    w.path.push(key);
+    if (n === undefined) {
+      remove(w);
+      if (target !== undefined) delete target[key];
     } else {
-      // for...in rather than Object.keys: no array per object (a plain object inherits no enumerable key).
-      for (const key in value) {
-        flags = inspectItem((value as Json)[key], flags);
-        if (flags === 0) break;
-      }
+      present++;
+      const updated = diffValue(w, p, after, n);
+      if (target !== undefined && updated !== before) setKey(target, key, updated);
+      // A value JSON reads through toJSON (a Date) can change inside a frozen parent.
+      if (!w.trusted || n !== after) keep = false;
     }
-    depth--;
-    return flags;
+    w.path.pop();
   }
-
-  function inspectItem(item: unknown, flags: number): number {
-    switch (typeof item) {
-      case 'string':
-      case 'boolean':
-        return flags;
-      case 'number':
-        return Number.isFinite(item) && !(item === 0 && 1 / item < 0) ? flags : flags & ~jsonFlag;
-      case 'object':
-        return item === null ? flags : flags & inspect(item, (flags & frozenFlag) !== 0);
-      case 'bigint':
-        toJsonValue(item, ''); // throws, unless BigInt.prototype.toJSON exists
-        return flags & ~jsonFlag;
-      default:
-        return flags & ~jsonFlag; // undefined, a function, a symbol: left out or null
+  if (matched !== nextKeys.length) {
+    for (const key of nextKeys) {
+      if (hasOwn.call(previous, key) && (clean || toJsonValue(previous[key], key) !== undefined)) continue;
+      const after = next[key];
+      const n = toJsonValue(after, key);
+      if (n === undefined) continue;
+      present++;
+      w.path.push(key);
+      const added = put(w, 'add', n, after);
+      if (target !== undefined) setKey(target, key, added);
+      if (!w.trusted || n !== after) keep = false;
+      w.path.pop();
     }
   }
+  if (w.depth === 1) w.rootSize = 5 * present + 1;
+  // `"":0` each, with a comma between two.
+  if (unchanged > 0) w.unchangedSize += 5 * unchanged - 1;
+  w.depth--;
+  return settle(w, next, target, keep);
+}
 
-  /** A JSON copy of `value` (a JSON object or array whose contents may be raw values). */
-  function copyJson(value: object): unknown {
-    enter();
-    let copy: unknown;
-    if (Array.isArray(value)) {
-      const array: unknown[] = [];
-      for (let i = 0; i < value.length; i++) {
-        const item = toJsonValue(value[i], i);
-        array.push(item === undefined ? null : typeof item === 'object' && item !== null ? copyJson(item) : item);
-      }
-      copy = array;
-    } else {
-      const object: Json = {};
-      for (const key of Object.keys(value)) {
-        const item = toJsonValue((value as Json)[key], key);
-        if (item !== undefined) setKey(object, key, typeof item === 'object' && item !== null ? copyJson(item) : item);
-      }
-      copy = object;
-    }
-    depth--;
-    return copy;
+/** {@link diffArray} for the common case of default mode, for the reason of {@link diffOwnObject}: `previous` our own copy, `next` a plain extensible array. */
+function diffOwnArray(w: Walk, previous: unknown[], next: unknown[], raw: unknown): unknown {
+  if (w.depth >= maxDepth || !Object.isExtensible(previous) || !Object.isExtensible(next) || !isPlain(next)) return diffArray(w, previous, next, raw);
+  enter(w);
+  const length = previous.length;
+  const nextLength = next.length;
+  if (w.depth === 1) w.rootSize = 2 * nextLength + 1;
+  for (let i = length - 1; i >= nextLength; i--) {
+    w.path.push(i);
+    remove(w);
+    w.path.pop();
   }
+  const common = Math.min(length, nextLength);
+  let changed = 0;
+  for (let i = common - 1; i >= 0; i--) {
+    const before = previous[i];
+    const after = next[i];
+    if (before === after) continue;
+    changed++;
+    w.path.push(i);
+    const updated = diffValue(w, before, after, toJsonValue(after, i) ?? null);
+    if (updated !== before) previous[i] = updated;
+    w.path.pop();
+  }
+  if (common - changed > 0) w.unchangedSize += 2 * (common - changed) - 1;
+  if (nextLength < length) previous.length = nextLength;
+  for (let i = length; i < nextLength; i++) {
+    const after = next[i];
+    w.path.push(i);
+    previous.push(put(w, 'add', toJsonValue(after, i) ?? null, after));
+    w.path.pop();
+  }
+  w.depth--;
+  w.trusted = false;
+  return previous;
+}
 
-  /** Our own shallow copy of a deep-frozen base node, its JSON values only, so that it can be updated in place. */
-  function ownCopy(value: object): object {
-    if (Array.isArray(value)) return value.map((item, i) => toJsonValue(item, i) ?? null);
+function diffArray(w: Walk, previous: unknown[], next: unknown[], raw: unknown): unknown {
+  let target: unknown[] | undefined;
+  let keep = false;
+  if (!w.immutable) {
+    keep = next === raw && isPlain(next) && Object.isFrozen(next);
+    if (!Object.isFrozen(previous)) target = previous;
+    else if (!keep) target = previous = ownCopy(previous) as unknown[];
+  }
+  const clean = target !== undefined;
+  enter(w);
+  const length = previous.length;
+  const nextLength = next.length;
+  if (w.depth === 1) w.rootSize = 2 * nextLength + 1;
+  for (let i = length - 1; i >= nextLength; i--) {
+    w.path.push(i);
+    remove(w);
+    w.path.pop();
+  }
+  // V8 reads the elements of a frozen array several times slower than a plain one's (and a scan
+  // that has seen both kinds gets slower for plain ones too), but copies them fast: the scan
+  // runs on plain arrays only.
+  const scanned = Object.isExtensible(previous) ? previous : plainCopy(previous);
+  const scanning = Object.isExtensible(next) ? next : plainCopy(next);
+  let changed = 0;
+  for (let i = lastDifference(scanned, scanning, Math.min(length, nextLength) - 1); i >= 0; i = lastDifference(scanned, scanning, i - 1)) {
+    changed++;
+    const before = previous[i];
+    const after = next[i];
+    w.path.push(i);
+    const n = toJsonValue(after, i) ?? null;
+    const updated = diffValue(w, clean ? before : (toJsonValue(before, i) ?? null), after, n);
+    if (target !== undefined && updated !== before) target[i] = updated;
+    if (!w.trusted || n !== after) keep = false;
+    w.path.pop();
+  }
+  // One character each, with a comma between two.
+  const unchanged = Math.min(length, nextLength) - changed;
+  if (unchanged > 0) w.unchangedSize += 2 * unchanged - 1;
+  if (target !== undefined && nextLength < length) target.length = nextLength;
+  for (let i = length; i < nextLength; i++) {
+    const after = next[i];
+    w.path.push(i);
+    const n = toJsonValue(after, i) ?? null;
+    const added = put(w, 'add', n, after);
+    if (target !== undefined) target.push(added);
+    if (!w.trusted || n !== after) keep = false;
+    w.path.pop();
+  }
+  w.depth--;
+  return settle(w, next, target, keep);
+}
+
+/** The base's value once `next` was walked: `next` if it can be kept by reference (`keep`), else our updated copy. */
+function settle(w: Walk, next: object, target: object | undefined, keep: boolean): unknown {
+  if (w.immutable) return next;
+  w.trusted = keep;
+  if (keep) {
+    deepFrozen.add(next);
+    return next;
+  }
+  // A deep-frozen base node gave way to a frozen one with something unfrozen inside (rare).
+  return target ?? adopt(w, next, next);
+}
+
+/** Adds an `add` or `replace` of `next` (the producer's `raw`, as JSON) at the current path; returns the base's new value. */
+function put(w: Walk, op: 'add' | 'replace', next: unknown, raw: unknown): unknown {
+  let base: unknown = raw;
+  let wire: unknown;
+  if (typeof next !== 'object' || next === null) {
+    w.trusted = true;
+    base = wire = next;
+  } else if (w.immutable) {
+    wire = emit(w, next);
+  } else {
+    base = adopt(w, next, raw);
+    wire = emit(w, base, w.shareable);
+  }
+  w.ops.push({ op, path: pointer(w), value: wire } as Operation);
+  return base;
+}
+
+function remove(w: Walk): void {
+  w.ops.push({ op: 'remove', path: pointer(w) });
+}
+
+/** The RFC 6901 pointer of the current path; notes a path through a prototype key. */
+function pointer(w: Walk): string {
+  let pointer = '';
+  for (const token of w.path) {
+    if (typeof token === 'string' && prototypeKeys.has(token)) w.unsafe = true;
+    pointer += '/' + escapeToken(token);
+  }
+  return pointer;
+}
+
+/**
+ * Walks `value` (an object) and says what it is: `frozenFlag` when it and everything in it is
+ * frozen, plain and without `toJSON` (asked only with `frozen`), `jsonFlag` when it is plain JSON
+ * as it stands (no `toJSON`, wrapper, class instance, non-finite number, -0, or key JSON leaves
+ * out). Stops once neither can hold. Accessors are read like data: a frozen object's getter is
+ * taken to answer the same each time.
+ */
+function inspect(w: Walk, value: object, frozen: boolean): number {
+  if (!isPlain(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return 0;
+  let flags = jsonFlag;
+  if (frozen && Object.isFrozen(value)) {
+    if (deepFrozenJson.has(value)) return frozenFlag | jsonFlag;
+    flags |= frozenFlag;
+  }
+  enter(w);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && flags !== 0; i++) flags = inspectItem(w, value[i], flags);
+  } else {
+    // for...in rather than Object.keys: no array per object (a plain object inherits no enumerable key).
+    for (const key in value) {
+      flags = inspectItem(w, (value as Json)[key], flags);
+      if (flags === 0) break;
+    }
+  }
+  w.depth--;
+  return flags;
+}
+
+function inspectItem(w: Walk, item: unknown, flags: number): number {
+  switch (typeof item) {
+    case 'string':
+    case 'boolean':
+      return flags;
+    case 'number':
+      return Number.isFinite(item) && !(item === 0 && 1 / item < 0) ? flags : flags & ~jsonFlag;
+    case 'object':
+      return item === null ? flags : flags & inspect(w, item, (flags & frozenFlag) !== 0);
+    case 'bigint':
+      toJsonValue(item, ''); // throws, unless BigInt.prototype.toJSON exists
+      return flags & ~jsonFlag;
+    default:
+      return flags & ~jsonFlag; // undefined, a function, a symbol: left out or null
+  }
+}
+
+/** A JSON copy of `value` (a JSON object or array whose contents may be raw values). */
+function copyJson(w: Walk, value: object): unknown {
+  enter(w);
+  let copy: unknown;
+  if (Array.isArray(value)) {
+    const array: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item = toJsonValue(value[i], i);
+      array.push(item === undefined ? null : typeof item === 'object' && item !== null ? copyJson(w, item) : item);
+    }
+    copy = array;
+  } else {
     const object: Json = {};
     for (const key of Object.keys(value)) {
       const item = toJsonValue((value as Json)[key], key);
-      if (item !== undefined) setKey(object, key, item);
+      if (item !== undefined) setKey(object, key, typeof item === 'object' && item !== null ? copyJson(w, item) : item);
     }
-    return object;
+    copy = object;
   }
+  w.depth--;
+  return copy;
+}
 
-  /** One level deeper; past `maxDepth`, a state with a cycle fails here as JSON.stringify fails on it. */
-  function enter(): void {
-    if (++depth > maxDepth && !cyclesChecked) {
-      JSON.stringify(root);
-      cyclesChecked = true;
-    }
+/** Our own shallow copy of a deep-frozen base node, its JSON values only, so that it can be updated in place. */
+function ownCopy(value: object): object {
+  if (Array.isArray(value)) return value.map((item, i) => toJsonValue(item, i) ?? null);
+  const object: Json = {};
+  for (const key of Object.keys(value)) {
+    const item = toJsonValue((value as Json)[key], key);
+    if (item !== undefined) setKey(object, key, item);
+  }
+  return object;
+}
+
+/** One level deeper; past `maxDepth`, a state with a cycle fails here as JSON.stringify fails on it. */
+function enter(w: Walk): void {
+  if (++w.depth > maxDepth && !w.cyclesChecked) {
+    JSON.stringify(w.root);
+    w.cyclesChecked = true;
   }
 }
