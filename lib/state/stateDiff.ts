@@ -90,8 +90,9 @@ export interface StateMirror {
 /** A new {@link StateMirror}, holding nothing yet: its first update sends the snapshot whole. */
 export function createStateMirror(options: StateMirrorOptions = {}): StateMirror {
   const immutable = options.immutable === true;
-  // One diff per mirror, reused by each update: a subscription's updates never overlap.
-  const diff = createDiff();
+  // One diff per mirror, reused by each update (a subscription's updates never overlap); made at the
+  // first update, so that a run that never sends a state snapshot holds none of its machinery.
+  let made: Diff | undefined;
   /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
   let base: unknown;
   const mirror: { state: unknown } & Omit<StateMirror, 'state'> = {
@@ -102,6 +103,7 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
       base = mirror.state = state;
     },
     update(snapshot, what = 'STATE_SNAPSHOT') {
+      const diff = (made ??= createDiff());
       diff.start(immutable, snapshot);
       try {
         const next = toJsonValue(snapshot, '');
