@@ -6,8 +6,8 @@ import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnost
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { assertSafePatch, isMalformedOperation } from '../lib/state/jsonPatch.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
-import { createStateMirror } from '../lib/state/stateDiff.js';
+import { createOperator, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { createStateMirror, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
@@ -98,63 +98,21 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
   const immutable = options.immutable === true;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // The state the client holds; our own copy unless the producer's objects can be trusted not to change.
-    const mirror = createStateMirror({ immutable });
-    if (initialJson !== undefined) mirror.reset(JSON.parse(initialJson));
-
-    const onSnapshot = (event: Record<string, unknown>) => {
-      const change = mirror.update(event.snapshot, 'STATE_SNAPSHOT');
-      if (change.type === 'none') return;
-      if (change.type === 'snapshot') return subscriber.next({ ...event, snapshot: change.snapshot } as AgentEvent);
-      // Built without `snapshot` rather than deleting it (a `delete` slows every later read of the
-      // event, and an object rest pattern is a slow runtime call).
-      const delta: Record<string, unknown> = { type: EventType.STATE_DELTA, delta: change.delta };
-      for (const key in event) {
-        if (key !== 'type' && key !== 'snapshot' && key !== 'delta' && Object.prototype.hasOwnProperty.call(event, key)) delta[key] = event[key];
-      }
-      subscriber.next(delta as AgentEvent);
-    };
-
-    const onDelta = (input: Record<string, unknown>) => {
-      const { event, stripped } = stripWithDiagnostic(input, diagnose);
-      assertSafePatch(event.delta, 'STATE_DELTA');
-      // The JSON form is what is applied and what is sent: the client must get the very patch we
-      // applied (an `undefined` value, say, would be refused by the client and leave it behind).
-      const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
-      // Every operation was dropped: there is nothing left to apply or send.
-      if (patch.length === 0 && stripped) return;
-      // One operation at a time: fast-json-patch reports index 0 for every validation failure.
-      // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
-      let document = jsonpatch.deepClone(mirror.state ?? {});
-      for (let index = 0; index < patch.length; index++) {
-        const operation = patch[index];
-        try {
-          document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
-        } catch (error) {
-          const name = (error as { name?: string }).name ?? 'an error';
-          const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
-          // A malformed operation (a required member missing) is fatal, as a malformed known value is.
-          if (isMalformedOperation(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
-          // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
-          diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
-          return;
-        }
-      }
-      mirror.reset(document);
-      // Applying may have moved values of `patch` into the base: send a copy of its own.
-      subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
-    };
-
+    const run: Run = { subscriber, immutable, diagnose, mirror: undefined, initial: initialJson === undefined ? undefined : JSON.parse(initialJson) };
     return {
       next(event) {
         switch (eventTypeOf(event)) {
           case EventType.STATE_SNAPSHOT:
-            return onSnapshot(event as unknown as Record<string, unknown>);
+            return onSnapshot(run, event as unknown as Record<string, unknown>);
           case EventType.STATE_DELTA:
-            return onDelta(event as unknown as Record<string, unknown>);
+            return onDelta(run, event as unknown as Record<string, unknown>);
           case EventType.RUN_STARTED: {
             const inputState = (event as { input?: { state?: State } }).input?.state;
-            if (mirror.state === undefined && inputState !== undefined) mirror.reset(JSON.parse(serialise(inputState, 'RUN_STARTED input.state')));
+            if ((run.mirror === undefined ? run.initial : run.mirror.state) === undefined && inputState !== undefined) {
+              const state = JSON.parse(serialise(inputState, 'RUN_STARTED input.state'));
+              if (run.mirror === undefined) run.initial = state;
+              else run.mirror.reset(state);
+            }
             return subscriber.next(event);
           }
           default:
@@ -163,6 +121,73 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
       },
     };
   }, { passesTokenEvents: true, readsAgentEvents: diagnose });
+}
+
+/** One subscription of {@link stateDelta}: what its module functions read and change. */
+interface Run {
+  readonly subscriber: OperatorSink<AgentEvent>;
+  readonly immutable: boolean;
+  readonly diagnose: DiagnosticHandler;
+  /** The state the client holds; made at the first state event, so that a run that sends none holds no mirror. */
+  mirror: StateMirror | undefined;
+  /** Until the mirror is made: the state the client starts from (undefined: none yet). */
+  initial: unknown;
+}
+
+/** The run's mirror, made now if it was not (holding the state the client starts from). */
+function mirrorOf(run: Run): StateMirror {
+  if (run.mirror === undefined) {
+    // Our own copy unless the producer's objects can be trusted not to change.
+    const mirror = createStateMirror({ immutable: run.immutable });
+    if (run.initial !== undefined) mirror.reset(run.initial);
+    run.initial = undefined;
+    run.mirror = mirror;
+  }
+  return run.mirror;
+}
+
+function onSnapshot(run: Run, event: Record<string, unknown>): void {
+  const change = mirrorOf(run).update(event.snapshot, 'STATE_SNAPSHOT');
+  if (change.type === 'none') return;
+  if (change.type === 'snapshot') return run.subscriber.next({ ...event, snapshot: change.snapshot } as AgentEvent);
+  // Built without `snapshot` rather than deleting it (a `delete` slows every later read of the
+  // event, and an object rest pattern is a slow runtime call).
+  const delta: Record<string, unknown> = { type: EventType.STATE_DELTA, delta: change.delta };
+  for (const key in event) {
+    if (key !== 'type' && key !== 'snapshot' && key !== 'delta' && Object.prototype.hasOwnProperty.call(event, key)) delta[key] = event[key];
+  }
+  run.subscriber.next(delta as AgentEvent);
+}
+
+function onDelta(run: Run, input: Record<string, unknown>): void {
+  const { event, stripped } = stripWithDiagnostic(input, run.diagnose);
+  assertSafePatch(event.delta, 'STATE_DELTA');
+  // The JSON form is what is applied and what is sent: the client must get the very patch we
+  // applied (an `undefined` value, say, would be refused by the client and leave it behind).
+  const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
+  // Every operation was dropped: there is nothing left to apply or send.
+  if (patch.length === 0 && stripped) return;
+  const mirror = mirrorOf(run);
+  // One operation at a time: fast-json-patch reports index 0 for every validation failure.
+  // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
+  let document = jsonpatch.deepClone(mirror.state ?? {});
+  for (let index = 0; index < patch.length; index++) {
+    const operation = patch[index];
+    try {
+      document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? 'an error';
+      const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
+      // A malformed operation (a required member missing) is fatal, as a malformed known value is.
+      if (isMalformedOperation(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
+      // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
+      run.diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
+      return;
+    }
+  }
+  mirror.reset(document);
+  // Applying may have moved values of `patch` into the base: send a copy of its own.
+  run.subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
 }
 
 /** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */

@@ -5,7 +5,7 @@ import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { entityKind } from '../lib/protocol/table.js';
-import { trackToolCalls } from '../lib/tracking/toolCalls.js';
+import { trackToolCalls, type ToolCallTracker } from '../lib/tracking/toolCalls.js';
 
 /** Options of {@link toolCallCorrelator}. */
 export interface ToolCallCorrelatorOptions {
@@ -86,34 +86,14 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const calls = trackToolCalls({ mint, diagnose, emit: (event) => subscriber.next(event) });
     // With no call open, text and reasoning content close nothing and pass unchanged: a fused chain sends them past.
     context.passMessageContent(true);
-    const handle = (event: AgentEvent) => {
-      const type = eventTypeOf(event);
-      const fields = event as unknown as Record<string, unknown>;
-      switch (type) {
-        // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
-        case textContent:
-          return calls.pass(type, fields);
-        case toolCall.chunk:
-          return calls.chunk(fields);
-        case toolCall.content:
-          return calls.args(fields);
-        case toolCall.start:
-          return calls.start(fields);
-        case toolCallEnd:
-          return calls.end(fields);
-        case EventType.TOOL_CALL_RESULT:
-          return calls.result(fields);
-        default:
-          // Text and reasoning close the lane's calls, boundaries end turns, the rest passes.
-          return calls.pass(type, fields);
-      }
-    };
     return {
       next(event) {
-        handle(event);
+        handle(calls, event);
         context.passMessageContent(!calls.hasOpenCalls());
       },
-      flush: calls.closeAll,
+      flush() {
+        calls.closeAll();
+      },
       complete() {
         // A call left with arguments that are not JSON fails the run (INCOMPLETE_STREAM) after its END.
         calls.finish();
@@ -121,4 +101,28 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
       },
     };
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
+}
+
+// Hands one event to the tracker's rule for it (a module function: nothing per subscription).
+function handle(calls: ToolCallTracker, event: AgentEvent): void {
+  const type = eventTypeOf(event);
+  const fields = event as unknown as Record<string, unknown>;
+  switch (type) {
+    // Text first: after openMessageStartContentEnd, most events are TEXT_MESSAGE_CONTENT.
+    case textContent:
+      return calls.pass(type, fields);
+    case toolCall.chunk:
+      return calls.chunk(fields);
+    case toolCall.content:
+      return calls.args(fields);
+    case toolCall.start:
+      return calls.start(fields);
+    case toolCallEnd:
+      return calls.end(fields);
+    case EventType.TOOL_CALL_RESULT:
+      return calls.result(fields);
+    default:
+      // Text and reasoning close the lane's calls, boundaries end turns, the rest passes.
+      return calls.pass(type, fields);
+  }
 }

@@ -95,8 +95,11 @@ interface Mirror extends StateMirror {
   /** What the client holds: our own JSON copy, the producer's objects (immutable mode), or a mix with deep-frozen subtrees. */
   state: unknown;
   readonly immutable: boolean;
-  /** One walk per mirror, reused by each update: a subscription's updates never overlap. */
-  readonly walk: Walk;
+  /**
+   * One walk per mirror, reused by each update (a subscription's updates never overlap); made at
+   * the first update, so that a run that never sends a state snapshot holds none of it.
+   */
+  walk: Walk | undefined;
 }
 
 /** A new {@link StateMirror}, holding nothing yet: its first update sends the snapshot whole. */
@@ -105,7 +108,7 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
     // A data property, as a getter would leave the object in dictionary mode and every call on it slower.
     state: undefined,
     immutable: options.immutable === true,
-    walk: createWalk(),
+    walk: undefined,
     reset(state) {
       mirror.state = state;
     },
@@ -119,7 +122,7 @@ export function createStateMirror(options: StateMirrorOptions = {}): StateMirror
 /** {@link StateMirror.update}. */
 function updateMirror(mirror: Mirror, snapshot: unknown, what: string): StateChange {
   const immutable = mirror.immutable;
-  const diff = mirror.walk;
+  const diff = (mirror.walk ??= createWalk());
   startWalk(diff, immutable, snapshot);
   try {
     const next = toJsonValue(snapshot, '');

@@ -36,7 +36,8 @@ export interface ToolCallTrackerOptions {
 /**
  * The tool calls of one subscription: takes each input event and sends what goes on the wire in
  * its place through `emit`. Every method throws an `INVALID_EVENT` {@link AguiRxError} for an
- * event that cannot be repaired; the events sent before the throw stay sent.
+ * event that cannot be repaired; the events sent before the throw stay sent. Call them as methods
+ * (`calls.pass(type, event)`): they are shared, and read the state of the tracker they are called on.
  */
 export interface ToolCallTracker {
   /** TOOL_CALL_CHUNK: opens a call (START, then ARGS for a non-empty delta) or continues one (ARGS). */
@@ -114,7 +115,9 @@ interface ToolCalls {
  * id), the turn's parent message, and the calls still waiting for a result.
  */
 export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
-  const t: ToolCalls = {
+  // A plain record of its state; the methods are on its prototype (`trackerMethods`).
+  const t = {
+    __proto__: trackerMethods,
     mint,
     emit,
     diagnose,
@@ -127,124 +130,138 @@ export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions)
     endedEarly: undefined,
     unfinished: undefined,
   };
-  return {
-    chunk(event) {
-      // Read by name: this runs once per token of the arguments.
-      const producerId = stringField(event, 'toolCallId', event.toolCallId);
-      const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
-      const delta = stringField(event, 'delta', event.delta);
-      const lane = laneOf(event);
-      const known = producerId === undefined ? (toolCallName === undefined ? t.latest?.get(lane) : undefined) : t.ids.wireId(producerId);
-      if (known !== undefined) {
-        const call = t.open?.get(known);
-        // A named chunk for an open call whose arguments are already complete JSON is a second,
-        // parallel call under the same id (providers that use the function name as the id).
-        const parallel = call !== undefined && toolCallName !== undefined && isArgumentsComplete(call.args);
-        if (call !== undefined && !parallel) {
-          if (call.lane !== lane) {
-            if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
-            // An untagged chunk continues the call in its opener's lane (AG-UI spec 1.1, Subagents, Ownership).
-            return sendArgs(t, known, call, delta, { ...event, subagentRunId: call.lane });
-          }
-          return sendArgs(t, known, call, delta, event);
-        }
-        if (call === undefined && t.ids.isUsed(known) && toolCallName === undefined) return lateArgs(t, 'TOOL_CALL_CHUNK', producerId ?? known, delta, event);
-      }
-      if (toolCallName === undefined) {
-        throw new AguiRxError(
-          'INVALID_EVENT',
-          producerId === undefined
-            ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${describeLane(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
-            : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
-        );
-      }
-      const toolCallId = t.ids.claim(producerId, lane, false).id;
-      const parentMessageId = parentOf(t, lane, optionalString(event, 'parentMessageId'));
-      const call = register(t, toolCallId, lane, toolCallName);
-      const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
-      if (event.timestamp !== undefined) start.timestamp = event.timestamp;
-      if (lane !== undefined) start.subagentRunId = lane;
-      t.emit(start as AgentEvent);
-      sendArgs(t, toolCallId, call, delta, event);
-    },
-
-    start(event) {
-      const producerId = requiredString(event, 'toolCallId');
-      const toolCallName = requiredString(event, 'toolCallName');
-      const lane = laneOf(event);
-      if (t.open?.has(t.ids.wireId(producerId))) {
-        return t.diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
-      }
-      const toolCallId = t.ids.claim(producerId, lane, false).id;
-      const parentMessageId = optionalString(event, 'parentMessageId');
-      if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
-      if (parentMessageId !== undefined && !t.turnMessage.has(lane)) t.turnMessage.set(lane, parentMessageId);
-      register(t, toolCallId, lane, toolCallName);
-      t.emit(withWireId(event, producerId, toolCallId));
-    },
-
-    args(event) {
-      const producerId = requiredString(event, 'toolCallId');
-      const delta = requiredString(event, 'delta');
-      const toolCallId = t.ids.wireId(producerId);
-      const call = t.open?.get(toolCallId);
-      if (call !== undefined) {
-        const lane = laneOf(event);
-        if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
-        if (delta === '') return;
-        call.hasArgs = true;
-        appendArguments(call.args, delta);
-        // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
-        return t.emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
-      }
-      if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
-      throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
-    },
-
-    end(event) {
-      const producerId = requiredString(event, 'toolCallId');
-      const toolCallId = t.ids.wireId(producerId);
-      const call = t.open?.get(toolCallId);
-      if (call === undefined) {
-        if (t.endedEarly?.delete(toolCallId)) return;
-        return t.diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
-      }
-      const lane = laneOf(event);
-      if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_END', producerId, call.lane, lane);
-      close(t, toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
-    },
-
-    result(event) {
-      const producerId = requiredString(event, 'toolCallId');
-      const lane = laneOf(event);
-      const toolCallId = t.ids.wireId(producerId);
-      const call = t.open?.get(toolCallId);
-      if (call !== undefined) close(t, toolCallId, call);
-      // A result means the model's turn is over: text after it is a new assistant message.
-      t.turnMessage.delete(lane);
-      t.pending?.delete(toolCallId);
-      // Answered: whatever its arguments were, the tool has run.
-      t.unfinished?.delete(toolCallId);
-      const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
-      if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
-      t.emit(result as AgentEvent);
-    },
-
-    pass(type, event) {
-      // The most frequent event, which only closes calls: with none open it passes without a lookup.
-      t.emit(type === textContent && (t.open === undefined || t.open.size === 0) ? (event as AgentEvent) : passing(t, type, event));
-    },
-
-    closeAll: () => closeAll(t),
-
-    hasOpenCalls: () => t.open !== undefined && t.open.size > 0,
-
-    finish() {
-      closeAll(t);
-      assertArgumentsWhole(t);
-    },
-  };
+  return t as unknown as ToolCallTracker;
 }
+
+// The tracker's methods, shared by every tracker: its prototype, so that a tracker holds only its fields (no closure per method).
+const trackerMethods: ToolCallTracker = Object.freeze({
+  chunk(this: ToolCalls, event: Fields) {
+    const t = this;
+    // Read by name: this runs once per token of the arguments.
+    const producerId = stringField(event, 'toolCallId', event.toolCallId);
+    const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
+    const delta = stringField(event, 'delta', event.delta);
+    const lane = laneOf(event);
+    const known = producerId === undefined ? (toolCallName === undefined ? t.latest?.get(lane) : undefined) : t.ids.wireId(producerId);
+    if (known !== undefined) {
+      const call = t.open?.get(known);
+      // A named chunk for an open call whose arguments are already complete JSON is a second,
+      // parallel call under the same id (providers that use the function name as the id).
+      const parallel = call !== undefined && toolCallName !== undefined && isArgumentsComplete(call.args);
+      if (call !== undefined && !parallel) {
+        if (call.lane !== lane) {
+          if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
+          // An untagged chunk continues the call in its opener's lane (AG-UI spec 1.1, Subagents, Ownership).
+          return sendArgs(t, known, call, delta, { ...event, subagentRunId: call.lane });
+        }
+        return sendArgs(t, known, call, delta, event);
+      }
+      if (call === undefined && t.ids.isUsed(known) && toolCallName === undefined) return lateArgs(t, 'TOOL_CALL_CHUNK', producerId ?? known, delta, event);
+    }
+    if (toolCallName === undefined) {
+      throw new AguiRxError(
+        'INVALID_EVENT',
+        producerId === undefined
+          ? `TOOL_CALL_CHUNK has no toolCallId and no tool call is open in ${describeLane(lane)}. The first chunk of a call needs a toolCallName (and ideally a toolCallId).`
+          : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
+      );
+    }
+    const toolCallId = t.ids.claim(producerId, lane, false).id;
+    const parentMessageId = parentOf(t, lane, optionalString(event, 'parentMessageId'));
+    const call = register(t, toolCallId, lane, toolCallName);
+    const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
+    if (event.timestamp !== undefined) start.timestamp = event.timestamp;
+    if (lane !== undefined) start.subagentRunId = lane;
+    t.emit(start as AgentEvent);
+    sendArgs(t, toolCallId, call, delta, event);
+  },
+
+  start(this: ToolCalls, event: Fields) {
+    const t = this;
+    const producerId = requiredString(event, 'toolCallId');
+    const toolCallName = requiredString(event, 'toolCallName');
+    const lane = laneOf(event);
+    if (t.open?.has(t.ids.wireId(producerId))) {
+      return t.diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
+    }
+    const toolCallId = t.ids.claim(producerId, lane, false).id;
+    const parentMessageId = optionalString(event, 'parentMessageId');
+    if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
+    if (parentMessageId !== undefined && !t.turnMessage.has(lane)) t.turnMessage.set(lane, parentMessageId);
+    register(t, toolCallId, lane, toolCallName);
+    t.emit(withWireId(event, producerId, toolCallId));
+  },
+
+  args(this: ToolCalls, event: Fields) {
+    const t = this;
+    const producerId = requiredString(event, 'toolCallId');
+    const delta = requiredString(event, 'delta');
+    const toolCallId = t.ids.wireId(producerId);
+    const call = t.open?.get(toolCallId);
+    if (call !== undefined) {
+      const lane = laneOf(event);
+      if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_ARGS', producerId, call.lane, lane);
+      if (delta === '') return;
+      call.hasArgs = true;
+      appendArguments(call.args, delta);
+      // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
+      return t.emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+    }
+    if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
+    throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
+  },
+
+  end(this: ToolCalls, event: Fields) {
+    const t = this;
+    const producerId = requiredString(event, 'toolCallId');
+    const toolCallId = t.ids.wireId(producerId);
+    const call = t.open?.get(toolCallId);
+    if (call === undefined) {
+      if (t.endedEarly?.delete(toolCallId)) return;
+      return t.diagnose({ message: `Dropped TOOL_CALL_END for tool call '${producerId}': no such call is open. End a call once, after its START.`, event });
+    }
+    const lane = laneOf(event);
+    if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_END', producerId, call.lane, lane);
+    close(t, toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+  },
+
+  result(this: ToolCalls, event: Fields) {
+    const t = this;
+    const producerId = requiredString(event, 'toolCallId');
+    const lane = laneOf(event);
+    const toolCallId = t.ids.wireId(producerId);
+    const call = t.open?.get(toolCallId);
+    if (call !== undefined) close(t, toolCallId, call);
+    // A result means the model's turn is over: text after it is a new assistant message.
+    t.turnMessage.delete(lane);
+    t.pending?.delete(toolCallId);
+    // Answered: whatever its arguments were, the tool has run.
+    t.unfinished?.delete(toolCallId);
+    const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
+    if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
+    t.emit(result as AgentEvent);
+  },
+
+  pass(this: ToolCalls, type: string, event: Fields) {
+    const t = this;
+    // The most frequent event, which only closes calls: with none open it passes without a lookup.
+    t.emit(type === textContent && (t.open === undefined || t.open.size === 0) ? (event as AgentEvent) : passing(t, type, event));
+  },
+
+  closeAll(this: ToolCalls) {
+    closeAll(this);
+  },
+
+  hasOpenCalls(this: ToolCalls) {
+    return this.open !== undefined && this.open.size > 0;
+  },
+
+  finish(this: ToolCalls) {
+    const t = this;
+    closeAll(t);
+    assertArgumentsWhole(t);
+  },
+});
 
 // The input event, under the wire id its call was given.
 function withWireId(event: Fields, producerId: string, toolCallId: string): AgentEvent {

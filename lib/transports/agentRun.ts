@@ -1,6 +1,6 @@
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
-import { Observable, defer, type Subscriber } from 'rxjs';
+import { Observable, defer, type Observer, type Subscriber } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
@@ -31,58 +31,77 @@ export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unkno
   return new Observable<Event>((subscriber) => runAgent(subscriber, start, input, options, cancel));
 }
 
-/** One subscription of {@link agentRun}: its closures hold only what the run needs while it is open. */
+/**
+ * One subscription of {@link agentRun}: a plain record, which is also the observer of the run's
+ * events (its methods on one shared prototype, `runMethods`), so that an open run holds this
+ * record rather than a closure per step.
+ */
+interface AgentRunState extends Observer<Event> {
+  readonly subscriber: Subscriber<Event>;
+  readonly cancel: AbortSignal | undefined;
+  /** Made when the agent first reads its signal. */
+  controller: AbortController | undefined;
+  /** `cancel`'s listener, made with the controller (only then does `cancel` get a listener of ours). */
+  onCancel: (() => void) | undefined;
+  /** The run's terminal event went by (or it completed, or failed): nothing aborts the agent after… */
+  ended: boolean;
+  /** …unless that terminal event was the lifecycle's answer to `cancel` (it came while `cancel` was aborted). */
+  endedByCancel: boolean;
+  /** The agent's signal is (or, made later, comes) aborted. */
+  aborted: boolean;
+}
+
 function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): () => void {
-  // Made when the agent first reads its signal; only then does `cancel` get a listener of ours, after
-  // the lifecycle's own (added when it was subscribed): a cancel ends the run first, then aborts the agent.
-  let controller: AbortController | undefined;
-  // The run's terminal event went by (or it completed, or failed): nothing aborts the agent after…
-  let ended = false;
-  // …unless that terminal event was the lifecycle's answer to `cancel` (it came while `cancel` was aborted).
-  let endedByCancel = false;
-  // The agent's signal is (or, made later, comes) aborted.
-  let aborted = false;
-  const abort = () => {
-    if (aborted || (ended && !endedByCancel)) return;
-    aborted = true;
-    cancel?.removeEventListener('abort', abort);
-    controller?.abort();
-  };
-  const signal = () => {
-    if (controller === undefined) {
-      controller = new AbortController();
-      if (aborted) controller.abort();
-      else if (cancel?.aborted === true) abort();
-      else if (!ended) cancel?.addEventListener('abort', abort);
-    }
-    return controller.signal;
-  };
-  const run$ = agentEvents(start, signal, input, options, cancel);
-  const subscription = run$.subscribe({
-    next: (event) => {
-      // Its terminal event delivered, the run is over, whatever the reader does next.
-      if (!ended && (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR)) {
-        ended = true;
-        endedByCancel = cancel?.aborted === true;
-      }
-      subscriber.next(event);
-    },
-    error: (error: unknown) => {
-      ended = true;
-      subscriber.error(error);
-    },
-    complete: () => {
-      ended = true;
-      subscriber.complete();
-    },
-  });
+  const run = { __proto__: runMethods, subscriber, cancel, controller: undefined, onCancel: undefined, ended: false, endedByCancel: false, aborted: false } as unknown as AgentRunState;
+  const subscription = agentEvents(start, () => signalOf(run), input, options, cancel).subscribe(run);
   return () => {
-    cancel?.removeEventListener('abort', abort);
+    if (run.onCancel !== undefined) cancel?.removeEventListener('abort', run.onCancel);
     // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's own work is aborted.
     safeUnsubscribe(subscription);
-    abort();
+    abort(run);
   };
 }
+
+function abort(run: AgentRunState): void {
+  if (run.aborted || (run.ended && !run.endedByCancel)) return;
+  run.aborted = true;
+  if (run.onCancel !== undefined) run.cancel?.removeEventListener('abort', run.onCancel);
+  run.controller?.abort();
+}
+
+// Made when the agent first reads its signal; only then does `cancel` get a listener of ours, after
+// the lifecycle's own (added when it was subscribed): a cancel ends the run first, then aborts the agent.
+function signalOf(run: AgentRunState): AbortSignal {
+  if (run.controller === undefined) {
+    const controller = (run.controller = new AbortController());
+    if (run.aborted) controller.abort();
+    else if (run.cancel?.aborted === true) abort(run);
+    else if (!run.ended && run.cancel !== undefined) run.cancel.addEventListener('abort', (run.onCancel = () => abort(run)));
+  }
+  return run.controller.signal;
+}
+
+function runNext(this: AgentRunState, event: Event): void {
+  // Its terminal event delivered, the run is over, whatever the reader does next.
+  if (!this.ended && (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR)) {
+    this.ended = true;
+    this.endedByCancel = this.cancel?.aborted === true;
+  }
+  this.subscriber.next(event);
+}
+
+function runError(this: AgentRunState, error: unknown): void {
+  this.ended = true;
+  this.subscriber.error(error);
+}
+
+function runComplete(this: AgentRunState): void {
+  this.ended = true;
+  this.subscriber.complete();
+}
+
+// The observer methods every run shares: its prototype, so that the record holds only its fields.
+const runMethods: Observer<Event> = Object.freeze({ next: runNext, error: runError, complete: runComplete });
 
 /**
  * The agent's events through toAgui. The lifecycle listens to `cancel` itself, and so ends the run

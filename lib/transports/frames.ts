@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, Observer, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
@@ -96,8 +96,7 @@ export function frameEncoderFor(accept: string | undefined): (event: Event) => s
 }
 
 function encoderOf(protobuf: boolean): (event: Event) => string | Uint8Array {
-  const encoder = new EventEncoder();
-  return protobuf ? (event) => encoder.encodeProtobuf(event) : (event) => sseFrame(event, encoder);
+  return protobuf ? encodeProtobuf : encodeSse;
 }
 
 /** Where frames go: a Web stream controller or a Node response. */
@@ -209,202 +208,269 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options?
 export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FrameOptions, framed: true): Subscription;
 export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
-  const encode = encoderOf(protobuf);
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
-  // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
-  const beats = heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS;
-  const coalesce = options.coalesce ?? !framed;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // When the last frame went to the sink: the heartbeat timer, when it fires, waits the rest.
-  let lastFrameAt = 0;
-  // Whether the run's terminal event went out, and whether the stream is over.
-  let terminal = false;
-  let ended = false;
-  // This tick's SSE text not yet written, and the last event in it; the deltas held; whether the tick's end is scheduled.
-  let batch = '';
-  let batchEvent: Event | undefined;
-  let held: HeldDeltas | undefined;
-  let scheduled = false;
-  const stopHeartbeat = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-  };
-  const beat = () => {
-    timer = undefined;
-    if (ended) return;
-    const left = heartbeatMs - (performance.now() - lastFrameAt);
-    if (left > 0) return void (timer = setTimeout(beat, left));
-    releaseHeld();
-    writeBatch();
-    // Releasing may have ended the stream (a held delta that cannot be encoded): nothing follows the end.
-    if (ended) return;
-    sink.write(HEARTBEAT);
-    lastFrameAt = performance.now();
-    if (!ended) timer = setTimeout(beat, heartbeatMs);
-  };
-  const writeBatch = () => {
-    if (batch === '') return;
-    const text = batch;
-    const event = batchEvent;
-    batch = '';
-    batchEvent = undefined;
-    sink.write(text, event);
-  };
-  // Once a busy sink took what waited: the deltas held meanwhile go as one frame.
-  let awaitingReady = false;
-  const onReady = () => {
-    awaitingReady = false;
-    if (ended) return;
-    releaseHeld();
-    writeBatch();
-  };
-  const tickEnd = () => {
-    scheduled = false;
-    if (ended) return;
-    if (held !== undefined && sink.whenReady !== undefined && sink.busy?.() === true) {
-      // The socket could not take them now anyway: the deltas that follow join them until it can.
-      writeBatch();
-      if (!awaitingReady) {
-        awaitingReady = true;
-        sink.whenReady(onReady);
-      }
-      return;
-    }
-    releaseHeld();
-    writeBatch();
-  };
-  // Which scheduling is current: a tick's end runs once, by whichever of its two callbacks comes first.
-  let tick = 0;
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    const mine = ++tick;
-    const run = () => {
-      if (scheduled && tick === mine) tickEnd();
-    };
-    // Fake timers (Jest's default) hold process.nextTick and queueMicrotask until told, and the
-    // tick's frames with them: then a promise reaction (never faked) ends the tick too. Only then:
-    // it would end a tick before the microtasks that follow, where an async iterable's events come.
-    if (atTickEnd(run)) void Promise.resolve().then(run);
-  };
-  // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
-  const put = (frame: string | Uint8Array, event: Event) => {
-    if (!scheduled && batch === '') {
-      // The tick's first frame goes at once (a paced token waits for nothing); the ones after it join this tick's batch.
-      schedule();
-      return sink.write(frame, event);
-    }
-    if (typeof frame === 'string' && sink.busy?.() !== true) {
-      batch += frame;
-      batchEvent = event;
-      if (batch.length >= BATCH_CHARS) writeBatch();
-      else schedule();
-      return;
-    }
-    writeBatch();
-    sink.write(frame, event);
-  };
-  const frameOf = (event: Event, cursor: string | undefined): string | Uint8Array | undefined => {
-    try {
-      const frame = encode(event);
-      // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
-      return cursor !== undefined && !protobuf ? `id: ${cursor}\n${frame as string}` : frame;
-    } catch (error) {
-      // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
-      // with a message that names the event (the encoder's alone does not).
-      const type = (event as { type?: unknown } | null)?.type;
-      end(
-        new Error(
-          `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
-        ),
-      );
-      return undefined;
-    }
-  };
-  // Sends the held deltas as one event: the first's fields, the deltas joined, the last's cursor.
-  const releaseHeld = () => {
-    if (held === undefined) return;
-    const { first, parts, cursor } = held;
-    held = undefined;
-    const event = parts.length === 1 ? first : ({ ...first, delta: parts.join('') } as Event);
-    const frame = frameOf(event, cursor);
-    if (frame !== undefined) put(frame, event);
-  };
-  const end = (error?: unknown) => {
-    if (ended) return;
-    // What this tick produced goes before the end (or the RUN_ERROR).
-    releaseHeld();
-    writeBatch();
-    if (ended) return;
-    ended = true;
-    stopHeartbeat();
-    safeUnsubscribe(subscription);
-    if (error !== undefined && !terminal) {
-      const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
-      sink.write(encode(runError), runError);
-      options.onFailure?.(error);
-    }
-    sink.end();
-  };
-  let subscription: Subscription | undefined;
-  subscription = items$.subscribe({
-    next(item) {
-      if (ended) return;
-      const event = framed ? (item as BrokerFrame).event : (item as Event);
-      const cursor = framed ? (item as BrokerFrame).cursor : undefined;
-      if (beats) lastFrameAt = performance.now();
-      if (held !== undefined) {
-        if (joins(held.first, event)) {
-          const delta = (event as { delta: string }).delta;
-          held.parts.push(delta);
-          held.chars += delta.length;
-          held.cursor = cursor;
-          // A long run of deltas goes on in pieces, so that what is held stays small (in count too: empty deltas add no chars).
-          if (held.chars >= BATCH_CHARS || held.parts.length >= BATCH_CHARS) releaseHeld();
-          return;
-        }
-        releaseHeld();
-        if (ended) return;
-      }
-      // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
-      // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
-      if (coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (scheduled || awaitingReady || sink.busy?.() === true)) {
-        const delta = (event as { delta: string }).delta;
-        held = { first: event, parts: [delta], chars: delta.length, cursor };
-        return schedule();
-      }
-      const frame = frameOf(event, cursor);
-      if (frame === undefined) return;
-      if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) terminal = true;
-      put(frame, event);
-    },
-    error: (error) => end(error ?? new Error('The event stream failed.')),
-    complete: () => end(),
-  });
-  if (ended) safeUnsubscribe(subscription);
-  else if (beats) {
-    lastFrameAt = performance.now();
-    timer = setTimeout(beat, heartbeatMs);
+  const f: Framer = {
+    __proto__: framerMethods,
+    sink,
+    onFailure: options.onFailure,
+    framed,
+    protobuf,
+    encode: protobuf ? encodeProtobuf : encodeSse,
+    heartbeatMs,
+    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+    beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
+    coalesce: options.coalesce ?? !framed,
+    timer: undefined,
+    lastFrameAt: 0,
+    terminal: false,
+    ended: false,
+    batch: '',
+    batchEvent: undefined,
+    held: undefined,
+    scheduled: false,
+    awaitingReady: false,
+    tick: 0,
+    subscription: undefined,
+  } as unknown as Framer;
+  const subscription = items$.subscribe(f);
+  f.subscription = subscription;
+  if (f.ended) safeUnsubscribe(subscription);
+  else if (f.beats) {
+    f.lastFrameAt = performance.now();
+    f.timer = setTimeout(beat, heartbeatMs, f);
   }
-  // Unsubscribed from outside (the client went away, or the sink stopped the run from inside
-  // `write`): what this tick produced still goes to the sink (it drops it if the client left),
-  // nothing more may be sent, and the heartbeat must not re-arm after this teardown.
-  subscription.add(() => {
-    if (!ended) {
-      ended = true;
-      const rest = held;
-      held = undefined;
-      if (rest !== undefined) {
-        const event = rest.parts.length === 1 ? rest.first : ({ ...rest.first, delta: rest.parts.join('') } as Event);
-        const frame = frameOf(event, rest.cursor);
-        if (typeof frame === 'string') batch += frame;
-        else if (frame !== undefined) sink.write(frame, event);
-        batchEvent = event;
-      }
-      writeBatch();
-    }
-    ended = true;
-    stopHeartbeat();
-  });
+  subscription.add(() => tearDown(f));
   return subscription;
 }
+
+/**
+ * One stream of {@link pipeFrames}: a plain record, its observer methods on one shared prototype
+ * (`framerMethods`) and its steps module functions taking it, so that an open stream holds this
+ * record rather than a closure per step.
+ */
+interface Framer extends Observer<Event | BrokerFrame> {
+  readonly sink: FrameSink;
+  readonly onFailure: ((error: unknown) => void) | undefined;
+  /** Items are broker frames (`{ event, cursor }`), each cursor an SSE `id:` line. */
+  readonly framed: boolean;
+  readonly protobuf: boolean;
+  readonly encode: (event: Event) => string | Uint8Array;
+  readonly heartbeatMs: number;
+  readonly beats: boolean;
+  readonly coalesce: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last frame went to the sink: the heartbeat timer, when it fires, waits the rest. */
+  lastFrameAt: number;
+  /** Whether the run's terminal event went out, and whether the stream is over. */
+  terminal: boolean;
+  ended: boolean;
+  /** This tick's SSE text not yet written, and the last event in it; the deltas held; whether the tick's end is scheduled. */
+  batch: string;
+  batchEvent: Event | undefined;
+  held: HeldDeltas | undefined;
+  scheduled: boolean;
+  /** Once a busy sink took what waited: the deltas held meanwhile go as one frame. */
+  awaitingReady: boolean;
+  /** Which scheduling is current: a tick's end runs once, by whichever of its two callbacks comes first. */
+  tick: number;
+  subscription: Subscription | undefined;
+}
+
+// Encoding keeps no state: one encoder serves every stream.
+const sharedEncoder = new EventEncoder();
+const encodeSse = (event: Event): string => sseFrame(event, sharedEncoder);
+const encodeProtobuf = (event: Event): Uint8Array => sharedEncoder.encodeProtobuf(event);
+
+function stopHeartbeat(f: Framer): void {
+  if (f.timer !== undefined) clearTimeout(f.timer);
+  f.timer = undefined;
+}
+
+function beat(f: Framer): void {
+  f.timer = undefined;
+  if (f.ended) return;
+  const left = f.heartbeatMs - (performance.now() - f.lastFrameAt);
+  if (left > 0) return void (f.timer = setTimeout(beat, left, f));
+  releaseHeld(f);
+  writeBatch(f);
+  // Releasing may have ended the stream (a held delta that cannot be encoded): nothing follows the end.
+  if (f.ended) return;
+  f.sink.write(HEARTBEAT);
+  f.lastFrameAt = performance.now();
+  if (!f.ended) f.timer = setTimeout(beat, f.heartbeatMs, f);
+}
+
+function writeBatch(f: Framer): void {
+  if (f.batch === '') return;
+  const text = f.batch;
+  const event = f.batchEvent;
+  f.batch = '';
+  f.batchEvent = undefined;
+  f.sink.write(text, event);
+}
+
+function onReady(f: Framer): void {
+  f.awaitingReady = false;
+  if (f.ended) return;
+  releaseHeld(f);
+  writeBatch(f);
+}
+
+function tickEnd(f: Framer): void {
+  f.scheduled = false;
+  if (f.ended) return;
+  const sink = f.sink;
+  if (f.held !== undefined && sink.whenReady !== undefined && sink.busy?.() === true) {
+    // The socket could not take them now anyway: the deltas that follow join them until it can.
+    writeBatch(f);
+    if (!f.awaitingReady) {
+      f.awaitingReady = true;
+      sink.whenReady(() => onReady(f));
+    }
+    return;
+  }
+  releaseHeld(f);
+  writeBatch(f);
+}
+
+function schedule(f: Framer): void {
+  if (f.scheduled) return;
+  f.scheduled = true;
+  const mine = ++f.tick;
+  const run = () => {
+    if (f.scheduled && f.tick === mine) tickEnd(f);
+  };
+  // Fake timers (Jest's default) hold process.nextTick and queueMicrotask until told, and the
+  // tick's frames with them: then a promise reaction (never faked) ends the tick too. Only then:
+  // it would end a tick before the microtasks that follow, where an async iterable's events come.
+  if (atTickEnd(run)) void Promise.resolve().then(run);
+}
+
+// Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
+function put(f: Framer, frame: string | Uint8Array, event: Event): void {
+  if (!f.scheduled && f.batch === '') {
+    // The tick's first frame goes at once (a paced token waits for nothing); the ones after it join this tick's batch.
+    schedule(f);
+    return f.sink.write(frame, event);
+  }
+  if (typeof frame === 'string' && f.sink.busy?.() !== true) {
+    f.batch += frame;
+    f.batchEvent = event;
+    if (f.batch.length >= BATCH_CHARS) writeBatch(f);
+    else schedule(f);
+    return;
+  }
+  writeBatch(f);
+  f.sink.write(frame, event);
+}
+
+function frameOf(f: Framer, event: Event, cursor: string | undefined): string | Uint8Array | undefined {
+  try {
+    const frame = f.encode(event);
+    // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
+    return cursor !== undefined && !f.protobuf ? `id: ${cursor}\n${frame as string}` : frame;
+  } catch (error) {
+    // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
+    // with a message that names the event (the encoder's alone does not).
+    const type = (event as { type?: unknown } | null)?.type;
+    end(
+      f,
+      new Error(
+        `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
+      ),
+    );
+    return undefined;
+  }
+}
+
+// Sends the held deltas as one event: the first's fields, the deltas joined, the last's cursor.
+function releaseHeld(f: Framer): void {
+  const held = f.held;
+  if (held === undefined) return;
+  const { first, parts, cursor } = held;
+  f.held = undefined;
+  const event = parts.length === 1 ? first : ({ ...first, delta: parts.join('') } as Event);
+  const frame = frameOf(f, event, cursor);
+  if (frame !== undefined) put(f, frame, event);
+}
+
+function end(f: Framer, error?: unknown): void {
+  if (f.ended) return;
+  // What this tick produced goes before the end (or the RUN_ERROR).
+  releaseHeld(f);
+  writeBatch(f);
+  if (f.ended) return;
+  f.ended = true;
+  stopHeartbeat(f);
+  safeUnsubscribe(f.subscription);
+  if (error !== undefined && !f.terminal) {
+    const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
+    f.sink.write(f.encode(runError), runError);
+    f.onFailure?.(error);
+  }
+  f.sink.end();
+}
+
+// Unsubscribed from outside (the client went away, or the sink stopped the run from inside
+// `write`): what this tick produced still goes to the sink (it drops it if the client left),
+// nothing more may be sent, and the heartbeat must not re-arm after this teardown.
+function tearDown(f: Framer): void {
+  if (!f.ended) {
+    f.ended = true;
+    const rest = f.held;
+    f.held = undefined;
+    if (rest !== undefined) {
+      const event = rest.parts.length === 1 ? rest.first : ({ ...rest.first, delta: rest.parts.join('') } as Event);
+      const frame = frameOf(f, event, rest.cursor);
+      if (typeof frame === 'string') f.batch += frame;
+      else if (frame !== undefined) f.sink.write(frame, event);
+      f.batchEvent = event;
+    }
+    writeBatch(f);
+  }
+  f.ended = true;
+  stopHeartbeat(f);
+}
+
+function framerNext(this: Framer, item: Event | BrokerFrame): void {
+  if (this.ended) return;
+  const event = this.framed ? (item as BrokerFrame).event : (item as Event);
+  const cursor = this.framed ? (item as BrokerFrame).cursor : undefined;
+  if (this.beats) this.lastFrameAt = performance.now();
+  const held = this.held;
+  if (held !== undefined) {
+    if (joins(held.first, event)) {
+      const delta = (event as { delta: string }).delta;
+      held.parts.push(delta);
+      held.chars += delta.length;
+      held.cursor = cursor;
+      // A long run of deltas goes on in pieces, so that what is held stays small (in count too: empty deltas add no chars).
+      if (held.chars >= BATCH_CHARS || held.parts.length >= BATCH_CHARS) releaseHeld(this);
+      return;
+    }
+    releaseHeld(this);
+    if (this.ended) return;
+  }
+  // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
+  // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
+  if (this.coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (this.scheduled || this.awaitingReady || this.sink.busy?.() === true)) {
+    const delta = (event as { delta: string }).delta;
+    this.held = { first: event, parts: [delta], chars: delta.length, cursor };
+    return schedule(this);
+  }
+  const frame = frameOf(this, event, cursor);
+  if (frame === undefined) return;
+  if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) this.terminal = true;
+  put(this, frame, event);
+}
+
+function framerError(this: Framer, error: unknown): void {
+  end(this, error ?? new Error('The event stream failed.'));
+}
+
+function framerComplete(this: Framer): void {
+  end(this);
+}
+
+// The observer methods every stream shares: its prototype, so that the record holds only its fields.
+const framerMethods: Observer<Event | BrokerFrame> = Object.freeze({ next: framerNext, error: framerError, complete: framerComplete });

@@ -3,8 +3,8 @@ import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
-import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions } from './flowControl.js';
-import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions } from './frames.js';
+import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions, type StallTimer } from './flowControl.js';
+import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions, type FrameSink } from './frames.js';
 
 /** Options of {@link sendSSE}: the frames' options and the bounds of what waits for the client. */
 export interface SendSSEOptions extends FrameOptions, FlowOptions {}
@@ -18,6 +18,9 @@ const PIECE_BYTES = 64 * 1024;
 // Without counting the bytes of most frames: a UTF-16 code unit is at most 3 bytes of UTF-8.
 const fitsOnePiece = (frame: string | Uint8Array) =>
   typeof frame === 'string' ? frame.length * 3 <= PIECE_BYTES || Buffer.byteLength(frame) <= PIECE_BYTES : frame.byteLength <= PIECE_BYTES;
+
+// The stall clock of a response that is over: nothing arms it again.
+const stallStopped: StallTimer = { waiting() {}, idle() {}, stop() {} };
 
 /**
  * Streams AG-UI events to a Node `http.ServerResponse` as server-sent events, the AG-UI HTTP binding.
@@ -61,147 +64,193 @@ export function sendBrokerFrames(res: ServerResponse, frames$: Observable<Broker
 function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, options: SendSSEOptions, framed: boolean): Subscription {
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   res.writeHead(200, streamHeaders(contentTypeFor(options.accept)));
+  const r: NodeStream = {
+    __proto__: streamMethods,
+    res,
+    options,
+    maxBufferedBytes,
+    stallTimeoutMs,
+    queue: [],
+    head: 0,
+    queuedBytes: 0,
+    waiting: false,
+    ending: false,
+    stopped: false,
+    subscription: undefined,
+    ready: undefined,
+    stall: undefined,
+    onDrain: undefined,
+    wrote: false,
+  } as unknown as NodeStream;
   // The headers go out with the first frame when it comes in this tick (one write instead of two: a
   // run's RUN_STARTED nearly always does); else at the tick's end, so that a client sees the
   // response start before the agent's first event.
-  let wrote = false;
   void Promise.resolve().then(() => {
-    if (!wrote && !gone()) res.flushHeaders();
+    if (!r.wrote && !gone(r)) res.flushHeaders();
   });
-  // Frames waiting for 'drain' from `head` on (a moving head rather than `shift()`, which copies
-  // the whole array each time once it is large: quadratic on a long replay), and their size in bytes.
-  let queue: (string | Uint8Array)[] = [];
-  let head = 0;
-  let queuedBytes = 0;
-  // Whether the socket refused more (write() returned false) and we wait for its 'drain'.
-  let waiting = false;
-  // Whether the response ends once the queue is written.
-  let ending = false;
-  // Set once the run is stopped from inside (possibly while pipeFrames is still subscribing).
-  let stopped = false;
-  let subscription: Subscription | undefined = undefined;
-  // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
-  let ready: (() => void) | undefined;
-  const gone = () => res.destroyed || res.writableEnded;
-
-  // What waits is dropped, and nothing more waits on the socket.
-  const release = () => {
-    queue = [];
-    head = 0;
-    queuedBytes = 0;
-    res.off('drain', flush);
-    ready = undefined;
-    stall.stop();
-    options.demand?.open();
-  };
-  const stall = stallTimer(stallTimeoutMs, () => {
-    // The client took nothing for stallTimeoutMs: a RUN_ERROR could not reach it either.
-    stopped = true;
-    safeUnsubscribe(subscription);
-    release();
-    res.destroy();
-    options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
-  });
-  const wait = () => {
-    waiting = true;
-    stall.waiting();
-    options.demand?.close();
-    res.once('drain', flush);
-  };
-  const finish = () => {
-    stall.stop();
-    options.demand?.open();
-    if (!gone()) res.end();
-  };
-
-  function flush() {
-    waiting = false;
-    while (head < queue.length) {
-      if (gone()) return release();
-      const frame = queue[head];
-      const size = frameBytes(frame);
-      let piece = frame;
-      if (size > PIECE_BYTES) {
-        const rest = typeof frame === 'string' ? Buffer.from(frame) : frame;
-        piece = rest.subarray(0, PIECE_BYTES);
-        queue[head] = rest.subarray(PIECE_BYTES);
-        queuedBytes -= PIECE_BYTES;
-      } else {
-        head++;
-        queuedBytes -= size;
-      }
-      wrote = true;
-      if (!res.write(piece)) {
-        // What was written is released: the rest moves to a new array once half of it is done.
-        if (head > 1024 && head * 2 > queue.length) {
-          queue = queue.slice(head);
-          head = 0;
-        }
-        return wait();
-      }
-    }
-    queue = [];
-    head = 0;
-    stall.idle();
-    // What waited has gone on: a producer that waits may go on too.
-    options.demand?.open();
-    if (ending) return finish();
-    const callback = ready;
-    ready = undefined;
-    callback?.();
-  }
-
-  const enqueue = (frame: string | Uint8Array, size: number) => {
-    queue.push(frame);
-    queuedBytes += size;
-    if (!waiting) flush();
-  };
-
-  subscription = pipeFrames(
-    items$ as Observable<BrokerFrame>,
-    {
-      write(frame, event) {
-        // A synchronous source goes on emitting after the stop (it could not be unsubscribed yet):
-        // nothing may follow the RUN_ERROR.
-        if (stopped || gone()) return;
-        if (!waiting && head === queue.length && fitsOnePiece(frame)) {
-          // The common case: nothing waits, straight to the socket.
-          wrote = true;
-          if (!res.write(frame)) wait();
-          return;
-        }
-        const size = frameBytes(frame);
-        const terminal = event?.type === EventType.RUN_FINISHED || event?.type === EventType.RUN_ERROR;
-        if (head < queue.length && queuedBytes + size > maxBufferedBytes && !terminal) {
-          // Far faster than the connection: stop the agent rather than hold the rest of its run in memory.
-          stopped = true;
-          safeUnsubscribe(subscription);
-          ending = true;
-          const runError = frameEncoderFor(options.accept)(sendBufferFull(maxBufferedBytes));
-          options.onFailure?.(flowFailure(SEND_BUFFER_FULL, maxBufferedBytes));
-          return enqueue(runError, frameBytes(runError));
-        }
-        enqueue(frame, size);
-      },
-      end() {
-        ending = true;
-        if (!waiting && head === queue.length) finish();
-      },
-      busy: () => waiting || head < queue.length,
-      whenReady: (callback) => void (ready = callback),
-    },
-    options,
-    framed as true,
-  );
-  const run = subscription;
+  r.subscription = pipeFrames(items$ as Observable<BrokerFrame>, r, options, framed as true);
+  const run = r.subscription;
   // A client gone before we started (it left while the request body was read) sends no 'close' again.
-  if (stopped || gone()) safeUnsubscribe(run);
+  if (r.stopped || gone(r)) safeUnsubscribe(run);
   const onClose = () => {
     safeUnsubscribe(run);
     // Nothing can be sent any more: free the queue now rather than when the response is collected.
-    release();
+    release(r);
   };
   res.on('close', onClose);
   run.add(() => res.off('close', onClose));
   return run;
 }
+
+/**
+ * One response of {@link send}, and the sink its frames go to: a plain record, the sink's methods
+ * on one shared prototype (`streamMethods`) and its steps module functions taking it, so that an
+ * open stream holds this record rather than a closure per step.
+ */
+interface NodeStream extends FrameSink {
+  readonly res: ServerResponse;
+  readonly options: SendSSEOptions;
+  readonly maxBufferedBytes: number;
+  readonly stallTimeoutMs: number;
+  // Frames waiting for 'drain' from `head` on (a moving head rather than `shift()`, which copies
+  // the whole array each time once it is large: quadratic on a long replay), and their size in bytes.
+  queue: (string | Uint8Array)[];
+  head: number;
+  queuedBytes: number;
+  /** Whether the socket refused more (write() returned false) and we wait for its 'drain'. */
+  waiting: boolean;
+  /** Whether the response ends once the queue is written. */
+  ending: boolean;
+  /** Set once the run is stopped from inside (possibly while pipeFrames is still subscribing). */
+  stopped: boolean;
+  subscription: Subscription | undefined;
+  /** Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame). */
+  ready: (() => void) | undefined;
+  /** Made when frames first wait: an open stream whose client keeps up holds no stall clock. */
+  stall: StallTimer | undefined;
+  /** The 'drain' listener, made when frames first wait. */
+  onDrain: (() => void) | undefined;
+  /** Something was written: the headers went with it. */
+  wrote: boolean;
+}
+
+const gone = (r: NodeStream) => r.res.destroyed || r.res.writableEnded;
+
+// What waits is dropped, and nothing more waits on the socket.
+function release(r: NodeStream): void {
+  r.queue = [];
+  r.head = 0;
+  r.queuedBytes = 0;
+  if (r.onDrain !== undefined) r.res.off('drain', r.onDrain);
+  r.ready = undefined;
+  r.stall?.stop();
+  r.stall = stallStopped;
+  r.options.demand?.open();
+}
+
+function onStall(r: NodeStream): void {
+  // The client took nothing for stallTimeoutMs: a RUN_ERROR could not reach it either.
+  r.stopped = true;
+  safeUnsubscribe(r.subscription);
+  release(r);
+  r.res.destroy();
+  r.options.onFailure?.(flowFailure(SLOW_CLIENT, r.stallTimeoutMs));
+}
+
+function wait(r: NodeStream): void {
+  r.waiting = true;
+  (r.stall ??= stallTimer(r.stallTimeoutMs, () => onStall(r))).waiting();
+  r.options.demand?.close();
+  r.res.once('drain', (r.onDrain ??= () => flush(r)));
+}
+
+function finish(r: NodeStream): void {
+  r.stall?.stop();
+  r.stall = stallStopped;
+  r.options.demand?.open();
+  if (!gone(r)) r.res.end();
+}
+
+function flush(r: NodeStream): void {
+  r.waiting = false;
+  const res = r.res;
+  while (r.head < r.queue.length) {
+    if (gone(r)) return release(r);
+    const frame = r.queue[r.head];
+    const size = frameBytes(frame);
+    let piece = frame;
+    if (size > PIECE_BYTES) {
+      const rest = typeof frame === 'string' ? Buffer.from(frame) : frame;
+      piece = rest.subarray(0, PIECE_BYTES);
+      r.queue[r.head] = rest.subarray(PIECE_BYTES);
+      r.queuedBytes -= PIECE_BYTES;
+    } else {
+      r.head++;
+      r.queuedBytes -= size;
+    }
+    r.wrote = true;
+    if (!res.write(piece)) {
+      // What was written is released: the rest moves to a new array once half of it is done.
+      if (r.head > 1024 && r.head * 2 > r.queue.length) {
+        r.queue = r.queue.slice(r.head);
+        r.head = 0;
+      }
+      return wait(r);
+    }
+  }
+  r.queue = [];
+  r.head = 0;
+  r.stall?.idle();
+  // What waited has gone on: a producer that waits may go on too.
+  r.options.demand?.open();
+  if (r.ending) return finish(r);
+  const callback = r.ready;
+  r.ready = undefined;
+  callback?.();
+}
+
+function enqueue(r: NodeStream, frame: string | Uint8Array, size: number): void {
+  r.queue.push(frame);
+  r.queuedBytes += size;
+  if (!r.waiting) flush(r);
+}
+
+function streamWrite(this: NodeStream, frame: string | Uint8Array, event?: Event): void {
+  // A synchronous source goes on emitting after the stop (it could not be unsubscribed yet):
+  // nothing may follow the RUN_ERROR.
+  if (this.stopped || gone(this)) return;
+  if (!this.waiting && this.head === this.queue.length && fitsOnePiece(frame)) {
+    // The common case: nothing waits, straight to the socket.
+    this.wrote = true;
+    if (!this.res.write(frame)) wait(this);
+    return;
+  }
+  const size = frameBytes(frame);
+  const terminal = event?.type === EventType.RUN_FINISHED || event?.type === EventType.RUN_ERROR;
+  if (this.head < this.queue.length && this.queuedBytes + size > this.maxBufferedBytes && !terminal) {
+    // Far faster than the connection: stop the agent rather than hold the rest of its run in memory.
+    this.stopped = true;
+    safeUnsubscribe(this.subscription);
+    this.ending = true;
+    const runError = frameEncoderFor(this.options.accept)(sendBufferFull(this.maxBufferedBytes));
+    this.options.onFailure?.(flowFailure(SEND_BUFFER_FULL, this.maxBufferedBytes));
+    return enqueue(this, runError, frameBytes(runError));
+  }
+  enqueue(this, frame, size);
+}
+
+function streamEnd(this: NodeStream): void {
+  this.ending = true;
+  if (!this.waiting && this.head === this.queue.length) finish(this);
+}
+
+function streamBusy(this: NodeStream): boolean {
+  return this.waiting || this.head < this.queue.length;
+}
+
+function streamWhenReady(this: NodeStream, callback: () => void): void {
+  this.ready = callback;
+}
+
+// The sink methods every response shares: its prototype, so that the record holds only its fields.
+const streamMethods: FrameSink = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady });
