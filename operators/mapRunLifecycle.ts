@@ -109,8 +109,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   if (parentRunId !== undefined && typeof parentRunId !== 'string') {
     throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'parentRunId' must be a string (got ${describeValue(parentRunId)}). Omit it when this run continues no other run.`);
   }
-  // Validated once: a handler that checked the request body says so (see checkedInput).
-  if (input !== undefined && (options as CheckedInputOption)[checkedInput] !== input) {
+  if (input !== undefined && (options as CheckedInputOption)[checkedInput] !== input) { // unless a handler validated it (checkedInput)
     const result = RunAgentInputSchema.safeParse(input);
     if (!result.success) {
       throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);

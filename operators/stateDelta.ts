@@ -4,10 +4,10 @@ import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
-import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
+import { AguiRxError } from '../lib/protocol/errors.js';
 import { assertSafePatch, isMalformedOperation } from '../lib/state/jsonPatch.js';
 import { createOperator, type OperatorSink } from '../lib/protocol/createOperator.js';
-import { createStateMirror, type StateMirror } from '../lib/state/stateDiff.js';
+import { createStateMirror, firstLine, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
@@ -94,7 +94,7 @@ export interface StateDeltaOptions {
  * @throws {AguiRxError} `INVALID_STATE` at call time when `initialState` is not JSON-serialisable.
  */
 export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
-  const initialJson = options.initialState === undefined ? undefined : serialise(options.initialState, 'stateDelta initialState');
+  const initialJson = options.initialState === undefined ? undefined : serialiseState(options.initialState, 'stateDelta initialState');
   const immutable = options.immutable === true;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber) => {
@@ -109,7 +109,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
           case EventType.RUN_STARTED: {
             const inputState = (event as { input?: { state?: State } }).input?.state;
             if ((run.mirror === undefined ? run.initial : run.mirror.state) === undefined && inputState !== undefined) {
-              const state = JSON.parse(serialise(inputState, 'RUN_STARTED input.state'));
+              const state = JSON.parse(serialiseState(inputState, 'RUN_STARTED input.state'));
               if (run.mirror === undefined) run.initial = state;
               else run.mirror.reset(state);
             }
@@ -164,7 +164,7 @@ function onDelta(run: Run, input: Record<string, unknown>): void {
   assertSafePatch(event.delta, 'STATE_DELTA');
   // The JSON form is what is applied and what is sent: the client must get the very patch we
   // applied (an `undefined` value, say, would be refused by the client and leave it behind).
-  const patch: Operation[] = JSON.parse(serialise(event.delta, 'STATE_DELTA delta'));
+  const patch: Operation[] = JSON.parse(serialiseState(event.delta, 'STATE_DELTA delta'));
   // Every operation was dropped: there is nothing left to apply or send.
   if (patch.length === 0 && stripped) return;
   const mirror = mirrorOf(run);
@@ -188,22 +188,4 @@ function onDelta(run: Run, input: Record<string, unknown>): void {
   mirror.reset(document);
   // Applying may have moved values of `patch` into the base: send a copy of its own.
   run.subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
-}
-
-/** JSON text of a state, or an `INVALID_STATE` error saying why it has none. */
-function serialise(state: unknown, what: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(state);
-  } catch (error) {
-    throw new AguiRxError('INVALID_STATE', `${what} is not JSON-serialisable: ${firstLine((error as Error).message)}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
-  }
-  if (json === undefined) {
-    throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
-  }
-  return json;
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0];
 }

@@ -453,8 +453,29 @@ function escapeToken(token: string | number): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
 }
 
-function firstLine(message: string): string {
+/** The first line of an error message: what a diagnostic quotes of a library's error. */
+export function firstLine(message: string): string {
   return message.split('\n')[0];
+}
+
+/**
+ * The JSON text of a state (a snapshot, an initial state, a patch).
+ *
+ * @param state The value to serialise.
+ * @param what What it is, for the error (`'stateDelta initialState'`, `'STATE_DELTA delta'`).
+ * @throws {AguiRxError} `INVALID_STATE` when it has none: a BigInt, a reference cycle, `undefined` or a function.
+ */
+export function serialiseState(state: unknown, what: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(state);
+  } catch (error) {
+    throw new AguiRxError('INVALID_STATE', `${what} is not JSON-serialisable: ${firstLine((error as Error).message)}. State must be plain JSON: convert BigInts to strings or numbers and break reference cycles.`);
+  }
+  if (json === undefined) {
+    throw new AguiRxError('INVALID_STATE', `${what} has no JSON value (got ${describeValue(state)}). Send the whole state object as 'snapshot'.`);
+  }
+  return json;
 }
 
 /**
