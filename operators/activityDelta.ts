@@ -3,7 +3,7 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
-import { assertSafePatch, isMalformedOperation, isPrototypePointer } from '../lib/state/jsonPatch.js';
+import { applyPatchInOrder, assertSafePatch, firstLine, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
@@ -123,20 +123,13 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
       if (patch.length === 0 && stripped) return;
       const base = tracked?.get(messageId);
       if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
-        let document = jsonpatch.deepClone(base.content);
-        for (let index = 0; index < patch.length; index++) {
-          const operation = patch[index];
-          try {
-            document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
-          } catch (error) {
-            const name = (error as { name?: string }).name ?? 'an error';
-            const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
-            if (isMalformedOperation(name)) throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA '${messageId}' is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
-            // Skipped, the content kept: what the client does with a patch that does not apply.
-            diagnose({ message: `Dropped an ACTIVITY_DELTA that does not apply to activity '${messageId}', whose content is kept: ${failure}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`, event: input });
-            return;
-          }
+        const outcome = applyPatchInOrder(base.content, patch);
+        if (outcome.failure !== undefined) {
+          if (outcome.malformed) throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA '${messageId}' is not a valid RFC 6902 patch: ${outcome.failure}. Give each operation the members RFC 6902 requires.`);
+          // Skipped, the content kept: what the client does with a patch that does not apply.
+          return diagnose({ message: `Dropped an ACTIVITY_DELTA that does not apply to activity '${messageId}', whose content is kept: ${outcome.failure}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`, event: input });
         }
+        const document = outcome.document;
         if (!isObject(document)) {
           throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
         }
@@ -176,8 +169,4 @@ function serialise(content: unknown, messageId: string): string {
     throw new AguiRxError('INVALID_ACTIVITY', `ACTIVITY_SNAPSHOT '${messageId}' has 'content: ${describeValue(content)}', but it must be a JSON object.`);
   }
   return json;
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0];
 }

@@ -1,13 +1,13 @@
 import { EventType, type State } from '@ag-ui/core';
-import jsonpatch, { type Operation } from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError } from '../lib/protocol/errors.js';
-import { assertSafePatch, isMalformedOperation } from '../lib/state/jsonPatch.js';
+import { applyPatchInOrder, assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator, type OperatorSink } from '../lib/protocol/createOperator.js';
-import { createStateMirror, firstLine, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
+import { createStateMirror, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
 export interface StateDeltaOptions {
@@ -168,24 +168,14 @@ function onDelta(run: Run, input: Record<string, unknown>): void {
   // Every operation was dropped: there is nothing left to apply or send.
   if (patch.length === 0 && stripped) return;
   const mirror = mirrorOf(run);
-  // One operation at a time: fast-json-patch reports index 0 for every validation failure.
-  // The base changes only once the whole patch applied (RFC 6902: a patch is atomic).
-  let document = jsonpatch.deepClone(mirror.state ?? {});
-  for (let index = 0; index < patch.length; index++) {
-    const operation = patch[index];
-    try {
-      document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? 'an error';
-      const failure = `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`;
-      // A malformed operation (a required member missing) is fatal, as a malformed known value is.
-      if (isMalformedOperation(name)) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${failure}. Give each operation the members RFC 6902 requires.`);
-      // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
-      run.diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
-      return;
-    }
+  const outcome = applyPatchInOrder(mirror.state ?? {}, patch);
+  if (outcome.failure !== undefined) {
+    // A malformed operation (a required member missing) is fatal, as a malformed known value is.
+    if (outcome.malformed) throw new AguiRxError('INVALID_STATE_DELTA', `STATE_DELTA is not a valid RFC 6902 patch: ${outcome.failure}. Give each operation the members RFC 6902 requires.`);
+    // A well-formed patch that does not apply is warned about and skipped, the state kept: what the client does too (AG-UI spec 1.1, Snapshots and Deltas).
+    return run.diagnose({ message: `Dropped a STATE_DELTA that does not apply to the current state, which is kept: ${outcome.failure}. Send a STATE_SNAPSHOT first, or patch only paths the state has.`, event: input });
   }
-  mirror.reset(document);
+  mirror.reset(outcome.document);
   // Applying may have moved values of `patch` into the base: send a copy of its own.
   run.subscriber.next({ ...event, delta: JSON.parse(JSON.stringify(patch)) } as AgentEvent);
 }

@@ -1,4 +1,4 @@
-import type { Operation } from 'fast-json-patch';
+import jsonpatch, { type Operation } from 'fast-json-patch';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 
 const forbiddenSegments = new Set(['__proto__', 'constructor', 'prototype']);
@@ -60,4 +60,36 @@ const malformedOperation: ReadonlySet<string> = new Set([
  */
 export function isMalformedOperation(name: string): boolean {
   return malformedOperation.has(name);
+}
+
+/** What {@link applyPatchInOrder} made: the patched document, or why an operation failed. */
+export type PatchOutcome = { readonly document: unknown; readonly failure?: undefined } | { readonly failure: string; readonly malformed: boolean };
+
+/**
+ * Applies an RFC 6902 patch to a copy of `base`, one operation at a time (fast-json-patch reports
+ * index 0 for every validation failure otherwise), leaving `base` as it was: a patch is atomic
+ * (RFC 6902 §5), so a failed one changes nothing.
+ *
+ * @param base The document (state or activity content); never changed.
+ * @param patch Operations already checked by {@link assertSafePatch}.
+ * @return `{ document }`, or `{ failure, malformed }`: which operation failed and why, and whether
+ * it is malformed (fatal; see {@link isMalformedOperation}) rather than not applicable.
+ */
+export function applyPatchInOrder(base: unknown, patch: readonly Operation[]): PatchOutcome {
+  let document = jsonpatch.deepClone(base);
+  for (let index = 0; index < patch.length; index++) {
+    const operation = patch[index];
+    try {
+      document = jsonpatch.applyOperation(document, operation, true, true, true, index).newDocument;
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? 'an error';
+      return { failure: `operation ${index} (${operation.op} ${operation.path}) failed with ${name}: ${firstLine((error as Error).message)}`, malformed: isMalformedOperation(name) };
+    }
+  }
+  return { document };
+}
+
+/** The first line of an error message: what a diagnostic quotes of a library's error. */
+export function firstLine(message: string): string {
+  return message.split('\n')[0];
 }

@@ -1,5 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
+import { firstLine } from './jsonPatch.js';
 
 /** Options of {@link createStateMirror}. */
 export interface StateMirrorOptions {
@@ -453,10 +454,6 @@ function escapeToken(token: string | number): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
 }
 
-/** The first line of an error message: what a diagnostic quotes of a library's error. */
-export function firstLine(message: string): string {
-  return message.split('\n')[0];
-}
 
 /**
  * The JSON text of a state (a snapshot, an initial state, a patch).
