@@ -215,7 +215,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     onFailure: options.onFailure,
     framed,
     protobuf,
-    encode: protobuf ? encodeProtobuf : encodeSse,
+    encode: encoderOf(protobuf),
     heartbeatMs,
     // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
     beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
