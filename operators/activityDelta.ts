@@ -4,7 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { applyPatchInOrder, assertSafePatch, firstLine, isPrototypePointer } from '../lib/state/jsonPatch.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { isObject } from '../lib/protocol/values.js';
@@ -75,87 +75,99 @@ interface Tracked {
 export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // What the client holds, per activity messageId; made at the first activity (most runs have none).
-    let tracked: Map<string, Tracked> | undefined;
-
-    const onSnapshot = (event: Record<string, unknown>) => {
-      const messageId = event.messageId as string;
-      const json = serialise(event.content, messageId);
-      const next: Record<string, unknown> = JSON.parse(json);
-      const previous = tracked?.get(messageId);
-      const wire = () => ({ ...event, content: JSON.parse(json) }) as AgentEvent;
-      if (types !== undefined && !types.has(event.activityType as string)) {
-        tracked?.delete(messageId);
-        return subscriber.next(wire());
-      }
-      const own = { activityType: event.activityType as string, subagentRunId: event.subagentRunId, content: next };
-      if (event.replace === false) {
-        if (previous === undefined) (tracked ??= new Map()).set(messageId, own);
-        return subscriber.next(wire());
-      }
-      (tracked ??= new Map()).set(messageId, own);
-      if (previous === undefined || previous.activityType !== own.activityType || previous.subagentRunId !== own.subagentRunId) return subscriber.next(wire());
-      const patch = jsonpatch.compare(previous.content, next);
-      if (patch.length === 0) return;
-      if (!patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
-        const delta: Record<string, unknown> = { ...event, type: EventType.ACTIVITY_DELTA, patch };
-        delete delta.content;
-        delete delta.replace;
-        return subscriber.next(delta as AgentEvent);
-      }
-      subscriber.next(wire());
-    };
-
-    const onDelta = (input: Record<string, unknown>) => {
-      const { event, stripped } = stripWithDiagnostic(input, diagnose);
-      assertSafePatch(event.patch, 'ACTIVITY_DELTA');
-      const messageId = event.messageId as string;
-      // The JSON form is what is applied and what is sent, so that the client applies the very same patch.
-      let json: string;
-      try {
-        json = JSON.stringify(event.patch);
-      } catch (error) {
-        throw new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA '${messageId}' patch is not JSON-serialisable: ${firstLine((error as Error).message)}.`);
-      }
-      const patch: Operation[] = JSON.parse(json);
-      // Every operation was dropped: there is nothing left to apply or send.
-      if (patch.length === 0 && stripped) return;
-      const base = tracked?.get(messageId);
-      if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
-        const outcome = applyPatchInOrder(base.content, patch);
-        if (outcome.failure !== undefined) {
-          if (outcome.malformed) throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA '${messageId}' is not a valid RFC 6902 patch: ${outcome.failure}. Give each operation the members RFC 6902 requires.`);
-          // Skipped, the content kept: what the client does with a patch that does not apply.
-          return diagnose({ message: `Dropped an ACTIVITY_DELTA that does not apply to activity '${messageId}', whose content is kept: ${outcome.failure}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`, event: input });
-        }
-        const document = outcome.document;
-        if (!isObject(document)) {
-          throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
-        }
-        // The client sets the message's activityType from the delta.
-        (tracked ??= new Map()).set(messageId, { ...base, activityType: event.activityType as string, content: document });
-      } else tracked?.delete(messageId);
-      subscriber.next({ ...event, patch: JSON.parse(json) } as AgentEvent);
-    };
-
-    return {
-      next(event) {
-        switch (eventTypeOf(event)) {
-          case EventType.ACTIVITY_SNAPSHOT:
-            return onSnapshot(event as unknown as Record<string, unknown>);
-          case EventType.ACTIVITY_DELTA:
-            return onDelta(event as unknown as Record<string, unknown>);
-          case EventType.MESSAGES_SNAPSHOT:
-            tracked?.clear();
-            return subscriber.next(event);
-          default:
-            return subscriber.next(event);
-        }
-      },
-    };
-  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
+  // One record per subscription (its handlers), with a `next` every subscription shares.
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => ({ __proto__: activityMethods, subscriber, diagnose, types, tracked: undefined }) as unknown as Activities, {
+    passesTokenEvents: true,
+    readsAgentEvents: diagnose,
+  });
 }
+
+/** One subscription of {@link activityDelta}. */
+interface Activities extends OperatorHandlers<AgentEvent> {
+  readonly subscriber: OperatorSink<AgentEvent>;
+  readonly diagnose: DiagnosticHandler;
+  readonly types: ReadonlySet<string> | undefined;
+  /** What the client holds, per activity messageId; made at the first activity (most runs have none). */
+  tracked: Map<string, Tracked> | undefined;
+}
+
+function onSnapshot(a: Activities, event: Record<string, unknown>): void {
+  const { subscriber, types } = a;
+  const messageId = event.messageId as string;
+  const json = serialise(event.content, messageId);
+  const next: Record<string, unknown> = JSON.parse(json);
+  const previous = a.tracked?.get(messageId);
+  const wire = () => ({ ...event, content: JSON.parse(json) }) as AgentEvent;
+  if (types !== undefined && !types.has(event.activityType as string)) {
+    a.tracked?.delete(messageId);
+    return subscriber.next(wire());
+  }
+  const own = { activityType: event.activityType as string, subagentRunId: event.subagentRunId, content: next };
+  if (event.replace === false) {
+    if (previous === undefined) (a.tracked ??= new Map()).set(messageId, own);
+    return subscriber.next(wire());
+  }
+  (a.tracked ??= new Map()).set(messageId, own);
+  if (previous === undefined || previous.activityType !== own.activityType || previous.subagentRunId !== own.subagentRunId) return subscriber.next(wire());
+  const patch = jsonpatch.compare(previous.content, next);
+  if (patch.length === 0) return;
+  if (!patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
+    const delta: Record<string, unknown> = { ...event, type: EventType.ACTIVITY_DELTA, patch };
+    delete delta.content;
+    delete delta.replace;
+    return subscriber.next(delta as AgentEvent);
+  }
+  subscriber.next(wire());
+}
+
+function onDelta(a: Activities, input: Record<string, unknown>): void {
+  const { subscriber, types, diagnose } = a;
+  const { event, stripped } = stripWithDiagnostic(input, diagnose);
+  assertSafePatch(event.patch, 'ACTIVITY_DELTA');
+  const messageId = event.messageId as string;
+  // The JSON form is what is applied and what is sent, so that the client applies the very same patch.
+  let json: string;
+  try {
+    json = JSON.stringify(event.patch);
+  } catch (error) {
+    throw new AguiRxError('INVALID_PATCH', `ACTIVITY_DELTA '${messageId}' patch is not JSON-serialisable: ${firstLine((error as Error).message)}.`);
+  }
+  const patch: Operation[] = JSON.parse(json);
+  // Every operation was dropped: there is nothing left to apply or send.
+  if (patch.length === 0 && stripped) return;
+  const base = a.tracked?.get(messageId);
+  if (base !== undefined && (types === undefined || types.has(event.activityType as string))) {
+    const outcome = applyPatchInOrder(base.content, patch);
+    if (outcome.failure !== undefined) {
+      if (outcome.malformed) throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA '${messageId}' is not a valid RFC 6902 patch: ${outcome.failure}. Give each operation the members RFC 6902 requires.`);
+      // Skipped, the content kept: what the client does with a patch that does not apply.
+      return diagnose({ message: `Dropped an ACTIVITY_DELTA that does not apply to activity '${messageId}', whose content is kept: ${outcome.failure}. Send an ACTIVITY_SNAPSHOT first, or patch only paths the content has.`, event: input });
+    }
+    const document = outcome.document;
+    if (!isObject(document)) {
+      throw new AguiRxError('INVALID_ACTIVITY_DELTA', `ACTIVITY_DELTA would make the content of activity '${messageId}' ${describeValue(document)}; activity content must stay an object.`);
+    }
+    // The client sets the message's activityType from the delta.
+    (a.tracked ??= new Map()).set(messageId, { ...base, activityType: event.activityType as string, content: document });
+  } else a.tracked?.delete(messageId);
+  subscriber.next({ ...event, patch: JSON.parse(json) } as AgentEvent);
+}
+
+const activityMethods: Pick<Activities, 'next'> = Object.freeze({
+  next(this: Activities, event: AgentEvent) {
+    switch (eventTypeOf(event)) {
+      case EventType.ACTIVITY_SNAPSHOT:
+        return onSnapshot(this, event as unknown as Record<string, unknown>);
+      case EventType.ACTIVITY_DELTA:
+        return onDelta(this, event as unknown as Record<string, unknown>);
+      case EventType.MESSAGES_SNAPSHOT:
+        this.tracked?.clear();
+        return this.subscriber.next(event);
+      default:
+        return this.subscriber.next(event);
+    }
+  },
+});
 
 /** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */
 function serialise(content: unknown, messageId: string): string {

@@ -1,11 +1,11 @@
 import type { Message } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../lib/protocol/agentEvent.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorContext, type OperatorHandlers } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
-import { trackIdCollisions } from '../lib/tracking/idCollisions.js';
+import { trackIdCollisions, type IdCollisions } from '../lib/tracking/idCollisions.js';
 
 /** Options of {@link distinctIds}. */
 export interface DistinctIdsOptions {
@@ -78,15 +78,22 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
   const mint = options?.generateId ?? defaultGenerateId;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber, context) => {
-    // The ids taken, and the fresh ids given, live in this subscription's tracker.
-    const collisions = trackIdCollisions({ history, mint, diagnose, emit: (event) => subscriber.next(event) });
     // While nothing is renamed, content passes unchanged: a fused chain sends it past.
     context.passMessageContent(true);
-    return {
-      next(event) {
-        collisions.next(event);
-        context.passMessageContent(!collisions.renamesAny());
-      },
-    };
+    // The ids taken, and the fresh ids given, live in this subscription's tracker.
+    return { __proto__: distinctIdsMethods, collisions: trackIdCollisions({ history, mint, diagnose, out: subscriber }), context } as unknown as DistinctIds;
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
+
+/** One subscription of {@link distinctIds}: its handlers, with a method every subscription shares. */
+interface DistinctIds extends OperatorHandlers<AgentEvent> {
+  readonly collisions: IdCollisions;
+  readonly context: OperatorContext;
+}
+
+const distinctIdsMethods: Pick<DistinctIds, 'next'> = Object.freeze({
+  next(this: DistinctIds, event: AgentEvent) {
+    this.collisions.next(event);
+    this.context.passMessageContent(!this.collisions.renamesAny());
+  },
+});

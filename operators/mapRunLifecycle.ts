@@ -2,7 +2,7 @@ import { EventType, type Event, type RunAgentInput, type RunErrorEvent, type Run
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { checkedInput, type CheckedInputOption } from '../lib/protocol/checkedInput.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
@@ -10,7 +10,7 @@ import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFai
 import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, describeIssue, isPlainTextContent } from '../lib/protocol/validate.js';
-import { noMessage, runErrorOf, trackRunLifecycle } from '../lib/tracking/runLifecycle.js';
+import { noMessage, runErrorOf, trackRunLifecycle, type RunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -119,82 +119,80 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   // Checked now: an unknown errorMessages throws here.
   const failures = runFailures(options, (error) => runErrorOf(error, run.exposeErrorStack));
   return createOperator<AgentEvent, Event>((subscriber, context) => {
-    // The run's state and decisions: started, ended, what is open, the usage reported.
-    const lifecycle = trackRunLifecycle(run);
-
-    const start = (upstream?: Record<string, unknown>) => subscriber.next(lifecycle.start(upstream));
-    // An upstream RUN_STARTED whose input has content parts AG-UI does not describe is merged without them.
-    const stripInput = (upstream: Record<string, unknown>) => stripWithDiagnostic(upstream, diagnose).event;
-
-    const end = (terminal: RunFinishedEvent | RunErrorEvent) => {
-      if (!lifecycle.started) start();
-      const { closers, diagnostic } = lifecycle.end(terminal);
-      for (const closer of closers) subscriber.next(closer);
-      if (diagnostic !== undefined) diagnose(diagnostic);
-      subscriber.next(terminal);
-      context.unsubscribeSource();
-      subscriber.complete();
-    };
-
-    // Reported once the RUN_ERROR went by: here, unless a lifecycle downstream (the handler's,
-    // around an agent that runs toAgui itself) claimed it meanwhile.
-    const fail = ({ terminal, settle }: RunFailure) => {
-      end(terminal);
-      settle();
-    };
-
-    const onAbort = () => {
-      if (!lifecycle.ended) end(lifecycle.finished(undefined, { type: 'cancelled' }));
-    };
-    // Already aborted: the run is cancelled before upstream is ever subscribed.
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort);
-
-    return {
-      next(event) {
-        if (lifecycle.ended) return;
-        const type = eventTypeOf(event);
-        let fields = event as unknown as Record<string, unknown>;
-        // The most frequent event first: a plain text content passes the checks assertWireEvent makes, inlined.
-        if (lifecycle.started && isPlainTextContent(type, fields)) return subscriber.next(event as unknown as Event);
-        if (!lifecycle.started) {
-          if (type === EventType.RUN_STARTED) return start(stripInput(fields));
-          start();
-        }
-        // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
-        if (isTokenEventType(type)) return subscriber.next(assertWireEvent(fields));
-        // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
-        fields = stripWithDiagnostic(fields, diagnose).event;
-        switch (type) {
-          case EventType.RUN_FINISHED:
-            return end(lifecycle.finished(fields));
-          case EventType.RUN_ERROR:
-            // The wire gets the toolkit's wording; the server's log gets why (as for `message: null`, read at the entry).
-            if (fields.message === undefined || (typeof fields.message === 'string' && fields.message.trim() === '')) {
-              diagnose({ message: `An upstream RUN_ERROR has no message: sent as '${noMessage}'. Say what went wrong in RUN_ERROR's message.`, event });
-            }
-            return fail(failures.upstream(lifecycle.upstreamError(fields), event));
-          case ToolkitEventType.TOKEN_USAGE:
-            return lifecycle.addUsage(fields.usage);
-          default: {
-            const dropped = lifecycle.admit(fields, type);
-            if (dropped !== undefined) return diagnose({ message: dropped, event });
-            subscriber.next(fields as unknown as Event);
-          }
-        }
-      },
-      complete() {
-        if (!lifecycle.ended) end(lifecycle.finished());
-      },
-      error(error) {
-        if (!lifecycle.ended) fail(failures.thrown(error));
-      },
-      subscribed() {
-        if (!lifecycle.started && !lifecycle.ended) start();
-      },
-      teardown() {
-        signal?.removeEventListener('abort', onAbort);
-      },
-    };
+    // One record per run, with methods every run shares: a few fields instead of a closure per step.
+    const stage = { __proto__: runStageMethods, subscriber, context, lifecycle: trackRunLifecycle(run), diagnose, failures, signal } as unknown as RunStage;
+    if (signal?.aborted) stage.handleEvent(); // cancelled before upstream is ever subscribed
+    else signal?.addEventListener('abort', stage);
+    return stage;
   }, { readsAgentEvents: diagnose });
 }
+
+/** One subscription of {@link mapRunLifecycle}: its handlers, and the `abort` listener of its signal. */
+interface RunStage extends OperatorHandlers<AgentEvent>, Readonly<{ subscriber: OperatorSink<Event>; context: OperatorContext; diagnose: DiagnosticHandler }> {
+  /** The run's state and decisions: started, ended, what is open, the usage reported. */
+  readonly lifecycle: RunLifecycle;
+  readonly failures: ReturnType<typeof runFailures>;
+  readonly signal: AbortSignal | undefined;
+  handleEvent(): void;
+}
+
+const start = (stage: RunStage, upstream?: Record<string, unknown>) => stage.subscriber.next(stage.lifecycle.start(upstream));
+
+function end(stage: RunStage, terminal: RunFinishedEvent | RunErrorEvent): void {
+  const { lifecycle, subscriber } = stage;
+  if (!lifecycle.started) start(stage);
+  const { closers, diagnostic } = lifecycle.end(terminal);
+  for (const closer of closers) subscriber.next(closer);
+  if (diagnostic !== undefined) stage.diagnose(diagnostic);
+  subscriber.next(terminal);
+  stage.context.unsubscribeSource();
+  subscriber.complete();
+}
+
+// Reported once the RUN_ERROR went by: here, unless a lifecycle downstream (the handler's, around an agent running toAgui) claimed it.
+const fail = (stage: RunStage, { terminal, settle }: RunFailure) => (end(stage, terminal), settle());
+
+function next(this: RunStage, event: AgentEvent): void {
+  const { lifecycle, subscriber, diagnose } = this;
+  if (lifecycle.ended) return;
+  const type = eventTypeOf(event);
+  let fields = event as unknown as Record<string, unknown>;
+  // The most frequent event first: a plain text content passes the checks assertWireEvent makes, inlined.
+  if (lifecycle.started && isPlainTextContent(type, fields)) return subscriber.next(event as unknown as Event);
+  if (!lifecycle.started) {
+    // An upstream RUN_STARTED whose input has content parts AG-UI does not describe is merged without them.
+    if (type === EventType.RUN_STARTED) return start(this, stripWithDiagnostic(fields, diagnose).event);
+    start(this);
+  }
+  // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
+  if (isTokenEventType(type)) return subscriber.next(assertWireEvent(fields));
+  // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
+  fields = stripWithDiagnostic(fields, diagnose).event;
+  switch (type) {
+    case EventType.RUN_FINISHED:
+      return end(this, lifecycle.finished(fields));
+    case EventType.RUN_ERROR:
+      // The wire gets the toolkit's wording; the server's log gets why (as for `message: null`, read at the entry).
+      if (fields.message === undefined || (typeof fields.message === 'string' && fields.message.trim() === '')) {
+        diagnose({ message: `An upstream RUN_ERROR has no message: sent as '${noMessage}'. Say what went wrong in RUN_ERROR's message.`, event });
+      }
+      return fail(this, this.failures.upstream(lifecycle.upstreamError(fields), event));
+    case ToolkitEventType.TOKEN_USAGE:
+      return lifecycle.addUsage(fields.usage);
+    default: {
+      const dropped = lifecycle.admit(fields, type);
+      if (dropped !== undefined) return diagnose({ message: dropped, event });
+      subscriber.next(fields as unknown as Event);
+    }
+  }
+}
+
+// The handlers every run shares; `handleEvent` is the signal's `abort` listener: the run ends cancelled.
+const runStageMethods: Omit<RunStage, 'subscriber' | 'context' | 'lifecycle' | 'diagnose' | 'failures' | 'signal'> = Object.freeze({
+  next,
+  complete(this: RunStage) { if (!this.lifecycle.ended) end(this, this.lifecycle.finished()); },
+  error(this: RunStage, error: unknown) { if (!this.lifecycle.ended) fail(this, this.failures.thrown(error)); },
+  subscribed(this: RunStage) { if (!this.lifecycle.started && !this.lifecycle.ended) start(this); },
+  teardown(this: RunStage) { this.signal?.removeEventListener('abort', this); },
+  handleEvent(this: RunStage) { if (!this.lifecycle.ended) end(this, this.lifecycle.finished(undefined, { type: 'cancelled' })); },
+});

@@ -2,7 +2,7 @@ import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
 import { operatorLifecycleMessage, stepBoundaryOf } from '../lib/protocol/table.js';
 import { trackStepsAndSubagents, type StepsAndSubagents } from '../lib/tracking/steps.js';
 
@@ -59,46 +59,56 @@ export interface MapStepLifecycleOptions {
 export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const finishPrevious = options?.finishPrevious === true;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // The open steps of every owner, in start order, and the step rules: made at the first step event (most runs have none).
-    let steps: StepsAndSubagents | undefined;
-
-    // Finishes the open steps of `lane` (of every owner with `all`), latest first.
-    const finish = (lane: Lane, all = false) => {
-      if (steps === undefined) return;
-      for (const step of steps.finishSteps(lane, all)) subscriber.next({ type: EventType.STEP_FINISHED, stepName: step.name, ...laneFields(step.lane) });
-    };
-
-    return {
-      next(event) {
-        const type = eventTypeOf(event);
-        const fields = event as unknown as Record<string, unknown>;
-        switch (type) {
-          case EventType.STEP_STARTED:
-          case EventType.STEP_FINISHED: {
-            const stepName = requiredString(fields, 'stepName');
-            const lane = laneOf(fields);
-            steps ??= trackStepsAndSubagents();
-            const problem = steps.stepProblem(type, lane, stepName);
-            if (problem !== undefined) return diagnose({ message: operatorLifecycleMessage(problem.rule, problem.facts), event });
-            if (finishPrevious && type === EventType.STEP_STARTED) finish(lane);
-            steps.recordStep(type, lane, stepName);
-            return subscriber.next(event);
-          }
-          default: {
-            const boundary = stepBoundaryOf(type);
-            if (boundary === 'run') finish(undefined, true);
-            else if (boundary === 'subagent') {
-              const subagent = optionalString(fields, 'subagentRunId');
-              if (subagent !== undefined) finish(subagent);
-            }
-            subscriber.next(event);
-          }
-        }
-      },
-      flush() {
-        finish(undefined, true);
-      },
-    };
-  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
+  // One record per subscription, with methods every subscription shares.
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => ({ __proto__: stepsMethods, subscriber, diagnose, finishPrevious, steps: undefined }) as unknown as StepStage, {
+    passesTokenEvents: true,
+    readsAgentEvents: diagnose,
+  });
 }
+
+/** One subscription of {@link mapStepLifecycle}. */
+interface StepStage extends OperatorHandlers<AgentEvent> {
+  readonly subscriber: OperatorSink<AgentEvent>;
+  readonly diagnose: DiagnosticHandler;
+  readonly finishPrevious: boolean;
+  /** The open steps of every owner, in start order, and the step rules: made at the first step event (most runs have none). */
+  steps: StepsAndSubagents | undefined;
+}
+
+// Finishes the open steps of `lane` (of every owner with `all`), latest first.
+function finish(stage: StepStage, lane: Lane, all = false): void {
+  if (stage.steps === undefined) return;
+  for (const step of stage.steps.finishSteps(lane, all)) stage.subscriber.next({ type: EventType.STEP_FINISHED, stepName: step.name, ...laneFields(step.lane) });
+}
+
+const stepsMethods: Pick<StepStage, 'next' | 'flush'> = Object.freeze({
+  next(this: StepStage, event: AgentEvent) {
+    const type = eventTypeOf(event);
+    const fields = event as unknown as Record<string, unknown>;
+    switch (type) {
+      case EventType.STEP_STARTED:
+      case EventType.STEP_FINISHED: {
+        const stepName = requiredString(fields, 'stepName');
+        const lane = laneOf(fields);
+        const steps = (this.steps ??= trackStepsAndSubagents());
+        const problem = steps.stepProblem(type, lane, stepName);
+        if (problem !== undefined) return this.diagnose({ message: operatorLifecycleMessage(problem.rule, problem.facts), event });
+        if (this.finishPrevious && type === EventType.STEP_STARTED) finish(this, lane);
+        steps.recordStep(type, lane, stepName);
+        return this.subscriber.next(event);
+      }
+      default: {
+        const boundary = stepBoundaryOf(type);
+        if (boundary === 'run') finish(this, undefined, true);
+        else if (boundary === 'subagent') {
+          const subagent = optionalString(fields, 'subagentRunId');
+          if (subagent !== undefined) finish(this, subagent);
+        }
+        this.subscriber.next(event);
+      }
+    }
+  },
+  flush(this: StepStage) {
+    finish(this, undefined, true);
+  },
+});

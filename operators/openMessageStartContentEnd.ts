@@ -60,9 +60,6 @@ export interface OpenMessageStartContentEndOptions {
 export function openMessageStartContentEnd(options: OpenMessageStartContentEndOptions = {}): OperatorFunction<AgentEvent, AgentEvent> {
   const mint = options.generateId ?? defaultGenerateId;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    // The lanes' state lives here, one tracker per subscription; its decisions go straight out.
-    const lanes = trackMessageLanes({ mint, diagnose, emit: (event) => subscriber.next(event) });
-    return { next: lanes.next, flush: lanes.closeAll };
-  }, { readsAgentEvents: diagnose });
+  // One tracker per subscription, its own handlers (`next`, `flush`): its decisions go straight out.
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => trackMessageLanes({ mint, diagnose, out: subscriber }), { readsAgentEvents: diagnose });
 }

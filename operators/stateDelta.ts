@@ -6,7 +6,7 @@ import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnost
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError } from '../lib/protocol/errors.js';
 import { applyPatchInOrder, assertSafePatch } from '../lib/state/jsonPatch.js';
-import { createOperator, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
 import { createStateMirror, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
@@ -97,34 +97,37 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
   const initialJson = options.initialState === undefined ? undefined : serialiseState(options.initialState, 'stateDelta initialState');
   const immutable = options.immutable === true;
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
-    const run: Run = { subscriber, immutable, diagnose, mirror: undefined, initial: initialJson === undefined ? undefined : JSON.parse(initialJson) };
-    return {
-      next(event) {
-        switch (eventTypeOf(event)) {
-          case EventType.STATE_SNAPSHOT:
-            return onSnapshot(run, event as unknown as Record<string, unknown>);
-          case EventType.STATE_DELTA:
-            return onDelta(run, event as unknown as Record<string, unknown>);
-          case EventType.RUN_STARTED: {
-            const inputState = (event as { input?: { state?: State } }).input?.state;
-            if ((run.mirror === undefined ? run.initial : run.mirror.state) === undefined && inputState !== undefined) {
-              const state = JSON.parse(serialiseState(inputState, 'RUN_STARTED input.state'));
-              if (run.mirror === undefined) run.initial = state;
-              else run.mirror.reset(state);
-            }
-            return subscriber.next(event);
-          }
-          default:
-            return subscriber.next(event);
-        }
-      },
-    };
-  }, { passesTokenEvents: true, readsAgentEvents: diagnose });
+  // One record per subscription (its handlers), with a `next` every subscription shares.
+  return createOperator<AgentEvent, AgentEvent>(
+    (subscriber) => ({ __proto__: runMethods, subscriber, immutable, diagnose, mirror: undefined, initial: initialJson === undefined ? undefined : JSON.parse(initialJson) }) as unknown as Run,
+    { passesTokenEvents: true, readsAgentEvents: diagnose },
+  );
 }
 
-/** One subscription of {@link stateDelta}: what its module functions read and change. */
-interface Run {
+const runMethods: Pick<Run, 'next'> = Object.freeze({
+  next(this: Run, event: AgentEvent) {
+    switch (eventTypeOf(event)) {
+      case EventType.STATE_SNAPSHOT:
+        return onSnapshot(this, event as unknown as Record<string, unknown>);
+      case EventType.STATE_DELTA:
+        return onDelta(this, event as unknown as Record<string, unknown>);
+      case EventType.RUN_STARTED: {
+        const inputState = (event as { input?: { state?: State } }).input?.state;
+        if ((this.mirror === undefined ? this.initial : this.mirror.state) === undefined && inputState !== undefined) {
+          const state = JSON.parse(serialiseState(inputState, 'RUN_STARTED input.state'));
+          if (this.mirror === undefined) this.initial = state;
+          else this.mirror.reset(state);
+        }
+        return this.subscriber.next(event);
+      }
+      default:
+        return this.subscriber.next(event);
+    }
+  },
+});
+
+/** One subscription of {@link stateDelta}: its handlers, and what its module functions read and change. */
+interface Run extends OperatorHandlers<AgentEvent> {
   readonly subscriber: OperatorSink<AgentEvent>;
   readonly immutable: boolean;
   readonly diagnose: DiagnosticHandler;

@@ -1,7 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
-import { createOperator } from '../lib/protocol/createOperator.js';
+import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { entityKind } from '../lib/protocol/table.js';
@@ -83,25 +83,34 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<AgentEvent, AgentEvent>((subscriber, context) => {
     // The decisions are the tracker's (lib/tracking/toolCalls.ts): this wires events to its rules.
-    const calls = trackToolCalls({ mint, diagnose, emit: (event) => subscriber.next(event) });
+    const calls = trackToolCalls({ mint, diagnose, out: subscriber });
     // With no call open, text and reasoning content close nothing and pass unchanged: a fused chain sends them past.
     context.passMessageContent(true);
-    return {
-      next(event) {
-        handle(calls, event);
-        context.passMessageContent(!calls.hasOpenCalls());
-      },
-      flush() {
-        calls.closeAll();
-      },
-      complete() {
-        // A call left with arguments that are not JSON fails the run (INCOMPLETE_STREAM) after its END.
-        calls.finish();
-        subscriber.complete();
-      },
-    };
+    return { __proto__: correlatorMethods, calls, subscriber, context } as unknown as Correlator;
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
+
+/** One subscription of {@link toolCallCorrelator}: its handlers, with methods every subscription shares. */
+interface Correlator extends OperatorHandlers<AgentEvent> {
+  readonly calls: ToolCallTracker;
+  readonly subscriber: OperatorSink<AgentEvent>;
+  readonly context: OperatorContext;
+}
+
+const correlatorMethods: Pick<Correlator, 'next' | 'flush' | 'complete'> = Object.freeze({
+  next(this: Correlator, event: AgentEvent) {
+    handle(this.calls, event);
+    this.context.passMessageContent(!this.calls.hasOpenCalls());
+  },
+  flush(this: Correlator) {
+    this.calls.closeAll();
+  },
+  complete(this: Correlator) {
+    // A call left with arguments that are not JSON fails the run (INCOMPLETE_STREAM) after its END.
+    this.calls.finish();
+    this.subscriber.complete();
+  },
+});
 
 // Hands one event to the tracker's rule for it (a module function: nothing per subscription).
 function handle(calls: ToolCallTracker, event: AgentEvent): void {

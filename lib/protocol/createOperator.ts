@@ -32,7 +32,11 @@ export interface OperatorSink<R> {
   readonly closed: boolean;
 }
 
-/** What an operator does with each notification of its source, for one subscription. */
+/**
+ * What an operator does with each notification of its source, for one subscription. Each method
+ * is called on the handlers object, so an operator may hold its subscription's state in that
+ * object and give it methods shared by every subscription (less per run than a closure each).
+ */
 export interface OperatorHandlers<T> {
   /** Handles one source value. May throw: the throw is routed to `error`. */
   next(value: T): void;
@@ -248,7 +252,8 @@ function stageNext(this: Stage, value: unknown): void {
   }
   const handleNext = this.handleNext;
   try {
-    handleNext(value);
+    // Called on its handlers: an operator may keep its state in the handlers record and share its methods.
+    handleNext.call(this.handlers, value);
   } catch (error) {
     stageError.call(this, error);
   }

@@ -15,7 +15,7 @@ export interface IdCollisionsOptions {
   /** Told about each id that was replaced. */
   diagnose: DiagnosticHandler;
   /** Receives every event to send, in order, under the ids it goes on the wire with. */
-  emit(event: AgentEvent): void;
+  out: { next(event: AgentEvent): void };
 }
 
 /** The id collisions of one subscription (see `distinctIds`' rules). */
@@ -66,7 +66,7 @@ const continuations: ReadonlyMap<string, Family | 'call'> = new Map<string, Fami
 interface Collisions {
   readonly mint: IdGenerator;
   readonly diagnose: DiagnosticHandler;
-  readonly emit: (event: AgentEvent) => void;
+  readonly out: { next(event: AgentEvent): void };
   readonly ids: ConversationIds;
   /**
    * Producer id -> the fresh id its entity was given: per message family, and for tool calls.
@@ -83,56 +83,65 @@ interface Collisions {
  * calls, and the run's messages of other kinds), a fresh one when the producer's would; the
  * entity's later events follow it. Pure bookkeeping, no RxJS.
  */
-export function trackIdCollisions({ history, mint, diagnose, emit }: IdCollisionsOptions): IdCollisions {
-  const t: Collisions = {
+export function trackIdCollisions({ history, mint, diagnose, out }: IdCollisionsOptions): IdCollisions {
+  // A plain record of its state; the methods are on its prototype (`collisionsMethods`), shared by every subscription.
+  const t = {
+    __proto__: collisionsMethods,
     mint,
     diagnose,
-    emit,
+    out,
     ids: createConversationIds(history),
     renames: { text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined },
     renamed: 0,
   };
-  return {
-    renamesAny: () => t.renamed > 0,
-    next(event) {
-      // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
-      if (t.renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return t.emit(event);
-      const type = eventTypeOf(event);
-      const fields = event as unknown as Fields;
-      const follows = continuations.get(type);
-      if (follows !== undefined) return continued(t, fields, follows === 'call' ? 'toolCallId' : 'messageId', t.renames[follows]);
-      switch (type) {
-        case EventType.TEXT_MESSAGE_START:
-          return onMessageStart(t, type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
-        case EventType.REASONING_START:
-        case EventType.REASONING_MESSAGE_START:
-          return onMessageStart(t, type, fields, 'reasoning', 'reasoning');
-        case EventType.ACTIVITY_SNAPSHOT:
-          return onMessageStart(t, type, fields, 'activity', 'activity', typeof fields.activityType === 'string' ? fields.activityType : undefined);
-        case EventType.TOOL_CALL_START:
-          return onCallStart(t, fields);
-        case EventType.TOOL_CALL_RESULT:
-          return onResult(t, fields);
-        case EventType.REASONING_ENCRYPTED_VALUE:
-          // A message's value is for a text message, or else a reasoning message, of that producer id.
-          if (fields.subtype === 'tool-call') return continued(t, fields, 'entityId', t.renames.call);
-          return continued(t, fields, 'entityId', typeof fields.entityId === 'string' && t.renames.text?.has(fields.entityId) === true ? t.renames.text : t.renames.reasoning);
-        case EventType.RUN_FINISHED:
-          return onRunFinished(t, fields);
-        case EventType.RUN_STARTED:
-          // An upstream RUN_STARTED echoing its input brings the history along.
-          if (isObject(fields.input)) t.ids.seed(fields.input.messages);
-          return t.emit(event);
-        case EventType.MESSAGES_SNAPSHOT:
-          // The snapshot is what the client holds from now on: its ids are taken like the history's.
-          t.ids.seed(fields.messages);
-          return t.emit(event);
-        default:
-          return t.emit(event);
-      }
-    },
-  };
+  return t as unknown as IdCollisions;
 }
+
+function next(this: Collisions, event: AgentEvent): void {
+  const t = this;
+  // The per-token events are nearly all: while nothing is renamed they pass without a lookup.
+  if (t.renamed === 0 && isTokenEventType((event as { type?: unknown }).type)) return t.out.next(event);
+  const type = eventTypeOf(event);
+  const fields = event as unknown as Fields;
+  const follows = continuations.get(type);
+  if (follows !== undefined) return continued(t, fields, follows === 'call' ? 'toolCallId' : 'messageId', t.renames[follows]);
+  switch (type) {
+    case EventType.TEXT_MESSAGE_START:
+      return onMessageStart(t, type, fields, 'text', typeof fields.role === 'string' ? fields.role : 'assistant');
+    case EventType.REASONING_START:
+    case EventType.REASONING_MESSAGE_START:
+      return onMessageStart(t, type, fields, 'reasoning', 'reasoning');
+    case EventType.ACTIVITY_SNAPSHOT:
+      return onMessageStart(t, type, fields, 'activity', 'activity', typeof fields.activityType === 'string' ? fields.activityType : undefined);
+    case EventType.TOOL_CALL_START:
+      return onCallStart(t, fields);
+    case EventType.TOOL_CALL_RESULT:
+      return onResult(t, fields);
+    case EventType.REASONING_ENCRYPTED_VALUE:
+      // A message's value is for a text message, or else a reasoning message, of that producer id.
+      if (fields.subtype === 'tool-call') return continued(t, fields, 'entityId', t.renames.call);
+      return continued(t, fields, 'entityId', typeof fields.entityId === 'string' && t.renames.text?.has(fields.entityId) === true ? t.renames.text : t.renames.reasoning);
+    case EventType.RUN_FINISHED:
+      return onRunFinished(t, fields);
+    case EventType.RUN_STARTED:
+      // An upstream RUN_STARTED echoing its input brings the history along.
+      if (isObject(fields.input)) t.ids.seed(fields.input.messages);
+      return t.out.next(event);
+    case EventType.MESSAGES_SNAPSHOT:
+      // The snapshot is what the client holds from now on: its ids are taken like the history's.
+      t.ids.seed(fields.messages);
+      return t.out.next(event);
+    default:
+      return t.out.next(event);
+  }
+}
+
+const collisionsMethods: IdCollisions = Object.freeze({
+  next,
+  renamesAny(this: Collisions) {
+    return this.renamed > 0;
+  },
+});
 
 function wire(map: Map<string, string> | undefined, id: string): string {
   return map === undefined ? id : (map.get(id) ?? id);
@@ -158,8 +167,8 @@ function rename(t: Collisions, family: Family | 'call', producerId: string, fres
 
 function continued(t: Collisions, event: Fields, field: string, map: Map<string, string> | undefined) {
   const id = event[field];
-  if (map === undefined || typeof id !== 'string') return t.emit(event as AgentEvent);
-  t.emit(withField(event, field, map.get(id) ?? id));
+  if (map === undefined || typeof id !== 'string') return t.out.next(event as AgentEvent);
+  t.out.next(withField(event, field, map.get(id) ?? id));
 }
 
 
@@ -183,8 +192,8 @@ function startMessage(t: Collisions, type: string, event: Fields, producerId: st
 
 function onMessageStart(t: Collisions, type: string, event: Fields, start: MessageStart, role: string, activityType?: string) {
   const producerId = event.messageId;
-  if (typeof producerId !== 'string') return t.emit(event as AgentEvent);
-  t.emit(withField(event, 'messageId', startMessage(t, type, event, producerId, start, role, activityType)));
+  if (typeof producerId !== 'string') return t.out.next(event as AgentEvent);
+  t.out.next(withField(event, 'messageId', startMessage(t, type, event, producerId, start, role, activityType)));
 }
 
 
@@ -211,7 +220,7 @@ function resolveParent(t: Collisions, event: Fields, producerId: string): { id: 
 
 function onCallStart(t: Collisions, event: Fields) {
   const producerId = event.toolCallId;
-  if (typeof producerId !== 'string') return t.emit(event as AgentEvent);
+  if (typeof producerId !== 'string') return t.out.next(event as AgentEvent);
   let toolCallId = callWire(t, producerId);
   const parent = typeof event.parentMessageId === 'string' ? resolveParent(t, event, event.parentMessageId) : undefined;
   // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
@@ -235,7 +244,7 @@ function onCallStart(t: Collisions, event: Fields) {
   }
   let out = withField(event, 'toolCallId', toolCallId) as unknown as Fields;
   if (parent !== undefined) out = withField(out, 'parentMessageId', parent.id) as unknown as Fields;
-  t.emit(out as AgentEvent);
+  t.out.next(out as AgentEvent);
 }
 
 
@@ -247,13 +256,13 @@ function onResult(t: Collisions, event: Fields) {
     const role = typeof event.role === 'string' ? event.role : 'tool';
     out = withField(out, 'messageId', startMessage(t, EventType.TOOL_CALL_RESULT, event, event.messageId, 'toolResult', role)) as unknown as Fields;
   }
-  t.emit(out as AgentEvent);
+  t.out.next(out as AgentEvent);
 }
 
 
 function onRunFinished(t: Collisions, event: Fields) {
   const outcome = event.outcome;
-  if (t.renames.call === undefined || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return t.emit(event as AgentEvent);
+  if (t.renames.call === undefined || !isObject(outcome) || !Array.isArray(outcome.pendingToolCallIds)) return t.out.next(event as AgentEvent);
   const pendingToolCallIds = outcome.pendingToolCallIds.map((id: unknown) => (typeof id === 'string' ? callWire(t, id) : id));
-  t.emit({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
+  t.out.next({ ...event, outcome: { ...outcome, pendingToolCallIds } } as AgentEvent);
 }

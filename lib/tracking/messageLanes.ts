@@ -22,7 +22,7 @@ export interface MessageLanesOptions {
   /** Told about each explicit event dropped or repaired. */
   diagnose: DiagnosticHandler;
   /** Receives every event to send, in order: the input's own, rewritten ones and added STARTs and ENDs. */
-  emit: (event: AgentEvent) => void;
+  out: { next(event: AgentEvent): void };
 }
 
 /** The message lanes of one subscription. */
@@ -36,6 +36,8 @@ export interface MessageLanes {
   next(event: AgentEvent): void;
   /** Emits the closers of every open message and span: lane by lane, in the order lanes first appeared. */
   closeAll(): void;
+  /** The same as `closeAll`: the name an operator's handlers give it. */
+  flush(): void;
 }
 
 const text = entityKind.textMessage;
@@ -101,7 +103,7 @@ const allSlots = laneKinds.map((_, i) => i);
 interface Lanes {
   readonly mint: IdGenerator;
   readonly diagnose: DiagnosticHandler;
-  readonly emit: (event: AgentEvent) => void;
+  readonly out: { next(event: AgentEvent): void };
   /** What is open in each lane, in the order lanes first appeared. */
   readonly lanes: Map<Lane, LaneState>;
   /** Open message id -> its lane, kind and role, across lanes and kinds. */
@@ -127,53 +129,64 @@ interface Lanes {
  * fresh one (one id namespace for text, reasoning messages and spans).
  * Pure bookkeeping, no RxJS: decisions go out through `emit` and `diagnose`, or are thrown.
  */
-export function trackMessageLanes({ mint, diagnose, emit }: MessageLanesOptions): MessageLanes {
-  const t: Lanes = { mint, diagnose, emit, lanes: new Map(), openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
-  return {
-    next(event) {
-      const type = eventTypeOf(event);
-      const fields = event as unknown as Record<string, unknown>;
-      // The most frequent event first, without a lookup; most often it continues the parent
-      // agent's open text message: that case is onChunk's first, with its fields read by name.
-      if (type === TEXT_CHUNK) {
-        const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
-        const producerId = fields.messageId;
-        const delta = fields.delta;
-        if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && t.ids.wireId(producerId) === current))) {
-          return t.emit(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
-        }
-        return onChunk(t, fields, TEXT, textCloses, type, false);
-      }
-      const route = routes.get(type);
-      if (route === undefined) return t.emit(event);
-      const slot = route.slot;
-      if (slot === SPAN) return route.role === 'start' ? onSpanStart(t, fields, route.closes) : onSpanEnd(t, fields);
-      if (slot >= 0) {
-        switch (route.role) {
-          case 'chunk':
-            return onChunk(t, fields, slot, route.closes, type, false);
-          case 'content':
-            return onChunk(t, fields, slot, route.closes, type, true);
-          case 'start':
-            return onStart(t, fields, slot, route.closes, type);
-          case 'end':
-            return onEnd(t, fields, slot, type);
-        }
-      }
-      // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
-      if (route.closes.length > 0) {
-        const lane = laneOf(fields);
-        const state = t.lanes.get(lane);
-        if (state !== undefined) closeSlots(t, lane, state, route.closes);
-      }
-      // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
-      if (route.boundary === 'run') closeAll(t);
-      else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
-      t.emit(event);
-    },
-    closeAll: () => closeAll(t),
-  };
+export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions): MessageLanes {
+  // A plain record of its state; the methods are on its prototype (`lanesMethods`), shared by every subscription.
+  const t = { __proto__: lanesMethods, mint, diagnose, out, lanes: new Map(), openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
+  return t as unknown as MessageLanes;
 }
+
+function next(this: Lanes, event: AgentEvent): void {
+  const t = this;
+  const type = eventTypeOf(event);
+  const fields = event as unknown as Record<string, unknown>;
+  // The most frequent event first, without a lookup; most often it continues the parent
+  // agent's open text message: that case is onChunk's first, with its fields read by name.
+  if (type === TEXT_CHUNK) {
+    const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
+    const producerId = fields.messageId;
+    const delta = fields.delta;
+    if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && t.ids.wireId(producerId) === current))) {
+      return t.out.next(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
+    }
+    return onChunk(t, fields, TEXT, textCloses, type, false);
+  }
+  const route = routes.get(type);
+  if (route === undefined) return t.out.next(event);
+  const slot = route.slot;
+  if (slot === SPAN) return route.role === 'start' ? onSpanStart(t, fields, route.closes) : onSpanEnd(t, fields);
+  if (slot >= 0) {
+    switch (route.role) {
+      case 'chunk':
+        return onChunk(t, fields, slot, route.closes, type, false);
+      case 'content':
+        return onChunk(t, fields, slot, route.closes, type, true);
+      case 'start':
+        return onStart(t, fields, slot, route.closes, type);
+      case 'end':
+        return onEnd(t, fields, slot, type);
+    }
+  }
+  // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
+  if (route.closes.length > 0) {
+    const lane = laneOf(fields);
+    const state = t.lanes.get(lane);
+    if (state !== undefined) closeSlots(t, lane, state, route.closes);
+  }
+  // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
+  if (route.boundary === 'run') closeAll(t);
+  else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
+  t.out.next(event);
+}
+
+const lanesMethods: MessageLanes = Object.freeze({
+  next,
+  closeAll(this: Lanes) {
+    closeAll(this);
+  },
+  flush(this: Lanes) {
+    closeAll(this);
+  },
+});
 
 function laneState(t: Lanes, lane: Lane): LaneState {
   if (lane === undefined && t.parentLane !== undefined) return t.parentLane;
@@ -190,7 +203,7 @@ function close(t: Lanes, lane: Lane, state: LaneState, slot: number, explicitEnd
     (t.ended ??= new Map()).set(messageId, t.openMessages.get(messageId)!);
     t.openMessages.delete(messageId);
   }
-  t.emit(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
+  t.out.next(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
 }
 
 // Closes, in order, whichever of `slots` is open in the lane.
@@ -247,22 +260,22 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
   // A reasoning message streams inside a span: chunks open one around it.
   if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
     state[SPAN] = messageId;
-    t.emit({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
+    t.out.next({ type: span.start, messageId, ...laneFields(lane) } as AgentEvent);
   }
   if (explicitStart !== undefined) {
-    t.emit(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
+    t.out.next(messageId === producerId ? explicitStart : ({ ...explicitStart, messageId } as AgentEvent));
     return messageId;
   }
   const start: Record<string, unknown> = { type: kind.start, messageId, role };
   if (slot === TEXT && source.name !== undefined) start.name = source.name;
   if (source.timestamp !== undefined) start.timestamp = source.timestamp;
   if (lane !== undefined) start.subagentRunId = lane;
-  t.emit(start as AgentEvent);
+  t.out.next(start as AgentEvent);
   return messageId;
 }
 
 function content(t: Lanes, slot: number, messageId: string, delta: string, source: Record<string, unknown>): void {
-  t.emit(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
+  t.out.next(copyBaseFields(source, { type: contentTypes[slot], messageId, delta }) as AgentEvent);
 }
 
 // A chunk, or an explicit CONTENT (which is a chunk with an id). Runs once per token.
@@ -276,7 +289,7 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
   const current = state[slot];
   // Nothing this kind closes is open beside its open message: opening either closes the other.
   if (current !== undefined && (producerId === undefined || t.ids.wireId(producerId) === current)) {
-    if (explicit && producerId === current) return t.emit(event as AgentEvent);
+    if (explicit && producerId === current) return t.out.next(event as AgentEvent);
     return content(t, slot, current, delta, event);
   }
   const owner = untaggedContinuation(t, lane, slot, producerId);
@@ -344,7 +357,7 @@ function onSpanStart(t: Lanes, event: Record<string, unknown>, closes: readonly 
   if (state[SPAN] !== undefined) close(t, lane, state, SPAN);
   t.ids.own(messageId, lane);
   state[SPAN] = messageId;
-  t.emit(event as AgentEvent);
+  t.out.next(event as AgentEvent);
 }
 
 function onSpanEnd(t: Lanes, event: Record<string, unknown>): void {

@@ -28,7 +28,7 @@ export interface ToolCallTrackerOptions {
   /** Mints tool call ids, parent message ids and TOOL_CALL_RESULT message ids. */
   mint: IdGenerator;
   /** Receives every event to send, in order: the input events, completed, and the closers of calls. */
-  emit(event: AgentEvent): void;
+  out: { next(event: AgentEvent): void };
   /** Told about each event dropped to keep the stream valid (a late TOOL_CALL_ARGS, say). */
   diagnose: DiagnosticHandler;
 }
@@ -86,7 +86,7 @@ const textContent = entityKind.textMessage.content;
 /** One subscription's tool calls: the state the functions below share (one record, not a closure per helper). */
 interface ToolCalls {
   readonly mint: IdGenerator;
-  readonly emit: (event: AgentEvent) => void;
+  readonly out: { next(event: AgentEvent): void };
   readonly diagnose: DiagnosticHandler;
   /**
    * Open calls by wire id, in open order.
@@ -114,12 +114,12 @@ interface ToolCalls {
  * open calls and the ids used in the run, the lane's latest call (continued by chunks without an
  * id), the turn's parent message, and the calls still waiting for a result.
  */
-export function trackToolCalls({ mint, emit, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
+export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
   // A plain record of its state; the methods are on its prototype (`trackerMethods`).
   const t = {
     __proto__: trackerMethods,
     mint,
-    emit,
+    out,
     diagnose,
     open: undefined,
     ids: createEntityIds(mint),
@@ -172,7 +172,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
     if (event.timestamp !== undefined) start.timestamp = event.timestamp;
     if (lane !== undefined) start.subagentRunId = lane;
-    t.emit(start as AgentEvent);
+    t.out.next(start as AgentEvent);
     sendArgs(t, toolCallId, call, delta, event);
   },
 
@@ -189,7 +189,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
     if (parentMessageId !== undefined && !t.turnMessage.has(lane)) t.turnMessage.set(lane, parentMessageId);
     register(t, toolCallId, lane, toolCallName);
-    t.emit(withWireId(event, producerId, toolCallId));
+    t.out.next(withWireId(event, producerId, toolCallId));
   },
 
   args(this: ToolCalls, event: Fields) {
@@ -205,7 +205,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
       call.hasArgs = true;
       appendArguments(call.args, delta);
       // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
-      return t.emit(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+      return t.out.next(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
     }
     if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
     throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
@@ -239,13 +239,13 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     t.unfinished?.delete(toolCallId);
     const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
     if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
-    t.emit(result as AgentEvent);
+    t.out.next(result as AgentEvent);
   },
 
   pass(this: ToolCalls, type: string, event: Fields) {
     const t = this;
     // The most frequent event, which only closes calls: with none open it passes without a lookup.
-    t.emit(type === textContent && (t.open === undefined || t.open.size === 0) ? (event as AgentEvent) : passing(t, type, event));
+    t.out.next(type === textContent && (t.open === undefined || t.open.size === 0) ? (event as AgentEvent) : passing(t, type, event));
   },
 
   closeAll(this: ToolCalls) {
@@ -269,12 +269,12 @@ function withWireId(event: Fields, producerId: string, toolCallId: string): Agen
 }
 
 function close(t: ToolCalls, toolCallId: string, call: OpenCall, explicitEnd?: AgentEvent) {
-  if (!call.hasArgs) t.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
+  if (!call.hasArgs) t.out.next({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: '{}', ...laneFields(call.lane) });
   // Checked once per call, at its end: a scalar (or text after the value) is parsed here only.
   else if (!isArgumentsComplete(call.args) && !isCompleteJson(call.args.text)) (t.unfinished ??= new Map()).set(toolCallId, { id: toolCallId, name: call.name, args: call.args.text });
   t.open!.delete(toolCallId);
   if (explicitEnd === undefined) (t.endedEarly ??= new Set()).add(toolCallId);
-  t.emit(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
+  t.out.next(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
 }
 
 
@@ -333,7 +333,7 @@ function sendArgs(t: ToolCalls, toolCallId: string, call: OpenCall, delta: strin
   if (delta === undefined || delta === '') return;
   call.hasArgs = true;
   appendArguments(call.args, delta);
-  t.emit(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
+  t.out.next(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
 }
 
 

@@ -9,9 +9,11 @@ function tracker(): MessageLanes & { out: AgentEvent[]; diagnostics: string[]; f
   let n = 0;
   const out: AgentEvent[] = [];
   const diagnostics: string[] = [];
-  const lanes = trackMessageLanes({ mint: () => `id${++n}`, diagnose: (d: AguiDiagnostic) => diagnostics.push(d.message), emit: (e) => out.push(e) });
+  const lanes = trackMessageLanes({ mint: () => `id${++n}`, diagnose: (d: AguiDiagnostic) => diagnostics.push(d.message), out: { next: (e) => void out.push(e) } });
   return {
-    ...lanes,
+    next: (event) => lanes.next(event),
+    closeAll: () => lanes.closeAll(),
+    flush: () => lanes.flush(),
     out,
     diagnostics,
     // Feeds events and returns what they emitted.

@@ -10,7 +10,7 @@ type Fields = Record<string, unknown>;
 function tracking(): { calls: ToolCallTracker; out: AgentEvent[]; diagnostics: string[]; sent(): AgentEvent[] } {
   const out: AgentEvent[] = [];
   const diagnostics: string[] = [];
-  const calls = trackToolCalls({ mint: sequentialIds(), emit: (event) => void out.push(event), diagnose: (d) => void diagnostics.push(d.message) });
+  const calls = trackToolCalls({ mint: sequentialIds(), out: { next: (event) => void out.push(event) }, diagnose: (d) => void diagnostics.push(d.message) });
   // What was sent since the last call of sent().
   return { calls, out, diagnostics, sent: () => out.splice(0) };
 }
