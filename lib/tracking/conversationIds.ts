@@ -111,17 +111,8 @@ interface ConversationIdsRecord extends ConversationIds {
 
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
 export function createConversationIds(history?: unknown): ConversationIds {
-  const record: ConversationIdsRecord = {
-    messages: undefined,
-    calls: undefined,
-    seed,
-    message,
-    addMessage,
-    isHistoryCall,
-    isRunCall,
-    addCall,
-    messageCollision,
-  };
+  // Its methods on a shared prototype: a record holds only its fields.
+  const record = { __proto__: conversationIdsMethods, messages: undefined, calls: undefined } as unknown as ConversationIdsRecord;
   record.seed(history);
   return record;
 }
@@ -162,3 +153,5 @@ function messageCollision(this: ConversationIdsRecord, id: string, start: Messag
   if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
   return describeKnownMessage(known);
 }
+
+const conversationIdsMethods: ConversationIds = Object.freeze({ seed, message, addMessage, isHistoryCall, isRunCall, addCall, messageCollision });

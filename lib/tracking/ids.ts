@@ -71,20 +71,8 @@ interface EntityIdsRecord extends EntityIds {
  * @param mint Makes a fresh id (an operator's `generateId` option).
  */
 export function createEntityIds(mint: IdGenerator): EntityIds {
-  const record: EntityIdsRecord = {
-    mint,
-    used: undefined,
-    owners: undefined,
-    remap: undefined,
-    wireId,
-    isUsed,
-    hasOwner,
-    ownerOf,
-    own,
-    claim,
-    claimId,
-  };
-  return record;
+  // Its methods on a shared prototype: a record holds only its fields.
+  return { __proto__: entityIdsMethods, mint, used: undefined, owners: undefined, remap: undefined } as unknown as EntityIds;
 }
 
 function wireId(this: EntityIdsRecord, producerId: string): string {
@@ -128,3 +116,5 @@ function take(ids: EntityIdsRecord, claimed: IdClaim, lane: Lane): IdClaim {
   (ids.owners ??= new Map()).set(claimed.id, lane);
   return claimed;
 }
+
+const entityIdsMethods: EntityIds = Object.freeze({ wireId, isUsed, hasOwner, ownerOf, own, claim, claimId });

@@ -63,8 +63,8 @@ export interface OpenEntities {
  * of them open: the protocol's rule that all of these are closed before RUN_FINISHED.
  */
 export function trackOpenEntities(): OpenEntities {
-  const record: OpenRecord = { open: undefined, pending: undefined, lifecycles: undefined, observe, closeAll, pendingToolCallIds, sequenceProblem };
-  return record;
+  // Its methods on a shared prototype (`openEntitiesMethods`): a record holds only its fields.
+  return { __proto__: openEntitiesMethods, open: undefined, pending: undefined, lifecycles: undefined } as unknown as OpenEntities;
 }
 
 /** One run's open entities; the methods are the shared functions below (no closures per run). */
@@ -130,3 +130,5 @@ function sequenceProblem(this: OpenRecord, event: Event): SequenceProblem | unde
   else if (entry.kind === entityKind.subagent) problem = steps(this).subagentProblem(event.type, fields.subagentRunId as string, fields.parentSubagentRunId);
   return problem === undefined ? undefined : toSequenceProblem(problem);
 }
+
+const openEntitiesMethods: OpenEntities = Object.freeze({ observe, closeAll, pendingToolCallIds, sequenceProblem });

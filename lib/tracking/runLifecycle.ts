@@ -98,21 +98,8 @@ const lateRunStarted =
  * closed before it, the terminal event carrying this run's ids.
  */
 export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
-  const lifecycle: Lifecycle = {
-    started: false,
-    ended: false,
-    run,
-    open: trackOpenEntities(),
-    usage: [],
-    start,
-    admit,
-    addUsage,
-    finished,
-    upstreamError,
-    failed,
-    end,
-  };
-  return lifecycle;
+  // Its methods on a shared prototype (`lifecycleMethods`): a record holds only its fields.
+  return { __proto__: lifecycleMethods, started: false, ended: false, run, open: trackOpenEntities(), usage: [] } as unknown as RunLifecycle;
 }
 
 /**
@@ -261,3 +248,5 @@ function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown
     return undefined;
   }
 }
+
+const lifecycleMethods = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });
