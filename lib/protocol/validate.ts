@@ -57,6 +57,8 @@ function hasRequiredStrings(type: string, event: Record<string, unknown>): boole
     case EventType.STATE_SNAPSHOT:
     case EventType.STATE_DELTA:
       return true;
+    case EventType.RUN_STARTED:
+      return typeof event.threadId === 'string' && typeof event.runId === 'string';
     default:
       return undefined;
   }
@@ -98,6 +100,9 @@ function isPlainValid(type: string, event: Record<string, unknown>): boolean {
       return event.snapshot !== undefined;
     case EventType.STATE_DELTA:
       return isPlainPatch(event.delta);
+    case EventType.RUN_STARTED:
+      // An `input` is a whole RunAgentInput: the schema's to check.
+      return (event.parentRunId === undefined || typeof event.parentRunId === 'string') && (event.protocolVersion === undefined || typeof event.protocolVersion === 'string') && event.input === undefined;
     default:
       return true;
   }

@@ -121,9 +121,10 @@ function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
   const event: RunStartedEvent = { ...(upstream as Partial<RunStartedEvent> | undefined), type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
   const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
   if (parent !== undefined) event.parentRunId = parent;
-  const runInput = input ?? (upstream?.input as RunAgentInput | undefined);
-  if (runInput !== undefined) event.input = runInput;
+  // Upstream's own input is checked with the event; the run's, which replaces it, was checked when the operator was made.
+  if (upstream?.input !== undefined) event.input = input === undefined ? (upstream.input as RunAgentInput) : undefined;
   assertWireEvent(event as unknown as Fields);
+  if (input !== undefined) event.input = input;
   // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
   this.started = true;
   this.open.observe(event);

@@ -384,6 +384,19 @@ describe('mapRunLifecycle', () => {
     expect(fromOptions).toStrictEqual({ ...S, parentRunId: 'run-6', input: ownInput });
   });
 
+  it("should check an upstream RUN_STARTED's own input, and not one the options replace", async () => {
+    const ownInput: RunAgentInput = { threadId, runId, messages: [{ id: 'u1', role: 'user', content: 'Hi' }], tools: [], context: [] };
+    // Not a RunAgentInput: `messages` is a string.
+    const upstream = { type: EventType.RUN_STARTED, input: { threadId, runId, messages: 'Hi', tools: [], context: [] } } as unknown as AgentEvent;
+
+    const kept = await collect(source(upstream).pipe(mapRunLifecycle(options)));
+    const replaced = await runWithOracle(source(upstream, tick(1)).pipe(mapRunLifecycle({ ...options, input: ownInput })));
+
+    expect(terminals(kept)).toMatchObject([{ type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message: expect.stringContaining('RUN_STARTED is not a valid AG-UI event') }]);
+    expect(replaced.events[0]).toStrictEqual({ ...S, input: ownInput });
+    expect(typesOf(replaced.events)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.RUN_FINISHED]);
+  });
+
   it('should not duplicate an upstream RUN_STARTED that arrives after the subscription, and say so', () => {
     const { onDiagnostic, messages } = diagnosticsSink();
     testScheduler.run(({ cold, expectObservable }) => {
