@@ -164,7 +164,7 @@ function isReadAsIs(event: unknown): boolean {
 }
 
 /** The slow path of {@link normalizeAgentEvent}: every field looked at. */
-function readAgentEvent(e: Record<string, unknown>, onRepair: EntryRepairHandler): unknown {
+function readAgentEvent(e: Record<string, unknown>, onRepair: RepairsTo): unknown {
   const type = e.type as string;
   const read = readFields(e, optionalEventFields.get(type), '', e, onRepair);
   if (type === EventType.MESSAGES_SNAPSHOT) return withMessages(read, e, 'messages', onRepair);
@@ -185,7 +185,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** `holder` with its `messages` (and their tool calls) read as camelCase without `null` optional fields. */
-function withMessages(holder: Record<string, unknown>, event: Record<string, unknown>, path: string, onRepair: EntryRepairHandler): Record<string, unknown> {
+function withMessages(holder: Record<string, unknown>, event: Record<string, unknown>, path: string, onRepair: RepairsTo): Record<string, unknown> {
   const messages = holder.messages;
   if (!Array.isArray(messages)) return holder;
   let changed = false;
@@ -218,7 +218,7 @@ function readFields(
   optional: ReadonlySet<string> | undefined,
   path: string,
   event: Record<string, unknown>,
-  onRepair: EntryRepairHandler,
+  onRepair: RepairsTo,
 ): Record<string, unknown> {
   let changes = false;
   // for…in allocates nothing: most events have nothing to change.
@@ -236,16 +236,16 @@ function readFields(
     const camel = camelOfSnake.get(key);
     const field = camel ?? key;
     if (camel !== undefined) {
-      onRepair({ kind: 'snakeCase', field: path + key, camelField: path + camel, type }, event);
+      repaired(onRepair, { kind: 'snakeCase', field: path + key, camelField: path + camel, type }, event);
       // The camelCase twin, when set, wins; a different value of the snake twin is said, not lost in silence.
       const twin = object[camel];
       if (twin !== undefined && twin !== null) {
-        if (value !== null && !sameJson(value, twin)) onRepair({ kind: 'conflict', field: path + key, camelField: path + camel, type }, event);
+        if (value !== null && !sameJson(value, twin)) repaired(onRepair, { kind: 'conflict', field: path + key, camelField: path + camel, type }, event);
         continue;
       }
     }
     if (value === null && optional?.has(field)) {
-      onRepair({ kind: 'null', field: path + key, camelField: path + field, type }, event);
+      repaired(onRepair, { kind: 'null', field: path + key, camelField: path + field, type }, event);
       continue;
     }
     // A null camelCase field does not undo its snake_case twin's value read before it.
@@ -277,60 +277,89 @@ function sameJson(a: unknown, b: unknown): boolean {
  * @return The reader: an input event in, the event as AG-UI spells it out.
  */
 export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unknown) => unknown {
-  let snakeCaseReported = false;
-  // The null fields, and the fields sent in both spellings with different values, reported in this run, by camelCase path.
-  // Made at the first report: most runs have none.
-  let nullsReported: Set<string> | undefined;
-  let conflictsReported: Set<string> | undefined;
-  const onRepair: EntryRepairHandler = (repair, event) => {
-    if (repair.kind === 'snakeCase') {
-      if (snakeCaseReported) return;
-      snakeCaseReported = true;
-      diagnose({
-        message: `${repair.type} names its fields in snake_case ('${repair.field}'): read as AG-UI's camelCase ('${repair.camelField}'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).`,
-        event,
-      });
-      return;
-    }
-    if (repair.kind === 'conflict') {
-      if (conflictsReported?.has(repair.camelField)) return;
-      (conflictsReported ??= new Set()).add(repair.camelField);
-      return diagnose({
-        message: `${repair.type} has both '${repair.field}' and '${repair.camelField}' with different values: the camelCase '${repair.camelField}' is used and '${repair.field}' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.`,
-        event,
-      });
-    }
-    if (nullsReported?.has(repair.camelField)) return;
-    (nullsReported ??= new Set()).add(repair.camelField);
-    diagnose({
-      message: `${repair.type} has '${repair.field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`,
+  // One record per run, bound to a shared function: an open run holds no closure per step, and
+  // what it reported is made at its first report (most runs have none).
+  const reader: AgentEventReader = { diagnose, reported: undefined };
+  return readEvent.bind(reader);
+}
+
+/** Where the slow path tells what it read differently: a handler, or a run's reader (which reports each once). */
+type RepairsTo = EntryRepairHandler | AgentEventReader;
+
+/** One run's reader ({@link createAgentEventReader}). */
+interface AgentEventReader {
+  readonly diagnose: DiagnosticHandler;
+  reported: Reported | undefined;
+}
+
+/** What a run's reader has reported, made at its first report. */
+interface Reported {
+  snakeCase: boolean;
+  // The null fields, and the fields sent in both spellings with different values, by camelCase path.
+  nulls: Set<string> | undefined;
+  conflicts: Set<string> | undefined;
+  // The fields AG-UI does not define that a streaming event without `delta` carried, by `type.field`.
+  stray: Set<string> | undefined;
+}
+
+const reportedOf = (reader: AgentEventReader): Reported => (reader.reported ??= { snakeCase: false, nulls: undefined, conflicts: undefined, stray: undefined });
+
+function readEvent(this: AgentEventReader, event: unknown): unknown {
+  if (isReadAsIs(event)) return event;
+  const read = readAgentEvent(event as Record<string, unknown>, this) as Record<string, unknown>;
+  // Only here, off the per-token path: a streaming event without its delta may have it under another name.
+  return read.delta === undefined && streamKinds.has(read.type) ? withoutStray(this, read, event) : read;
+}
+
+function repaired(to: RepairsTo, repair: EntryRepair, event: unknown): void {
+  if (typeof to === 'function') to(repair, event);
+  else reportRepair(to, repair, event);
+}
+
+// Each repair reported once per run: snake_case names once, a null or a conflict once per field.
+function reportRepair(reader: AgentEventReader, repair: EntryRepair, event: unknown): void {
+  const reported = reportedOf(reader);
+  if (repair.kind === 'snakeCase') {
+    if (reported.snakeCase) return;
+    reported.snakeCase = true;
+    reader.diagnose({
+      message: `${repair.type} names its fields in snake_case ('${repair.field}'): read as AG-UI's camelCase ('${repair.camelField}'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).`,
       event,
     });
-  };
-  // The fields AG-UI does not define that a streaming event without `delta` carried, reported in this run, by `type.field`.
-  let strayReported: Set<string> | undefined;
-  // Returns the event without them: the next reader of a piped chain sees nothing to report again.
-  const withoutStray = (read: Record<string, unknown>, event: unknown): Record<string, unknown> => {
-    const type = read.type as string;
-    const stray = strayFieldsOf(read, eventFields.get(type)!);
-    if (stray.length === 0) return read;
-    const kept = { ...read };
-    for (const { field, likely } of stray) {
-      delete kept[field];
-      const key = `${type}.${field}`;
-      if (strayReported?.has(key)) continue;
-      (strayReported ??= new Set()).add(key);
-      diagnose({
-        message: `${type} has no 'delta' but has '${field}', which AG-UI does not define for it: '${field}' was ignored, so the event streams nothing. Did you mean '${likely}'? (Reported once per run.)`,
-        event,
-      });
-    }
-    return kept;
-  };
-  return (event) => {
-    if (isReadAsIs(event)) return event;
-    const read = readAgentEvent(event as Record<string, unknown>, onRepair) as Record<string, unknown>;
-    // Only here, off the per-token path: a streaming event without its delta may have it under another name.
-    return read.delta === undefined && streamKinds.has(read.type) ? withoutStray(read, event) : read;
-  };
+    return;
+  }
+  if (repair.kind === 'conflict') {
+    if (reported.conflicts?.has(repair.camelField)) return;
+    (reported.conflicts ??= new Set()).add(repair.camelField);
+    return reader.diagnose({
+      message: `${repair.type} has both '${repair.field}' and '${repair.camelField}' with different values: the camelCase '${repair.camelField}' is used and '${repair.field}' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.`,
+      event,
+    });
+  }
+  if (reported.nulls?.has(repair.camelField)) return;
+  (reported.nulls ??= new Set()).add(repair.camelField);
+  reader.diagnose({
+    message: `${repair.type} has '${repair.field}: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).`,
+    event,
+  });
+}
+
+// Returns the event without the fields AG-UI does not define for it: the next reader of a piped chain sees nothing to report again.
+function withoutStray(reader: AgentEventReader, read: Record<string, unknown>, event: unknown): Record<string, unknown> {
+  const type = read.type as string;
+  const stray = strayFieldsOf(read, eventFields.get(type)!);
+  if (stray.length === 0) return read;
+  const kept = { ...read };
+  for (const { field, likely } of stray) {
+    delete kept[field];
+    const key = `${type}.${field}`;
+    const reported = reportedOf(reader);
+    if (reported.stray?.has(key)) continue;
+    (reported.stray ??= new Set()).add(key);
+    reader.diagnose({
+      message: `${type} has no 'delta' but has '${field}', which AG-UI does not define for it: '${field}' was ignored, so the event streams nothing. Did you mean '${likely}'? (Reported once per run.)`,
+      event,
+    });
+  }
+  return kept;
 }

@@ -176,40 +176,62 @@ export interface RunFailuresOptions {
   readonly errorMessages?: ErrorMessagePolicy | undefined;
 }
 
+/** The failures of one run, as {@link runFailures} makes them. */
+export interface RunFailures {
+  /** The run failed with `error` (thrown upstream, or an invalid event). */
+  thrown(error: unknown): RunFailure;
+  /** Upstream sent RUN_ERROR: an inner lifecycle's (its error claimed, worded by this policy) or the agent's own word, sent as it is. */
+  upstream(upstream: RunErrorEvent, event: unknown): RunFailure;
+}
+
 /**
  * How a lifecycle ends a run in RUN_ERROR: the event worded by the message policy, reported once.
  * `worded(error)` is the RUN_ERROR carrying the error's own message (`runErrorOf`).
  * @throws {AguiRxError} `INVALID_OPTIONS` when `errorMessages` is not a policy.
  */
-export function runFailures(options: RunFailuresOptions, worded: (error: unknown) => RunErrorEvent) {
+export function runFailures(options: RunFailuresOptions, worded: (error: unknown) => RunErrorEvent): RunFailures {
   const policy = options.errorMessages ?? defaultErrorMessages();
   if (policy !== 'expose' && policy !== 'redact' && typeof policy !== 'function') {
     throw new AguiRxError('INVALID_OPTIONS', `'errorMessages' must be 'expose', 'redact' or a function (error, reference) => message, not ${String(policy)}.`);
   }
-  const onError = options.onError ?? logRunError;
-  const { threadId, runId, input } = options;
-  const failure = (terminal: RunErrorEvent, error: unknown, reference: string): RunFailure => {
-    const claim = markRunError(terminal, error, reference);
-    return {
-      terminal,
-      settle: () => {
-        if (claim.claim()) reportRunError(onError, error, { input, threadId, runId, reference });
-      },
-    };
-  };
+  // One record per run, its methods on a shared prototype: an open run holds no closure for a failure it may never have.
+  const failures: FailuresRecord = { __proto__: failuresMethods, worded, policy, onError: options.onError ?? logRunError, threadId: options.threadId, runId: options.runId, input: options.input } as unknown as FailuresRecord;
+  return failures;
+}
+
+/** One run's {@link RunFailures}: what a failure is worded and reported with. */
+interface FailuresRecord extends RunFailures {
+  readonly worded: (error: unknown) => RunErrorEvent;
+  readonly policy: ErrorMessagePolicy;
+  readonly onError: RunErrorHandler;
+  readonly threadId: string;
+  readonly runId: string;
+  readonly input: RunAgentInput | undefined;
+}
+
+function failureOf(failures: FailuresRecord, terminal: RunErrorEvent, error: unknown, reference: string): RunFailure {
+  const claim = markRunError(terminal, error, reference);
+  const { onError, input, threadId, runId } = failures;
   return {
-    /** The run failed with `error` (thrown upstream, or an invalid event). */
-    thrown(error: unknown): RunFailure {
-      const reference = newReference();
-      return failure(applyMessagePolicy(worded(error), error, policy, reference), error, reference);
-    },
-    /** Upstream sent RUN_ERROR: an inner lifecycle's (its error claimed, worded by this policy) or the agent's own word, sent as it is. */
-    upstream(upstream: RunErrorEvent, event: unknown): RunFailure {
-      const inner = claimOf(event);
-      if (inner?.claim() !== true) return failure(upstream, errorOfRunErrorEvent(upstream), newReference());
-      const { type: _type, ...own } = worded(inner.error);
-      const { code: _code, metadata: _metadata, ...rest } = upstream as RunErrorEvent & { metadata?: unknown };
-      return failure(applyMessagePolicy({ ...rest, ...own } as RunErrorEvent, inner.error, policy, inner.reference), inner.error, inner.reference);
+    terminal,
+    settle: () => {
+      if (claim.claim()) reportRunError(onError, error, { input, threadId, runId, reference });
     },
   };
 }
+
+function failuresThrown(this: FailuresRecord, error: unknown): RunFailure {
+  const reference = newReference();
+  return failureOf(this, applyMessagePolicy(this.worded(error), error, this.policy, reference), error, reference);
+}
+
+function failuresUpstream(this: FailuresRecord, upstream: RunErrorEvent, event: unknown): RunFailure {
+  const inner = claimOf(event);
+  if (inner?.claim() !== true) return failureOf(this, upstream, errorOfRunErrorEvent(upstream), newReference());
+  const { type: _type, ...own } = this.worded(inner.error);
+  const { code: _code, metadata: _metadata, ...rest } = upstream as RunErrorEvent & { metadata?: unknown };
+  return failureOf(this, applyMessagePolicy({ ...rest, ...own } as RunErrorEvent, inner.error, this.policy, inner.reference), inner.error, inner.reference);
+}
+
+// The methods every run's failures share: its prototype, so that the record holds only its fields.
+const failuresMethods: RunFailures = Object.freeze({ thrown: failuresThrown, upstream: failuresUpstream });

@@ -1,6 +1,6 @@
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
-import { Observable, defer, type Observer, type Subscriber } from 'rxjs';
+import { Observable, defer, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
@@ -34,9 +34,9 @@ export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unkno
 /**
  * One subscription of {@link agentRun}: a plain record, which is also the observer of the run's
  * events (its methods on one shared prototype, `runMethods`), so that an open run holds this
- * record rather than a closure per step.
+ * record rather than a closure per step; and the teardown of the subscription (its `unsubscribe`).
  */
-interface AgentRunState extends Observer<Event> {
+interface AgentRunState extends Observer<Event>, Unsubscribable {
   readonly subscriber: Subscriber<Event>;
   readonly cancel: AbortSignal | undefined;
   /** Made when the agent first reads its signal. */
@@ -49,17 +49,22 @@ interface AgentRunState extends Observer<Event> {
   endedByCancel: boolean;
   /** The agent's signal is (or, made later, comes) aborted. */
   aborted: boolean;
+  /** The subscription to the agent's events through toAgui. */
+  subscription: Subscription | undefined;
 }
 
-function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): () => void {
-  const run = { __proto__: runMethods, subscriber, cancel, controller: undefined, onCancel: undefined, ended: false, endedByCancel: false, aborted: false } as unknown as AgentRunState;
-  const subscription = agentEvents(start, () => signalOf(run), input, options, cancel).subscribe(run);
-  return () => {
-    if (run.onCancel !== undefined) cancel?.removeEventListener('abort', run.onCancel);
-    // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's own work is aborted.
-    safeUnsubscribe(subscription);
-    abort(run);
-  };
+function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): Unsubscribable {
+  const run = { __proto__: runMethods, subscriber, cancel, controller: undefined, onCancel: undefined, ended: false, endedByCancel: false, aborted: false, subscription: undefined } as unknown as AgentRunState;
+  run.subscription = agentEvents(start, () => signalOf(run), input, options, cancel).subscribe(run);
+  // The record is its own teardown (`unsubscribe` on its prototype): no closure per run for it.
+  return run;
+}
+
+function runUnsubscribe(this: AgentRunState): void {
+  if (this.onCancel !== undefined) this.cancel?.removeEventListener('abort', this.onCancel);
+  // Unsubscribed first, so that the lifecycle sends nothing for the abort; then the agent's own work is aborted.
+  safeUnsubscribe(this.subscription);
+  abort(this);
 }
 
 function abort(run: AgentRunState): void {
@@ -100,8 +105,8 @@ function runComplete(this: AgentRunState): void {
   this.subscriber.complete();
 }
 
-// The observer methods every run shares: its prototype, so that the record holds only its fields.
-const runMethods: Observer<Event> = Object.freeze({ next: runNext, error: runError, complete: runComplete });
+// The observer methods every run shares, and its teardown: its prototype, so that the record holds only its fields.
+const runMethods: Observer<Event> & Unsubscribable = Object.freeze({ next: runNext, error: runError, complete: runComplete, unsubscribe: runUnsubscribe });
 
 /**
  * The agent's events through toAgui. The lifecycle listens to `cancel` itself, and so ends the run

@@ -1,15 +1,15 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, tap } from 'rxjs';
+import { Observable, type Observer, type Subscriber } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
-import { createDemandGate, flowLimitsOf } from './flowControl.js';
-import { sendBrokerFrames, sendSSE } from './sendSSE.js';
+import { createDemandGate, flowLimitsOf, type DemandGate } from './flowControl.js';
+import { sendBrokerFrames, sendSSE, type SendSSEOptions } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import type { AgentResult, SliceOptions } from './fromAgentResult.js';
@@ -224,32 +224,95 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
   );
 }
 
-/** How a node response streams: what `sendSSE` is given besides the run's own. */
+/**
+ * How a handler's node responses stream: what `sendSSE` is given that every response of the
+ * handler shares (heartbeat, coalescing, flow limits), on the prototypes of the records each
+ * response is given as its options ({@link RunResponse}, {@link FramesResponse}), with their
+ * methods. Made once per handler.
+ */
 interface StreamSetup {
-  heartbeatMs: number | undefined;
-  accept: string | undefined;
-  coalesce: boolean | undefined;
-  maxBufferedBytes: number;
-  stallTimeoutMs: number;
+  readonly runs: SendSSEOptions;
+  readonly frames: SendSSEOptions;
+}
+
+function streamSetupOf(options: AguiHandlerOptions<any, any>, maxBufferedBytes: number, stallTimeoutMs: number): StreamSetup {
+  const shared = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, maxBufferedBytes, stallTimeoutMs };
+  return {
+    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared)),
+    frames: Object.freeze(Object.assign(Object.create(framesResponseMethods) as SendSSEOptions, shared)),
+  };
 }
 
 /**
- * Serves one run without a broker on a node response, from a function of its own so that what the
- * open stream holds (the failure report's closure) does not keep the request's whole setup alive.
- * The failure report is made when needed: nothing per run is kept for it but the input.
+ * One run served without a broker on a node response: `sendSSE`'s options (the handler's shared
+ * ones on its prototype), its failure report (`onFailure`, a method) and the demand gate an
+ * iterable agent is pulled through (the record itself: `ready`, `close`, `open` are its methods).
+ * One record, so that an open stream holds no closure per run for these.
  */
-function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, stream: StreamSetup): void {
-  // An iterable agent is pulled no faster than the client reads.
-  const demand = createDemandGate();
-  const { report } = served;
-  const onFailure = (error: unknown) => report(error, { input, threadId: input.threadId, runId: input.runId });
-  sendSSE(res, runEvents(agent, input, setup, served, undefined, demand.ready), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, coalesce: stream.coalesce, demand, onFailure });
+interface RunResponse extends SendSSEOptions, DemandGate {
+  readonly accept: string | undefined;
+  demand: DemandGate | undefined;
+  /** Set while frames wait for the client: what `ready()` gives, resolved once they have gone on. */
+  waiting: { promise: Promise<void>; resolve: () => void } | undefined;
+  readonly report: Served['report'];
+  readonly input: RunAgentInput;
 }
 
+function runResponseFailed(this: RunResponse, error: unknown): void {
+  // The report is made when needed: nothing per run is kept for it but the input.
+  const input = this.input;
+  this.report(error, { input, threadId: input.threadId, runId: input.runId });
+}
+
+function runResponseReady(this: RunResponse): Promise<void> | undefined {
+  return this.waiting?.promise;
+}
+
+function runResponseClose(this: RunResponse): void {
+  if (this.waiting !== undefined) return;
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  this.waiting = { promise, resolve };
+}
+
+function runResponseOpen(this: RunResponse): void {
+  const gate = this.waiting;
+  this.waiting = undefined;
+  gate?.resolve();
+}
+
+// The methods every run's record shares (the handler's options are on a prototype of their own, made from it).
+const runResponseMethods = Object.freeze({ onFailure: runResponseFailed, ready: runResponseReady, close: runResponseClose, open: runResponseOpen });
+
+/**
+ * Serves one run without a broker on a node response, from a function of its own so that what the
+ * open stream holds does not keep the request's whole setup alive.
+ */
+function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, streams: StreamSetup, accept: string | undefined): void {
+  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, report: served.report, input } as unknown as RunResponse;
+  // An iterable agent is pulled no faster than the client reads: the record is its gate.
+  r.demand = r;
+  // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
+  sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseReady.bind(r)), r);
+}
+
+/** A brokered stream served on a node response: `sendBrokerFrames`' options (the handler's shared ones on its prototype) and its failure report (`onFailure`, a method). */
+interface FramesResponse extends SendSSEOptions {
+  readonly accept: string | undefined;
+  readonly report: Served['report'];
+  readonly run: Partial<RunErrorReport>;
+}
+
+function framesResponseFailed(this: FramesResponse, error: unknown): void {
+  this.report(error, this.run);
+}
+
+const framesResponseMethods = Object.freeze({ onFailure: framesResponseFailed });
+
 /** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
-function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, stream: StreamSetup): void {
-  const onFailure = (error: unknown) => report(error, run);
-  sendBrokerFrames(res, reportedFrames(frames$, report, run), { heartbeatMs: stream.heartbeatMs, accept: stream.accept, maxBufferedBytes: stream.maxBufferedBytes, stallTimeoutMs: stream.stallTimeoutMs, coalesce: stream.coalesce, onFailure });
+function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, streams: StreamSetup, accept: string | undefined): void {
+  const r = { __proto__: streams.frames, accept, report, run } as unknown as FramesResponse;
+  sendBrokerFrames(res, reportedFrames(frames$, report, run), r);
 }
 
 /** A request being served: itself, what `context` made of it, and how its failures are reported. */
@@ -267,12 +330,32 @@ function reporterOf(options: AguiHandlerOptions<any, any>, request: IncomingMess
 
 /** A brokered stream with its failures reported: RUN_LOST frames, and the stream's own (`onFailure`). */
 function reportedFrames(frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>): Observable<BrokerFrame> {
-  return frames$.pipe(
-    tap(({ event }) => {
-      if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') report(errorOfRunErrorEvent(event), run);
-    }),
-  );
+  // One observer record per stream, its methods shared, rather than an operator's closures.
+  return new Observable<BrokerFrame>((subscriber) => frames$.subscribe({ __proto__: lostFramesMethods, subscriber, report, run } as unknown as LostFrames));
 }
+
+/** The observer of {@link reportedFrames}: passes each frame on, reporting a RUN_LOST. */
+interface LostFrames extends Observer<BrokerFrame> {
+  readonly subscriber: Subscriber<BrokerFrame>;
+  readonly report: Served['report'];
+  readonly run: Partial<RunErrorReport>;
+}
+
+function lostFramesNext(this: LostFrames, frame: BrokerFrame): void {
+  const event = frame.event;
+  if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') this.report(errorOfRunErrorEvent(event), this.run);
+  this.subscriber.next(frame);
+}
+
+function lostFramesError(this: LostFrames, error: unknown): void {
+  this.subscriber.error(error);
+}
+
+function lostFramesComplete(this: LostFrames): void {
+  this.subscriber.complete();
+}
+
+const lostFramesMethods: Observer<BrokerFrame> = Object.freeze({ next: lostFramesNext, error: lostFramesError, complete: lostFramesComplete });
 
 /**
  * The answer to a `context(request)` that threw: a status it carries (`status` or `statusCode`, 400–599,
@@ -380,6 +463,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
   // Decided once, when the handler is made (NODE_ENV read now), for the runs and the refusals alike.
   const errorMessages = options.errorMessages ?? defaultErrorMessages();
   const runSetup = runSetupOf({ ...options, errorMessages });
+  const streamSetup = streamSetupOf(options as AguiHandlerOptions<any, any>, maxBufferedBytes, stallTimeoutMs);
   const methods = broker === undefined ? 'POST' : 'GET, POST';
   const cors = options.cors === undefined ? undefined : createCors(options.cors, methods);
   // Pipelined requests are served one at a time, in order: a run starts when its response owns the connection.
@@ -413,7 +497,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
       });
     };
     const serve = () => {
-      const stream = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, accept: req.headers.accept, maxBufferedBytes, stallTimeoutMs };
+      const accept = req.headers.accept;
       if (broker === undefined) {
         if (req.method !== 'POST') {
           req.resume();
@@ -425,7 +509,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         }
         return withContext((context) =>
           readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-            inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, stream))),
+            inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, streamSetup, accept))),
           ),
         );
       }
@@ -444,7 +528,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         const served = { request: req, context, report };
         const send = (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) =>
           frames.then(
-            (frames$) => sendFrames(res, frames$, report, run, stream),
+            (frames$) => sendFrames(res, frames$, report, run, streamSetup, accept),
             (error: unknown) => refuse(brokerRefusal(error)),
           );
         switch (route.kind) {

@@ -1,7 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
-import type { Observable, Observer, Subscription } from 'rxjs';
+import type { Observable, Observer, Subscription, Unsubscribable } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
@@ -127,7 +127,8 @@ export interface FrameOptions {
   /**
    * Told when the stream ends its run with an error of its own, once: `events$` errored before its
    * terminal event (the error), the client stalled (`code: "SLOW_CLIENT"`) or too much waited for
-   * it (`code: "SEND_BUFFER_FULL"`). The handlers report these to their `onError`. Default: none.
+   * it (`code: "SEND_BUFFER_FULL"`). The handlers report these to their `onError`. Called as a
+   * method of these options (`options.onFailure(error)`). Default: none.
    */
   onFailure?: ((error: unknown) => void) | undefined;
   /**
@@ -212,7 +213,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   const f: Framer = {
     __proto__: framerMethods,
     sink,
-    onFailure: options.onFailure,
+    options,
     framed,
     protobuf,
     encode: encoderOf(protobuf),
@@ -239,7 +240,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     f.lastFrameAt = performance.now();
     f.timer = setTimeout(beat, heartbeatMs, f);
   }
-  subscription.add(() => tearDown(f));
+  // The record is the finalizer too (`unsubscribe` on its prototype): no closure per stream for it.
+  subscription.add(f);
   return subscription;
 }
 
@@ -248,9 +250,10 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
  * (`framerMethods`) and its steps module functions taking it, so that an open stream holds this
  * record rather than a closure per step.
  */
-interface Framer extends Observer<Event | BrokerFrame> {
+interface Framer extends Observer<Event | BrokerFrame>, Unsubscribable {
   readonly sink: FrameSink;
-  readonly onFailure: ((error: unknown) => void) | undefined;
+  /** Its `onFailure` is called as their method (the handlers keep it on a prototype shared by their runs). */
+  readonly options: FrameOptions;
   /** Items are broker frames (`{ event, cursor }`), each cursor an SSE `id:` line. */
   readonly framed: boolean;
   readonly protobuf: boolean;
@@ -406,7 +409,7 @@ function end(f: Framer, error?: unknown): void {
   if (error !== undefined && !f.terminal) {
     const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
     f.sink.write(f.encode(runError), runError);
-    f.onFailure?.(error);
+    f.options.onFailure?.(error);
   }
   f.sink.end();
 }
@@ -473,4 +476,9 @@ function framerComplete(this: Framer): void {
 }
 
 // The observer methods every stream shares: its prototype, so that the record holds only its fields.
-const framerMethods: Observer<Event | BrokerFrame> = Object.freeze({ next: framerNext, error: framerError, complete: framerComplete });
+function framerUnsubscribe(this: Framer): void {
+  tearDown(this);
+}
+
+// The observer methods every stream shares, and its finalizer: its prototype, so that the record holds only its fields.
+const framerMethods: Observer<Event | BrokerFrame> & Unsubscribable = Object.freeze({ next: framerNext, error: framerError, complete: framerComplete, unsubscribe: framerUnsubscribe });

@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import type { ServerResponse } from 'node:http';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions, type StallTimer } from './flowControl.js';
@@ -92,14 +92,25 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   const run = r.subscription;
   // A client gone before we started (it left while the request body was read) sends no 'close' again.
   if (r.stopped || gone(r)) safeUnsubscribe(run);
-  const onClose = () => {
-    safeUnsubscribe(run);
-    // Nothing can be sent any more: free the queue now rather than when the response is collected.
-    release(r);
-  };
-  res.on('close', onClose);
-  run.add(() => res.off('close', onClose));
+  // One listener shared by every response, which finds its stream on the response; the record is
+  // the subscription's finalizer too (`unsubscribe`), which removes it.
+  (res as Streaming)[STREAM] = r;
+  res.on('close', onResponseClose);
+  run.add(r);
   return run;
+}
+
+/** Where a response being streamed keeps its {@link NodeStream}, for the shared 'close' listener. */
+const STREAM: unique symbol = Symbol('agui-rx.stream');
+
+type Streaming = ServerResponse & { [STREAM]?: NodeStream | undefined };
+
+function onResponseClose(this: ServerResponse): void {
+  const r = (this as Streaming)[STREAM];
+  if (r === undefined) return;
+  safeUnsubscribe(r.subscription);
+  // Nothing can be sent any more: free the queue now rather than when the response is collected.
+  release(r);
 }
 
 /**
@@ -107,7 +118,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
  * on one shared prototype (`streamMethods`) and its steps module functions taking it, so that an
  * open stream holds this record rather than a closure per step.
  */
-interface NodeStream extends FrameSink {
+interface NodeStream extends FrameSink, Unsubscribable {
   readonly res: ServerResponse;
   readonly options: SendSSEOptions;
   readonly maxBufferedBytes: number;
@@ -253,4 +264,11 @@ function streamWhenReady(this: NodeStream, callback: () => void): void {
 }
 
 // The sink methods every response shares: its prototype, so that the record holds only its fields.
-const streamMethods: FrameSink = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady });
+// The subscription is over: the response's 'close' no longer concerns it.
+function streamUnsubscribe(this: NodeStream): void {
+  this.res.off('close', onResponseClose);
+  (this.res as Streaming)[STREAM] = undefined;
+}
+
+// The sink methods every response shares, and its finalizer: its prototype, so that the record holds only its fields.
+const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, unsubscribe: streamUnsubscribe });
