@@ -238,7 +238,7 @@ interface StreamSetup {
 function streamSetupOf(options: AguiHandlerOptions<any, any>, maxBufferedBytes: number, stallTimeoutMs: number): StreamSetup {
   const shared = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, maxBufferedBytes, stallTimeoutMs };
   return {
-    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared)),
+    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared, { onError: options.onError ?? logRunError })),
     frames: Object.freeze(Object.assign(Object.create(framesResponseMethods) as SendSSEOptions, shared)),
   };
 }
@@ -254,14 +254,21 @@ interface RunResponse extends SendSSEOptions, DemandGate {
   demand: DemandGate | undefined;
   /** Set while frames wait for the client: what `ready()` gives, resolved once they have gone on. */
   waiting: { promise: Promise<void>; resolve: () => void } | undefined;
-  readonly report: Served['report'];
+  readonly request: IncomingMessage;
   readonly input: RunAgentInput;
+  /** The handler's `onError` (on the handler's prototype). */
+  readonly onError: NonNullable<AguiHandlerOptions<IncomingMessage>['onError']>;
 }
 
 function runResponseFailed(this: RunResponse, error: unknown): void {
   // The report is made when needed: nothing per run is kept for it but the input.
   const input = this.input;
-  this.report(error, { input, threadId: input.threadId, runId: input.runId });
+  runResponseReport.call(this, error, { input, threadId: input.threadId, runId: input.runId });
+}
+
+// What `reporterOf` would make for the request, from the record: toAgui's `onError`, bound to it.
+function runResponseReport(this: RunResponse, error: unknown, run: Partial<RunErrorReport>): void {
+  reportRunError(this.onError, error, { ...run, reference: run.reference ?? newReference(), request: this.request });
 }
 
 function runResponseReady(this: RunResponse): Promise<void> | undefined {
@@ -288,12 +295,12 @@ const runResponseMethods = Object.freeze({ onFailure: runResponseFailed, ready: 
  * Serves one run without a broker on a node response, from a function of its own so that what the
  * open stream holds does not keep the request's whole setup alive.
  */
-function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, streams: StreamSetup, accept: string | undefined): void {
-  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, report: served.report, input } as unknown as RunResponse;
+function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, request: IncomingMessage, context: unknown, streams: StreamSetup, accept: string | undefined): void {
+  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, request, input } as unknown as RunResponse;
   // An iterable agent is pulled no faster than the client reads: the record is its gate.
   r.demand = r;
-  // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
-  sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseReady.bind(r)), r);
+  // `ready` and toAgui's `onError` are called as plain functions: bound here (`ready` kept only by an iterable agent's pull).
+  sendSSE(res, runEvents(agent, input, setup, { request, context, report: runResponseReport.bind(r) }, undefined, runResponseReady.bind(r)), r);
 }
 
 /** A brokered stream served on a node response: `sendBrokerFrames`' options (the handler's shared ones on its prototype) and its failure report (`onFailure`, a method). */
@@ -509,7 +516,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         }
         return withContext((context) =>
           readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-            inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, streamSetup, accept))),
+            inTurn(res, () => sendRun(res, agent, input, runSetup, req, context, streamSetup, accept))),
           ),
         );
       }

@@ -211,16 +211,9 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
   const f: Framer = {
-    __proto__: framerMethods,
+    __proto__: framerModeOf(framed, protobuf, heartbeatMs, options.coalesce ?? !framed),
     sink,
     options,
-    framed,
-    protobuf,
-    encode: encoderOf(protobuf),
-    heartbeatMs,
-    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
-    beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
-    coalesce: options.coalesce ?? !framed,
     timer: undefined,
     lastFrameAt: 0,
     terminal: false,
@@ -245,15 +238,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   return subscription;
 }
 
-/**
- * One stream of {@link pipeFrames}: a plain record, its observer methods on one shared prototype
- * (`framerMethods`) and its steps module functions taking it, so that an open stream holds this
- * record rather than a closure per step.
- */
-interface Framer extends Observer<Event | BrokerFrame>, Unsubscribable {
-  readonly sink: FrameSink;
-  /** Its `onFailure` is called as their method (the handlers keep it on a prototype shared by their runs). */
-  readonly options: FrameOptions;
+/** What a stream of {@link pipeFrames} does that does not change while it runs: on its prototype, shared by the streams alike. */
+interface FramerMode extends Observer<Event | BrokerFrame>, Unsubscribable {
   /** Items are broker frames (`{ event, cursor }`), each cursor an SSE `id:` line. */
   readonly framed: boolean;
   readonly protobuf: boolean;
@@ -261,6 +247,41 @@ interface Framer extends Observer<Event | BrokerFrame>, Unsubscribable {
   readonly heartbeatMs: number;
   readonly beats: boolean;
   readonly coalesce: boolean;
+}
+
+// The modes made so far, by their fields: a handler's streams all share one. Bounded, for callers
+// that vary the heartbeat per stream: past it, a stream gets a mode of its own.
+const framerModes = new Map<string, FramerMode>();
+const MAX_FRAMER_MODES = 64;
+
+function framerModeOf(framed: boolean, protobuf: boolean, heartbeatMs: number, coalesce: boolean): FramerMode {
+  const key = `${framed ? 1 : 0}${protobuf ? 1 : 0}${coalesce ? 1 : 0}${heartbeatMs}`;
+  let mode = framerModes.get(key);
+  if (mode === undefined) {
+    mode = Object.freeze({
+      __proto__: framerMethods,
+      framed,
+      protobuf,
+      encode: encoderOf(protobuf),
+      heartbeatMs,
+      // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+      beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
+      coalesce,
+    } as unknown as FramerMode);
+    if (framerModes.size < MAX_FRAMER_MODES) framerModes.set(key, mode);
+  }
+  return mode;
+}
+
+/**
+ * One stream of {@link pipeFrames}: a plain record, its observer methods on one shared prototype
+ * (`framerMethods`) and its steps module functions taking it, so that an open stream holds this
+ * record rather than a closure per step.
+ */
+interface Framer extends FramerMode {
+  readonly sink: FrameSink;
+  /** Its `onFailure` is called as their method (the handlers keep it on a prototype shared by their runs). */
+  readonly options: FrameOptions;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** When the last frame went to the sink: the heartbeat timer, when it fires, waits the rest. */
   lastFrameAt: number;

@@ -19,6 +19,9 @@ const PIECE_BYTES = 64 * 1024;
 const fitsOnePiece = (frame: string | Uint8Array) =>
   typeof frame === 'string' ? frame.length * 3 <= PIECE_BYTES || Buffer.byteLength(frame) <= PIECE_BYTES : frame.byteLength <= PIECE_BYTES;
 
+// The queue of every response while nothing waits (never pushed to): a response whose client keeps up holds no array of its own.
+const NOTHING_WAITS: (string | Uint8Array)[] = [];
+
 // The stall clock of a response that is over: nothing arms it again.
 const stallStopped: StallTimer = { waiting() {}, idle() {}, stop() {} };
 
@@ -70,7 +73,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
     options,
     maxBufferedBytes,
     stallTimeoutMs,
-    queue: [],
+    queue: NOTHING_WAITS,
     head: 0,
     queuedBytes: 0,
     waiting: false,
@@ -149,7 +152,7 @@ const gone = (r: NodeStream) => r.res.destroyed || r.res.writableEnded;
 
 // What waits is dropped, and nothing more waits on the socket.
 function release(r: NodeStream): void {
-  r.queue = [];
+  r.queue = NOTHING_WAITS;
   r.head = 0;
   r.queuedBytes = 0;
   if (r.onDrain !== undefined) r.res.off('drain', r.onDrain);
@@ -209,7 +212,7 @@ function flush(r: NodeStream): void {
       return wait(r);
     }
   }
-  r.queue = [];
+  r.queue = NOTHING_WAITS;
   r.head = 0;
   r.stall?.idle();
   // What waited has gone on: a producer that waits may go on too.
@@ -221,7 +224,8 @@ function flush(r: NodeStream): void {
 }
 
 function enqueue(r: NodeStream, frame: string | Uint8Array, size: number): void {
-  r.queue.push(frame);
+  if (r.queue === NOTHING_WAITS) r.queue = [frame];
+  else r.queue.push(frame);
   r.queuedBytes += size;
   if (!r.waiting) flush(r);
 }
