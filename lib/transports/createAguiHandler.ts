@@ -16,7 +16,7 @@ import type { AgentResult, SliceOptions } from './fromAgentResult.js';
 import { agentRun, type AgentRunOptions } from './agentRun.js';
 import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
-import { STREAM_MEDIA_TYPES, refusesEveryStreamType } from './frames.js';
+import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { checkedInput } from '../protocol/checkedInput.js';
 
 /**
@@ -303,8 +303,12 @@ function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentI
   sendSSE(res, runEvents(agent, input, setup, { request, context, report: runResponseReport.bind(r) }, undefined, runResponseReady.bind(r)), r);
 }
 
-/** A brokered stream served on a node response: `sendBrokerFrames`' options (the handler's shared ones on its prototype) and its failure report (`onFailure`, a method). */
-interface FramesResponse extends SendSSEOptions {
+/**
+ * A brokered stream served on a node response: `sendBrokerFrames`' options (the handler's shared
+ * ones on its prototype) and its failure reports, methods: `onFailure`, and `onFrame`, which
+ * reports a RUN_LOST frame (what {@link reportedFrames} does for the Web handler).
+ */
+interface FramesResponse extends SendSSEOptions, FramedOptions {
   readonly accept: string | undefined;
   readonly report: Served['report'];
   readonly run: Partial<RunErrorReport>;
@@ -314,12 +318,17 @@ function framesResponseFailed(this: FramesResponse, error: unknown): void {
   this.report(error, this.run);
 }
 
-const framesResponseMethods = Object.freeze({ onFailure: framesResponseFailed });
+function framesResponseFrame(this: FramesResponse, frame: BrokerFrame): void {
+  const event = frame.event;
+  if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') this.report(errorOfRunErrorEvent(event), this.run);
+}
+
+const framesResponseMethods = Object.freeze({ onFailure: framesResponseFailed, onFrame: framesResponseFrame });
 
 /** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
 function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, streams: StreamSetup, accept: string | undefined): void {
   const r = { __proto__: streams.frames, accept, report, run } as unknown as FramesResponse;
-  sendBrokerFrames(res, reportedFrames(frames$, report, run), r);
+  sendBrokerFrames(res, frames$, r);
 }
 
 /** A request being served: itself, what `context` made of it, and how its failures are reported. */

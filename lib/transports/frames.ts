@@ -118,6 +118,15 @@ export interface FrameSink {
   whenReady?(callback: () => void): void;
 }
 
+/**
+ * The options of a brokered stream inside the toolkit (not part of the public API): `onFrame`,
+ * called as their method, is shown each frame as it arrives, before anything else is done with it
+ * (the node handler reports a RUN_LOST with it, without an operator of its own per stream).
+ */
+export interface FramedOptions extends FrameOptions {
+  onFrame?(frame: BrokerFrame): void;
+}
+
 /** Options shared by the transports. */
 export interface FrameOptions {
   /** Idle time after which an SSE comment line is sent, in ms (0 turns it off; protobuf has none). Default: 15000. */
@@ -206,7 +215,7 @@ export function pipeFrames(events$: Observable<Event>, sink: FrameSink, options?
  * The same for a brokered stream: each frame's `cursor` goes out as its SSE `id:` line (protobuf
  * frames have no place for one and carry none); `coalesce` is off unless asked for.
  */
-export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FrameOptions, framed: true): Subscription;
+export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, options: FramedOptions, framed: true): Subscription;
 export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
@@ -457,6 +466,7 @@ function tearDown(f: Framer): void {
 }
 
 function framerNext(this: Framer, item: Event | BrokerFrame): void {
+  if (this.framed) (this.options as FramedOptions).onFrame?.(item as BrokerFrame);
   if (this.ended) return;
   const event = this.framed ? (item as BrokerFrame).event : (item as Event);
   const cursor = this.framed ? (item as BrokerFrame).cursor : undefined;

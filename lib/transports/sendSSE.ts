@@ -4,7 +4,7 @@ import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions, type StallTimer } from './flowControl.js';
-import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions, type FrameSink } from './frames.js';
+import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions, type FrameSink, type FramedOptions } from './frames.js';
 
 /** Options of {@link sendSSE}: the frames' options and the bounds of what waits for the client. */
 export interface SendSSEOptions extends FrameOptions, FlowOptions {}
@@ -60,7 +60,7 @@ export function sendSSE(res: ServerResponse, events$: Observable<Event>, options
 }
 
 /** {@link sendSSE} for a brokered stream: each frame's cursor is its SSE `id:` line. A stalled or overflowing reader only leaves; the run goes on. */
-export function sendBrokerFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, options: SendSSEOptions = {}): Subscription {
+export function sendBrokerFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, options: SendSSEOptions & FramedOptions = {}): Subscription {
   return send(res, frames$, options, true);
 }
 

@@ -1,10 +1,11 @@
 import { HttpAgent } from '@ag-ui/client';
+import { NEVER, from } from 'rxjs';
 import { EventType, type Event } from '@ag-ui/core';
 import type { IncomingMessage } from 'node:http';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createRunBroker, type AuthorizeRequest, type RunBroker, type RunBrokerOptions } from '../../../lib/broker/createRunBroker.js';
 import { runWithOfficialClient } from '../../../lib/testing/runWithOfficialClient.js';
-import { matchBrokerRoute } from '../../../lib/transports/brokerRoutes.js';
+import { matchBrokerRoute, type BrokerFrame, type RunBrokerApi } from '../../../lib/transports/brokerRoutes.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { ConnectingHttpAgent, agentHarness, quietly } from './brokerHarness.js';
 import { eventually, framesOf, open, post, protoEventsOf, runInput, send, type Loopback, type WireFrame } from './brokerHttp.js';
@@ -440,6 +441,44 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
   });
 });
 
+
+describe.each(servers)('a RUN_LOST frame over %s', (_name, serve) => {
+  let server: Loopback | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('should be reported to onError once, with the route\'s run, and streamed as the broker stored it', async () => {
+    const lost: Event = { type: EventType.RUN_ERROR, code: 'RUN_LOST', message: 'The run was lost: its worker stopped.' };
+    const log: BrokerFrame[] = [
+      { cursor: '1', event: { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' } },
+      { cursor: '2', event: lost },
+    ];
+    // A broker stand-in whose stored run ends RUN_LOST (what a store reports for a run whose worker vanished).
+    const broker: RunBrokerApi = {
+      run: () => Promise.reject(new Error('not used')),
+      events: async () => from(log),
+      connect: () => Promise.reject(new Error('not used')),
+      stop: () => Promise.reject(new Error('not used')),
+    };
+    const reports: [unknown, Record<string, unknown>][] = [];
+    server = await serve(() => NEVER, { broker, basePath: '/agent', onError: (error, report) => void reports.push([error, report as unknown as Record<string, unknown>]) });
+    const answer = await send(`${server.origin}/agent/threads/t1/runs/r1/events`, { method: 'GET' });
+
+    expect(answer.status).toBe(200);
+    const frames = framesOf(answer.body);
+    expect(frames.map((frame) => [frame.id, frame.event])).toEqual(log.map((frame) => [frame.cursor, frame.event]));
+    // The official client takes the stream as it is: a run that ended RUN_ERROR.
+    const oracle = await runWithOfficialClient(eventsOf(frames), { threadId: 't1', runId: 'r1' });
+    expect(oracle.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
+    expect(reports).toHaveLength(1);
+    const [error, report] = reports[0];
+    expect(error).toMatchObject({ code: 'RUN_LOST', message: lost.message });
+    expect(report).toMatchObject({ kind: 'events', threadId: 't1', runId: 'r1', reference: expect.stringMatching(/\S/) });
+    expect(report.request).toBeDefined();
+  });
+});
 
 describe('matchBrokerRoute', () => {
   it('should match the four routes relative to the basePath, and with an empty basePath', () => {
