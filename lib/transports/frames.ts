@@ -220,7 +220,14 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
   const f: Framer = {
-    __proto__: framerModeOf(framed, protobuf, heartbeatMs, options.coalesce ?? !framed),
+    __proto__: framerMethods,
+    framed,
+    protobuf,
+    encode: encoderOf(protobuf),
+    heartbeatMs,
+    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+    beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
+    coalesce: options.coalesce ?? !framed,
     sink,
     options,
     timer: undefined,
@@ -247,7 +254,7 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   return subscription;
 }
 
-/** What a stream of {@link pipeFrames} does that does not change while it runs: on its prototype, shared by the streams alike. */
+/** What a stream of {@link pipeFrames} does that does not change while it runs. */
 interface FramerMode extends Observer<Event | BrokerFrame>, Unsubscribable {
   /** Items are broker frames (`{ event, cursor }`), each cursor an SSE `id:` line. */
   readonly framed: boolean;
@@ -256,30 +263,6 @@ interface FramerMode extends Observer<Event | BrokerFrame>, Unsubscribable {
   readonly heartbeatMs: number;
   readonly beats: boolean;
   readonly coalesce: boolean;
-}
-
-// The modes made so far, by their fields: a handler's streams all share one. Bounded, for callers
-// that vary the heartbeat per stream: past it, a stream gets a mode of its own.
-const framerModes = new Map<string, FramerMode>();
-const MAX_FRAMER_MODES = 64;
-
-function framerModeOf(framed: boolean, protobuf: boolean, heartbeatMs: number, coalesce: boolean): FramerMode {
-  const key = `${framed ? 1 : 0}${protobuf ? 1 : 0}${coalesce ? 1 : 0}${heartbeatMs}`;
-  let mode = framerModes.get(key);
-  if (mode === undefined) {
-    mode = Object.freeze({
-      __proto__: framerMethods,
-      framed,
-      protobuf,
-      encode: encoderOf(protobuf),
-      heartbeatMs,
-      // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
-      beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
-      coalesce,
-    } as unknown as FramerMode);
-    if (framerModes.size < MAX_FRAMER_MODES) framerModes.set(key, mode);
-  }
-  return mode;
 }
 
 /**

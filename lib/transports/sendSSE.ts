@@ -19,8 +19,8 @@ const PIECE_BYTES = 64 * 1024;
 const fitsOnePiece = (frame: string | Uint8Array) =>
   typeof frame === 'string' ? frame.length * 3 <= PIECE_BYTES || Buffer.byteLength(frame) <= PIECE_BYTES : frame.byteLength <= PIECE_BYTES;
 
-// The queue of every response while nothing waits (never pushed to): a response whose client keeps up holds no array of its own.
-const NOTHING_WAITS: (string | Uint8Array)[] = [];
+// The queue of every response while nothing waits (frozen: never pushed to): a response whose client keeps up holds no array of its own.
+const NOTHING_WAITS = Object.freeze([]) as unknown as (string | Uint8Array)[];
 
 // The stall clock of a response that is over: nothing arms it again.
 const stallStopped: StallTimer = { waiting() {}, idle() {}, stop() {} };
