@@ -118,7 +118,14 @@ interface Lifecycle extends RunLifecycle {
 
 function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
   const { threadId, runId, parentRunId, input } = this.run;
-  const event: RunStartedEvent = { ...(upstream as Partial<RunStartedEvent> | undefined), type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
+  const event: RunStartedEvent = { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
+  // Upstream's other fields (its metadata, say) added one by one rather than spread: a spread of
+  // objects of many shapes makes a new hidden class for each event, which every open run then holds.
+  if (upstream !== undefined) {
+    const own = Object.prototype.hasOwnProperty;
+    // `__proto__` would set the prototype, not a field: it is no AG-UI field, and is left out.
+    for (const key in upstream) if (key !== '__proto__' && !own.call(event, key) && own.call(upstream, key)) (event as unknown as Fields)[key] = upstream[key];
+  }
   const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
   if (parent !== undefined) event.parentRunId = parent;
   // Upstream's own input is checked with the event; the run's, which replaces it, was checked when the operator was made.
