@@ -68,6 +68,34 @@ describe('createOperator', () => {
     expect(await collect(piped$)).toEqual([1, 2]);
   });
 
+
+  it('should call every handler on its handlers object, so that methods shared by all subscriptions can keep state there', () => {
+    interface Counter {
+      readonly out: { next(value: number): void; complete(): void };
+      count: number;
+      flushed: boolean;
+    }
+    // One prototype for every subscription; each subscription's state is its own record.
+    const methods = {
+      next(this: Counter) {
+        this.out.next(++this.count);
+      },
+      flush(this: Counter) {
+        this.flushed = true;
+        this.out.next(-this.count);
+      },
+    };
+    const counting = createOperator<string, number>((subscriber) => Object.assign(Object.create(methods) as Counter & typeof methods, { out: subscriber, count: 0, flushed: false }));
+    createTestScheduler().run(({ cold, expectObservable }) => {
+      // prettier-ignore
+      const e1 = cold('-a-b-|');
+      // prettier-ignore
+      const e2 = cold('-a---#');
+      expectObservable(e1.pipe(counting)).toBe('-1-2-(x|)', { 1: 1, 2: 2, x: -2 });
+      // The first flushes -1 into the second, which counts it (2), then flushes its own (-2).
+      expectObservable(e2.pipe(fuse(counting, counting))).toBe('-1---(xy#)', { 1: 1, x: 2, y: -2 });
+    });
+  });
   it('should let the error handler flush before erroring', () => {
     const testScheduler = createTestScheduler();
     testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
