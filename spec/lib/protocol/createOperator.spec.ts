@@ -85,7 +85,7 @@ describe('createOperator', () => {
         this.out.next(-this.count);
       },
     };
-    const counting = createOperator<string, number>((subscriber) => Object.assign(Object.create(methods) as Counter & typeof methods, { out: subscriber, count: 0, flushed: false }));
+    const counting = createOperator<unknown, number>((subscriber) => Object.assign(Object.create(methods) as Counter & typeof methods, { out: subscriber, count: 0, flushed: false }));
     createTestScheduler().run(({ cold, expectObservable }) => {
       // prettier-ignore
       const e1 = cold('-a-b-|');
