@@ -384,6 +384,20 @@ describe('mapRunLifecycle', () => {
     expect(fromOptions).toStrictEqual({ ...S, parentRunId: 'run-6', input: ownInput });
   });
 
+  it("should take an upstream RUN_STARTED's own fields, but never its '__proto__', as its prototype or a field", async () => {
+    // As JSON.parse makes it: '__proto__' and 'constructor' are own fields of the parsed object.
+    const upstream = JSON.parse('{"type":"RUN_STARTED","threadId":"x","runId":"y","__proto__":{"polluted":true},"constructor":"c","metadata":{"k":1}}') as AgentEvent;
+
+    const [started] = (await collect(source(upstream, tick(1)).pipe(mapRunLifecycle(options)))) as unknown as Record<string, unknown>[];
+    // And the official client takes the stream.
+    await runWithOracle(source(upstream, tick(1)).pipe(mapRunLifecycle(options)));
+
+    expect(Object.getPrototypeOf(started)).toBe(Object.prototype);
+    expect(started.polluted).toBeUndefined();
+    expect(Object.keys(started)).not.toContain('__proto__');
+    expect(started).toMatchObject({ ...S, constructor: 'c', metadata: { k: 1 } });
+  });
+
   it("should check an upstream RUN_STARTED's own input, and not one the options replace", async () => {
     const ownInput: RunAgentInput = { threadId, runId, messages: [{ id: 'u1', role: 'user', content: 'Hi' }], tools: [], context: [] };
     // Not a RunAgentInput: `messages` is a string.
