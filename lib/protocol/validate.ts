@@ -58,6 +58,7 @@ function hasRequiredStrings(type: string, event: Record<string, unknown>): boole
     case EventType.STATE_DELTA:
       return true;
     case EventType.RUN_STARTED:
+    case EventType.RUN_FINISHED:
       return typeof event.threadId === 'string' && typeof event.runId === 'string';
     default:
       return undefined;
@@ -103,9 +104,24 @@ function isPlainValid(type: string, event: Record<string, unknown>): boolean {
     case EventType.RUN_STARTED:
       // An `input` is a whole RunAgentInput: the schema's to check.
       return (event.parentRunId === undefined || typeof event.parentRunId === 'string') && (event.protocolVersion === undefined || typeof event.protocolVersion === 'string') && event.input === undefined;
+    case EventType.RUN_FINISHED:
+      // Usage entries and interrupts have shapes of their own: the schema's to check.
+      return event.result !== null && event.usage === undefined && (event.outcome === undefined || isPlainOutcome(event.outcome));
     default:
       return true;
   }
+}
+
+/** A RUN_FINISHED `outcome` of `success` (its `pendingToolCallIds` strings) or `cancelled`. */
+function isPlainOutcome(outcome: unknown): boolean {
+  if (typeof outcome !== 'object' || outcome === null || Array.isArray(outcome)) return false;
+  const { type, pendingToolCallIds } = outcome as { type?: unknown; pendingToolCallIds?: unknown };
+  if (type === 'cancelled') return true;
+  if (type !== 'success') return false;
+  if (pendingToolCallIds === undefined) return true;
+  if (!Array.isArray(pendingToolCallIds)) return false;
+  for (const id of pendingToolCallIds) if (typeof id !== 'string') return false;
+  return true;
 }
 
 function isPlainPatch(patch: unknown): boolean {

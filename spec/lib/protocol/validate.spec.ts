@@ -180,6 +180,8 @@ describe('assertWireEvent on frequent events (checked by hand, else by the schem
     EventType.TOOL_CALL_RESULT,
     EventType.STATE_SNAPSHOT,
     EventType.STATE_DELTA,
+    EventType.RUN_STARTED,
+    EventType.RUN_FINISHED,
   ];
   // Field values chosen to sit on both sides of each rule: wrong types, null, undefined, edge numbers.
   const anyValue = fc.oneof(
@@ -210,6 +212,29 @@ describe('assertWireEvent on frequent events (checked by hand, else by the schem
       rawEvent: anyValue,
       metadata: anyValue,
       subagentRunId: anyValue,
+      threadId: anyValue,
+      runId: anyValue,
+      parentRunId: anyValue,
+      protocolVersion: anyValue,
+      input: fc.oneof(anyValue, fc.constant({ threadId: 't', runId: 'r', messages: [] }), fc.constant({ threadId: 't', runId: 'r', messages: 'hi' })),
+      result: anyValue,
+      outcome: fc.oneof(
+        anyValue,
+        fc.constantFrom(
+          { type: 'success' },
+          { type: 'success', pendingToolCallIds: [] },
+          { type: 'success', pendingToolCallIds: ['c1', 'c2'] },
+          { type: 'success', pendingToolCallIds: ['c1', 2] },
+          { type: 'success', pendingToolCallIds: 'c1' },
+          { type: 'cancelled' },
+          { type: 'cancelled', reason: 'stopped' },
+          { type: 'interrupt', interrupts: [] },
+          { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'approval' }] },
+          { type: 'failed' },
+          [],
+        ),
+      ),
+      usage: fc.oneof(anyValue, fc.constant([{ provider: 'p', model: 'm', inputTokens: 1, outputTokens: 2 }])),
     },
     { requiredKeys: ['type'] },
   );
@@ -232,6 +257,36 @@ describe('assertWireEvent on frequent events (checked by hand, else by the schem
     );
     // The generator must reach both sides of the rules, or the property says nothing.
     expect(acceptedCount).toBeGreaterThan(200);
+  });
+
+  it('should accept exactly what the schema accepts of RUN_STARTED and RUN_FINISHED, whose ids are mostly right', () => {
+    const accepted = { [EventType.RUN_STARTED]: 0, [EventType.RUN_FINISHED]: 0 } as Record<string, number>;
+    const runEvent = event.map((candidate) => ({
+      ...candidate,
+      type: candidate.type === EventType.RUN_STARTED || candidate.type.length % 2 === 0 ? EventType.RUN_STARTED : EventType.RUN_FINISHED,
+      threadId: 't1',
+      runId: 'r1',
+      timestamp: undefined,
+      rawEvent: undefined,
+      metadata: undefined,
+      subagentRunId: undefined,
+    }));
+    fc.assert(
+      fc.property(runEvent, (candidate) => {
+        let ok = true;
+        try {
+          assertWireEvent(candidate as Record<string, unknown>);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AguiRxError);
+          ok = false;
+        }
+        expect(ok).toBe(EventSchema.safeParse(candidate).success);
+        if (ok) accepted[candidate.type]++;
+      }),
+      { numRuns: 5000, seed: 11 },
+    );
+    expect(accepted[EventType.RUN_STARTED]).toBeGreaterThan(100);
+    expect(accepted[EventType.RUN_FINISHED]).toBeGreaterThan(100);
   });
 });
 
