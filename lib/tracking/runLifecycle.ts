@@ -119,17 +119,18 @@ interface Lifecycle extends RunLifecycle {
 function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
   const { threadId, runId, parentRunId, input } = this.run;
   const event: RunStartedEvent = { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: '1.0' };
-  // Upstream's other fields (its metadata, say) added one by one rather than spread: a spread of
-  // objects of many shapes makes a new hidden class for each event, which every open run then holds.
+  // Upstream's other fields (its metadata, its parentRunId and input unless the run has its own)
+  // added one by one rather than spread: a spread of objects of many shapes makes a new hidden
+  // class for each event, which every open run then holds.
   if (upstream !== undefined) {
     const own = Object.prototype.hasOwnProperty;
     // `__proto__` would set the prototype, not a field: it is no AG-UI field, and is left out.
-    for (const key in upstream) if (key !== '__proto__' && !own.call(event, key) && own.call(upstream, key)) (event as unknown as Fields)[key] = upstream[key];
+    for (const key in upstream) {
+      if (key !== '__proto__' && !(key === 'input' && input !== undefined) && !own.call(event, key) && own.call(upstream, key)) (event as unknown as Fields)[key] = upstream[key];
+    }
   }
-  const parent = parentRunId ?? (upstream?.parentRunId as string | undefined);
-  if (parent !== undefined) event.parentRunId = parent;
-  // Upstream's own input is checked with the event; the run's, which replaces it, was checked when the operator was made.
-  if (upstream?.input !== undefined) event.input = input === undefined ? (upstream.input as RunAgentInput) : undefined;
+  if (parentRunId !== undefined) event.parentRunId = parentRunId;
+  // Upstream's input is checked with the event; the run's was checked when the operator was made, and is set after.
   assertWireEvent(event as unknown as Fields);
   if (input !== undefined) event.input = input;
   // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
@@ -257,4 +258,4 @@ function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown
   }
 }
 
-const lifecycleMethods = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });
+const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });

@@ -1,14 +1,14 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, type Observer, type Subscriber } from 'rxjs';
+import { Observable, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
-import { createDemandGate, flowLimitsOf, type DemandGate } from './flowControl.js';
+import { closeGate, createDemandGate, flowLimitsOf, openGate, type DemandGate, type GateState } from './flowControl.js';
 import { sendBrokerFrames, sendSSE, type SendSSEOptions } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
@@ -238,7 +238,7 @@ interface StreamSetup {
 function streamSetupOf(options: AguiHandlerOptions<any, any>, maxBufferedBytes: number, stallTimeoutMs: number): StreamSetup {
   const shared = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, maxBufferedBytes, stallTimeoutMs };
   return {
-    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared, { onError: options.onError ?? logRunError })),
+    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared)),
     frames: Object.freeze(Object.assign(Object.create(framesResponseMethods) as SendSSEOptions, shared)),
   };
 }
@@ -246,67 +246,50 @@ function streamSetupOf(options: AguiHandlerOptions<any, any>, maxBufferedBytes: 
 /**
  * One run served without a broker on a node response: `sendSSE`'s options (the handler's shared
  * ones on its prototype), its failure report (`onFailure`, a method) and the demand gate an
- * iterable agent is pulled through (the record itself: `ready`, `close`, `open` are its methods).
- * One record, so that an open stream holds no closure per run for these.
+ * iterable agent is pulled through (the record itself, its state a {@link GateState}: `ready`,
+ * `close`, `open` are its methods). One record, so that an open stream holds no closure per run for these.
  */
-interface RunResponse extends SendSSEOptions, DemandGate {
+interface RunResponse extends SendSSEOptions, DemandGate, GateState {
   readonly accept: string | undefined;
   demand: DemandGate | undefined;
-  /** Set while frames wait for the client: what `ready()` gives, resolved once they have gone on. */
-  waiting: { promise: Promise<void>; resolve: () => void } | undefined;
-  readonly request: IncomingMessage;
+  readonly report: Served['report'];
   readonly input: RunAgentInput;
-  /** The handler's `onError` (on the handler's prototype). */
-  readonly onError: NonNullable<AguiHandlerOptions<IncomingMessage>['onError']>;
-}
-
-function runResponseFailed(this: RunResponse, error: unknown): void {
-  // The report is made when needed: nothing per run is kept for it but the input.
-  const input = this.input;
-  runResponseReport.call(this, error, { input, threadId: input.threadId, runId: input.runId });
-}
-
-// What `reporterOf` would make for the request, from the record: toAgui's `onError`, bound to it.
-function runResponseReport(this: RunResponse, error: unknown, run: Partial<RunErrorReport>): void {
-  reportRunError(this.onError, error, { ...run, reference: run.reference ?? newReference(), request: this.request });
-}
-
-function runResponseReady(this: RunResponse): Promise<void> | undefined {
-  return this.waiting?.promise;
-}
-
-function runResponseClose(this: RunResponse): void {
-  if (this.waiting !== undefined) return;
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  this.waiting = { promise, resolve };
-}
-
-function runResponseOpen(this: RunResponse): void {
-  const gate = this.waiting;
-  this.waiting = undefined;
-  gate?.resolve();
 }
 
 // The methods every run's record shares (the handler's options are on a prototype of their own, made from it).
-const runResponseMethods = Object.freeze({ onFailure: runResponseFailed, ready: runResponseReady, close: runResponseClose, open: runResponseOpen });
+const runResponseMethods = Object.freeze({
+  onFailure(this: RunResponse, error: unknown) {
+    // The report is made when needed: nothing per run is kept for it but the input.
+    const input = this.input;
+    this.report(error, { input, threadId: input.threadId, runId: input.runId });
+  },
+  ready(this: RunResponse) {
+    return this.waiting?.promise;
+  },
+  close(this: RunResponse) {
+    closeGate(this);
+  },
+  open(this: RunResponse) {
+    openGate(this);
+  },
+});
 
 /**
  * Serves one run without a broker on a node response, from a function of its own so that what the
  * open stream holds does not keep the request's whole setup alive.
  */
-function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, request: IncomingMessage, context: unknown, streams: StreamSetup, accept: string | undefined): void {
-  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, request, input } as unknown as RunResponse;
+function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, streams: StreamSetup, accept: string | undefined): void {
+  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, report: served.report, input } as unknown as RunResponse;
   // An iterable agent is pulled no faster than the client reads: the record is its gate.
   r.demand = r;
-  // `ready` and toAgui's `onError` are called as plain functions: bound here (`ready` kept only by an iterable agent's pull).
-  sendSSE(res, runEvents(agent, input, setup, { request, context, report: runResponseReport.bind(r) }, undefined, runResponseReady.bind(r)), r);
+  // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
+  sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseMethods.ready.bind(r)), r);
 }
 
 /**
  * A brokered stream served on a node response: `sendBrokerFrames`' options (the handler's shared
- * ones on its prototype) and its failure reports, methods: `onFailure`, and `onFrame`, which
- * reports a RUN_LOST frame (what {@link reportedFrames} does for the Web handler).
+ * ones on its prototype) and its failure reports, methods: `onFailure`, and `onFrame` for a
+ * RUN_LOST frame (the Web handler's {@link reportedFrames} does the same with a `tap`).
  */
 interface FramesResponse extends SendSSEOptions, FramedOptions {
   readonly accept: string | undefined;
@@ -314,16 +297,14 @@ interface FramesResponse extends SendSSEOptions, FramedOptions {
   readonly run: Partial<RunErrorReport>;
 }
 
-function framesResponseFailed(this: FramesResponse, error: unknown): void {
-  this.report(error, this.run);
-}
-
-function framesResponseFrame(this: FramesResponse, frame: BrokerFrame): void {
-  const event = frame.event;
-  if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') this.report(errorOfRunErrorEvent(event), this.run);
-}
-
-const framesResponseMethods = Object.freeze({ onFailure: framesResponseFailed, onFrame: framesResponseFrame });
+const framesResponseMethods = Object.freeze({
+  onFailure(this: FramesResponse, error: unknown) {
+    this.report(error, this.run);
+  },
+  onFrame(this: FramesResponse, frame: BrokerFrame) {
+    reportIfLost(frame, this.report, this.run);
+  },
+});
 
 /** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
 function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, streams: StreamSetup, accept: string | undefined): void {
@@ -346,32 +327,13 @@ function reporterOf(options: AguiHandlerOptions<any, any>, request: IncomingMess
 
 /** A brokered stream with its failures reported: RUN_LOST frames, and the stream's own (`onFailure`). */
 function reportedFrames(frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>): Observable<BrokerFrame> {
-  // One observer record per stream, its methods shared, rather than an operator's closures.
-  return new Observable<BrokerFrame>((subscriber) => frames$.subscribe({ __proto__: lostFramesMethods, subscriber, report, run } as unknown as LostFrames));
+  return frames$.pipe(tap((frame) => reportIfLost(frame, report, run)));
 }
 
-/** The observer of {@link reportedFrames}: passes each frame on, reporting a RUN_LOST. */
-interface LostFrames extends Observer<BrokerFrame> {
-  readonly subscriber: Subscriber<BrokerFrame>;
-  readonly report: Served['report'];
-  readonly run: Partial<RunErrorReport>;
+// A RUN_LOST frame (the broker's word that the run's instance is gone) is reported as the run's failure.
+function reportIfLost({ event }: BrokerFrame, report: Served['report'], run: Partial<RunErrorReport>): void {
+  if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') report(errorOfRunErrorEvent(event), run);
 }
-
-function lostFramesNext(this: LostFrames, frame: BrokerFrame): void {
-  const event = frame.event;
-  if (event.type === EventType.RUN_ERROR && event.code === 'RUN_LOST') this.report(errorOfRunErrorEvent(event), this.run);
-  this.subscriber.next(frame);
-}
-
-function lostFramesError(this: LostFrames, error: unknown): void {
-  this.subscriber.error(error);
-}
-
-function lostFramesComplete(this: LostFrames): void {
-  this.subscriber.complete();
-}
-
-const lostFramesMethods: Observer<BrokerFrame> = Object.freeze({ next: lostFramesNext, error: lostFramesError, complete: lostFramesComplete });
 
 /**
  * The answer to a `context(request)` that threw: a status it carries (`status` or `statusCode`, 400–599,
@@ -525,7 +487,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         }
         return withContext((context) =>
           readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-            inTurn(res, () => sendRun(res, agent, input, runSetup, req, context, streamSetup, accept))),
+            inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, streamSetup, accept))),
           ),
         );
       }

@@ -157,19 +157,27 @@ export interface DemandGate {
  * @return The gate: `ready()`, `close()`, `open()`.
  */
 export function createDemandGate(): DemandGate {
-  let waiting: { promise: Promise<void>; resolve: () => void } | undefined;
-  return {
-    ready: () => waiting?.promise,
-    close() {
-      if (waiting !== undefined) return;
-      let resolve!: () => void;
-      const promise = new Promise<void>((done) => (resolve = done));
-      waiting = { promise, resolve };
-    },
-    open() {
-      const gate = waiting;
-      waiting = undefined;
-      gate?.resolve();
-    },
-  };
+  const gate: GateState = { waiting: undefined };
+  // Closures, not methods: `ready` is handed to the producer on its own.
+  return { ready: () => gate.waiting?.promise, close: () => closeGate(gate), open: () => openGate(gate) };
+}
+
+/** What a {@link DemandGate} holds: set while frames wait, the promise `ready()` gives until they have gone on. Internal. */
+export interface GateState {
+  waiting: { promise: Promise<void>; resolve: () => void } | undefined;
+}
+
+/** A {@link DemandGate}'s `close`, on its state. Internal: the handlers' runs keep the state in a record of their own. */
+export function closeGate(gate: GateState): void {
+  if (gate.waiting !== undefined) return;
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  gate.waiting = { promise, resolve };
+}
+
+/** A {@link DemandGate}'s `open`, on its state. Internal. */
+export function openGate(gate: GateState): void {
+  const waiting = gate.waiting;
+  gate.waiting = undefined;
+  waiting?.resolve();
 }

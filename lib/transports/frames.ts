@@ -120,8 +120,8 @@ export interface FrameSink {
 
 /**
  * The options of a brokered stream inside the toolkit (not part of the public API): `onFrame`,
- * called as their method, is shown each frame as it arrives, before anything else is done with it
- * (the node handler reports a RUN_LOST with it, without an operator of its own per stream).
+ * called as their method, is shown each frame before it is framed (the node handler reports a
+ * RUN_LOST with it, rather than with an operator of its own per stream).
  */
 export interface FramedOptions extends FrameOptions {
   onFrame?(frame: BrokerFrame): void;
@@ -221,6 +221,8 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
   const f: Framer = {
     __proto__: framerMethods,
+    sink,
+    options,
     framed,
     protobuf,
     encode: encoderOf(protobuf),
@@ -228,8 +230,6 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
     // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
     beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
     coalesce: options.coalesce ?? !framed,
-    sink,
-    options,
     timer: undefined,
     lastFrameAt: 0,
     terminal: false,
@@ -254,8 +254,15 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   return subscription;
 }
 
-/** What a stream of {@link pipeFrames} does that does not change while it runs. */
-interface FramerMode extends Observer<Event | BrokerFrame>, Unsubscribable {
+/**
+ * One stream of {@link pipeFrames}: a plain record, its observer methods and its finalizer on one
+ * shared prototype (`framerMethods`) and its steps module functions taking it, so that an open
+ * stream holds this record rather than a closure per step.
+ */
+interface Framer extends Observer<Event | BrokerFrame>, Unsubscribable {
+  readonly sink: FrameSink;
+  /** Its `onFailure` is called as their method (the handlers keep it on a prototype shared by their runs). */
+  readonly options: FrameOptions;
   /** Items are broker frames (`{ event, cursor }`), each cursor an SSE `id:` line. */
   readonly framed: boolean;
   readonly protobuf: boolean;
@@ -263,17 +270,6 @@ interface FramerMode extends Observer<Event | BrokerFrame>, Unsubscribable {
   readonly heartbeatMs: number;
   readonly beats: boolean;
   readonly coalesce: boolean;
-}
-
-/**
- * One stream of {@link pipeFrames}: a plain record, its observer methods on one shared prototype
- * (`framerMethods`) and its steps module functions taking it, so that an open stream holds this
- * record rather than a closure per step.
- */
-interface Framer extends FramerMode {
-  readonly sink: FrameSink;
-  /** Its `onFailure` is called as their method (the handlers keep it on a prototype shared by their runs). */
-  readonly options: FrameOptions;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** When the last frame went to the sink: the heartbeat timer, when it fires, waits the rest. */
   lastFrameAt: number;
@@ -489,7 +485,6 @@ function framerComplete(this: Framer): void {
   end(this);
 }
 
-// The observer methods every stream shares: its prototype, so that the record holds only its fields.
 function framerUnsubscribe(this: Framer): void {
   tearDown(this);
 }

@@ -267,7 +267,6 @@ function streamWhenReady(this: NodeStream, callback: () => void): void {
   this.ready = callback;
 }
 
-// The sink methods every response shares: its prototype, so that the record holds only its fields.
 // The subscription is over: the response's 'close' no longer concerns it.
 function streamUnsubscribe(this: NodeStream): void {
   this.res.off('close', onResponseClose);

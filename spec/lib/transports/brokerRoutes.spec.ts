@@ -441,7 +441,6 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
   });
 });
 
-
 describe.each(servers)('a RUN_LOST frame over %s', (_name, serve) => {
   let server: Loopback | undefined;
   afterEach(async () => {
