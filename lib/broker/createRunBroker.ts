@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Observer, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { AguiRxError, errorMessage } from '../protocol/errors.js';
@@ -176,8 +176,8 @@ interface Mirror {
   readonly emitted: Subject<Event>;
 }
 
-/** A connection of this instance reading a run; the observer of its store read. */
-interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>> {
+/** A connection of this instance reading a run; the observer of its store read, and the teardown of its subscription. */
+interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>>, Unsubscribable {
   readonly key: string;
   /** Its number on this instance: its id is `<instanceId>.<seq>`. */
   readonly seq: number;
@@ -521,6 +521,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         next: readerNext,
         error: readerError,
         complete: readerComplete,
+        unsubscribe: readerUnsubscribe,
       };
       // An array, not a Set: most runs have one reader, and a one-element array is the smallest.
       if (readers !== undefined) readers.push(reader);
@@ -531,7 +532,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       else touch(reader);
       if (options.onActivity !== undefined) report({ type: 'reader-attached', threadId, runId, readerId: readerIdOf(reader), readers: readersOf(key)!.length });
       reader.subscription = store.read(threadId, runId, after).subscribe(reader);
-      return () => leave(reader);
+      // The record is its own teardown: no closure per reader.
+      return reader;
     });
 
   /** A batch of entries the store read for a reader. */
@@ -552,6 +554,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   function readerComplete(this: Reader) {
     this.done = true;
     this.subscriber.complete();
+  }
+  /** Its connection is gone (or the read ended): it leaves the run. */
+  function readerUnsubscribe(this: Reader) {
+    leave(this);
   }
 
   /** Registers or refreshes a reader of a run this instance does not own with the store, so that its owner counts it. */

@@ -104,8 +104,11 @@ interface Lanes {
   readonly mint: IdGenerator;
   readonly diagnose: DiagnosticHandler;
   readonly out: { next(event: AgentEvent): void };
-  /** What is open in each lane, in the order lanes first appeared. */
-  readonly lanes: Map<Lane, LaneState>;
+  /**
+   * What is open in each lane, in the order lanes first appeared: made when a subagent's lane
+   * first appears (most runs have only the parent agent's, `parentLane`), then holds every lane.
+   */
+  lanes: Map<Lane, LaneState> | undefined;
   /** Open message id -> its lane, kind and role, across lanes and kinds. */
   readonly openMessages: Map<string, MessageRecord>;
   /**
@@ -116,7 +119,7 @@ interface Lanes {
   ended: Map<string, MessageRecord> | undefined;
   /** Used ids, their owner lanes, and the fresh ids reused ones were given. */
   readonly ids: EntityIds;
-  /** The parent agent's lane, kept at hand: nearly every event is its. */
+  /** The parent agent's lane, once it appeared: nearly every event is its. */
   parentLane: LaneState | undefined;
 }
 
@@ -131,7 +134,7 @@ interface Lanes {
  */
 export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions): MessageLanes {
   // A plain record of its state; the methods are on its prototype (`lanesMethods`), shared by every subscription.
-  const t = { __proto__: lanesMethods, mint, diagnose, out, lanes: new Map(), openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
+  const t = { __proto__: lanesMethods, mint, diagnose, out, lanes: undefined, openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
   return t as unknown as MessageLanes;
 }
 
@@ -169,7 +172,7 @@ function next(this: Lanes, event: AgentEvent): void {
   // Another kind's event (a tool call opening, a step): it may close what is open in its lane.
   if (route.closes.length > 0) {
     const lane = laneOf(fields);
-    const state = t.lanes.get(lane);
+    const state = existingLane(t, lane);
     if (state !== undefined) closeSlots(t, lane, state, route.closes);
   }
   // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
@@ -185,12 +188,21 @@ function closeEveryLane(this: Lanes): void {
 // `flush` is `closeAll` under the name an operator's handlers give it: the tracker is its operator's handlers.
 const lanesMethods: MessageLanes = Object.freeze({ next, closeAll: closeEveryLane, flush: closeEveryLane });
 
+/** `lane`'s state, made at its first event. */
 function laneState(t: Lanes, lane: Lane): LaneState {
-  if (lane === undefined && t.parentLane !== undefined) return t.parentLane;
-  let state = t.lanes.get(lane);
-  if (state === undefined) t.lanes.set(lane, (state = laneKinds.map(() => undefined)));
+  const existing = existingLane(t, lane);
+  if (existing !== undefined) return existing;
+  const state: LaneState = laneKinds.map(() => undefined);
   if (lane === undefined) t.parentLane = state;
+  // The first subagent's lane: from now on every lane is listed, the parent agent's first if it came first.
+  if (t.lanes === undefined && lane !== undefined) t.lanes = t.parentLane === undefined ? new Map() : new Map([[undefined, t.parentLane]]);
+  t.lanes?.set(lane, state);
   return state;
+}
+
+/** `lane`'s state, if it has appeared. */
+function existingLane(t: Lanes, lane: Lane): LaneState | undefined {
+  return lane === undefined ? t.parentLane : t.lanes?.get(lane);
 }
 
 function close(t: Lanes, lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent): void {
@@ -209,12 +221,13 @@ function closeSlots(t: Lanes, lane: Lane, state: LaneState, slots: readonly numb
 }
 
 function closeLane(t: Lanes, lane: Lane): void {
-  const state = t.lanes.get(lane);
+  const state = existingLane(t, lane);
   if (state !== undefined) closeSlots(t, lane, state, allSlots);
 }
 
 function closeAll(t: Lanes): void {
-  for (const lane of t.lanes.keys()) closeLane(t, lane);
+  if (t.lanes === undefined) closeLane(t, undefined);
+  else for (const lane of t.lanes.keys()) closeLane(t, lane);
 }
 
 function assertNotOpenElsewhere(t: Lanes, type: string, producerId: string, messageId: string, lane: Lane): void {

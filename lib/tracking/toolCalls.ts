@@ -99,8 +99,10 @@ interface ToolCalls {
   pending: Set<string> | undefined;
   /** The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped). */
   latest: Map<Lane, string> | undefined;
-  /** The assistant message of the lane's current turn, parent of its tool calls. */
-  readonly turnMessage: Map<Lane, string>;
+  /** The assistant message of the parent agent's current turn, parent of its tool calls. */
+  turnMessage: string | undefined;
+  /** The same for each subagent lane, made for the first one: most runs have none. */
+  subagentTurnMessages: Map<string, string> | undefined;
   /** The lane of each message seen: a call's parent must be a message of the call's own lane. */
   readonly messageLane: Map<string, Lane>;
   /** Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent. */
@@ -125,7 +127,8 @@ export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions):
     ids: createEntityIds(mint),
     pending: undefined,
     latest: undefined,
-    turnMessage: new Map(),
+    turnMessage: undefined,
+    subagentTurnMessages: undefined,
     messageLane: new Map(),
     endedEarly: undefined,
     unfinished: undefined,
@@ -187,7 +190,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const toolCallId = t.ids.claim(producerId, lane, false).id;
     const parentMessageId = optionalString(event, 'parentMessageId');
     if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
-    if (parentMessageId !== undefined && !t.turnMessage.has(lane)) t.turnMessage.set(lane, parentMessageId);
+    if (parentMessageId !== undefined && turnMessageOf(t, lane) === undefined) setTurnMessage(t, lane, parentMessageId);
     register(t, toolCallId, lane, toolCallName);
     t.out.next(withWireId(event, producerId, toolCallId));
   },
@@ -233,7 +236,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const call = t.open?.get(toolCallId);
     if (call !== undefined) close(t, toolCallId, call);
     // A result means the model's turn is over: text after it is a new assistant message.
-    t.turnMessage.delete(lane);
+    setTurnMessage(t, lane, undefined);
     t.pending?.delete(toolCallId);
     // Answered: whatever its arguments were, the tool has run.
     t.unfinished?.delete(toolCallId);
@@ -320,11 +323,23 @@ function register(t: ToolCalls, toolCallId: string, lane: Lane, name: string) {
 }
 
 
+/** The assistant message of `lane`'s current turn, if any. */
+function turnMessageOf(t: ToolCalls, lane: Lane): string | undefined {
+  return lane === undefined ? t.turnMessage : t.subagentTurnMessages?.get(lane);
+}
+
+/** Sets (or, with `undefined`, ends) `lane`'s current turn message. */
+function setTurnMessage(t: ToolCalls, lane: Lane, messageId: string | undefined): void {
+  if (lane === undefined) t.turnMessage = messageId;
+  else if (messageId !== undefined) (t.subagentTurnMessages ??= new Map()).set(lane, messageId);
+  else t.subagentTurnMessages?.delete(lane);
+}
+
 function parentOf(t: ToolCalls, lane: Lane, given: string | undefined) {
   if (given !== undefined) assertParentLane(t, given, lane);
-  let parent = t.turnMessage.get(lane);
+  let parent = turnMessageOf(t, lane);
   // A given parent names a turn that had no message yet, so the turn's later calls join it.
-  if (parent === undefined) t.turnMessage.set(lane, (parent = given ?? t.mint()));
+  if (parent === undefined) setTurnMessage(t, lane, (parent = given ?? t.mint()));
   return given ?? parent;
 }
 
@@ -354,7 +369,7 @@ function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
       const lane = laneOf(event);
       const messageId = requiredString(event, 'messageId');
       t.messageLane.set(messageId, lane);
-      if (event.role === undefined || event.role === 'assistant') t.turnMessage.set(lane, messageId);
+      if (event.role === undefined || event.role === 'assistant') setTurnMessage(t, lane, messageId);
     }
     return event as AgentEvent;
   }
@@ -363,10 +378,11 @@ function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
     // A step's or subagent's end ends the turn of its lane (a subagent's lane is its subagentRunId).
     const lane = laneOf(event);
     closeLane(t, lane, closesCompleteCallsOnly.has(type));
-    t.turnMessage.delete(lane);
+    setTurnMessage(t, lane, undefined);
   } else if (boundary === 'run') {
     closeAll(t);
-    t.turnMessage.clear();
+    t.turnMessage = undefined;
+    t.subagentTurnMessages = undefined;
     if (type === EventType.RUN_FINISHED) {
       assertArgumentsWhole(t);
       const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, t.pending === undefined ? [] : [...t.pending]);

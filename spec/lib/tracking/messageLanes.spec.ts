@@ -406,6 +406,34 @@ describe('trackMessageLanes', () => {
       ]);
     });
 
+    it('should close the parent agent\'s lane first in closeAll when it appeared before any subagent\'s', () => {
+      const lanes = tracker();
+      lanes.feed(
+        chunk('a', { messageId: 'm1' }),
+        thinking('b', { messageId: 'r1', subagentRunId: 's1' }),
+      );
+      const from = lanes.out.length;
+
+      lanes.closeAll();
+
+      expect(lanes.out.slice(from)).toStrictEqual([
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+        { type: EventType.REASONING_MESSAGE_END, messageId: 'r1', subagentRunId: 's1' },
+        { type: EventType.REASONING_END, messageId: 'r1', subagentRunId: 's1' },
+      ]);
+    });
+
+    it('should close the parent agent\'s lane at a run boundary while no subagent has appeared', () => {
+      const lanes = tracker();
+
+      expect(lanes.feed(chunk('a', { messageId: 'm1' }), { type: EventType.RUN_FINISHED })).toStrictEqual([
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'a' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+        { type: EventType.RUN_FINISHED },
+      ]);
+    });
+
     it('should keep each tracker to its own ids', () => {
       const first = tracker();
       const second = tracker();

@@ -227,6 +227,21 @@ describe('trackToolCalls', () => {
       expect(parents).toEqual(['id-1', 'id-1', 'id-2', 'id-3', 'id-4']);
     });
 
+    it('should end a subagent\'s turn at its own result, and leave the parent agent\'s turn going', () => {
+      const { calls, out } = tracking();
+      calls.chunk(chunk({ toolCallId: 'c1', toolCallName: 'a' }));
+      calls.chunk(chunk({ toolCallId: 'c2', toolCallName: 'a', subagentRunId: 's1' }));
+      calls.result(result('c2', 'x', { messageId: 't1', subagentRunId: 's1' }));
+      calls.chunk(chunk({ toolCallId: 'c3', toolCallName: 'a', subagentRunId: 's1' }));
+      calls.chunk(chunk({ toolCallId: 'c4', toolCallName: 'a' }));
+      calls.pass(EventType.SUBAGENT_FINISHED, { type: EventType.SUBAGENT_FINISHED, subagentRunId: 's1' });
+      calls.chunk(chunk({ toolCallId: 'c5', toolCallName: 'a', subagentRunId: 's1' }));
+
+      const parents = out.filter((e) => e.type === EventType.TOOL_CALL_START).map((e) => (e as { parentMessageId?: string }).parentMessageId);
+      // id-1: the parent agent's turn; id-2, id-3, id-4: the subagent's three turns.
+      expect(parents).toEqual(['id-1', 'id-2', 'id-3', 'id-1', 'id-4']);
+    });
+
     it('should error on a parent that is a message of another lane', () => {
       const { calls } = after(textStart('m1'));
 
