@@ -3,6 +3,7 @@ export { activityDelta, type ActivityDeltaOptions } from './activityDelta.js';
 export { coalesceDeltas, type CoalesceDeltasOptions } from './coalesceDeltas.js';
 export { distinctIds, type DistinctIdsOptions } from './distinctIds.js';
 export { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
+export type { CancelListener, CancelSignal } from '../lib/protocol/cancelSignal.js';
 export { mapStepLifecycle, type MapStepLifecycleOptions } from './mapStepLifecycle.js';
 export { mapSubagentLifecycle, type MapSubagentLifecycleOptions } from './mapSubagentLifecycle.js';
 export { messagesSnapshot, type MessagesSnapshotOptions } from './messagesSnapshot.js';

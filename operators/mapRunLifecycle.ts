@@ -3,6 +3,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import type { CancelSignal } from '../lib/protocol/cancelSignal.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { checkedInput, type CheckedInputOption } from '../lib/protocol/checkedInput.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
@@ -22,8 +23,8 @@ export interface MapRunLifecycleOptions {
   parentRunId?: string | undefined;
   /** The run's input, echoed on RUN_STARTED `input`. */
   input?: RunAgentInput | undefined;
-  /** Aborting it ends the run with RUN_FINISHED `outcome: { type: "cancelled" }` and unsubscribes upstream. */
-  signal?: AbortSignal | undefined;
+  /** Aborting it (an `AbortSignal`, or any {@link CancelSignal}) ends the run with RUN_FINISHED `cancelled` and unsubscribes upstream. */
+  signal?: CancelSignal | undefined;
   /** Told about each event dropped to keep the run valid (a late RUN_STARTED, a step finished twice). Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
   /**
@@ -132,7 +133,7 @@ interface RunStage extends OperatorHandlers<AgentEvent>, Readonly<{ subscriber: 
   /** The run's state and decisions: started, ended, what is open, the usage reported. */
   readonly lifecycle: RunLifecycle;
   readonly failures: ReturnType<typeof runFailures>;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: CancelSignal | undefined;
   handleEvent(): void;
 }
 

@@ -2,6 +2,8 @@ import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { warnDiagnostic } from '../protocol/diagnostics.js';
+import type { CancelListener, CancelSignal } from '../protocol/cancelSignal.js';
 import { AguiRxError, errorMessage } from '../protocol/errors.js';
 import { generateId } from '../protocol/generateId.js';
 import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brokerRoutes.js';
@@ -126,6 +128,8 @@ export interface RunBrokerOptions {
 
 /** A run broker: runs agents into run logs and serves readers of them (see {@link createRunBroker}). */
 export interface RunBroker extends RunBrokerApi {
+  /** `run` for a `start` cancelled through the run's record (a {@link CancelSignal}) instead of an AbortSignal; the handlers use it. */
+  runWithCancel(input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string): Promise<Observable<BrokerFrame>>;
   /** This instance's id. */
   readonly instanceId: string;
   /** The store it writes to. */
@@ -140,11 +144,19 @@ export interface RunBroker extends RunBrokerApi {
 // is the observer of what it subscribes to, its `next`/`error`/`complete` the broker's shared
 // functions, called with the record as `this` (RxJS calls an observer object's methods on it).
 
-/** A run this instance runs: its cancel switch, its batch of events not yet appended, its timers; the observer of its agent's events. */
-interface OwnedRun extends RunRef, Partial<Observer<Event>> {
+/**
+ * A run this instance runs: its cancel switch, its batch of events not yet appended, its timers;
+ * the observer of its agent's events, and, for a `start` that takes one, its {@link CancelSignal}.
+ */
+interface OwnedRun extends RunRef, Partial<Observer<Event>>, CancelSignal {
   /** `keyOf(threadId, runId)`, shared with its readers. */
   readonly key: string;
-  readonly controller: AbortController;
+  /** The AbortSignal's controller, for a `start` that takes an AbortSignal (`run`); none for `runWithCancel`. */
+  readonly controller: AbortController | undefined;
+  /** The run was cancelled. */
+  aborted: boolean;
+  /** The 'abort' listeners added through the record (`runWithCancel`), in order; called once, when it is cancelled. */
+  listeners: readonly CancelListener[] | undefined;
   /** When it started, in ms since the epoch. */
   readonly startedAt: number;
   subscription?: Subscription | undefined;
@@ -206,6 +218,20 @@ const MIRROR_EVENTS = 10_000;
 
 const keyOf = (threadId: string, runId: string) => `${threadId}\u0000${runId}`;
 
+// An owned run's record as a CancelSignal: its 'abort' listeners, kept in an array of exactly their
+// number (a push onto [] would reserve room for 17), called once when the run is cancelled.
+function addCancelListener(this: OwnedRun, type: 'abort', listener: CancelListener): void {
+  // As on an EventTarget: a listener added twice is called once, and one added after the abort never.
+  if (type !== 'abort' || this.aborted || this.listeners?.includes(listener)) return;
+  this.listeners = this.listeners === undefined ? [listener] : [...this.listeners, listener];
+}
+
+function removeCancelListener(this: OwnedRun, type: 'abort', listener: CancelListener): void {
+  if (type !== 'abort' || this.listeners === undefined || !this.listeners.includes(listener)) return;
+  const rest = this.listeners.filter((each) => each !== listener);
+  this.listeners = rest.length === 0 ? undefined : rest;
+}
+
 const forbidden = (action: BrokerAction) =>
   new AguiRxError(
     'FORBIDDEN',
@@ -223,7 +249,9 @@ const forbidden = (action: BrokerAction) =>
  *   attaches, if `authorize` allows): the agent is never started twice for one `runId`, across
  *   every instance sharing the store. It returns the run's frames, `{ cursor, event }`. The
  *   signal `start` gets aborts only when the run is cancelled (stopped, detached, closed, lost),
- *   never once the run's terminal event is stored.
+ *   never once the run's terminal event is stored. `runWithCancel` is the same for a `start` that
+ *   takes a {@link CancelSignal} (`aborted` and 'abort' listeners, as `toAgui`'s `signal`): the run's
+ *   record is that signal, and no AbortSignal is made for the run (about 0.9 KB each in Node).
  * - `events(threadId, runId, after)` replays the run after cursor `after` (strictly), then live;
  *   it completes right after the run's terminal event (RUN_FINISHED or RUN_ERROR).
  * - `connect(input)` rebuilds the thread: its finished runs compacted into RUN_STARTED,
@@ -298,7 +326,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     }
   };
 
-  const stopSubscription = store.stopRequests().subscribe(({ threadId, runId }) => owned.get(keyOf(threadId, runId))?.controller.abort());
+  const stopSubscription = store.stopRequests().subscribe(({ threadId, runId }) => {
+    const run = owned.get(keyOf(threadId, runId));
+    if (run !== undefined) cancel(run);
+  });
 
   const authorize = async (request: AuthorizeRequest): Promise<void> => {
     const allowed = options.authorize === undefined ? false : await options.authorize(request);
@@ -307,30 +338,35 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
 
   /** Cancels an owned run once no reader has been seen for `detachGraceMs`. */
   const checkDetached = async (run: OwnedRun) => {
-    if (!Number.isFinite(detachGraceMs) || run.controller.signal.aborted) return;
+    if (!Number.isFinite(detachGraceMs) || run.aborted) return;
     const { threadId, runId } = run;
     const here = run.readers?.length ?? 0;
     const readers = here > 0 ? here : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
     // The run may have ended while the store counted: nothing is left to detach.
-    if (owned.get(run.key) !== run || run.controller.signal.aborted) return;
+    if (owned.get(run.key) !== run || run.aborted) return;
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
     } else if (run.graceTimer === undefined) {
       report({ type: 'run-detached', threadId, runId, graceMs: detachGraceMs });
-      run.graceTimer = setTimeout(() => run.controller.abort(), detachGraceMs);
+      run.graceTimer = setTimeout(() => cancel(run), detachGraceMs);
       run.graceTimer.unref?.();
     }
   };
 
-  /** Runs the agent of a run this instance just created: its events go to the store in batches, one append in flight at a time. */
-  const own = (record: RunRecord, start: (signal: AbortSignal) => Observable<Event>) => {
+  /**
+   * Runs the agent of a run this instance just created: its events go to the store in batches, one
+   * append in flight at a time. `start` gets an AbortSignal (`withSignal`), or the run record as its CancelSignal.
+   */
+  const own = (record: RunRecord, start: ((signal: AbortSignal) => Observable<Event>) | ((cancel: CancelSignal) => Observable<Event>), withSignal: boolean) => {
     const { threadId, runId } = record;
     const run: OwnedRun = {
       threadId,
       runId,
       key: keyOf(threadId, runId),
-      controller: new AbortController(),
+      controller: withSignal ? new AbortController() : undefined,
+      aborted: false,
+      listeners: undefined,
       startedAt: Date.now(),
       subscription: undefined,
       graceTimer: undefined,
@@ -345,12 +381,33 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       readers: undefined,
       next: ownedNext,
       error: ownedError,
+      addEventListener: addCancelListener,
+      removeEventListener: removeCancelListener,
     };
     owned.set(run.key, run);
     updateTicker();
     report({ type: 'run-started', threadId, runId, instanceId });
-    run.subscription = start(run.controller.signal).subscribe(run);
+    const events = run.controller !== undefined ? (start as (signal: AbortSignal) => Observable<Event>)(run.controller.signal) : (start as (cancel: CancelSignal) => Observable<Event>)(run);
+    run.subscription = events.subscribe(run);
   };
+
+  /** Cancels an owned run, once: its AbortSignal aborts, or its record's listeners are called in order. */
+  function cancel(run: OwnedRun): void {
+    if (run.aborted) return;
+    run.aborted = true;
+    run.controller?.abort();
+    const listeners = run.listeners;
+    run.listeners = undefined;
+    for (const listener of listeners ?? []) {
+      try {
+        if (typeof listener === 'function') listener();
+        else listener.handleEvent();
+      } catch (error) {
+        // As an EventTarget reports a throwing listener: the others still run, and the broker goes on.
+        warnDiagnostic({ message: `An 'abort' listener of run '${run.runId}' threw while the run was cancelled: ${errorMessage(error, 'no reason given')}.`, event: error });
+      }
+    }
+  }
 
   /** An owned run's agent emitted. */
   function ownedNext(this: OwnedRun, event: Event) {
@@ -384,11 +441,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   };
 
   /**
-   * Stops running a run: no more writes, its agent unsubscribed and (`cancel`) aborted; readers on
+   * Stops running a run: no more writes, its agent unsubscribed and (`cancelRun`) cancelled; readers on
    * the mirror get `reason`, if any. A run that ended by itself is not aborted: its agent's signal
    * aborts only for a cancelled run, so work after the run may still use it.
    */
-  const release = (run: OwnedRun, reason?: Event, cancel = true) => {
+  const release = (run: OwnedRun, reason?: Event, cancelRun = true) => {
     if (owned.get(run.key) !== run) return;
     // Readers on the mirror learn why it ends; readers of the store see the store's own end.
     if (reason !== undefined) run.mirror?.emitted.next(reason);
@@ -400,7 +457,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
     safeUnsubscribe(run.subscription);
     // The agent's own work (its model request) is aborted too.
-    if (cancel) run.controller.abort();
+    if (cancelRun) cancel(run);
   };
 
   /** The run's terminal event is in the store (or was given up on): release it and report how it ended. */
@@ -693,26 +750,30 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     }
   };
 
+  /** Starts run `input.runId` unless the store has it (then attaches, if allowed); its frames after `after`. */
+  const startOrAttach = async (input: RunAgentInput, start: ((signal: AbortSignal) => Observable<Event>) | ((cancel: CancelSignal) => Observable<Event>), withSignal: boolean, access: BrokerAccess, after?: string) => {
+    if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run broker is closed.');
+    assertCursor(after);
+    const { threadId, runId } = input;
+    const now = Date.now();
+    const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
+    // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
+    if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize({ ...access, action: 'start', threadId, runId });
+    const created = await store.createRun(record);
+    if (!created) {
+      await authorize({ ...access, action: 'attach', threadId, runId });
+      assertRoom(threadId, runId);
+    }
+    // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
+    else own(record, start, withSignal);
+    return readRun(threadId, runId, after);
+  };
+
   return {
     instanceId,
     store,
-    async run(input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string) {
-      if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run broker is closed.');
-      assertCursor(after);
-      const { threadId, runId } = input;
-      const now = Date.now();
-      const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
-      // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
-      if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize({ ...access, action: 'start', threadId, runId });
-      const created = await store.createRun(record);
-      if (!created) {
-        await authorize({ ...access, action: 'attach', threadId, runId });
-        assertRoom(threadId, runId);
-      }
-      // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
-      else own(record, start);
-      return readRun(threadId, runId, after);
-    },
+    run: (input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, start, true, access, after),
+    runWithCancel: (input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, start, false, access, after),
     async events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess) {
       assertCursor(after);
       await authorize({ ...access, action: 'events', threadId, runId });
@@ -755,7 +816,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       }
       if (record.status === 'finished') return;
       const mine = owned.get(keyOf(threadId, runId));
-      if (mine !== undefined) return void mine.controller.abort();
+      if (mine !== undefined) return void cancel(mine);
       if (record.leaseUntil < Date.now()) {
         // Its owner is gone: nothing is left to close it, so it ends as lost (RUN_ERROR may come at any time).
         await store.endRun(threadId, runId, { type: EventType.RUN_ERROR, code: 'RUN_LOST', message: `The run was stopped, and the server running it (${record.owner}) had stopped answering.` });
@@ -766,7 +827,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     async close() {
       if (closed) return;
       closed = true;
-      for (const run of owned.values()) run.controller.abort();
+      for (const run of owned.values()) cancel(run);
       // Give the cancelled runs' last appends a moment to land.
       await new Promise((resolve) => setTimeout(resolve, 10));
       safeUnsubscribe(stopSubscription);

@@ -2,11 +2,12 @@ import { AbstractAgent, type AgentCapabilities, type AgentConfig } from '@ag-ui/
 import type { Event, RunAgentInput } from '@ag-ui/core';
 import { Observable, defer, from, map, switchMap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
+import type { CancelSignal } from '../protocol/cancelSignal.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { warnDiagnostic } from '../protocol/diagnostics.js';
 import { errorMessage } from '../protocol/errors.js';
 import type { AnyAguiAgent } from '../transports/createAguiHandler.js';
-import type { BrokerAccess, RunBrokerApi } from '../transports/brokerRoutes.js';
+import { runThroughBroker, type BrokerAccess, type RunBrokerApi } from '../transports/brokerRoutes.js';
 import { agentRun } from '../transports/agentRun.js';
 import type { SliceOptions } from '../transports/fromAgentResult.js';
 
@@ -104,7 +105,7 @@ export class InProcessAgent extends AbstractAgent {
       if (broker === undefined) return this.localRun(run);
       this.lastRun = { threadId: run.threadId, runId: run.runId };
       return this.cancellable(run, (cancel) =>
-        from(broker.run(run, (signal) => this.localRun(run, signal), this.access())).pipe(
+        from(runThroughBroker(broker, run, (cancel) => this.localRun(run, cancel), this.access())).pipe(
           switchMap((frames) => frames),
           map((frame) => frame.event),
         ),
@@ -205,9 +206,9 @@ export class InProcessAgent extends AbstractAgent {
   }
 
   /** The agent's events through toAgui, here; `brokerCancel` is the broker's signal for a run it holds. */
-  private localRun(input: RunAgentInput, brokerCancel?: AbortSignal): Observable<Event> {
+  private localRun(input: RunAgentInput, brokerCancel?: CancelSignal): Observable<Event> {
     const { aguiOptions = {}, slice = {}, broker } = this.config;
-    const run = (cancel: AbortSignal | undefined) => agentRun(
+    const run = (cancel: CancelSignal | undefined) => agentRun(
         (signal) =>
           this.agent(input, {
             // Made when the agent first reads it.
@@ -216,7 +217,7 @@ export class InProcessAgent extends AbstractAgent {
             },
           }),
         input, { toAgui: aguiOptions, slice }, cancel);
-    // In a broker the broker's signal cancels; here abortRun() does.
+    // In a broker the broker's cancel signal cancels; here abortRun() does.
     return broker === undefined ? this.cancellable(input, run) : run(brokerCancel);
   }
 }

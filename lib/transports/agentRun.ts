@@ -2,6 +2,7 @@ import type { Event, RunAgentInput } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
 import { Observable, defer, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
+import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
 import type { CheckedInputOption } from '../protocol/checkedInput.js';
@@ -27,7 +28,7 @@ export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId'
  * @param options `toAgui`'s other options, and how an iterable agent is sliced.
  * @param cancel Aborting it cancels the run (a broker's cancel, `abortRun()`).
  */
-export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel?: AbortSignal): Observable<Event> {
+export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel?: CancelSignal): Observable<Event> {
   return new Observable<Event>((subscriber) => runAgent(subscriber, start, input, options, cancel));
 }
 
@@ -38,7 +39,7 @@ export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unkno
  */
 interface AgentRunState extends Observer<Event>, Unsubscribable {
   readonly subscriber: Subscriber<Event>;
-  readonly cancel: AbortSignal | undefined;
+  readonly cancel: CancelSignal | undefined;
   /** Made when the agent first reads its signal. */
   controller: AbortController | undefined;
   /** `cancel`'s listener, made with the controller (only then does `cancel` get a listener of ours). */
@@ -53,7 +54,7 @@ interface AgentRunState extends Observer<Event>, Unsubscribable {
   subscription: Subscription | undefined;
 }
 
-function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): Unsubscribable {
+function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: CancelSignal | undefined): Unsubscribable {
   const run = { __proto__: runMethods, subscriber, cancel, controller: undefined, onCancel: undefined, ended: false, endedByCancel: false, aborted: false, subscription: undefined } as unknown as AgentRunState;
   run.subscription = agentEvents(start, () => signalOf(run), input, options, cancel).subscribe(run);
   // The record is its own teardown (`unsubscribe` on its prototype): no closure per run for it.
@@ -114,7 +115,7 @@ const runMethods: Observer<Event> & Unsubscribable = Object.freeze({ next: runNe
  * agent is aborted only once unsubscribed. Made apart from {@link runAgent} so that the open run's
  * closures do not hold `start` and the options.
  */
-function agentEvents(start: (signal: () => AbortSignal) => AgentResult<unknown>, signal: () => AbortSignal, input: RunAgentInput, options: AgentRunOptions, cancel: AbortSignal | undefined): Observable<Event> {
+function agentEvents(start: (signal: () => AbortSignal) => AgentResult<unknown>, signal: () => AbortSignal, input: RunAgentInput, options: AgentRunOptions, cancel: CancelSignal | undefined): Observable<Event> {
   return defer(() => fromAgentResult(start(signal), options.slice) as Observable<never>).pipe(
     toAgui({ ...options.toAgui, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal: cancel }),
   );

@@ -3,11 +3,12 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
+import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
-import { matchBrokerRoute, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
+import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
 import { closeGate, createDemandGate, flowLimitsOf, openGate, type DemandGate, type GateState } from './flowControl.js';
 import { sendBrokerFrames, sendSSE, type SendSSEOptions } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
@@ -206,7 +207,7 @@ function runSetupOf(options: AguiHandlerOptions<any, any>): RunSetup {
  * the run's terminal event. With `cancel` (the broker's), aborting it before then ends the run with
  * RUN_FINISHED `cancelled` and aborts the agent. `ctx.signal` is made when the agent first reads it.
  */
-function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, cancel?: AbortSignal, ready?: SliceOptions['ready']): Observable<Event> {
+function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, cancel?: CancelSignal, ready?: SliceOptions['ready']): Observable<Event> {
   const { request, context, report } = served;
   return agentRun(
     (signal) =>
@@ -528,7 +529,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
             return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-              inTurn(res, () => void send(broker.run(input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
+              inTurn(res, () => void send(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
             ));
         }
       });
@@ -803,7 +804,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
         const checked = await checkState(parsed, options.stateSchema);
         if (checked.refusal !== undefined) return refuse(checked.refusal);
         const input = checked.input;
-        return serve(broker.run(input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
+        return serve(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
       }
     }
   };

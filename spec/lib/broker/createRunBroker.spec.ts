@@ -1,11 +1,14 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { Observable, firstValueFrom, from, throwError, toArray } from 'rxjs';
+import { Observable, Subject, firstValueFrom, from, throwError, toArray } from 'rxjs';
 import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
 import { createRunBroker, type BrokerActivity, type RunBroker, type RunBrokerOptions } from '../../../lib/broker/createRunBroker.js';
 import type { RunStore } from '../../../lib/broker/runStore.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { runWithOfficialClient } from '../../../lib/testing/runWithOfficialClient.js';
-import type { BrokerFrame } from '../../../lib/transports/brokerRoutes.js';
+import type { BrokerFrame, RunBrokerApi } from '../../../lib/transports/brokerRoutes.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import type { CancelSignal } from '../../../lib/protocol/cancelSignal.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { agentHarness } from '../transports/brokerHarness.js';
 import { eventually, framesOf, open, post, runInput, serveFetch, serveNode, type Loopback } from '../transports/brokerHttp.js';
@@ -336,5 +339,93 @@ describe('createRunBroker', () => {
     broker = undefined;
     expect(lastOf(await frames)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
     await reader.close();
+  });
+});
+
+describe('createRunBroker runWithCancel', () => {
+  let broker: RunBroker | undefined;
+  afterEach(async () => {
+    await broker?.close();
+    broker = undefined;
+    jest.restoreAllMocks();
+  });
+
+  it("should give start the run's record as its CancelSignal, no AbortSignal, and end toAgui's run cancelled when stopped", async () => {
+    broker = createRunBroker({ authorize: allowAll });
+    const agent$ = new Subject<AgentEvent>();
+    let given: CancelSignal | undefined;
+    const frames$ = await broker.runWithCancel(runInput('t1', 'r1'), (cancel) => {
+      given = cancel;
+      return agent$.pipe(toAgui({ threadId: 't1', runId: 'r1', signal: cancel }));
+    }, access);
+    const frames = collect(frames$);
+    agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi' });
+    expect(given?.aborted).toBe(false);
+
+    await broker.stop('t1', 'r1', access);
+
+    const events = (await frames).map((frame) => frame.event);
+    expect(given).not.toBeInstanceOf(AbortSignal);
+    expect(given?.aborted).toBe(true);
+    expect(agent$.observed).toBe(false);
+    expect(events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END, EventType.RUN_FINISHED]);
+    expect(events[4]).toMatchObject({ outcome: { type: 'cancelled' } });
+    // The log is a run the official client takes, as a cancelled run.
+    const { messages } = await runWithOfficialClient(from(events));
+    expect(messages).toEqual([expect.objectContaining({ id: 'm1', role: 'assistant', content: 'Hi' })]);
+  });
+
+  it('should call its listeners once each, in order, go on past one that throws, and never call one removed or added after the cancel', async () => {
+    broker = createRunBroker({ authorize: allowAll });
+    let record: CancelSignal | undefined;
+    const frames$ = await broker.runWithCancel(runInput('t1', 'r2'), (cancel) => {
+      record = cancel;
+      return new Observable<Event>((subscriber) => subscriber.next({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r2' }));
+    }, access);
+    const subscription = frames$.subscribe();
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const calls: string[] = [];
+    const first = () => void calls.push('first');
+    const removed = () => void calls.push('removed');
+    const late = () => void calls.push('late');
+    record!.addEventListener('abort', first);
+    record!.addEventListener('abort', () => {
+      throw new Error('boom');
+    });
+    record!.addEventListener('abort', { handleEvent: () => void calls.push('object') });
+    record!.addEventListener('abort', first);
+    record!.addEventListener('abort', removed);
+    record!.removeEventListener('abort', removed);
+
+    await broker.stop('t1', 'r2', access);
+    record!.addEventListener('abort', late);
+    await broker.stop('t1', 'r2', access);
+
+    expect(calls).toEqual(['first', 'object']);
+    expect(warn).toHaveBeenCalledWith("[agui-rx] An 'abort' listener of run 'r2' threw while the run was cancelled: boom.");
+    subscription.unsubscribe();
+  });
+
+  it('should be what the handlers start brokered runs with, and a broker with only run still serves them', async () => {
+    for (const withCancel of [true, false]) {
+      const real = createRunBroker({ authorize: allowAll });
+      const used: string[] = [];
+      const api: RunBrokerApi = {
+        run: (...args) => (used.push('run'), real.run(...args)),
+        events: (...args) => real.events(...args),
+        connect: (...args) => real.connect(...args),
+        stop: (...args) => real.stop(...args),
+        ...(withCancel ? { runWithCancel: (...args: Parameters<RunBroker['runWithCancel']>) => (used.push('runWithCancel'), real.runWithCancel(...args)) } : {}),
+      };
+      const server = await serveNode(createAguiHandler(() => from<AgentEvent[]>([{ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }]), { broker: api, basePath: '/agent', heartbeatMs: 0 }));
+      try {
+        const answer = await post(`${server.origin}/agent`, runInput('t1', 'r1'));
+        expect(framesOf(answer.body).map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END, EventType.RUN_FINISHED]);
+        expect(used).toEqual([withCancel ? 'runWithCancel' : 'run']);
+      } finally {
+        await server.close();
+        await real.close();
+      }
+    }
   });
 });
