@@ -356,9 +356,9 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
 
   /**
    * Runs the agent of a run this instance just created: its events go to the store in batches, one
-   * append in flight at a time. `start` gets an AbortSignal (`withSignal`), or the run record as its CancelSignal.
+   * append in flight at a time. `start` gets the run's record: its CancelSignal, and its AbortSignal's controller when `withSignal`.
    */
-  const own = (record: RunRecord, start: ((signal: AbortSignal) => Observable<Event>) | ((cancel: CancelSignal) => Observable<Event>), withSignal: boolean) => {
+  const own = (record: RunRecord, start: (run: OwnedRun) => Observable<Event>, withSignal: boolean) => {
     const { threadId, runId } = record;
     const run: OwnedRun = {
       threadId,
@@ -387,8 +387,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     owned.set(run.key, run);
     updateTicker();
     report({ type: 'run-started', threadId, runId, instanceId });
-    const events = run.controller !== undefined ? (start as (signal: AbortSignal) => Observable<Event>)(run.controller.signal) : (start as (cancel: CancelSignal) => Observable<Event>)(run);
-    run.subscription = events.subscribe(run);
+    run.subscription = start(run).subscribe(run);
   };
 
   /** Cancels an owned run, once: its AbortSignal aborts, or its record's listeners are called in order. */
@@ -751,7 +750,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   };
 
   /** Starts run `input.runId` unless the store has it (then attaches, if allowed); its frames after `after`. */
-  const startOrAttach = async (input: RunAgentInput, start: ((signal: AbortSignal) => Observable<Event>) | ((cancel: CancelSignal) => Observable<Event>), withSignal: boolean, access: BrokerAccess, after?: string) => {
+  const startOrAttach = async (input: RunAgentInput, start: (run: OwnedRun) => Observable<Event>, withSignal: boolean, access: BrokerAccess, after?: string) => {
     if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run broker is closed.');
     assertCursor(after);
     const { threadId, runId } = input;
@@ -772,7 +771,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   return {
     instanceId,
     store,
-    run: (input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, start, true, access, after),
+    run: (input: RunAgentInput, start: (signal: AbortSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, (run) => start(run.controller!.signal), true, access, after),
     runWithCancel: (input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, start, false, access, after),
     async events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess) {
       assertCursor(after);
