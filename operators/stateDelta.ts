@@ -99,7 +99,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   // One record per subscription (its handlers), with a `next` every subscription shares.
   return createOperator<AgentEvent, AgentEvent>(
-    (subscriber) => ({ __proto__: runMethods, subscriber, immutable, diagnose, mirror: undefined, initial: initialJson === undefined ? undefined : JSON.parse(initialJson) }) as unknown as Run,
+    (subscriber) => ({ __proto__: runMethods, subscriber, immutable, diagnose, mirror: undefined, initialJson }) as unknown as Run,
     { passesTokenEvents: true, readsAgentEvents: diagnose },
   );
 }
@@ -113,10 +113,10 @@ const runMethods: Pick<Run, 'next'> = Object.freeze({
         return onDelta(this, event as unknown as Record<string, unknown>);
       case EventType.RUN_STARTED: {
         const inputState = (event as { input?: { state?: State } }).input?.state;
-        if ((this.mirror === undefined ? this.initial : this.mirror.state) === undefined && inputState !== undefined) {
-          const state = JSON.parse(serialiseState(inputState, 'RUN_STARTED input.state'));
-          if (this.mirror === undefined) this.initial = state;
-          else this.mirror.reset(state);
+        if ((this.mirror === undefined ? this.initialJson : this.mirror.state) === undefined && inputState !== undefined) {
+          const json = serialiseState(inputState, 'RUN_STARTED input.state');
+          if (this.mirror === undefined) this.initialJson = json;
+          else this.mirror.reset(JSON.parse(json));
         }
         return this.subscriber.next(event);
       }
@@ -133,8 +133,11 @@ interface Run extends OperatorHandlers<AgentEvent> {
   readonly diagnose: DiagnosticHandler;
   /** The state the client holds; made at the first state event, so that a run that sends none holds no mirror. */
   mirror: StateMirror | undefined;
-  /** Until the mirror is made: the state the client starts from (undefined: none yet). */
-  initial: unknown;
+  /**
+   * Until the mirror is made: the JSON of the state the client starts from (undefined: none yet),
+   * parsed when the first state event needs it; its text is smaller than its objects in an open run.
+   */
+  initialJson: string | undefined;
 }
 
 /** The run's mirror, made now if it was not (holding the state the client starts from). */
@@ -142,8 +145,8 @@ function mirrorOf(run: Run): StateMirror {
   if (run.mirror === undefined) {
     // Our own copy unless the producer's objects can be trusted not to change.
     const mirror = createStateMirror({ immutable: run.immutable });
-    if (run.initial !== undefined) mirror.reset(run.initial);
-    run.initial = undefined;
+    if (run.initialJson !== undefined) mirror.reset(JSON.parse(run.initialJson));
+    run.initialJson = undefined;
     run.mirror = mirror;
   }
   return run.mirror;

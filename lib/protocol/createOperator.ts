@@ -1,6 +1,6 @@
 import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
 import { warnDiagnostic, type DiagnosticHandler } from './diagnostics.js';
-import { createAgentEventReader } from './normalizeAgentEvent.js';
+import { createAgentEventReader, type AgentEventReader } from './normalizeAgentEvent.js';
 import { entityKind, isTokenEventType } from './table.js';
 
 /**
@@ -223,7 +223,7 @@ interface Chain {
   /** Where source events go: the first stage. */
   head: OperatorSink<unknown>;
   /** Reads agent events as AG-UI spells them (the entry declared `readsAgentEvents`). */
-  readonly read: ((event: unknown) => unknown) | undefined;
+  readonly reader: AgentEventReader | undefined;
   /** A handler is running: a notification that arrives now waits in `queued`. */
   busy: boolean;
   queued: (() => void)[] | undefined;
@@ -363,11 +363,11 @@ function drain(chain: Chain): void {
 
 // The chain's entry reads agent events as AG-UI spells them, once, with its state for this subscription.
 function enter(chain: Chain, value: unknown): void {
-  const read = chain.read;
-  if (read === undefined) return chain.head.next(value);
+  const reader = chain.reader;
+  if (reader === undefined) return chain.head.next(value);
   let input: unknown;
   try {
-    input = read(value);
+    input = reader.read(value);
   } catch (error) {
     // A diagnostic handler that throws (or a hostile object) fails the run as a handler that throws does.
     return chain.head.error(error);
@@ -425,7 +425,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     subscriber,
     upstream: undefined as unknown as Upstream,
     head: subscriber,
-    read: diagnoseEntry === undefined ? undefined : createAgentEventReader(diagnoseEntry),
+    reader: diagnoseEntry === undefined ? undefined : createAgentEventReader(diagnoseEntry),
     busy: false,
     queued: undefined,
     routed: false,

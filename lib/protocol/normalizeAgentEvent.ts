@@ -274,20 +274,21 @@ function sameJson(a: unknown, b: unknown): boolean {
  * keeps what it has reported.
  *
  * @param diagnose Where the diagnostics go.
- * @return The reader: an input event in, the event as AG-UI spells it out.
+ * @return The reader: its `read` takes an input event and gives the event as AG-UI spells it out.
  */
-export function createAgentEventReader(diagnose: DiagnosticHandler): (event: unknown) => unknown {
-  // One record per run, bound to a shared function: an open run holds no closure per step, and
-  // what it reported is made at its first report (most runs have none).
-  const reader: AgentEventReader = { diagnose, reported: undefined };
-  return readEvent.bind(reader);
+export function createAgentEventReader(diagnose: DiagnosticHandler): AgentEventReader {
+  // One record per run, its `read` on a shared prototype: an open run holds no closure, and what
+  // it reported is made at its first report (most runs have none).
+  return { __proto__: readerMethods, diagnose, reported: undefined } as unknown as AgentEventReader;
 }
 
 /** Where the slow path tells what it read differently: a handler, or a run's reader (which reports each once). */
 type RepairsTo = EntryRepairHandler | AgentEventReader;
 
 /** One run's reader ({@link createAgentEventReader}). */
-interface AgentEventReader {
+export interface AgentEventReader {
+  /** The event as AG-UI spells it out (the event itself when it already is). */
+  read(event: unknown): unknown;
   readonly diagnose: DiagnosticHandler;
   reported: Reported | undefined;
 }
@@ -310,6 +311,8 @@ function readEvent(this: AgentEventReader, event: unknown): unknown {
   // Only here, off the per-token path: a streaming event without its delta may have it under another name.
   return read.delta === undefined && streamKinds.has(read.type) ? withoutStray(this, read, event) : read;
 }
+
+const readerMethods: Pick<AgentEventReader, 'read'> = Object.freeze({ read: readEvent });
 
 function repaired(to: RepairsTo, repair: EntryRepair, event: unknown): void {
   if (typeof to === 'function') to(repair, event);

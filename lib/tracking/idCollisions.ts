@@ -70,12 +70,17 @@ interface Collisions {
   readonly ids: ConversationIds;
   /**
    * Producer id -> the fresh id its entity was given: per message family, and for tool calls.
-   * Each map made at its first rename: nearly every run renames nothing.
+   * Each map made at its first rename, the record too (until then the shared `noRenames`):
+   * nearly every run renames nothing.
    */
-  readonly renames: Record<Family | 'call', Map<string, string> | undefined>;
+  renames: Renames;
   /** How many ids were renamed: while none is, per-token events pass untouched. */
   renamed: number;
 }
+
+type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>>;
+
+const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined });
 
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
@@ -91,7 +96,7 @@ export function trackIdCollisions({ history, mint, diagnose, out }: IdCollisions
     diagnose,
     out,
     ids: createConversationIds(history),
-    renames: { text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined },
+    renames: noRenames,
     renamed: 0,
   };
   return t as unknown as IdCollisions;
@@ -157,7 +162,8 @@ function withField(event: Fields, field: string, id: string): AgentEvent {
 }
 
 function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {
-  (t.renames[family] ??= new Map()).set(producerId, fresh);
+  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined>;
+  (renames[family] ??= new Map()).set(producerId, fresh);
   t.renamed++;
 }
 

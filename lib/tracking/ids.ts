@@ -57,13 +57,23 @@ export interface EntityIds {
 interface EntityIdsRecord extends EntityIds {
   readonly mint: IdGenerator;
   // Each table made at its first write: most runs use few namespaces (an open stream holds only what it used).
-  /** Every id sent so far: an ended id is never opened again. */
-  used: Set<string> | undefined;
-  /** The lane of every id used or owned. */
-  owners: Map<string, Lane> | undefined;
+  /**
+   * The lane of every id used or owned. A used id (sent, open or ended: never opened again) maps
+   * to its lane itself; an id only owned (a reasoning span's) to an {@link OwnedOnly} box. One
+   * table for both: every used id is owned, and an open stream holds one table fewer.
+   */
+  owners: Map<string, Lane | OwnedOnly> | undefined;
   /** Producer id -> the fresh id it was given because its own was taken. */
   remap: Map<string, string> | undefined;
 }
+
+/** An id a lane owns but has not used. */
+interface OwnedOnly {
+  readonly lane: Lane;
+}
+
+// Lanes are strings or undefined: an object value is an OwnedOnly box.
+const laneOf = (value: Lane | OwnedOnly): Lane => (typeof value === 'object' ? value.lane : value);
 
 /**
  * Creates the id bookkeeping of one namespace for one subscription.
@@ -72,7 +82,7 @@ interface EntityIdsRecord extends EntityIds {
  */
 export function createEntityIds(mint: IdGenerator): EntityIds {
   // Its methods on a shared prototype: a record holds only its fields.
-  return { __proto__: entityIdsMethods, mint, used: undefined, owners: undefined, remap: undefined } as unknown as EntityIds;
+  return { __proto__: entityIdsMethods, mint, owners: undefined, remap: undefined } as unknown as EntityIds;
 }
 
 function wireId(this: EntityIdsRecord, producerId: string): string {
@@ -81,7 +91,8 @@ function wireId(this: EntityIdsRecord, producerId: string): string {
 }
 
 function isUsed(this: EntityIdsRecord, id: string): boolean {
-  return this.used?.has(id) === true;
+  const owners = this.owners;
+  return owners !== undefined && owners.has(id) && typeof owners.get(id) !== 'object';
 }
 
 function hasOwner(this: EntityIdsRecord, id: string): boolean {
@@ -89,11 +100,14 @@ function hasOwner(this: EntityIdsRecord, id: string): boolean {
 }
 
 function ownerOf(this: EntityIdsRecord, id: string): Lane {
-  return this.owners?.get(id);
+  const owner = this.owners?.get(id);
+  return owner === undefined ? undefined : laneOf(owner);
 }
 
 function own(this: EntityIdsRecord, id: string, lane: Lane): void {
-  (this.owners ??= new Map()).set(id, lane);
+  const owners = (this.owners ??= new Map());
+  // A used id stays used.
+  owners.set(id, owners.has(id) && typeof owners.get(id) !== 'object' ? lane : { lane });
 }
 
 function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim {
@@ -103,16 +117,15 @@ function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane
 
 function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
   const owners = this.owners;
-  const conflict: IdConflict | undefined = this.used?.has(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && owners.get(id) !== lane ? 'owned' : undefined;
+  const conflict: IdConflict | undefined = this.isUsed(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && this.ownerOf(id) !== lane ? 'owned' : undefined;
   if (conflict === undefined) return take(this, { id }, lane);
   const fresh = this.mint();
   (this.remap ??= new Map()).set(producerId, fresh);
-  return take(this, { id: fresh, conflict, refused: id, refusedOwner: owners?.get(id) }, lane);
+  return take(this, { id: fresh, conflict, refused: id, refusedOwner: this.ownerOf(id) }, lane);
 }
 
 // Records the claimed id as used and owned by `lane`.
 function take(ids: EntityIdsRecord, claimed: IdClaim, lane: Lane): IdClaim {
-  (ids.used ??= new Set()).add(claimed.id);
   (ids.owners ??= new Map()).set(claimed.id, lane);
   return claimed;
 }

@@ -70,8 +70,11 @@ export function trackOpenEntities(): OpenEntities {
 /** One run's open entities; the methods are the shared functions below (no closures per run). */
 interface OpenRecord extends OpenEntities {
   // Each table made at its first write: an open stream holds only what it opened.
-  /** One map per kind a turn holds, in open order, keyed by id. */
-  open: Map<EntityKind, Map<string, Lane>> | undefined;
+  /**
+   * One map per kind a turn holds (at the kind's place in `turnKinds`), in open order, keyed by id.
+   * An array rather than a Map of kinds: a run that opens only text holds one table, not two.
+   */
+  open: (Map<string, Lane> | undefined)[] | undefined;
   pending: Set<string> | undefined;
   lifecycles: StepsAndSubagents | undefined;
 }
@@ -92,14 +95,13 @@ function observe(this: OpenRecord, event: Event): void {
   const id = fields[kind.idField] as string;
   if (kind === entityKind.step) return steps(this).recordStep(event.type, fields.subagentRunId, id);
   if (kind === entityKind.subagent) return steps(this).recordSubagent(event.type, id);
-  if (!turnKinds.includes(kind)) return;
+  const place = turnKinds.indexOf(kind);
+  if (place < 0) return;
   if (entry.role === 'start') {
-    const open = (this.open ??= new Map());
-    let entities = open.get(kind);
-    if (entities === undefined) open.set(kind, (entities = new Map()));
-    entities.set(id, fields.subagentRunId);
+    const open = (this.open ??= new Array<Map<string, Lane> | undefined>(turnKinds.length).fill(undefined));
+    (open[place] ??= new Map()).set(id, fields.subagentRunId);
     if (kind === entityKind.toolCall) (this.pending ??= new Set()).add(id);
-  } else this.open?.get(kind)?.delete(id);
+  } else this.open?.[place]?.delete(id);
 }
 
 function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
@@ -109,7 +111,7 @@ function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
     if (kind === entityKind.step) for (const { name, lane } of this.lifecycles?.finishSteps(undefined, true) ?? []) closers.push(closerOf(kind, name, lane, reason));
     else if (kind === entityKind.subagent) for (const { id } of this.lifecycles?.finishSubagents() ?? []) closers.push(closerOf(kind, id, undefined, reason));
     else {
-      const entities = this.open?.get(kind);
+      const entities = this.open?.[turnKinds.indexOf(kind)];
       for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
       entities?.clear();
     }

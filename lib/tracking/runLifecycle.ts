@@ -99,7 +99,7 @@ const lateRunStarted =
  */
 export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
   // Its methods on a shared prototype (`lifecycleMethods`): a record holds only its fields.
-  return { __proto__: lifecycleMethods, started: false, ended: false, run, open: trackOpenEntities(), usage: [] } as unknown as RunLifecycle;
+  return { __proto__: lifecycleMethods, started: false, ended: false, run, open: trackOpenEntities(), usage: undefined } as unknown as RunLifecycle;
 }
 
 /**
@@ -112,8 +112,8 @@ interface Lifecycle extends RunLifecycle {
   readonly run: RunIdentity;
   /** What is open on the output, so that the run can always end cleanly. */
   readonly open: OpenEntities;
-  /** Usage reported during the run, upstream's terminal event's first. */
-  readonly usage: TokenUsage[];
+  /** Usage reported during the run, upstream's terminal event's first; made at the first report (most runs have none). */
+  usage: TokenUsage[] | undefined;
 }
 
 function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
@@ -157,14 +157,14 @@ function admit(this: Lifecycle, fields: Fields, type: string): string | undefine
 }
 
 function addUsage(this: Lifecycle, reported: unknown): void {
-  this.usage.push(...usageReports(reported));
+  (this.usage ??= []).push(...usageReports(reported));
 }
 
 function finished(this: Lifecycle, upstream?: Fields, outcome?: RunFinishedOutcome): RunFinishedEvent {
   const { threadId, runId } = this.run;
   // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
   const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
-  if (event.usage !== undefined) this.usage.unshift(...event.usage);
+  if (event.usage !== undefined) (this.usage ??= []).unshift(...event.usage);
   delete event.usage;
   event.outcome = outcome ?? withPendingToolCalls(event.outcome, this.open.pendingToolCallIds());
   return event;
@@ -174,7 +174,7 @@ function upstreamError(this: Lifecycle, fields: Fields): RunErrorEvent {
   // Validated whole first, so that a bad `usage` is reported rather than dropped. Some servers
   // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
   const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
-  if (reported !== undefined) this.usage.unshift(...reported);
+  if (reported !== undefined) (this.usage ??= []).unshift(...reported);
   if (event.message.trim() === '') event.message = noMessage;
   return event;
 }
@@ -187,7 +187,7 @@ function end(this: Lifecycle, terminal: RunFinishedEvent | RunErrorEvent): RunEn
   this.ended = true;
   const closers = this.open.closeAll(terminal.type === EventType.RUN_ERROR ? { type: 'error', message: terminal.message } : { type: 'finished' });
   const usage = this.usage;
-  if (usage.length === 0) return { closers };
+  if (usage === undefined || usage.length === 0) return { closers };
   const sums = sumTokenUsage(usage);
   if (sums !== undefined) {
     (terminal as { usage?: TokenUsage[] }).usage = sums;

@@ -204,10 +204,10 @@ describe('createAgentEventReader', () => {
     const diagnostics: AguiDiagnostic[] = [];
     const reader = createAgentEventReader((diagnostic) => diagnostics.push(diagnostic));
     const first = { type: EventType.TEXT_MESSAGE_START, message_id: 'm1', role: 'assistant', name: null };
-    reader(first);
-    reader({ type: EventType.TEXT_MESSAGE_CONTENT, message_id: 'm1', delta: 'Hi', timestamp: null });
-    reader({ type: EventType.TEXT_MESSAGE_CONTENT, message_id: 'm1', delta: '!', timestamp: null });
-    reader({ type: EventType.TOOL_CALL_START, tool_call_id: 'c1', tool_call_name: 'x', parent_message_id: null });
+    reader.read(first);
+    reader.read({ type: EventType.TEXT_MESSAGE_CONTENT, message_id: 'm1', delta: 'Hi', timestamp: null });
+    reader.read({ type: EventType.TEXT_MESSAGE_CONTENT, message_id: 'm1', delta: '!', timestamp: null });
+    reader.read({ type: EventType.TOOL_CALL_START, tool_call_id: 'c1', tool_call_name: 'x', parent_message_id: null });
     expect(diagnostics.map((diagnostic) => diagnostic.message)).toEqual([
       "TEXT_MESSAGE_START names its fields in snake_case ('message_id'): read as AG-UI's camelCase ('messageId'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).",
       "TEXT_MESSAGE_START has 'name: null': read as absent, here and in the rest of the run. Omit an optional field rather than sending null (Python: exclude_none=True).",
@@ -220,8 +220,8 @@ describe('createAgentEventReader', () => {
   it('should report each field sent in both spellings with different values once per run', () => {
     const sink = diagnosticsSink();
     const reader = createAgentEventReader(sink.onDiagnostic);
-    reader({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', toolCallName: 'x', delta: '{' });
-    reader({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', delta: '}' });
+    reader.read({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', toolCallName: 'x', delta: '{' });
+    reader.read({ type: EventType.TOOL_CALL_CHUNK, tool_call_id: 'a', toolCallId: 'b', delta: '}' });
     expect(sink.messages).toEqual([
       "TOOL_CALL_CHUNK names its fields in snake_case ('tool_call_id'): read as AG-UI's camelCase ('toolCallId'), here and in the rest of the run. Send AG-UI's field names (Python: serialise events with their aliases, model_dump(by_alias=True), or with ag_ui's EventEncoder).",
       "TOOL_CALL_CHUNK has both 'tool_call_id' and 'toolCallId' with different values: the camelCase 'toolCallId' is used and 'tool_call_id' dropped, here and in the rest of the run. Send each field once, in AG-UI's camelCase.",
@@ -233,12 +233,12 @@ describe('createAgentEventReader', () => {
     const reader = createAgentEventReader(sink.onDiagnostic);
     const chunk = { type: 'TEXT_MESSAGE_CHUNK', text: 'Hel' };
     // Read without the ignored field (a piped chain's next reader has nothing to report again); the input is untouched.
-    expect(reader(chunk)).toEqual({ type: 'TEXT_MESSAGE_CHUNK' });
+    expect(reader.read(chunk)).toEqual({ type: 'TEXT_MESSAGE_CHUNK' });
     expect(chunk).toEqual({ type: 'TEXT_MESSAGE_CHUNK', text: 'Hel' });
-    reader({ type: 'TEXT_MESSAGE_CHUNK', text: 'lo' });
-    reader({ type: EventType.TOOL_CALL_CHUNK, toolCallName: 'search', arguments: '{}' });
-    reader({ type: EventType.REASONING_MESSAGE_CHUNK, content: 'hmm', messageID: 'r1' });
-    reader({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', text: 'x' });
+    reader.read({ type: 'TEXT_MESSAGE_CHUNK', text: 'lo' });
+    reader.read({ type: EventType.TOOL_CALL_CHUNK, toolCallName: 'search', arguments: '{}' });
+    reader.read({ type: EventType.REASONING_MESSAGE_CHUNK, content: 'hmm', messageID: 'r1' });
+    reader.read({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', text: 'x' });
     expect(sink.messages).toEqual([
       "TEXT_MESSAGE_CHUNK has no 'delta' but has 'text', which AG-UI does not define for it: 'text' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
       "TOOL_CALL_CHUNK has no 'delta' but has 'arguments', which AG-UI does not define for it: 'arguments' was ignored, so the event streams nothing. Did you mean 'delta'? (Reported once per run.)",
@@ -252,17 +252,17 @@ describe('createAgentEventReader', () => {
     const sink = diagnosticsSink();
     const reader = createAgentEventReader(sink.onDiagnostic);
     const token = { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hi', text: 'Hi' };
-    expect(reader(token)).toBe(token);
-    reader({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search' });
-    reader({ type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant', text: 'x' });
+    expect(reader.read(token)).toBe(token);
+    reader.read({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search' });
+    reader.read({ type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant', text: 'x' });
     expect(sink.messages).toEqual([]);
   });
 
   it('should keep its reports per reader: a second run reports again', () => {
     const counts = [0, 0];
     const readers = counts.map((_, index) => createAgentEventReader(() => counts[index]++));
-    for (const reader of readers) reader({ type: EventType.STEP_STARTED, step_name: 's', timestamp: null });
-    readers[0]({ type: EventType.STEP_FINISHED, step_name: 's', timestamp: null });
+    for (const reader of readers) reader.read({ type: EventType.STEP_STARTED, step_name: 's', timestamp: null });
+    readers[0].read({ type: EventType.STEP_FINISHED, step_name: 's', timestamp: null });
     expect(counts).toEqual([2, 2]);
   });
 });

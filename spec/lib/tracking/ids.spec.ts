@@ -89,6 +89,25 @@ describe('createEntityIds', () => {
       expect(ids.isUsed('rs')).toBe(false);
       expect(ids.hasOwner('other')).toBe(false);
     });
+
+    it('should keep a used id used when its owner is recorded again', () => {
+      const ids = entityIds();
+      ids.claim('m1', 's1', true);
+      ids.own('m1', 's1');
+
+      expect(ids.isUsed('m1')).toBe(true);
+      expect(ids.ownerOf('m1')).toBe('s1');
+      expect(ids.claim('m1', 's1', true)).toMatchObject({ conflict: 'used', refused: 'm1', refusedOwner: 's1' });
+    });
+
+    it('should use an id it only owned once it is claimed, under the owner lane', () => {
+      const ids = entityIds();
+      ids.own('rs', 's1');
+      expect(ids.claim('rs', 's1', true)).toStrictEqual({ id: 'rs' });
+
+      expect(ids.isUsed('rs')).toBe(true);
+      expect(ids.ownerOf('rs')).toBe('s1');
+    });
   });
 
   it('should keep each instance to its own ids', () => {
