@@ -52,13 +52,15 @@ export function encodeSSE(options: EncodeSSEOptions = {}): OperatorFunction<Even
 
 /**
  * One event as an SSE frame, `data: <json>\n\n`: the text `encoder.encodeSSE(event)` gives, through
- * plain `JSON.stringify` when that gives the same text (see `isFlatWithoutNulls`), which is most
- * events and several times cheaper. Shared by {@link encodeSSE} and the transports' framing.
+ * plain `JSON.stringify` when that gives the same text (a flat event without `null` fields, see
+ * `isFlatWithoutNulls`, or a small event of plain objects with no `null` anywhere, see
+ * `walkWithoutNull`), which is most events and several times cheaper. Shared by {@link encodeSSE}
+ * and the transports' framing.
  *
  * @throws What `JSON.stringify` throws (a BigInt, a cycle).
  */
 export function sseFrame(event: Event, encoder: EventEncoder): string {
-  return isFlatWithoutNulls(event) ? `data: ${JSON.stringify(event)}\n\n` : encoder.encodeSSE(event);
+  return isFlatWithoutNulls(event) || walkWithoutNull(event, WALK_BUDGET) >= 0 ? `data: ${JSON.stringify(event)}\n\n` : encoder.encodeSSE(event);
 }
 
 // Events whose only optional fields (as @ag-ui/core's `omitOptionalNulls` knows them) are the base
@@ -74,4 +76,32 @@ function isFlatWithoutNulls(event: Event): boolean {
   if (!flatTypes.has(event.type)) return false;
   const { timestamp, rawEvent, metadata, subagentRunId } = event as { timestamp?: unknown; rawEvent?: unknown; metadata?: unknown; subagentRunId?: unknown };
   return timestamp !== null && rawEvent !== null && metadata !== null && subagentRunId !== null;
+}
+
+// How many objects and values `walkWithoutNull` looks at before it leaves an event to the encoder:
+// a run's RUN_STARTED (its input echoed), RUN_FINISHED or a message's START are walked whole; a large
+// snapshot is left to the encoder after a few hundred values, so the walk never costs much.
+const WALK_BUDGET = 256;
+
+/**
+ * What is left of `budget` after walking `value` (each value counts one), or -1 when it holds a
+ * `null` anywhere, an object that is neither an array nor a plain object (a class instance, a
+ * `Date`: the encoder copies objects, which would lose their prototype), or more than `budget`
+ * values. The encoder (`omitOptionalNulls`) only ever drops `null`s: with none in plain objects and
+ * arrays, its text is `JSON.stringify`'s.
+ */
+function walkWithoutNull(value: unknown, budget: number): number {
+  if (value === null || --budget < 0) return -1;
+  if (typeof value !== 'object') return budget;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length && budget >= 0; index++) budget = walkWithoutNull(value[index], budget);
+    return budget;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return -1;
+  for (const key in value) {
+    budget = walkWithoutNull((value as Record<string, unknown>)[key], budget);
+    if (budget < 0) return -1;
+  }
+  return budget;
 }

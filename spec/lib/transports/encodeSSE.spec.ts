@@ -352,4 +352,73 @@ describe('encodeSSE framing, against @ag-ui/encoder', () => {
       { numRuns: 3000, seed: 11 },
     );
   });
+
+  it('should give exactly the frame EventEncoder gives for nested events: nulls at any depth, class instances, null prototypes, large values', async () => {
+    const fc = (await import('fast-check')).default;
+    const { EventEncoder } = await import('@ag-ui/encoder');
+    const encoder = new EventEncoder();
+    const odd = fc.oneof(
+      fc.date({ noInvalidDate: true }),
+      fc.dictionary(fc.string(), fc.oneof(fc.constant(null), fc.string())).map((entries) => Object.assign(Object.create(null) as object, entries)),
+      fc.array(fc.oneof(fc.constant(null), fc.integer()), { maxLength: 400 }),
+    );
+    const value = fc.oneof({ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) }, { weight: 1, arbitrary: odd });
+    const message = fc.record({ id: fc.string(), role: fc.constantFrom('user', 'assistant'), content: fc.oneof(fc.string(), fc.constant(null)), name: fc.oneof(fc.constant(null), fc.string()) }, { requiredKeys: ['id', 'role'] });
+    const event = fc.oneof(
+      fc.record(
+        { type: fc.constant('RUN_STARTED'), threadId: fc.string(), runId: fc.string(), parentRunId: fc.oneof(fc.constant(null), fc.string()), input: fc.record({ threadId: fc.string(), runId: fc.string(), messages: fc.array(message, { maxLength: 4 }), tools: fc.constant([]), context: fc.constant([]), state: value, forwardedProps: value }, { requiredKeys: ['threadId', 'runId'] }) },
+        { requiredKeys: ['type', 'threadId', 'runId'] },
+      ),
+      fc.record({ type: fc.constant('RUN_FINISHED'), threadId: fc.string(), runId: fc.string(), result: value, outcome: fc.oneof(fc.constant(null), fc.constant({ type: 'success' })), timestamp: fc.oneof(fc.constant(null), fc.integer()) }, { requiredKeys: ['type', 'threadId', 'runId'] }),
+      fc.record({ type: fc.constantFrom('TEXT_MESSAGE_START', 'TOOL_CALL_START'), messageId: fc.string(), toolCallId: fc.string(), toolCallName: fc.string(), role: fc.oneof(fc.constant(null), fc.constant('assistant')), parentMessageId: fc.oneof(fc.constant(null), fc.string()), rawEvent: value }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('STATE_SNAPSHOT'), snapshot: value, metadata: value }, { requiredKeys: ['type', 'snapshot'] }),
+      fc.record({ type: fc.constant('CUSTOM'), name: fc.string(), value }, { requiredKeys: ['type', 'name'] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(event, async (candidate) => {
+        const [frame] = await collect(of(candidate as unknown as Event).pipe(encodeSSE()));
+        expect(frame).toBe(encoder.encodeSSE(candidate as unknown as Event));
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+  });
+
+  it('should leave an event that is not a plain object to the encoder, even with no null in sight', async () => {
+    const { EventEncoder } = await import('@ag-ui/encoder');
+    // A class instance with a hidden null and a toJSON of its own: the encoder's copy drops both.
+    class Custom {
+      type = EventType.CUSTOM;
+      name = 'n';
+      value = 1;
+      constructor() {
+        Object.defineProperty(this, 'timestamp', { value: null, enumerable: false });
+      }
+      toJSON() {
+        return { type: EventType.CUSTOM, name: 'x', value: 2 };
+      }
+    }
+    const event = new Custom() as unknown as Event;
+
+    const [frame] = await collect(of(event).pipe(encodeSSE()));
+
+    expect(frame).toBe(new EventEncoder().encodeSSE(event));
+  });
+
+  it('should frame an event without nulls as JSON.stringify does, and leave one with a null in its input to the encoder', async () => {
+    const { EventEncoder } = await import('@ag-ui/encoder');
+    const encoder = new EventEncoder();
+    const input = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [], state: { n: 1 }, forwardedProps: {} };
+    const plain: Event = { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1', input } as Event;
+    const withNull: Event = { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1', parentRunId: null, input } as unknown as Event;
+    const spy = jest.spyOn(EventEncoder.prototype, 'encodeSSE');
+    try {
+      const frames = await collect(of(plain, withNull).pipe(encodeSSE()));
+      expect(frames).toEqual([`data: ${JSON.stringify(plain)}\n\n`, encoder.encodeSSE(withNull)]);
+      expect(frames[1]).not.toContain('parentRunId');
+      // The encoder ran for the second event only (and once more for the expectation above).
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
