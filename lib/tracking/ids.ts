@@ -91,7 +91,11 @@ function wireId(this: EntityIdsRecord, producerId: string): string {
 }
 
 function isUsed(this: EntityIdsRecord, id: string): boolean {
-  const owners = this.owners;
+  return usedIn(this.owners, id);
+}
+
+// A used id maps to its lane itself (a string or undefined), an id only owned to a box.
+function usedIn(owners: Map<string, Lane | OwnedOnly> | undefined, id: string): boolean {
   return owners !== undefined && owners.has(id) && typeof owners.get(id) !== 'object';
 }
 
@@ -100,14 +104,13 @@ function hasOwner(this: EntityIdsRecord, id: string): boolean {
 }
 
 function ownerOf(this: EntityIdsRecord, id: string): Lane {
-  const owner = this.owners?.get(id);
-  return owner === undefined ? undefined : laneOf(owner);
+  return laneOf(this.owners?.get(id));
 }
 
 function own(this: EntityIdsRecord, id: string, lane: Lane): void {
   const owners = (this.owners ??= new Map());
   // A used id stays used.
-  owners.set(id, owners.has(id) && typeof owners.get(id) !== 'object' ? lane : { lane });
+  owners.set(id, usedIn(owners, id) ? lane : { lane });
 }
 
 function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim {
@@ -116,8 +119,7 @@ function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane
 }
 
 function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
-  const owners = this.owners;
-  const conflict: IdConflict | undefined = this.isUsed(id) ? 'used' : ownedByLane && owners !== undefined && owners.has(id) && this.ownerOf(id) !== lane ? 'owned' : undefined;
+  const conflict: IdConflict | undefined = this.isUsed(id) ? 'used' : ownedByLane && this.hasOwner(id) && this.ownerOf(id) !== lane ? 'owned' : undefined;
   if (conflict === undefined) return take(this, { id }, lane);
   const fresh = this.mint();
   (this.remap ??= new Map()).set(producerId, fresh);

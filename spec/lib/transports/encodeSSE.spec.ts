@@ -323,11 +323,23 @@ describe('encodeSSE', () => {
   });
 });
 
+/** Asserts that encodeSSE frames every event `events` makes exactly as EventEncoder does (3,000 cases). */
+async function expectEncoderFrames(events: import('fast-check').Arbitrary<unknown>, seed: number): Promise<void> {
+  const fc = (await import('fast-check')).default;
+  const { EventEncoder } = await import('@ag-ui/encoder');
+  const encoder = new EventEncoder();
+  await fc.assert(
+    fc.asyncProperty(events, async (candidate) => {
+      const [frame] = await collect(of(candidate as Event).pipe(encodeSSE()));
+      expect(frame).toBe(encoder.encodeSSE(candidate as Event));
+    }),
+    { numRuns: 3000, seed },
+  );
+}
+
 describe('encodeSSE framing, against @ag-ui/encoder', () => {
   it('should give exactly the frame EventEncoder gives, for any event, nulls included', async () => {
     const fc = (await import('fast-check')).default;
-    const { EventEncoder } = await import('@ag-ui/encoder');
-    const encoder = new EventEncoder();
     const field = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string(), fc.integer(), fc.constant({ nested: null }));
     const event = fc.record(
       {
@@ -344,19 +356,11 @@ describe('encodeSSE framing, against @ag-ui/encoder', () => {
       },
       { requiredKeys: ['type'] },
     );
-    await fc.assert(
-      fc.asyncProperty(event, async (candidate) => {
-        const [frame] = await collect(of(candidate as unknown as Event).pipe(encodeSSE()));
-        expect(frame).toBe(encoder.encodeSSE(candidate as unknown as Event));
-      }),
-      { numRuns: 3000, seed: 11 },
-    );
+    await expectEncoderFrames(event, 11);
   });
 
   it('should give exactly the frame EventEncoder gives for nested events: nulls at any depth, class instances, null prototypes, large values', async () => {
     const fc = (await import('fast-check')).default;
-    const { EventEncoder } = await import('@ag-ui/encoder');
-    const encoder = new EventEncoder();
     const odd = fc.oneof(
       fc.date({ noInvalidDate: true }),
       fc.dictionary(fc.string(), fc.oneof(fc.constant(null), fc.string())).map((entries) => Object.assign(Object.create(null) as object, entries)),
@@ -374,13 +378,7 @@ describe('encodeSSE framing, against @ag-ui/encoder', () => {
       fc.record({ type: fc.constant('STATE_SNAPSHOT'), snapshot: value, metadata: value }, { requiredKeys: ['type', 'snapshot'] }),
       fc.record({ type: fc.constant('CUSTOM'), name: fc.string(), value }, { requiredKeys: ['type', 'name'] }),
     );
-    await fc.assert(
-      fc.asyncProperty(event, async (candidate) => {
-        const [frame] = await collect(of(candidate as unknown as Event).pipe(encodeSSE()));
-        expect(frame).toBe(encoder.encodeSSE(candidate as unknown as Event));
-      }),
-      { numRuns: 3000, seed: 17 },
-    );
+    await expectEncoderFrames(event, 17);
   });
 
   it('should leave an event that is not a plain object to the encoder, even with no null in sight', async () => {
