@@ -3,6 +3,8 @@
 //  - 'agui'        createAguiHandler(agent) from the built package, no broker, heartbeats on (15 s);
 //  - 'agui-broker' the same with the in-memory run broker (heap rows only);
 //  - 'agui-sse'    sendSSE alone of the hand-built AG-UI events, no toAgui (heap rows only: the write path's share);
+//  - 'bare'        the floor of the heap rows: the same frames written once by hand, then nothing behind
+//                  the open response (no agent, no subscription, no heartbeat, no listener);
 //  - 'hand'        hand-written: JSON.parse the body, writeHead, res.write('data: '+JSON.stringify(e)+'\n\n')
 //                  per already-expanded AG-UI event, a setInterval heartbeat;
 //  - 'official'    the agent's chunks through @ag-ui/client transformChunks, each event framed by
@@ -110,6 +112,17 @@ async function handlerOf(name) {
     // server builds, no toAgui, no input check), so the table shows what toAgui's state adds.
     const { sendSSE } = await import('agui-rx');
     return (req, res) => readJson(req, res, (input) => sendSSE(res, agent(input, true), { heartbeatMs: HEARTBEAT_MS }));
+  }
+  if (name === 'bare') {
+    // What any SSE server holds per open stream on this machine, whatever its handler: node:http's
+    // request, response and socket with the stream's first frames written.
+    return (req, res) =>
+      readJson(req, res, (input) => {
+        const { threadId, runId } = input;
+        const events = [{ type: 'RUN_STARTED', threadId, runId }, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }, ...OPEN_WORDS.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta }))];
+        res.writeHead(200, SSE_HEADERS);
+        res.write(events.map((event) => 'data: ' + JSON.stringify(event) + '\n\n').join(''));
+      });
   }
   if (name === 'hand') return (req, res) => readJson(req, res, (input) => serveByHand(req, res, agent(input, true), (event) => 'data: ' + JSON.stringify(event) + '\n\n'));
   if (name === 'official') {

@@ -19,7 +19,7 @@ const serverChild = fileURLToPath(new URL('./serve-server-child.mjs', import.met
 const clientChild = fileURLToPath(new URL('./serve-client-child.mjs', import.meta.url));
 
 /** What each contender is called in the table. */
-const LABEL = { agui: 'agui-rx', 'agui-broker': 'agui-rx + memory broker', 'agui-sse': 'sendSSE alone', hand: 'hand-written', official: 'official' };
+const LABEL = { agui: 'agui-rx', 'agui-broker': 'agui-rx + memory broker', 'agui-sse': 'sendSSE alone', hand: 'hand-written', official: 'official', bare: 'connection alone' };
 const KB = 1024;
 
 /**
@@ -125,7 +125,7 @@ export async function run({ quick, runs, warmup, log, note }) {
     return result;
   };
   const names = ['agui', 'hand', 'official'];
-  const heapNames = ['agui', 'agui-broker', 'agui-sse', 'hand', 'official'];
+  const heapNames = ['agui', 'agui-broker', 'agui-sse', 'hand', 'official', 'bare'];
   const heap = Object.fromEntries(heapNames.map((n) => [n, []]));
   const rows = [];
   let pacedResult;
@@ -219,6 +219,17 @@ export async function run({ quick, runs, warmup, log, note }) {
       ratio: kb('agui-sse') - kb('hand'),
       ratioMeans: 'more per stream',
       ratioUnit: 'KB',
+    }),
+    row({
+      item: 14,
+      name: `${heapLabel}: (ceiling) the connection alone, the same frames written by hand and nothing behind the open response (no agent, no subscription, no heartbeat): the least any handler can hold per stream, vs hand-written`,
+      ours: { name: 'connection alone', value: kb('bare') },
+      baseline: { name: 'hand-written', value: kb('hand') },
+      unit: 'KB',
+      ratio: kb('bare'),
+      ratioMeans: 'floor per stream',
+      ratioUnit: 'KB',
+      note: kb('bare') > 6 ? 'above the 6 KB target: no handler can meet it on this machine' : undefined,
     }),
     row({
       item: 14,
