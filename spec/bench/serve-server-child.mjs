@@ -31,17 +31,22 @@ const WORDS = ['the ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'a ', 'laz
 const OPEN_WORDS = ['Hello', ' there', ' friend.'];
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' };
 
+/** The run's first events, how a token is made, and its last events (see {@link agent} for `expanded`). */
+function eventsOf({ threadId, runId }, expanded) {
+  const messageId = 'm1';
+  const token = expanded ? (delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }) : (delta) => ({ type: 'TEXT_MESSAGE_CHUNK', messageId, delta });
+  const head = expanded ? [{ type: 'RUN_STARTED', threadId, runId }, { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }] : [{ type: 'RUN_STARTED', threadId, runId }];
+  const tail = expanded ? [{ type: 'TEXT_MESSAGE_END', messageId }, { type: 'RUN_FINISHED', threadId, runId }] : [{ type: 'RUN_FINISHED', threadId, runId }];
+  return { head, token, tail };
+}
+
 /**
  * The synthetic agent of one request. `expanded`: the hand-written handler's events (START /
  * CONTENT / END built by hand) instead of TEXT_MESSAGE_CHUNKs with messageId on each.
  */
 function agent(input, expanded) {
-  const { threadId, runId } = input;
   const params = input.forwardedProps ?? {};
-  const messageId = 'm1';
-  const token = expanded ? (delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }) : (delta) => ({ type: 'TEXT_MESSAGE_CHUNK', messageId, delta });
-  const head = expanded ? [{ type: 'RUN_STARTED', threadId, runId }, { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }] : [{ type: 'RUN_STARTED', threadId, runId }];
-  const tail = expanded ? [{ type: 'TEXT_MESSAGE_END', messageId }, { type: 'RUN_FINISHED', threadId, runId }] : [{ type: 'RUN_FINISHED', threadId, runId }];
+  const { head, token, tail } = eventsOf(input, expanded);
   if (params.mode === 'paced') {
     const tokens$ = interval(params.everyMs).pipe(
       take(params.tokens),
@@ -77,6 +82,9 @@ function readJson(req, res, then) {
     then(input);
   });
 }
+
+/** A hand-written SSE frame. */
+const handFrame = (event) => 'data: ' + JSON.stringify(event) + '\n\n';
 
 /** A hand-written SSE response of `events$`: one res.write per frame, a heartbeat every 15 s. */
 function serveByHand(req, res, events$, encode) {
@@ -118,13 +126,12 @@ async function handlerOf(name) {
     // request, response and socket with the stream's first frames written.
     return (req, res) =>
       readJson(req, res, (input) => {
-        const { threadId, runId } = input;
-        const events = [{ type: 'RUN_STARTED', threadId, runId }, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }, ...OPEN_WORDS.map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta }))];
+        const { head, token } = eventsOf(input, true);
         res.writeHead(200, SSE_HEADERS);
-        res.write(events.map((event) => 'data: ' + JSON.stringify(event) + '\n\n').join(''));
+        res.write([...head, ...OPEN_WORDS.map(token)].map(handFrame).join(''));
       });
   }
-  if (name === 'hand') return (req, res) => readJson(req, res, (input) => serveByHand(req, res, agent(input, true), (event) => 'data: ' + JSON.stringify(event) + '\n\n'));
+  if (name === 'hand') return (req, res) => readJson(req, res, (input) => serveByHand(req, res, agent(input, true), handFrame));
   if (name === 'official') {
     const [{ transformChunks }, { EventEncoder }] = await Promise.all([import('@ag-ui/client'), import('@ag-ui/encoder')]);
     return (req, res) =>
