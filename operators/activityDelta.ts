@@ -5,6 +5,7 @@ import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { applyPatchInOrder, assertSafePatch, firstLine, isPrototypePointer } from '../lib/state/jsonPatch.js';
 import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { isObject } from '../lib/protocol/values.js';
@@ -76,7 +77,15 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
   const types = options.activityTypes === undefined ? undefined : new Set(options.activityTypes);
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   // One record per subscription (its handlers), with a `next` every subscription shares.
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => ({ __proto__: activityMethods, subscriber, diagnose, types, tracked: undefined }) as unknown as Activities, {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
+    const activities = new ActivitiesRecord();
+    activities.subscriber = subscriber;
+    activities.diagnose = diagnose;
+    activities.types = types;
+    activities.tracked = undefined;
+    ActivitiesRecord.shaped(activities);
+    return activities;
+  }, {
     passesTokenEvents: true,
     readsAgentEvents: diagnose,
   });
@@ -168,6 +177,7 @@ const activityMethods: Pick<Activities, 'next'> = Object.freeze({
     }
   },
 });
+const ActivitiesRecord = recordType<Activities>(activityMethods);
 
 /** JSON text of an activity's content, or an `INVALID_ACTIVITY` error saying why it has none. */
 function serialise(content: unknown, messageId: string): string {

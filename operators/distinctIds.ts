@@ -2,6 +2,7 @@ import type { Message } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
@@ -81,7 +82,11 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
     // While nothing is renamed, content passes unchanged: a fused chain sends it past.
     context.passMessageContent(true);
     // The ids taken, and the fresh ids given, live in this subscription's tracker.
-    return { __proto__: distinctIdsMethods, collisions: trackIdCollisions({ history, mint, diagnose, out: subscriber }), context } as unknown as DistinctIds;
+    const stage = new DistinctIdsRecord();
+    stage.collisions = trackIdCollisions({ history, mint, diagnose, out: subscriber });
+    stage.context = context;
+    DistinctIdsRecord.shaped(stage);
+    return stage;
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
 
@@ -97,3 +102,4 @@ const distinctIdsMethods: Pick<DistinctIds, 'next'> = Object.freeze({
     this.context.passMessageContent(!this.collisions.renamesAny());
   },
 });
+const DistinctIdsRecord = recordType<DistinctIds>(distinctIdsMethods);

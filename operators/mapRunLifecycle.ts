@@ -1,17 +1,15 @@
 import { EventType, type Event, type RunAgentInput, type RunErrorEvent, type RunFinishedEvent } from '@ag-ui/core';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { OperatorFunction } from 'rxjs';
 import { ToolkitEventType, eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import type { CancelSignal } from '../lib/protocol/cancelSignal.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
-import { checkedInput, type CheckedInputOption } from '../lib/protocol/checkedInput.js';
-import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFailure } from '../lib/protocol/runErrors.js';
 import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
-import { assertWireEvent, describeIssue, isPlainTextContent } from '../lib/protocol/validate.js';
-import { noMessage, runErrorOf, trackRunLifecycle, type RunLifecycle } from '../lib/tracking/runLifecycle.js';
+import { assertWireEvent, isPlainTextContent } from '../lib/protocol/validate.js';
+import { noMessage, runErrorOf, runIdentityOf, trackRunLifecycle, type RunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -99,29 +97,22 @@ export interface MapRunLifecycleOptions {
  * `parentRunId` is not a string, or `input` is not a valid `RunAgentInput`.
  */
 export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFunction<AgentEvent, Event> {
-  const { threadId, runId, parentRunId, input, signal } = options ?? ({} as MapRunLifecycleOptions);
+  const signal = options?.signal;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
-  for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
-    if (typeof value !== 'string' || value === '') {
-      throw new AguiRxError('INVALID_OPTIONS', `The run needs a non-empty string '${name}' option (got ${describeValue(value)}). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.`);
-    }
-  }
-  // Checked now: a bad parentRunId or input would make every RUN_STARTED invalid, with no run to report it in.
-  if (parentRunId !== undefined && typeof parentRunId !== 'string') {
-    throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'parentRunId' must be a string (got ${describeValue(parentRunId)}). Omit it when this run continues no other run.`);
-  }
-  if (input !== undefined && (options as CheckedInputOption)[checkedInput] !== input) { // unless a handler validated it (checkedInput)
-    const result = RunAgentInputSchema.safeParse(input);
-    if (!result.success) {
-      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
-    }
-  }
-  const run = { threadId, runId, parentRunId, input, exposeErrorStack: Boolean(options?.exposeErrorStack) };
+  // Checked now: a bad id or input would make every RUN_STARTED invalid, with no run to report it in.
+  const run = runIdentityOf(options);
   // Checked now: an unknown errorMessages throws here.
   const failures = runFailures(options, (error) => runErrorOf(error, run.exposeErrorStack));
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // One record per run, with methods every run shares: a few fields instead of a closure per step.
-    const stage = { __proto__: runStageMethods, subscriber, context, lifecycle: trackRunLifecycle(run), diagnose, failures, signal } as unknown as RunStage;
+    const stage = new RunStageRecord();
+    stage.subscriber = subscriber;
+    stage.context = context;
+    stage.lifecycle = trackRunLifecycle(run);
+    stage.diagnose = diagnose;
+    stage.failures = failures;
+    stage.signal = signal;
+    RunStageRecord.shaped(stage);
     if (signal?.aborted) stage.handleEvent(); // cancelled before upstream is ever subscribed
     else signal?.addEventListener('abort', stage);
     return stage;
@@ -197,3 +188,4 @@ const runStageMethods: Omit<RunStage, 'subscriber' | 'context' | 'lifecycle' | '
   teardown(this: RunStage) { this.signal?.removeEventListener('abort', this); },
   handleEvent(this: RunStage) { if (!this.lifecycle.ended) end(this, this.lifecycle.finished(undefined, { type: 'cancelled' })); },
 });
+const RunStageRecord = recordType<RunStage>(runStageMethods);

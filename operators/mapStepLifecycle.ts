@@ -3,6 +3,7 @@ import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import { operatorLifecycleMessage, stepBoundaryOf } from '../lib/protocol/table.js';
 import { trackStepsAndSubagents, type StepsAndSubagents } from '../lib/tracking/steps.js';
 
@@ -60,7 +61,15 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
   const finishPrevious = options?.finishPrevious === true;
   const diagnose = options?.onDiagnostic ?? warnDiagnostic;
   // One record per subscription, with methods every subscription shares.
-  return createOperator<AgentEvent, AgentEvent>((subscriber) => ({ __proto__: stepsMethods, subscriber, diagnose, finishPrevious, steps: undefined }) as unknown as StepStage, {
+  return createOperator<AgentEvent, AgentEvent>((subscriber) => {
+    const stage = new StepStageRecord();
+    stage.subscriber = subscriber;
+    stage.diagnose = diagnose;
+    stage.finishPrevious = finishPrevious;
+    stage.steps = undefined;
+    StepStageRecord.shaped(stage);
+    return stage;
+  }, {
     passesTokenEvents: true,
     readsAgentEvents: diagnose,
   });
@@ -112,3 +121,4 @@ const stepsMethods: Pick<StepStage, 'next' | 'flush'> = Object.freeze({
     finish(this, undefined, true);
   },
 });
+const StepStageRecord = recordType<StepStage>(stepsMethods);

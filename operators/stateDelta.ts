@@ -7,6 +7,7 @@ import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError } from '../lib/protocol/errors.js';
 import { applyPatchInOrder, assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import { createStateMirror, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
@@ -99,7 +100,16 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
   // One record per subscription (its handlers), with a `next` every subscription shares.
   return createOperator<AgentEvent, AgentEvent>(
-    (subscriber) => ({ __proto__: runMethods, subscriber, immutable, diagnose, mirror: undefined, initialJson }) as unknown as Run,
+    (subscriber) => {
+      const run = new RunRecord();
+      run.subscriber = subscriber;
+      run.immutable = immutable;
+      run.diagnose = diagnose;
+      run.mirror = undefined;
+      run.initialJson = initialJson;
+      RunRecord.shaped(run);
+      return run;
+    },
     { passesTokenEvents: true, readsAgentEvents: diagnose },
   );
 }
@@ -125,6 +135,7 @@ const runMethods: Pick<Run, 'next'> = Object.freeze({
     }
   },
 });
+const RunRecord = recordType<Run>(runMethods);
 
 /** One subscription of {@link stateDelta}: its handlers, and what its module functions read and change. */
 interface Run extends OperatorHandlers<AgentEvent> {

@@ -2,6 +2,7 @@ import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
+import { recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { entityKind } from '../lib/protocol/table.js';
@@ -86,7 +87,12 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     const calls = trackToolCalls({ mint, diagnose, out: subscriber });
     // With no call open, text and reasoning content close nothing and pass unchanged: a fused chain sends them past.
     context.passMessageContent(true);
-    return { __proto__: correlatorMethods, calls, subscriber, context } as unknown as Correlator;
+    const correlator = new CorrelatorRecord();
+    correlator.calls = calls;
+    correlator.subscriber = subscriber;
+    correlator.context = context;
+    CorrelatorRecord.shaped(correlator);
+    return correlator;
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
 
@@ -111,6 +117,7 @@ const correlatorMethods: Pick<Correlator, 'next' | 'flush' | 'complete'> = Objec
     this.subscriber.complete();
   },
 });
+const CorrelatorRecord = recordType<Correlator>(correlatorMethods);
 
 // Hands one event to the tracker's rule for it (a module function: nothing per subscription).
 function handle(calls: ToolCallTracker, event: AgentEvent): void {

@@ -1,6 +1,7 @@
 import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
 import { warnDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 import { createAgentEventReader, type AgentEventReader } from './normalizeAgentEvent.js';
+import { recordType } from './recordType.js';
 import { entityKind, isTokenEventType } from './table.js';
 
 /**
@@ -233,12 +234,6 @@ interface Chain {
   unsubscribe(): void;
 }
 
-/**
- * The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
- * subscriber itself: closing it stops even a synchronous source that is still emitting (`of`, a
- * loop checking `closed`), as a `take` downstream expects.
- */
-type Upstream = Subscription & Observer<unknown> & { chain: Chain };
 
 function stageNext(this: Stage, value: unknown): void {
   if (this.closed) return;
@@ -375,29 +370,43 @@ function enter(chain: Chain, value: unknown): void {
   chain.head.next(input);
 }
 
-function upstreamNext(this: Upstream, value: unknown): void {
-  const chain = this.chain;
-  if (!chain.busy) {
-    // The common case, without a closure per value.
-    chain.busy = true;
-    try {
-      enter(chain, value);
-      drain(chain);
-    } finally {
-      chain.busy = false;
-    }
-  } else (chain.queued ??= []).push(() => enter(chain, value));
-}
+/**
+ * The source's subscriber is a Subscription that is also an Observer, which RxJS uses as the
+ * subscriber itself: closing it stops even a synchronous source that is still emitting (`of`, a
+ * loop checking `closed`), as a `take` downstream expects. A class, as it must be a Subscription.
+ */
+class Upstream extends Subscription implements Observer<unknown> {
+  constructor(readonly chain: Chain) {
+    super();
+  }
 
-function upstreamError(this: Upstream, error: unknown): void {
-  const chain = this.chain;
-  deliver(chain, () => chain.head.error(error));
-}
+  next(value: unknown): void {
+    const chain = this.chain;
+    if (!chain.busy) {
+      // The common case, without a closure per value.
+      chain.busy = true;
+      try {
+        enter(chain, value);
+        drain(chain);
+      } finally {
+        chain.busy = false;
+      }
+    } else (chain.queued ??= []).push(() => enter(chain, value));
+  }
 
-function upstreamComplete(this: Upstream): void {
-  const chain = this.chain;
-  deliver(chain, () => chain.head.complete());
+  error(error: unknown): void {
+    const chain = this.chain;
+    deliver(chain, () => chain.head.error(error));
+  }
+
+  complete(): void {
+    const chain = this.chain;
+    deliver(chain, () => chain.head.complete());
+  }
 }
+// Keeps the class's hidden class when no run is open (see recordType: the class of a constructor's
+// records dies with the last of them, and the code that reads them is deoptimised).
+const keptUpstream = new Upstream(undefined as unknown as Chain);
 
 function chainUnsubscribe(this: Chain): void {
   safeUnsubscribe(this.upstream);
@@ -416,6 +425,7 @@ const stageMethods: Pick<Stage, 'next' | 'error' | 'complete' | 'tearDown' | 'su
   unsubscribeSource: stageUnsubscribeSource,
   passMessageContent: stagePassMessageContent,
 });
+const StageRecord = recordType<Stage>(stageMethods);
 
 function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unknown>, recipes: readonly Recipe[]): void {
   const diagnoseEntry = recipes[0].readsAgentEvents;
@@ -431,7 +441,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     routed: false,
     unsubscribe: chainUnsubscribe,
   };
-  chain.upstream = Object.assign(new Subscription(), { chain, next: upstreamNext, error: upstreamError, complete: upstreamComplete });
+  chain.upstream = new Upstream(chain);
 
   // Set up from the subscriber's end, as nested subscriptions would: an operator whose `init`
   // ends the output at once (an already aborted signal) leaves the ones before it unsubscribed.
@@ -442,24 +452,21 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
   for (let index = recipes.length - 1; index >= 0; index--) {
     const recipe = recipes[index];
     const routes = index > 0 && (recipe.passesTokenEvents || recipe.passesMessageContentWhenIdle);
-    const stage = {
-      __proto__: stageMethods,
-      closed: false,
-      tornDown: false,
-      index,
-      chain,
-      out,
-      handlers: undefined,
-      handleNext: ignore,
-      routes,
-      passesAll: recipe.passesTokenEvents && index > 0,
-      passingContent: false,
-      content: out,
-      token: out,
-    } as unknown as Stage;
+    const stage = new StageRecord();
+    stage.closed = false;
+    stage.tornDown = false;
+    stage.index = index;
+    stage.chain = chain;
+    stage.out = out;
+    stage.handlers = undefined;
+    stage.handleNext = ignore;
+    stage.routes = routes;
+    stage.passesAll = recipe.passesTokenEvents && index > 0;
+    stage.passingContent = false;
     stage.content = stage;
     stage.token = stage;
-    chain.stages[index] = stage;
+    StageRecord.shaped(stage);
+    chain.stages[index] = stage as Stage;
     const handlers = recipe.init(out, stage);
     stage.handlers = handlers;
     stage.handleNext = handlers.next;

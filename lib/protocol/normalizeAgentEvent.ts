@@ -3,6 +3,7 @@ import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from 
 import type { DiagnosticHandler } from './diagnostics.js';
 import { strayFieldsOf } from './strayFields.js';
 import { entityKind, entityKinds, type EntityKind } from './table.js';
+import { recordType } from './recordType.js';
 
 /**
  * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
@@ -279,7 +280,11 @@ function sameJson(a: unknown, b: unknown): boolean {
 export function createAgentEventReader(diagnose: DiagnosticHandler): AgentEventReader {
   // One record per run, its `read` on a shared prototype: an open run holds no closure, and what
   // it reported is made at its first report (most runs have none).
-  return { __proto__: readerMethods, diagnose, reported: undefined } as unknown as AgentEventReader;
+  const reader = new ReaderRecord();
+  reader.diagnose = diagnose;
+  reader.reported = undefined;
+  ReaderRecord.shaped(reader);
+  return reader;
 }
 
 /** Where the slow path tells what it read differently: a handler, or a run's reader (which reports each once). */
@@ -313,6 +318,7 @@ function readEvent(this: AgentEventReader, event: unknown): unknown {
 }
 
 const readerMethods: Pick<AgentEventReader, 'read'> = Object.freeze({ read: readEvent });
+const ReaderRecord = recordType<AgentEventReader>(readerMethods);
 
 function repaired(to: RepairsTo, repair: EntryRepair, event: unknown): void {
   if (typeof to === 'function') to(repair, event);

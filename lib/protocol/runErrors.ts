@@ -1,6 +1,7 @@
 import type { RunAgentInput, RunErrorEvent } from '@ag-ui/core';
 import { AguiRxError, errorMessage } from './errors.js';
 import { generateId } from './generateId.js';
+import { recordType } from './recordType.js';
 
 /** What {@link RunErrorHandler} is told about the run that ended in RUN_ERROR. */
 export interface RunErrorReport {
@@ -195,7 +196,14 @@ export function runFailures(options: RunFailuresOptions, worded: (error: unknown
     throw new AguiRxError('INVALID_OPTIONS', `'errorMessages' must be 'expose', 'redact' or a function (error, reference) => message, not ${String(policy)}.`);
   }
   // One record per run, its methods on a shared prototype: an open run holds no closure for a failure it may never have.
-  const failures: FailuresRecord = { __proto__: failuresMethods, worded, policy, onError: options.onError ?? logRunError, threadId: options.threadId, runId: options.runId, input: options.input } as unknown as FailuresRecord;
+  const failures = new Failures();
+  failures.worded = worded;
+  failures.policy = policy;
+  failures.onError = options.onError ?? logRunError;
+  failures.threadId = options.threadId;
+  failures.runId = options.runId;
+  failures.input = options.input;
+  Failures.shaped(failures);
   return failures;
 }
 
@@ -235,3 +243,4 @@ function failuresUpstream(this: FailuresRecord, upstream: RunErrorEvent, event: 
 
 // The methods every run's failures share: its prototype, so that the record holds only its fields.
 const failuresMethods: RunFailures = Object.freeze({ thrown: failuresThrown, upstream: failuresUpstream });
+const Failures = recordType<FailuresRecord>(failuresMethods);

@@ -1,4 +1,5 @@
 import { isObject } from '../protocol/values.js';
+import { recordType } from '../protocol/recordType.js';
 
 /**
  * What a run starts in the client's message list (`@ag-ui/client` keeps one list, found by `id`
@@ -112,7 +113,10 @@ interface ConversationIdsRecord extends ConversationIds {
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
 export function createConversationIds(history?: unknown): ConversationIds {
   // Its methods on a shared prototype: a record holds only its fields.
-  const record = { __proto__: conversationIdsMethods, messages: undefined, calls: undefined } as unknown as ConversationIdsRecord;
+  const record = new ConversationRecord();
+  record.messages = undefined;
+  record.calls = undefined;
+  ConversationRecord.shaped(record);
   record.seed(history);
   return record;
 }
@@ -155,3 +159,4 @@ function messageCollision(this: ConversationIdsRecord, id: string, start: Messag
 }
 
 const conversationIdsMethods: ConversationIds = Object.freeze({ seed, message, addMessage, isHistoryCall, isRunCall, addCall, messageCollision });
+const ConversationRecord = recordType<ConversationIdsRecord>(conversationIdsMethods);

@@ -5,6 +5,7 @@ import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
 import { isObject } from '../protocol/values.js';
 import { createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** What {@link trackIdCollisions} needs: the history, where its decisions go, and how ids are made. */
 export interface IdCollisionsOptions {
@@ -90,15 +91,14 @@ const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined
  */
 export function trackIdCollisions({ history, mint, diagnose, out }: IdCollisionsOptions): IdCollisions {
   // A plain record of its state; the methods are on its prototype (`collisionsMethods`), shared by every subscription.
-  const t = {
-    __proto__: collisionsMethods,
-    mint,
-    diagnose,
-    out,
-    ids: createConversationIds(history),
-    renames: noRenames,
-    renamed: 0,
-  };
+  const t = new CollisionsRecord();
+  t.mint = mint;
+  t.diagnose = diagnose;
+  t.out = out;
+  t.ids = createConversationIds(history);
+  t.renames = noRenames;
+  t.renamed = 0;
+  CollisionsRecord.shaped(t);
   return t as unknown as IdCollisions;
 }
 
@@ -147,6 +147,7 @@ const collisionsMethods: IdCollisions = Object.freeze({
     return this.renamed > 0;
   },
 });
+const CollisionsRecord = recordType<Collisions>(collisionsMethods);
 
 function wire(map: Map<string, string> | undefined, id: string): string {
   return map === undefined ? id : (map.get(id) ?? id);

@@ -1,5 +1,6 @@
 import type { Lane } from '../protocol/agentEvent.js';
 import type { IdGenerator } from '../protocol/generateId.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** Why {@link EntityIds.claim} sent a new entity under a fresh id rather than the producer's. */
 export type IdConflict = 'used' | 'owned';
@@ -82,7 +83,12 @@ const laneOf = (value: Lane | OwnedOnly): Lane => (typeof value === 'object' ? v
  */
 export function createEntityIds(mint: IdGenerator): EntityIds {
   // Its methods on a shared prototype: a record holds only its fields.
-  return { __proto__: entityIdsMethods, mint, owners: undefined, remap: undefined } as unknown as EntityIds;
+  const ids = new IdsRecord();
+  ids.mint = mint;
+  ids.owners = undefined;
+  ids.remap = undefined;
+  IdsRecord.shaped(ids);
+  return ids;
 }
 
 function wireId(this: EntityIdsRecord, producerId: string): string {
@@ -133,3 +139,4 @@ function take(ids: EntityIdsRecord, claimed: IdClaim, lane: Lane): IdClaim {
 }
 
 const entityIdsMethods: EntityIds = Object.freeze({ wireId, isUsed, hasOwner, ownerOf, own, claim, claimId });
+const IdsRecord = recordType<EntityIdsRecord>(entityIdsMethods);

@@ -14,6 +14,7 @@ import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
 import { createEntityIds, type EntityIds } from './ids.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
 export interface MessageLanesOptions {
@@ -134,7 +135,16 @@ interface Lanes {
  */
 export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions): MessageLanes {
   // A plain record of its state; the methods are on its prototype (`lanesMethods`), shared by every subscription.
-  const t = { __proto__: lanesMethods, mint, diagnose, out, lanes: undefined, openMessages: new Map(), ended: undefined, ids: createEntityIds(mint), parentLane: undefined };
+  const t = new LanesRecord();
+  t.mint = mint;
+  t.diagnose = diagnose;
+  t.out = out;
+  t.lanes = undefined;
+  t.openMessages = new Map();
+  t.ended = undefined;
+  t.ids = createEntityIds(mint);
+  t.parentLane = undefined;
+  LanesRecord.shaped(t);
   return t as unknown as MessageLanes;
 }
 
@@ -187,6 +197,7 @@ function closeEveryLane(this: Lanes): void {
 
 // `flush` is `closeAll` under the name an operator's handlers give it: the tracker is its operator's handlers.
 const lanesMethods: MessageLanes = Object.freeze({ next, closeAll: closeEveryLane, flush: closeEveryLane });
+const LanesRecord = recordType<Lanes>(lanesMethods);
 
 /** `lane`'s state, made at its first event. */
 function laneState(t: Lanes, lane: Lane): LaneState {

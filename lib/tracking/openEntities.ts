@@ -2,6 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import { laneFields, type Lane } from '../protocol/agentEvent.js';
 import { entityEvents, entityKind, entityKinds, operatorLifecycleMessage, lifecycleRules, type EntityKind } from '../protocol/table.js';
 import { trackStepsAndSubagents, type LifecycleProblem, type StepsAndSubagents } from './steps.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** Why what is open gets closed: a successful end of run, or an error (which closes subagents with SUBAGENT_ERROR). */
 export type CloseReason =
@@ -64,7 +65,12 @@ export interface OpenEntities {
  */
 export function trackOpenEntities(): OpenEntities {
   // Its methods on a shared prototype (`openEntitiesMethods`): a record holds only its fields.
-  return { __proto__: openEntitiesMethods, open: undefined, pending: undefined, lifecycles: undefined } as unknown as OpenEntities;
+  const entities = new OpenEntitiesRecord();
+  entities.open = undefined;
+  entities.pending = undefined;
+  entities.lifecycles = undefined;
+  OpenEntitiesRecord.shaped(entities);
+  return entities;
 }
 
 /** One run's open entities; the methods are the shared functions below (no closures per run). */
@@ -134,3 +140,4 @@ function sequenceProblem(this: OpenRecord, event: Event): SequenceProblem | unde
 }
 
 const openEntitiesMethods: OpenEntities = Object.freeze({ observe, closeAll, pendingToolCallIds, sequenceProblem });
+const OpenEntitiesRecord = recordType<OpenRecord>(openEntitiesMethods);

@@ -9,13 +9,15 @@ import {
   type RunStartedEvent,
   type TokenUsage,
 } from '@ag-ui/core';
-import { TokenUsageSchema } from '@ag-ui/core/schemas';
+import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
+import { checkedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
 import { isAgentEventType } from '../protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, unknown>;
@@ -31,6 +33,33 @@ export interface RunIdentity {
   input?: RunAgentInput | undefined;
   /** Whether RUN_ERROR carries the failing error's stack trace as `metadata: { stack }`. Default: false. */
   exposeErrorStack?: boolean | undefined;
+}
+
+/**
+ * The run's identity from `mapRunLifecycle`'s options, checked: what every RUN_STARTED and
+ * RUN_FINISHED of the run carries.
+ *
+ * @throws {AguiRxError} `INVALID_OPTIONS` when `threadId` or `runId` is not a non-empty string,
+ * `parentRunId` is not a string, or `input` is not a valid `RunAgentInput` (AG-UI's
+ * `RunAgentInputSchema`; not checked again when a handler marked it as checked, `checkedInput`).
+ */
+export function runIdentityOf(options: RunIdentity & CheckedInputOption): RunIdentity & { exposeErrorStack: boolean } {
+  const { threadId, runId, parentRunId, input } = options ?? ({} as RunIdentity);
+  for (const [name, value] of [['threadId', threadId], ['runId', runId]] as const) {
+    if (typeof value !== 'string' || value === '') {
+      throw new AguiRxError('INVALID_OPTIONS', `The run needs a non-empty string '${name}' option (got ${describeValue(value)}). Pass the ids of the run, e.g. { threadId: input.threadId, runId: input.runId } from RunAgentInput.`);
+    }
+  }
+  if (parentRunId !== undefined && typeof parentRunId !== 'string') {
+    throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'parentRunId' must be a string (got ${describeValue(parentRunId)}). Omit it when this run continues no other run.`);
+  }
+  if (input !== undefined && options[checkedInput] !== input) {
+    const result = RunAgentInputSchema.safeParse(input);
+    if (!result.success) {
+      throw new AguiRxError('INVALID_OPTIONS', `mapRunLifecycle 'input' is not a valid RunAgentInput: ${describeIssue(result.error)}. Pass the RunAgentInput the client posted, or omit it.`);
+    }
+  }
+  return { threadId, runId, parentRunId, input, exposeErrorStack: Boolean(options?.exposeErrorStack) };
 }
 
 /** What it takes to end the run with a terminal event (see {@link RunLifecycle.end}). */
@@ -99,7 +128,14 @@ const lateRunStarted =
  */
 export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
   // Its methods on a shared prototype (`lifecycleMethods`): a record holds only its fields.
-  return { __proto__: lifecycleMethods, started: false, ended: false, run, open: trackOpenEntities(), usage: undefined } as unknown as RunLifecycle;
+  const lifecycle = new LifecycleRecord();
+  lifecycle.started = false;
+  lifecycle.ended = false;
+  lifecycle.run = run;
+  lifecycle.open = trackOpenEntities();
+  lifecycle.usage = undefined;
+  LifecycleRecord.shaped(lifecycle);
+  return lifecycle;
 }
 
 /**
@@ -259,3 +295,4 @@ function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown
 }
 
 const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });
+const LifecycleRecord = recordType<Lifecycle>(lifecycleMethods);

@@ -19,6 +19,7 @@ import { unfinishedArgumentsError, type StreamedCall } from '../protocol/cutTool
 import { toolResultContent } from '../protocol/toolResultContent.js';
 import { createEntityIds, type EntityIds } from './ids.js';
 import { appendArguments, createArgumentsText, isArgumentsComplete, isCompleteJson, type ArgumentsText } from './json.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** An input event, read by field name. */
 type Fields = Record<string, unknown>;
@@ -118,21 +119,20 @@ interface ToolCalls {
  */
 export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions): ToolCallTracker {
   // A plain record of its state; the methods are on its prototype (`trackerMethods`).
-  const t = {
-    __proto__: trackerMethods,
-    mint,
-    out,
-    diagnose,
-    open: undefined,
-    ids: createEntityIds(mint),
-    pending: undefined,
-    latest: undefined,
-    turnMessage: undefined,
-    subagentTurnMessages: undefined,
-    messageLane: new Map(),
-    endedEarly: undefined,
-    unfinished: undefined,
-  };
+  const t = new ToolCallsRecord();
+  t.mint = mint;
+  t.out = out;
+  t.diagnose = diagnose;
+  t.open = undefined;
+  t.ids = createEntityIds(mint);
+  t.pending = undefined;
+  t.latest = undefined;
+  t.turnMessage = undefined;
+  t.subagentTurnMessages = undefined;
+  t.messageLane = new Map();
+  t.endedEarly = undefined;
+  t.unfinished = undefined;
+  ToolCallsRecord.shaped(t);
   return t as unknown as ToolCallTracker;
 }
 
@@ -265,6 +265,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     assertArgumentsWhole(t);
   },
 });
+const ToolCallsRecord = recordType<ToolCalls>(trackerMethods);
 
 // The input event, under the wire id its call was given.
 function withWireId(event: Fields, producerId: string, toolCallId: string): AgentEvent {

@@ -7,6 +7,7 @@ import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
 import type { CheckedInputOption } from '../protocol/checkedInput.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** `toAgui`'s options as `agentRun` takes them: the run's ids, input and signal are its own. */
 export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'> & CheckedInputOption; slice: SliceOptions };
@@ -55,8 +56,17 @@ interface AgentRunState extends Observer<Event>, Unsubscribable {
 }
 
 function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: CancelSignal | undefined): Unsubscribable {
-  const run = { __proto__: runMethods, subscriber, cancel, controller: undefined, onCancel: undefined, ended: false, endedByCancel: false, aborted: false, subscription: undefined } as unknown as AgentRunState;
+  const run = new AgentRunRecord();
+  run.subscriber = subscriber;
+  run.cancel = cancel;
+  run.controller = undefined;
+  run.onCancel = undefined;
+  run.ended = false;
+  run.endedByCancel = false;
+  run.aborted = false;
+  run.subscription = undefined;
   run.subscription = agentEvents(start, () => signalOf(run), input, options, cancel).subscribe(run);
+  AgentRunRecord.shaped(run);
   // The record is its own teardown (`unsubscribe` on its prototype): no closure per run for it.
   return run;
 }
@@ -108,6 +118,7 @@ function runComplete(this: AgentRunState): void {
 
 // The observer methods every run shares, and its teardown: its prototype, so that the record holds only its fields.
 const runMethods: Observer<Event> & Unsubscribable = Object.freeze({ next: runNext, error: runError, complete: runComplete, unsubscribe: runUnsubscribe });
+const AgentRunRecord = recordType<AgentRunState>(runMethods);
 
 /**
  * The agent's events through toAgui. The lifecycle listens to `cancel` itself, and so ends the run

@@ -19,6 +19,7 @@ import { checkState, invalidRunInput, runInputProblems, withCheckedState } from 
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { checkedInput } from '../protocol/checkedInput.js';
+import { recordType, type RecordType } from '../protocol/recordType.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
@@ -232,15 +233,15 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
  * methods. Made once per handler.
  */
 interface StreamSetup {
-  readonly runs: SendSSEOptions;
-  readonly frames: SendSSEOptions;
+  readonly Runs: RecordType<RunResponse>;
+  readonly Frames: RecordType<FramesResponse>;
 }
 
 function streamSetupOf(options: AguiHandlerOptions<any, any>, maxBufferedBytes: number, stallTimeoutMs: number): StreamSetup {
   const shared = { heartbeatMs: options.heartbeatMs, coalesce: options.coalesce, maxBufferedBytes, stallTimeoutMs };
   return {
-    runs: Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared)),
-    frames: Object.freeze(Object.assign(Object.create(framesResponseMethods) as SendSSEOptions, shared)),
+    Runs: recordType<RunResponse>(Object.freeze(Object.assign(Object.create(runResponseMethods) as SendSSEOptions, shared))),
+    Frames: recordType<FramesResponse>(Object.freeze(Object.assign(Object.create(framesResponseMethods) as SendSSEOptions, shared))),
   };
 }
 
@@ -280,9 +281,15 @@ const runResponseMethods = Object.freeze({
  * open stream holds does not keep the request's whole setup alive.
  */
 function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, streams: StreamSetup, accept: string | undefined): void {
-  const r = { __proto__: streams.runs, accept, demand: undefined, waiting: undefined, report: served.report, input } as unknown as RunResponse;
+  const r = new streams.Runs();
+  r.accept = accept;
+  r.demand = undefined;
+  r.waiting = undefined;
+  r.report = served.report;
+  r.input = input;
   // An iterable agent is pulled no faster than the client reads: the record is its gate.
   r.demand = r;
+  streams.Runs.shaped(r);
   // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
   sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseMethods.ready.bind(r)), r);
 }
@@ -309,7 +316,11 @@ const framesResponseMethods = Object.freeze({
 
 /** Serves a brokered stream on a node response, from a function of its own so that the open stream does not keep the request's whole setup alive. */
 function sendFrames(res: ServerResponse, frames$: Observable<BrokerFrame>, report: Served['report'], run: Partial<RunErrorReport>, streams: StreamSetup, accept: string | undefined): void {
-  const r = { __proto__: streams.frames, accept, report, run } as unknown as FramesResponse;
+  const r = new streams.Frames();
+  r.accept = accept;
+  r.report = report;
+  r.run = run;
+  streams.Frames.shaped(r);
   sendBrokerFrames(res, frames$, r);
 }
 

@@ -6,6 +6,7 @@ import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts). */
 export function streamHeaders(contentType: string): Record<string, string> {
@@ -219,29 +220,28 @@ export function pipeFrames(frames$: Observable<BrokerFrame>, sink: FrameSink, op
 export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameSink, options: FrameOptions = {}, framed = false): Subscription {
   const protobuf = contentTypeFor(options.accept) !== SSE_MEDIA_TYPE;
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
-  const f: Framer = {
-    __proto__: framerMethods,
-    sink,
-    options,
-    framed,
-    protobuf,
-    encode: encoderOf(protobuf),
-    heartbeatMs,
-    // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
-    beats: heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS,
-    coalesce: options.coalesce ?? !framed,
-    timer: undefined,
-    lastFrameAt: 0,
-    terminal: false,
-    ended: false,
-    batch: '',
-    batchEvent: undefined,
-    held: undefined,
-    scheduled: false,
-    awaitingReady: false,
-    tick: 0,
-    subscription: undefined,
-  } as unknown as Framer;
+  const f = new FramerRecord();
+  f.sink = sink;
+  f.options = options;
+  f.framed = framed;
+  f.protobuf = protobuf;
+  f.encode = encoderOf(protobuf);
+  f.heartbeatMs = heartbeatMs;
+  // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
+  f.beats = heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS;
+  f.coalesce = options.coalesce ?? !framed;
+  f.timer = undefined;
+  f.lastFrameAt = 0;
+  f.terminal = false;
+  f.ended = false;
+  f.batch = '';
+  f.batchEvent = undefined;
+  f.held = undefined;
+  f.scheduled = false;
+  f.awaitingReady = false;
+  f.tick = 0;
+  f.subscription = undefined;
+  FramerRecord.shaped(f);
   const subscription = items$.subscribe(f);
   f.subscription = subscription;
   if (f.ended) safeUnsubscribe(subscription);
@@ -491,3 +491,4 @@ function framerUnsubscribe(this: Framer): void {
 
 // The observer methods every stream shares, and its finalizer: its prototype, so that the record holds only its fields.
 const framerMethods: Observer<Event | BrokerFrame> & Unsubscribable = Object.freeze({ next: framerNext, error: framerError, complete: framerComplete, unsubscribe: framerUnsubscribe });
+const FramerRecord = recordType<Framer>(framerMethods);

@@ -5,6 +5,7 @@ import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { SEND_BUFFER_FULL, SLOW_CLIENT, flowFailure, flowLimitsOf, sendBufferFull, stallTimer, type FlowOptions, type StallTimer } from './flowControl.js';
 import { contentTypeFor, frameEncoderFor, pipeFrames, streamHeaders, type FrameOptions, type FrameSink, type FramedOptions } from './frames.js';
+import { recordType } from '../protocol/recordType.js';
 
 /** Options of {@link sendSSE}: the frames' options and the bounds of what waits for the client. */
 export interface SendSSEOptions extends FrameOptions, FlowOptions {}
@@ -67,24 +68,23 @@ export function sendBrokerFrames(res: ServerResponse, frames$: Observable<Broker
 function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, options: SendSSEOptions, framed: boolean): Subscription {
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   res.writeHead(200, streamHeaders(contentTypeFor(options.accept)));
-  const r: NodeStream = {
-    __proto__: streamMethods,
-    res,
-    options,
-    maxBufferedBytes,
-    stallTimeoutMs,
-    queue: NOTHING_WAITS,
-    head: 0,
-    queuedBytes: 0,
-    waiting: false,
-    ending: false,
-    stopped: false,
-    subscription: undefined,
-    ready: undefined,
-    stall: undefined,
-    onDrain: undefined,
-    wrote: false,
-  } as unknown as NodeStream;
+  const r = new NodeStreamRecord();
+  r.res = res;
+  r.options = options;
+  r.maxBufferedBytes = maxBufferedBytes;
+  r.stallTimeoutMs = stallTimeoutMs;
+  r.queue = NOTHING_WAITS;
+  r.head = 0;
+  r.queuedBytes = 0;
+  r.waiting = false;
+  r.ending = false;
+  r.stopped = false;
+  r.subscription = undefined;
+  r.ready = undefined;
+  r.stall = undefined;
+  r.onDrain = undefined;
+  r.wrote = false;
+  NodeStreamRecord.shaped(r);
   // The headers go out with the first frame when it comes in this tick (one write instead of two: a
   // run's RUN_STARTED nearly always does); else at the tick's end, so that a client sees the
   // response start before the agent's first event.
@@ -275,3 +275,4 @@ function streamUnsubscribe(this: NodeStream): void {
 
 // The sink methods every response shares, and its finalizer: its prototype, so that the record holds only its fields.
 const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, unsubscribe: streamUnsubscribe });
+const NodeStreamRecord = recordType<NodeStream>(streamMethods);
