@@ -74,6 +74,20 @@ describe('recordType', () => {
     expect(CounterRecord.shaped(record)).toBe(record);
   });
 
+  it('should keep every field of a record of up to 32 fields in the record itself, as a literal does', () => {
+    const { status, stdout, stderr } = inV8(`
+      const Wide = recordType(Object.freeze({}));
+      function make() { const r = new Wide(); for (let i = 0; i < 21; i++) r['field' + i] = i; return Wide.shaped(r); }
+      const records = []; for (let i = 0; i < 20; i++) records.push(make());
+      %DebugPrint(records[19]);
+    `);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    // Slack tracking has trimmed the kind to its 21 fields, none in an array of their own.
+    expect(stdout).toMatch(/inobject properties: 21\b/);
+    expect(stdout).toMatch(/- properties: \S+ <FixedArray\[0\]>/);
+  });
+
   it('should keep no object or string of a record it was shaped from alive', () => {
     const { status, stdout, stderr } = inV8(`
       const Held = recordType(Object.freeze({}));
