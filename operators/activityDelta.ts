@@ -83,8 +83,7 @@ export function activityDelta(options: ActivityDeltaOptions = {}): OperatorFunct
     activities.diagnose = diagnose;
     activities.types = types;
     activities.tracked = undefined;
-    ActivitiesRecord.shaped(activities);
-    return activities;
+    return ActivitiesRecord.shaped(activities);
   }, {
     passesTokenEvents: true,
     readsAgentEvents: diagnose,

@@ -85,8 +85,7 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
     const stage = new DistinctIdsRecord();
     stage.collisions = trackIdCollisions({ history, mint, diagnose, out: subscriber });
     stage.context = context;
-    DistinctIdsRecord.shaped(stage);
-    return stage;
+    return DistinctIdsRecord.shaped(stage);
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
 

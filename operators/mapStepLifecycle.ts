@@ -67,8 +67,7 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
     stage.diagnose = diagnose;
     stage.finishPrevious = finishPrevious;
     stage.steps = undefined;
-    StepStageRecord.shaped(stage);
-    return stage;
+    return StepStageRecord.shaped(stage);
   }, {
     passesTokenEvents: true,
     readsAgentEvents: diagnose,

@@ -107,8 +107,7 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
       run.diagnose = diagnose;
       run.mirror = undefined;
       run.initialJson = initialJson;
-      RunRecord.shaped(run);
-      return run;
+      return RunRecord.shaped(run);
     },
     { passesTokenEvents: true, readsAgentEvents: diagnose },
   );

@@ -91,8 +91,7 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     correlator.calls = calls;
     correlator.subscriber = subscriber;
     correlator.context = context;
-    CorrelatorRecord.shaped(correlator);
-    return correlator;
+    return CorrelatorRecord.shaped(correlator);
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
 

@@ -283,8 +283,7 @@ export function createAgentEventReader(diagnose: DiagnosticHandler): AgentEventR
   const reader = new ReaderRecord();
   reader.diagnose = diagnose;
   reader.reported = undefined;
-  ReaderRecord.shaped(reader);
-  return reader;
+  return ReaderRecord.shaped(reader);
 }
 
 /** Where the slow path tells what it read differently: a handler, or a run's reader (which reports each once). */

@@ -203,8 +203,7 @@ export function runFailures(options: RunFailuresOptions, worded: (error: unknown
   failures.threadId = options.threadId;
   failures.runId = options.runId;
   failures.input = options.input;
-  Failures.shaped(failures);
-  return failures;
+  return Failures.shaped(failures);
 }
 
 /** One run's {@link RunFailures}: what a failure is worded and reported with. */

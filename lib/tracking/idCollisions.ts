@@ -98,8 +98,7 @@ export function trackIdCollisions({ history, mint, diagnose, out }: IdCollisions
   t.ids = createConversationIds(history);
   t.renames = noRenames;
   t.renamed = 0;
-  CollisionsRecord.shaped(t);
-  return t as unknown as IdCollisions;
+  return CollisionsRecord.shaped(t) as unknown as IdCollisions;
 }
 
 function next(this: Collisions, event: AgentEvent): void {

@@ -87,8 +87,7 @@ export function createEntityIds(mint: IdGenerator): EntityIds {
   ids.mint = mint;
   ids.owners = undefined;
   ids.remap = undefined;
-  IdsRecord.shaped(ids);
-  return ids;
+  return IdsRecord.shaped(ids);
 }
 
 function wireId(this: EntityIdsRecord, producerId: string): string {

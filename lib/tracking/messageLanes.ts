@@ -144,8 +144,7 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
   t.ended = undefined;
   t.ids = createEntityIds(mint);
   t.parentLane = undefined;
-  LanesRecord.shaped(t);
-  return t as unknown as MessageLanes;
+  return LanesRecord.shaped(t) as unknown as MessageLanes;
 }
 
 function next(this: Lanes, event: AgentEvent): void {

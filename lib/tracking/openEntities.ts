@@ -69,8 +69,7 @@ export function trackOpenEntities(): OpenEntities {
   entities.open = undefined;
   entities.pending = undefined;
   entities.lifecycles = undefined;
-  OpenEntitiesRecord.shaped(entities);
-  return entities;
+  return OpenEntitiesRecord.shaped(entities);
 }
 
 /** One run's open entities; the methods are the shared functions below (no closures per run). */

@@ -134,8 +134,7 @@ export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
   lifecycle.run = run;
   lifecycle.open = trackOpenEntities();
   lifecycle.usage = undefined;
-  LifecycleRecord.shaped(lifecycle);
-  return lifecycle;
+  return LifecycleRecord.shaped(lifecycle);
 }
 
 /**

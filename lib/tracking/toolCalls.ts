@@ -132,8 +132,7 @@ export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions):
   t.messageLane = new Map();
   t.endedEarly = undefined;
   t.unfinished = undefined;
-  ToolCallsRecord.shaped(t);
-  return t as unknown as ToolCallTracker;
+  return ToolCallsRecord.shaped(t) as unknown as ToolCallTracker;
 }
 
 // The tracker's methods, shared by every tracker: its prototype, so that a tracker holds only its fields (no closure per method).

@@ -283,12 +283,11 @@ const runResponseMethods = Object.freeze({
 function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSetup, served: Served, streams: StreamSetup, accept: string | undefined): void {
   const r = new streams.Runs();
   r.accept = accept;
-  r.demand = undefined;
+  // An iterable agent is pulled no faster than the client reads: the record is its gate.
+  r.demand = r;
   r.waiting = undefined;
   r.report = served.report;
   r.input = input;
-  // An iterable agent is pulled no faster than the client reads: the record is its gate.
-  r.demand = r;
   streams.Runs.shaped(r);
   // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
   sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseMethods.ready.bind(r)), r);
