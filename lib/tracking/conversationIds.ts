@@ -1,5 +1,6 @@
 import { isObject } from '../protocol/values.js';
 import { recordType } from '../protocol/recordType.js';
+import { createIdTable, type IdTable } from './idTable.js';
 
 /**
  * What a run starts in the client's message list (`@ag-ui/client` keeps one list, found by `id`
@@ -105,7 +106,7 @@ function sameEntity(existing: KnownMessage, start: MessageStart, activityType: s
 interface ConversationIdsRecord extends ConversationIds {
   // Both made at their first entry (a run without history or tool calls holds neither).
   /** Message id -> what the client holds under it. */
-  messages: Map<string, KnownMessage> | undefined;
+  messages: IdTable<KnownMessage> | undefined;
   /** Tool call id -> whether the history holds it (true) or the run started it (false). */
   calls: Map<string, boolean> | undefined;
 }
@@ -126,7 +127,7 @@ function seed(this: ConversationIdsRecord, list: unknown): void {
   for (const message of list) {
     if (!isObject(message) || typeof message.id !== 'string') continue;
     const role = typeof message.role === 'string' ? message.role : 'unknown';
-    (this.messages ??= new Map()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
+    (this.messages ??= createIdTable()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
     if (!Array.isArray(message.toolCalls)) continue;
     for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (this.calls ??= new Map()).set(call.id, true);
   }
@@ -137,7 +138,8 @@ function message(this: ConversationIdsRecord, id: string): KnownMessage | undefi
 }
 
 function addMessage(this: ConversationIdsRecord, id: string, start: MessageStart, role: string, activityType: string | undefined): void {
-  (this.messages ??= new Map()).set(id, { history: false, role, start, ...(activityType === undefined ? {} : { activityType }) });
+  // No spread of a conditional object: a message the run starts is one literal (two shapes).
+  (this.messages ??= createIdTable()).set(id, activityType === undefined ? { history: false, role, start } : { history: false, role, start, activityType });
 }
 
 function isHistoryCall(this: ConversationIdsRecord, id: string): boolean {
@@ -153,7 +155,14 @@ function addCall(this: ConversationIdsRecord, id: string): void {
 }
 
 function messageCollision(this: ConversationIdsRecord, id: string, start: MessageStart, activityType: string | undefined, role: string | undefined): string | undefined {
-  const known = this.messages?.get(id);
+  return collisionWith(this.messages?.get(id), start, activityType, role);
+}
+
+/**
+ * {@link ConversationIds.messageCollision} for the message a caller looked up already (`ids.message(id)`):
+ * what starting `start` under its id would collide with, or `undefined`.
+ */
+export function collisionWith(known: KnownMessage | undefined, start: MessageStart, activityType: string | undefined, role: string | undefined): string | undefined {
   if (known === undefined || sameEntity(known, start, activityType, role)) return undefined;
   return describeKnownMessage(known);
 }

@@ -4,7 +4,7 @@ import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
 import { isObject } from '../protocol/values.js';
-import { createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
+import { collisionWith, createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
 import { recordType } from '../protocol/recordType.js';
 
 /** What {@link trackIdCollisions} needs: the history, where its decisions go, and how ids are made. */
@@ -182,10 +182,12 @@ function continued(t: Collisions, event: Fields, field: string, map: Map<string,
 function startMessage(t: Collisions, type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string {
   const family = familyOf[start];
   const candidate = wire(t.renames[family], producerId);
-  const collision = t.ids.messageCollision(candidate, start, activityType, start === 'text' ? role : undefined);
+  // One lookup for both questions: what the id names, and whether the run started it.
+  const known = t.ids.message(candidate);
+  const collision = collisionWith(known, start, activityType, start === 'text' ? role : undefined);
   if (collision === undefined) {
     // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
-    if (t.ids.message(candidate)?.history !== false) t.ids.addMessage(candidate, start, role, activityType);
+    if (known?.history !== false) t.ids.addMessage(candidate, start, role, activityType);
     return candidate;
   }
   const fresh = t.mint();

@@ -1,6 +1,7 @@
 import type { Lane } from '../protocol/agentEvent.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { recordType } from '../protocol/recordType.js';
+import { createIdTable, type IdTable } from './idTable.js';
 
 /** Why {@link EntityIds.claim} sent a new entity under a fresh id rather than the producer's. */
 export type IdConflict = 'used' | 'owned';
@@ -63,7 +64,7 @@ interface EntityIdsRecord extends EntityIds {
    * to its lane itself; an id only owned (a reasoning span's) to an {@link OwnedOnly} box. One
    * table for both: every used id is owned, and an open stream holds one table fewer.
    */
-  owners: Map<string, Lane | OwnedOnly> | undefined;
+  owners: IdTable<Lane | OwnedOnly> | undefined;
   /** Producer id -> the fresh id it was given because its own was taken. */
   remap: Map<string, string> | undefined;
 }
@@ -100,7 +101,7 @@ function isUsed(this: EntityIdsRecord, id: string): boolean {
 }
 
 // A used id maps to its lane itself (a string or undefined), an id only owned to a box.
-function usedIn(owners: Map<string, Lane | OwnedOnly> | undefined, id: string): boolean {
+function usedIn(owners: IdTable<Lane | OwnedOnly> | undefined, id: string): boolean {
   return owners !== undefined && owners.has(id) && typeof owners.get(id) !== 'object';
 }
 
@@ -113,7 +114,7 @@ function ownerOf(this: EntityIdsRecord, id: string): Lane {
 }
 
 function own(this: EntityIdsRecord, id: string, lane: Lane): void {
-  const owners = (this.owners ??= new Map());
+  const owners = (this.owners ??= createIdTable());
   // A used id stays used.
   owners.set(id, usedIn(owners, id) ? lane : { lane });
 }
@@ -124,16 +125,20 @@ function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane
 }
 
 function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
-  const conflict: IdConflict | undefined = this.isUsed(id) ? 'used' : ownedByLane && this.hasOwner(id) && this.ownerOf(id) !== lane ? 'owned' : undefined;
+  // A new id, nearly every claim: one lookup. (A used id's lane may be `undefined`: `has` tells it from an absent one.)
+  const owners = this.owners;
+  if (owners === undefined || !owners.has(id)) return take(this, { id }, lane);
+  const owner = owners.get(id) as Lane | OwnedOnly;
+  const conflict: IdConflict | undefined = typeof owner !== 'object' ? 'used' : ownedByLane && owner.lane !== lane ? 'owned' : undefined;
   if (conflict === undefined) return take(this, { id }, lane);
   const fresh = this.mint();
   (this.remap ??= new Map()).set(producerId, fresh);
-  return take(this, { id: fresh, conflict, refused: id, refusedOwner: this.ownerOf(id) }, lane);
+  return take(this, { id: fresh, conflict, refused: id, refusedOwner: laneOf(owner) }, lane);
 }
 
 // Records the claimed id as used and owned by `lane`.
 function take(ids: EntityIdsRecord, claimed: IdClaim, lane: Lane): IdClaim {
-  (ids.owners ??= new Map()).set(claimed.id, lane);
+  (ids.owners ??= createIdTable()).set(claimed.id, lane);
   return claimed;
 }
 

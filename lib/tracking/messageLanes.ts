@@ -14,6 +14,7 @@ import { AguiRxError } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
 import { createEntityIds, type EntityIds } from './ids.js';
+import { createIdTable, type IdTable } from './idTable.js';
 import { recordType } from '../protocol/recordType.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
@@ -58,12 +59,17 @@ const SPAN = laneKinds.indexOf(span);
  */
 type LaneState = (string | undefined)[];
 
-/** A text or reasoning message of the run: what a START under its id must match to reopen it once ended. */
+/**
+ * A text or reasoning message of the run: open, or ended (then what a START under its id must
+ * match to reopen it).
+ */
 interface MessageRecord {
   readonly lane: Lane;
   readonly kind: EntityKind;
   /** The client's role for it (`assistant`, `user`, …; `reasoning`). */
   readonly role: unknown;
+  /** Open now; else ended, and reopened by a START (or content) of the same lane, kind and role. */
+  open: boolean;
 }
 
 /** What the tracker does with one event type, read off the protocol table once. */
@@ -110,14 +116,13 @@ interface Lanes {
    * first appears (most runs have only the parent agent's, `parentLane`), then holds every lane.
    */
   lanes: Map<Lane, LaneState> | undefined;
-  /** Open message id -> its lane, kind and role, across lanes and kinds. */
-  readonly openMessages: Map<string, MessageRecord>;
   /**
-   * Ended message id -> the same: a START (or content) for it of the same lane, kind and role
-   * reopens it under its id (AG-UI: the client appends to the message it holds).
-   * Made at the first end: an open stream's first message holds none.
+   * Message id -> its lane, kind, role and whether it is open, across lanes and kinds: one table
+   * for open and ended messages, so that a message costs one entry. A START (or content) for an
+   * ended one of the same lane, kind and role reopens it under its id (AG-UI: the client appends
+   * to the message it holds). Made at the first message.
    */
-  ended: Map<string, MessageRecord> | undefined;
+  messages: IdTable<MessageRecord> | undefined;
   /** Used ids, their owner lanes, and the fresh ids reused ones were given. */
   readonly ids: EntityIds;
   /** The parent agent's lane, once it appeared: nearly every event is its. */
@@ -140,8 +145,7 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
   t.diagnose = diagnose;
   t.out = out;
   t.lanes = undefined;
-  t.openMessages = new Map();
-  t.ended = undefined;
+  t.messages = undefined;
   t.ids = createEntityIds(mint);
   t.parentLane = undefined;
   return LanesRecord.shaped(t) as unknown as MessageLanes;
@@ -218,11 +222,12 @@ function existingLane(t: Lanes, lane: Lane): LaneState | undefined {
 function close(t: Lanes, lane: Lane, state: LaneState, slot: number, explicitEnd?: AgentEvent): void {
   const messageId = state[slot] as string;
   state[slot] = undefined;
-  if (slot !== SPAN) {
-    (t.ended ??= new Map()).set(messageId, t.openMessages.get(messageId)!);
-    t.openMessages.delete(messageId);
-  }
-  t.out.next(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
+  if (slot !== SPAN) t.messages!.get(messageId)!.open = false;
+  if (explicitEnd !== undefined) return t.out.next(explicitEnd);
+  // Built field by field: once per message, without a spread of an empty object for the parent agent.
+  const end: Record<string, unknown> = { type: laneKinds[slot].end[0], messageId };
+  if (lane !== undefined) end.subagentRunId = lane;
+  t.out.next(end as AgentEvent);
 }
 
 // Closes, in order, whichever of `slots` is open in the lane.
@@ -240,8 +245,14 @@ function closeAll(t: Lanes): void {
   else for (const lane of t.lanes.keys()) closeLane(t, lane);
 }
 
-function assertNotOpenElsewhere(t: Lanes, type: string, producerId: string, messageId: string, lane: Lane): void {
-  const opener = t.openMessages.get(messageId);
+// The message known under `messageId`, if it is open.
+function openMessage(t: Lanes, messageId: string): MessageRecord | undefined {
+  const known = t.messages?.get(messageId);
+  return known?.open === true ? known : undefined;
+}
+
+// `opener`: the message open under the id (see openMessage), which the event's lane cannot take.
+function assertNotOpenElsewhere(type: string, producerId: string, opener: MessageRecord | undefined, lane: Lane): void {
   if (opener !== undefined) {
     throw new AguiRxError(
       'INVALID_EVENT',
@@ -255,15 +266,17 @@ function assertNotOpenElsewhere(t: Lanes, type: string, producerId: string, mess
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
   const candidate = producerId === undefined ? t.mint() : t.ids.wireId(producerId);
-  assertNotOpenElsewhere(t, type, producerId ?? candidate, candidate, lane);
+  // One lookup: the message known under the id is either open (elsewhere: refused) or ended.
+  const known = t.messages?.get(candidate);
+  assertNotOpenElsewhere(type, producerId ?? candidate, known?.open === true ? known : undefined, lane);
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
-  const previous = producerId === undefined ? undefined : t.ended?.get(candidate);
+  const previous = producerId === undefined ? undefined : known;
   const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
   const role = reopen ? previous.role : (given ?? 'assistant');
   let messageId = candidate;
   if (reopen) {
-    t.ended!.delete(candidate);
+    previous.open = true;
     if (type === kind.content) {
       t.diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
     }
@@ -271,11 +284,11 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
     const claim = t.ids.claimId(candidate, producerId ?? candidate, lane, true);
     messageId = claim.id;
     if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
-      const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(t.ended?.get(candidate))}`;
+      const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(known)}`;
       t.diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
     }
   }
-  t.openMessages.set(messageId, { lane, kind, role });
+  if (!reopen) (t.messages ??= createIdTable()).set(messageId, { lane, kind, role, open: true });
   state[slot] = messageId;
   // A reasoning message streams inside a span: chunks open one around it.
   if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {
@@ -328,7 +341,7 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
  */
 function untaggedContinuation(t: Lanes, lane: Lane, slot: number, producerId: string | undefined): Lane {
   if (lane !== undefined || producerId === undefined) return undefined;
-  const opener = t.openMessages.get(t.ids.wireId(producerId));
+  const opener = openMessage(t, t.ids.wireId(producerId));
   return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
 }
 
@@ -355,7 +368,7 @@ function onEnd(t: Lanes, event: Record<string, unknown>, slot: number, type: str
   }
   const owner = untaggedContinuation(t, lane, slot, producerId);
   if (owner !== undefined) return onEnd(t, { ...event, subagentRunId: owner }, slot, type);
-  assertNotOpenElsewhere(t, type, producerId, messageId, lane);
+  assertNotOpenElsewhere(type, producerId, openMessage(t, messageId), lane);
   t.diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
 }
 

@@ -18,6 +18,7 @@ import { closesCompleteCallsOnly, entityEvents, entityKind, turnBoundaries } fro
 import { unfinishedArgumentsError, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { toolResultContent } from '../protocol/toolResultContent.js';
 import { createEntityIds, type EntityIds } from './ids.js';
+import { createIdTable, type IdTable } from './idTable.js';
 import { appendArguments, createArgumentsText, isArgumentsComplete, isCompleteJson, type ArgumentsText } from './json.js';
 import { recordType } from '../protocol/recordType.js';
 
@@ -104,8 +105,8 @@ interface ToolCalls {
   turnMessage: string | undefined;
   /** The same for each subagent lane, made for the first one: most runs have none. */
   subagentTurnMessages: Map<string, string> | undefined;
-  /** The lane of each message seen: a call's parent must be a message of the call's own lane. */
-  readonly messageLane: Map<string, Lane>;
+  /** The lane of each message seen: a call's parent must be a message of the call's own lane. Made at the first message. */
+  messageLane: IdTable<Lane> | undefined;
   /** Calls the toolkit ended before their producer did (at a boundary): the producer's own END, when it comes, is already sent. */
   endedEarly: Set<string> | undefined;
   /** Ended calls of this run whose arguments are not JSON, until their result: a run cannot finish with one waiting. */
@@ -129,7 +130,7 @@ export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions):
   t.latest = undefined;
   t.turnMessage = undefined;
   t.subagentTurnMessages = undefined;
-  t.messageLane = new Map();
+  t.messageLane = undefined;
   t.endedEarly = undefined;
   t.unfinished = undefined;
   return ToolCallsRecord.shaped(t) as unknown as ToolCallTracker;
@@ -304,8 +305,8 @@ function assertArgumentsWhole(t: ToolCalls) {
 
 
 function assertParentLane(t: ToolCalls, parentMessageId: string, lane: Lane) {
-  const owner = t.messageLane.get(parentMessageId);
-  if (t.messageLane.has(parentMessageId) && owner !== lane) {
+  const owner = t.messageLane?.get(parentMessageId);
+  if (t.messageLane?.has(parentMessageId) === true && owner !== lane) {
     throw new AguiRxError(
       'INVALID_EVENT',
       `A tool call of ${describeLane(lane)} names parentMessageId '${parentMessageId}', a message of ${describeLane(owner)}. A tool call belongs to a message of its own lane: fix its subagentRunId or its parentMessageId.`,
@@ -368,7 +369,7 @@ function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
     if (type === messageStart) {
       const lane = laneOf(event);
       const messageId = requiredString(event, 'messageId');
-      t.messageLane.set(messageId, lane);
+      (t.messageLane ??= createIdTable()).set(messageId, lane);
       if (event.role === undefined || event.role === 'assistant') setTurnMessage(t, lane, messageId);
     }
     return event as AgentEvent;

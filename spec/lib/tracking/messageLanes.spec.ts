@@ -445,4 +445,38 @@ describe('trackMessageLanes', () => {
       ]);
     });
   });
+
+  describe('bookkeeping', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    // What a run holds per message, counted (a table entry is memory for the rest of the run, and each insert into a
+    // table of thousands is slow): the old layout moved every message from an open table to an ended one. Each table
+    // holds its first id itself (see idTable), so the Map entries are two per message after the first.
+    it('should make one table entry per message, open or ended, and one in its id table, deleting none', () => {
+      const lanes = tracker();
+      const sets = jest.spyOn(Map.prototype, 'set');
+      const deletes = jest.spyOn(Map.prototype, 'delete');
+
+      for (let i = 0; i < 50; i++) lanes.feed(chunk('a', { messageId: `m${i}` }), chunk('b', { messageId: `m${i}` }));
+      lanes.closeAll();
+
+      expect(lanes.out.filter((e) => e.type === EventType.TEXT_MESSAGE_END)).toHaveLength(50);
+      expect(sets).toHaveBeenCalledTimes(2 * 49);
+      expect(deletes).not.toHaveBeenCalled();
+    });
+
+    it('should reopen an ended message in place, without a new entry', () => {
+      const lanes = tracker();
+      lanes.feed(chunk('a', { messageId: 'm1' }), chunk('b', { messageId: 'm2' }));
+      const sets = jest.spyOn(Map.prototype, 'set');
+
+      expect(lanes.feed({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' }, chunk('c', { messageId: 'm1' }))).toStrictEqual([
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm2' },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'c' },
+      ]);
+      expect(sets).not.toHaveBeenCalled();
+      expect(lanes.diagnostics).toStrictEqual([]);
+    });
+  });
 });
