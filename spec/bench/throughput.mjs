@@ -71,6 +71,31 @@ export async function run({ quick, runs, warmup, log }) {
       target: { op: '<=', value: 2 },
     }),
   );
+
+  // The same tokens as one message: what the per-token path costs without the START/END
+  // bookkeeping of the workload's messages (one every 200 tokens), which the row above includes.
+  log(`throughput: the same, text-only ${label} as one message (breakdown)`);
+  const oneMessage = textEvents(size, size);
+  const oneMessageResults = await measure(
+    [
+      { name: 'toAgui', fn: () => drain(from(oneMessage).pipe(toAgui(runOptions()))) },
+      { name: 'map', fn: () => drain(from(oneMessage).pipe(map((e) => ({ ...e })))) },
+      { name: 'source alone', fn: () => drain(from(oneMessage)) },
+    ],
+    { runs, warmup },
+  );
+  const oneMessageOverhead = overhead(oneMessageResults, 'toAgui');
+  const oneMessageMapOverhead = overhead(oneMessageResults, 'map');
+  rows.push(
+    row({
+      item: 2,
+      name: `(breakdown) toAgui overhead above the bare source vs a bare map's, text-only ${label} as one message: the per-token path without the messages' START/END bookkeeping (informational)`,
+      ours: { name: 'toAgui − source', value: oneMessageOverhead },
+      baseline: { name: 'map − source', value: oneMessageMapOverhead },
+      ratio: oneMessageOverhead / oneMessageMapOverhead,
+      ratioMeans: 'ours ÷ baseline',
+    }),
+  );
   return rows;
 }
 

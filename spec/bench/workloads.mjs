@@ -51,10 +51,10 @@ export function mixedEvents(turns, { activity = false, steps = false } = {}) {
   return events;
 }
 
-/** The "text-only" workload: `n` TEXT_MESSAGE_CHUNKs, a new message every 200. */
-export function textEvents(n) {
+/** The "text-only" workload: `n` TEXT_MESSAGE_CHUNKs, a new message every `perMessage` (200). */
+export function textEvents(n, perMessage = 200) {
   const events = new Array(n);
-  for (let i = 0; i < n; i++) events[i] = { type: 'TEXT_MESSAGE_CHUNK', messageId: `m${(i / 200) | 0}`, delta: WORDS[i % WORDS.length] };
+  for (let i = 0; i < n; i++) events[i] = { type: 'TEXT_MESSAGE_CHUNK', messageId: `m${(i / perMessage) | 0}`, delta: WORDS[i % WORDS.length] };
   return events;
 }
 
