@@ -17,7 +17,8 @@ export function safeUnsubscribe(subscription: Unsubscribable | undefined): void 
   }
 }
 
-function reportTeardownError(error: unknown): void {
+/** Reports (through `console.warn`) a teardown that threw: what {@link safeUnsubscribe} does with it. */
+export function reportTeardownError(error: unknown): void {
   // RxJS wraps teardown errors in an UnsubscriptionError that lists them.
   const causes = (error as { errors?: unknown[] } | null)?.errors ?? [error];
   const message = causes.map((cause) => (cause as Error | null)?.message ?? String(cause)).join('; ');

@@ -1,6 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { decode } from '@ag-ui/proto';
-import { NEVER, Subject, concat, finalize, of, throwError } from 'rxjs';
+import { NEVER, Observable, Subject, Subscriber, concat, finalize, of, throwError } from 'rxjs';
 import { HEARTBEAT, contentTypeFor, frameEncoderFor, pipeFrames, refusesEveryStreamType, streamHeaders, type FrameSink } from '../../../lib/transports/frames.js';
 
 const SSE = 'text/event-stream';
@@ -147,6 +147,45 @@ describe('pipeFrames', () => {
     // No heartbeat timer is left (a tick's end is no timer).
     jest.runAllTicks();
     expect(jest.getTimerCount()).toBe(0);
+  });
+
+  // No SafeSubscriber between the source and the stream: two objects fewer per open stream, one hop fewer per event.
+  it("should be the source's subscriber itself, and take nothing a source sends once it is unsubscribed or ended", () => {
+    const sink = recordingSink();
+    let given: Subscriber<Event> | undefined;
+
+    const subscription = pipeFrames(new Observable<Event>((subscriber) => void (given = subscriber)), sink);
+    given!.next(S);
+    subscription.unsubscribe();
+    given!.next(text('late'));
+    given!.complete();
+
+    expect(given).toBe(subscription);
+    // The stream's own Subscription, not an RxJS Subscriber wrapping it.
+    expect(given).not.toBeInstanceOf(Subscriber);
+    expect(sink.writes).toEqual([['data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\n\n', S]]);
+    expect(sink.ends).toBe(0);
+
+    const ended = recordingSink();
+    pipeFrames(new Observable<Event>((subscriber) => void (given = subscriber)), ended);
+    given!.complete();
+    given!.next(S);
+    given!.error(new Error('late'));
+
+    expect(ended.writes).toEqual([]);
+    expect(ended.ends).toBe(1);
+  });
+
+  it('should run the source\'s teardown when the stream ends by itself, and when the source ends while it is subscribed', () => {
+    const teardowns: string[] = [];
+    pipeFrames(new Observable<Event>(() => () => void teardowns.push('open')), recordingSink()).unsubscribe();
+    pipeFrames(new Observable<Event>((subscriber) => (subscriber.complete(), () => void teardowns.push('sync'))), recordingSink());
+    let given: Subscriber<Event> | undefined;
+    pipeFrames(new Observable<Event>((subscriber) => ((given = subscriber), () => void teardowns.push('later'))), recordingSink());
+    given!.next(F);
+    given!.complete();
+
+    expect(teardowns).toEqual(['open', 'sync', 'later']);
   });
 
   it('should write the heartbeat without an event, after heartbeatMs of silence', () => {
