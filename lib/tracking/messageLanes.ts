@@ -223,11 +223,7 @@ function close(t: Lanes, lane: Lane, state: LaneState, slot: number, explicitEnd
   const messageId = state[slot] as string;
   state[slot] = undefined;
   if (slot !== SPAN) t.messages!.get(messageId)!.open = false;
-  if (explicitEnd !== undefined) return t.out.next(explicitEnd);
-  // Built field by field: once per message, without a spread of an empty object for the parent agent.
-  const end: Record<string, unknown> = { type: laneKinds[slot].end[0], messageId };
-  if (lane !== undefined) end.subagentRunId = lane;
-  t.out.next(end as AgentEvent);
+  t.out.next(explicitEnd ?? ({ type: laneKinds[slot].end[0], messageId, ...laneFields(lane) } as AgentEvent));
 }
 
 // Closes, in order, whichever of `slots` is open in the lane.
@@ -245,11 +241,11 @@ function closeAll(t: Lanes): void {
   else for (const lane of t.lanes.keys()) closeLane(t, lane);
 }
 
+// `known`, if it is open.
+const openOf = (known: MessageRecord | undefined): MessageRecord | undefined => (known?.open === true ? known : undefined);
+
 // The message known under `messageId`, if it is open.
-function openMessage(t: Lanes, messageId: string): MessageRecord | undefined {
-  const known = t.messages?.get(messageId);
-  return known?.open === true ? known : undefined;
-}
+const openMessage = (t: Lanes, messageId: string): MessageRecord | undefined => openOf(t.messages?.get(messageId));
 
 // `opener`: the message open under the id (see openMessage), which the event's lane cannot take.
 function assertNotOpenElsewhere(type: string, producerId: string, opener: MessageRecord | undefined, lane: Lane): void {
@@ -268,7 +264,7 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
   const candidate = producerId === undefined ? t.mint() : t.ids.wireId(producerId);
   // One lookup: the message known under the id is either open (elsewhere: refused) or ended.
   const known = t.messages?.get(candidate);
-  assertNotOpenElsewhere(type, producerId ?? candidate, known?.open === true ? known : undefined, lane);
+  assertNotOpenElsewhere(type, producerId ?? candidate, openOf(known), lane);
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
   const previous = producerId === undefined ? undefined : known;
