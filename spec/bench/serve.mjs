@@ -114,6 +114,8 @@ async function heapPerStream(server, client, n) {
 export async function run({ quick, runs, warmup, log, note }) {
   const paced = quick ? { count: 100, params: { mode: 'paced', tokens: 20, everyMs: 20 }, batch: 100 } : { count: 1000, params: { mode: 'paced', tokens: 150, everyMs: 20 }, batch: 100 };
   const burst = quick ? { count: 50, params: { mode: 'burst', tokens: 500 }, batch: 50 } : { count: 200, params: { mode: 'burst', tokens: 2000 }, batch: 200 };
+  // What a run costs apart from its tokens (request, input check, setup, teardown): runs of one token each.
+  const short = quick ? { count: 200, params: { mode: 'burst', tokens: 1 }, batch: 50 } : { count: 2000, params: { mode: 'burst', tokens: 1 }, batch: 100 };
   const heapStreams = quick ? 100 : 2000;
   const heapRounds = quick ? 1 : 2;
   // A paced round takes its wall time whatever the machine, and a loaded server stretches it: fewer
@@ -127,21 +129,27 @@ export async function run({ quick, runs, warmup, log, note }) {
     return result;
   };
   const names = ['agui', 'hand', 'official'];
+  // The paced and one-token scenarios also run agui-rx's write path alone (informational breakdown rows).
+  const breakdownNames = [...names, 'agui-sse'];
   const heapNames = ['agui', 'agui-broker', 'agui-sse', 'hand', 'official', 'bare'];
   const heap = Object.fromEntries(heapNames.map((n) => [n, []]));
   const rows = [];
   let pacedResult;
   let burstResult;
+  let shortResult;
   const client = startChild(clientChild, []);
   try {
     // The servers of items 13, 15 and 16 also serve item 14's heap (warm by then), with the brokered one.
     const servers = await timed('start', () => Promise.all(heapNames.map(startServer)));
     const cpuServers = servers.filter((s) => names.includes(s.name));
+    const breakdownServers = servers.filter((s) => breakdownNames.includes(s.name));
     try {
-      log(`serve: paced, ${paced.count} concurrent runs × ${paced.params.tokens} tokens, one every ${paced.params.everyMs} ms, ${names.map((n) => LABEL[n]).join(' / ')}, a child process each`);
-      pacedResult = await timed('paced', () => rounds(cpuServers, client, { ...paced, ...cpuRounds }));
+      log(`serve: paced, ${paced.count} concurrent runs × ${paced.params.tokens} tokens, one every ${paced.params.everyMs} ms, ${breakdownNames.map((n) => LABEL[n]).join(' / ')}, a child process each`);
+      pacedResult = await timed('paced', () => rounds(breakdownServers, client, { ...paced, ...cpuRounds }));
       log(`serve: burst, ${burst.count} concurrent runs × ${burst.params.tokens} tokens emitted synchronously`);
       burstResult = await timed('burst', () => rounds(cpuServers, client, { ...burst, ...cpuRounds }));
+      log(`serve: one-token runs, ${short.count} runs (${short.params.tokens} token each, ${short.batch} at a time)`);
+      shortResult = await timed('one-token runs', () => rounds(breakdownServers, client, { ...short, ...cpuRounds }));
       log(`serve: heap per open stream, ${heapStreams} silent runs past RUN_STARTED and 3 tokens, heartbeats on (${heapRounds} round(s))`);
       await timed('heap', async () => {
         for (let i = 0; i < heapRounds; i++) {
@@ -185,6 +193,38 @@ export async function run({ quick, runs, warmup, log, note }) {
       );
     }
   }
+
+  // Where target 1's paced gap comes from: the write path alone against the hand-written handler,
+  // and what a run costs apart from its tokens (its share of a paced token is that ÷ the run's tokens).
+  rows.push(
+    row({
+      item: 13,
+      name: `(breakdown) server CPU per token, ${pacedLabel}, heartbeats on: agui-rx's write path alone, sendSSE of the hand-written handler's events without toAgui or the handler, vs hand-written (informational)`,
+      ours: { name: LABEL['agui-sse'], value: pacedResult.med('agui-sse', 'cpu') },
+      baseline: { name: 'hand-written', value: pacedResult.med('hand', 'cpu') },
+      unit: 'µs',
+      ratio: pacedResult.med('agui-sse', 'cpu') / pacedResult.med('hand', 'cpu'),
+      ratioMeans: `${LABEL['agui-sse']} ÷ hand-written`,
+    }),
+  );
+  const shortLabel = `${short.count} runs of ${short.params.tokens} token each (${short.batch} at a time)`;
+  for (const ours of ['agui', 'agui-sse']) {
+    rows.push(
+      row({
+        item: 13,
+        name: `(breakdown) server CPU per run, ${shortLabel}: ${ours === 'agui' ? 'agui-rx' : "agui-rx's write path alone (sendSSE)"} vs hand-written (informational)`,
+        ours: { name: LABEL[ours], value: shortResult.med(ours, 'cpu') },
+        baseline: { name: 'hand-written', value: shortResult.med('hand', 'cpu') },
+        unit: 'µs',
+        ratio: shortResult.med(ours, 'cpu') - shortResult.med('hand', 'cpu'),
+        ratioMeans: 'more per run',
+        ratioUnit: 'µs',
+      }),
+    );
+  }
+  note(
+    `item 13, ${shortLabel}: server CPU per run agui-rx ${shortResult.med('agui', 'cpu').toFixed(0)} µs, sendSSE alone ${shortResult.med('agui-sse', 'cpu').toFixed(0)}, hand-written ${shortResult.med('hand', 'cpu').toFixed(0)}, official ${shortResult.med('official', 'cpu').toFixed(0)}; agui-rx's extra per run spread over a paced run's ${paced.params.tokens} tokens: ${((shortResult.med('agui', 'cpu') - shortResult.med('hand', 'cpu')) / paced.params.tokens).toFixed(2)} µs per token, of the ${(pacedResult.med('agui', 'cpu') - pacedResult.med('hand', 'cpu')).toFixed(2)} µs it uses more`,
+  );
 
   const kb = (n) => median(heap[n]);
   const heapLabel = `heap per open stream after GC, ${heapStreams} open runs past RUN_STARTED and 3 tokens then silent, heartbeats on`;
