@@ -5,11 +5,18 @@ import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
-import type { CheckedInputOption } from '../protocol/checkedInput.js';
+import { checkedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
 import { reportTeardownError } from '../protocol/createOperator.js';
 
-/** `toAgui`'s options as `agentRun` takes them: the run's ids, input and signal are its own. */
-export type AgentRunOptions = { toAgui: Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'> & CheckedInputOption; slice: SliceOptions };
+/** `toAgui`'s options that every run of a handler (or agent) shares: the run's ids, input and signal are its own. */
+type SharedToAguiOptions = Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'>;
+
+/**
+ * `toAgui`'s options as `agentRun` takes them: the shared ones, this run's `onError` and
+ * validated input when the caller has them (they win over the shared ones), and how an iterable
+ * agent is sliced.
+ */
+export type AgentRunOptions = { toAgui: SharedToAguiOptions & CheckedInputOption; onError?: ToAguiOptions['onError']; checked?: RunAgentInput | undefined; slice: SliceOptions };
 
 /**
  * One run of an agent: what it returns for `input` (an Observable, or an iterable pulled in
@@ -129,7 +136,30 @@ function signalOf(run: AgentRunState): AbortSignal {
  * closures do not hold `start` and the options.
  */
 function agentEvents(start: (signal: () => AbortSignal) => AgentResult<unknown>, signal: () => AbortSignal, input: RunAgentInput, options: AgentRunOptions, cancel: CancelSignal | undefined): Observable<Event> {
-  return defer(() => fromAgentResult(start(signal), options.slice) as Observable<never>).pipe(
-    toAgui({ ...options.toAgui, threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, input, signal: cancel }),
-  );
+  return defer(() => fromAgentResult(start(signal), options.slice) as Observable<never>).pipe(toAgui(runOptionsOf(options, input, cancel)));
+}
+
+/**
+ * One run's `toAgui` options as one literal of one shape, every key named (the type makes a key
+ * `toAgui` gains a compile error here). Not spreads: spreading the caller's object (a symbol key
+ * among its keys) costs a few µs per run, and the copy's shape differs from caller to caller, so
+ * that every option `toAgui`'s operators read becomes a megamorphic lookup.
+ */
+function runOptionsOf({ toAgui: shared, onError, checked }: AgentRunOptions, input: RunAgentInput, cancel: CancelSignal | undefined): ToAguiOptions & CheckedInputOption {
+  const options: { [K in keyof Required<ToAguiOptions>]: ToAguiOptions[K] } & CheckedInputOption = {
+    threadId: input.threadId,
+    runId: input.runId,
+    parentRunId: input.parentRunId,
+    input,
+    signal: cancel,
+    generateId: shared.generateId,
+    onDiagnostic: shared.onDiagnostic,
+    initialState: shared.initialState,
+    immutableState: shared.immutableState,
+    exposeErrorStack: shared.exposeErrorStack,
+    onError: onError ?? shared.onError,
+    errorMessages: shared.errorMessages,
+    [checkedInput]: checked ?? shared[checkedInput],
+  };
+  return options;
 }

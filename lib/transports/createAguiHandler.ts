@@ -18,7 +18,6 @@ import { agentRun, type AgentRunOptions } from './agentRun.js';
 import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
-import { checkedInput } from '../protocol/checkedInput.js';
 import { recordType, type RecordType } from '../protocol/recordType.js';
 
 /**
@@ -221,7 +220,7 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
       }),
     input,
     // The input was validated with the request (parseRunAgentInput): the run need not validate it again.
-    { toAgui: { ...setup.toAgui, onError: report, [checkedInput]: input }, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
+    { toAgui: setup.toAgui, onError: report, checked: input, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
     cancel,
   );
 }

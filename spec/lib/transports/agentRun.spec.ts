@@ -1,5 +1,6 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { NEVER, Observable, Subject, lastValueFrom, of, toArray } from 'rxjs';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { agentRun } from '../../../lib/transports/agentRun.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -105,6 +106,62 @@ describe('agentRun', () => {
     // The lifecycle's own, only.
     expect(added).toHaveBeenCalledTimes(1);
     subscription.unsubscribe();
+  });
+
+  it("should hand toAgui every shared option, and the run's own onError and checked input over the shared ones", async () => {
+    const diagnostics: string[] = [];
+    const shared: string[] = [];
+    const own: string[] = [];
+    const failing = (): Observable<AgentEvent> =>
+      new Observable<AgentEvent>((subscriber) => {
+        // No messageId (minted by generateId), a snake_case field (read, and told to onDiagnostic), a state past the initial one.
+        subscriber.next({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' });
+        subscriber.next({ type: EventType.TOOL_CALL_START, tool_call_id: 'c1', toolCallName: 'search' } as unknown as AgentEvent);
+        subscriber.next({ type: EventType.STATE_SNAPSHOT, snapshot: { count: 2, notes: 'a state long enough that a patch of it is the smaller' } });
+        subscriber.error(new Error('secret detail'));
+      });
+    const sharedOptions = {
+      generateId: () => 'minted-1',
+      onDiagnostic: ({ message }: { message: string }) => void diagnostics.push(message),
+      initialState: { count: 1, notes: 'a state long enough that a patch of it is the smaller' },
+      immutableState: true,
+      exposeErrorStack: true,
+      errorMessages: 'redact' as const,
+      onError: (error: unknown) => void shared.push(String(error)),
+    };
+    const parse = jest.spyOn(RunAgentInputSchema, 'safeParse');
+    try {
+      const run = agentRun(failing, input, { toAgui: sharedOptions, onError: (error) => void own.push((error as Error).message), checked: input, slice: {} });
+      const events = await lastValueFrom(run.pipe(toArray()));
+      expect(types(events)).toEqual([
+        EventType.RUN_STARTED,
+        EventType.TEXT_MESSAGE_START,
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TOOL_CALL_START,
+        EventType.STATE_DELTA,
+        EventType.TEXT_MESSAGE_END,
+        EventType.TOOL_CALL_ARGS,
+        EventType.TOOL_CALL_END,
+        EventType.RUN_ERROR,
+      ]);
+      expect(events[1]).toMatchObject({ messageId: 'minted-1' });
+      expect(events[4]).toMatchObject({ delta: [{ op: 'replace', path: '/count', value: 2 }] });
+      const error = events[8] as Event & { message: string; code?: string; metadata?: { stack?: string } };
+      expect(error.message).not.toContain('secret detail');
+      expect(error.code).toBe('INTERNAL_ERROR');
+      expect(diagnostics.some((message) => message.includes('tool_call_id'))).toBe(true);
+      expect({ own, shared }).toEqual({ own: ['secret detail'], shared: [] });
+      // The run's input came checked: not validated again.
+      expect(parse).not.toHaveBeenCalled();
+      // Without the run's own, the shared onError hears of the failure, and the input is validated;
+      // errors exposed, the stack goes with them (exposeErrorStack).
+      const exposed = await lastValueFrom(agentRun(failing, input, { toAgui: { ...sharedOptions, errorMessages: 'expose' }, slice: {} }).pipe(toArray()));
+      expect(exposed.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, message: 'secret detail', metadata: { stack: expect.stringContaining('secret detail') } });
+      expect(shared).toEqual(['Error: secret detail']);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('should make a run the official client accepts, cancelled or not', async () => {
