@@ -17,6 +17,8 @@ export function withPendingToolCalls(outcome: RunFinishedOutcome | undefined, id
   if (given !== undefined && !(Array.isArray(given) && given.every((id) => typeof id === 'string'))) {
     throw new AguiRxError('INVALID_EVENT', `RUN_FINISHED has 'outcome.pendingToolCallIds: ${describeValue(given)}', but it must be a list of tool call ids (strings).`);
   }
+  // The common end of a run: nothing pending on either side, and no Set to make for it.
+  if (given === undefined && ids.length === 0) return { ...outcome, type: 'success' };
   const pending = new Set([...((given as string[] | undefined) ?? []), ...ids]);
   return pending.size === 0 ? { ...outcome, type: 'success' } : { ...outcome, type: 'success', pendingToolCallIds: [...pending] };
 }

@@ -111,14 +111,19 @@ function observe(this: OpenRecord, event: Event): void {
 
 function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
   const closers: Event[] = [];
+  // Every run ends here once: what was never made or is empty is skipped without an iterator.
+  const { open, lifecycles } = this;
   for (const kind of entityKinds) {
     // Steps and subagents nest: the tracker gives the latest first.
-    if (kind === entityKind.step) for (const { name, lane } of this.lifecycles?.finishSteps(undefined, true) ?? []) closers.push(closerOf(kind, name, lane, reason));
-    else if (kind === entityKind.subagent) for (const { id } of this.lifecycles?.finishSubagents() ?? []) closers.push(closerOf(kind, id, undefined, reason));
-    else {
-      const entities = this.open?.[turnKinds.indexOf(kind)];
-      for (const [id, lane] of entities ?? []) closers.push(closerOf(kind, id, lane, reason));
-      entities?.clear();
+    if (kind === entityKind.step) {
+      if (lifecycles !== undefined) for (const { name, lane } of lifecycles.finishSteps(undefined, true)) closers.push(closerOf(kind, name, lane, reason));
+    } else if (kind === entityKind.subagent) {
+      if (lifecycles !== undefined) for (const { id } of lifecycles.finishSubagents()) closers.push(closerOf(kind, id, undefined, reason));
+    } else {
+      const entities = open?.[turnKinds.indexOf(kind)];
+      if (entities === undefined || entities.size === 0) continue;
+      for (const [id, lane] of entities) closers.push(closerOf(kind, id, lane, reason));
+      entities.clear();
     }
   }
   return closers;
