@@ -17,8 +17,7 @@ export function withPendingToolCalls(outcome: RunFinishedOutcome | undefined, id
   if (given !== undefined && !(Array.isArray(given) && given.every((id) => typeof id === 'string'))) {
     throw new AguiRxError('INVALID_EVENT', `RUN_FINISHED has 'outcome.pendingToolCallIds: ${describeValue(given)}', but it must be a list of tool call ids (strings).`);
   }
-  // The common end of a run: nothing pending on either side, and no Set to make for it.
-  if (given === undefined && ids.length === 0) return { ...outcome, type: 'success' };
-  const pending = new Set([...((given as string[] | undefined) ?? []), ...ids]);
-  return pending.size === 0 ? { ...outcome, type: 'success' } : { ...outcome, type: 'success', pendingToolCallIds: [...pending] };
+  // The common end of a run has nothing pending on either side: no Set to make for it.
+  const pending = given === undefined && ids.length === 0 ? undefined : new Set([...((given as string[] | undefined) ?? []), ...ids]);
+  return pending === undefined || pending.size === 0 ? { ...outcome, type: 'success' } : { ...outcome, type: 'success', pendingToolCallIds: [...pending] };
 }

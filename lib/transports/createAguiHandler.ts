@@ -198,8 +198,8 @@ interface RunSetup {
 
 function runSetupOf(options: AguiHandlerOptions<any, any>): RunSetup {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, coalesce: _coalesce, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
-  // Copied into a plain literal: the rest object's shape is not shared between calls, and each run copies it again.
-  return { toAgui: { ...aguiOptions }, sliceEvents, sliceMs };
+  // Each run reads the options it needs by name (agentRun's runOptionsOf): no copy per run, nor here.
+  return { toAgui: aguiOptions, sliceEvents, sliceMs };
 }
 
 /**

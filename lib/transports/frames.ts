@@ -418,7 +418,7 @@ function end(f: Framer, error?: unknown): void {
   writeBatch(f);
   if (f.ended) return;
   f.ended = true;
-  stopHeartbeat(f);
+  // Its own unsubscribe stops the heartbeat (tearDown), then the source.
   safeUnsubscribe(f);
   if (error !== undefined && !f.terminal) {
     const runError: Event = { type: EventType.RUN_ERROR, message: messageOf(error) ?? 'The event stream failed.' };
@@ -445,7 +445,6 @@ function tearDown(f: Framer): void {
     }
     writeBatch(f);
   }
-  f.ended = true;
   stopHeartbeat(f);
 }
 
