@@ -116,6 +116,14 @@ export interface FrameSink {
    * it, deltas of one id that arrive while the sink is busy keep joining one frame until then.
    */
   whenReady?(callback: () => void): void;
+  /**
+   * Whether what is written now waits in the sink until the current tick's end and goes on then
+   * with everything written before it in the tick (Node's `writable.cork()`: `res.write` corks the
+   * socket and uncorks it in a `process.nextTick`). A sink that can tell spares each tick's first
+   * frame a scheduled tick end of its own: only a second frame in the tick schedules one. Default:
+   * the sink cannot tell, and every tick that writes a frame schedules its end.
+   */
+  corked?(): boolean;
 }
 
 /**
@@ -363,11 +371,16 @@ function schedule(f: Framer): void {
   if (atTickEnd(run)) void Promise.resolve().then(run);
 }
 
+// Something went to the sink in this tick and waits for the tick's end there: what follows is not the tick's first frame.
+const inCorkedTick = (f: Framer): boolean => f.sink.corked?.() === true;
+
 // Queues a framed event for this tick (or writes it at once while the sink is busy, or for protobuf).
 function put(f: Framer, frame: string | Uint8Array, event: Event): void {
-  if (!f.scheduled && f.batch === '') {
-    // The tick's first frame goes at once (a paced token waits for nothing); the ones after it join this tick's batch.
-    schedule(f);
+  if (!f.scheduled && f.batch === '' && !inCorkedTick(f)) {
+    // The tick's first frame goes at once (a paced token waits for nothing); the ones after it join
+    // this tick's batch. A sink that says when its tick's writes are corked lets a tick with one
+    // frame (each paced token's) go without a scheduled end: the second frame schedules it.
+    if (f.sink.corked === undefined) schedule(f);
     return f.sink.write(frame, event);
   }
   if (typeof frame === 'string' && f.sink.busy?.() !== true) {
@@ -470,7 +483,7 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
   }
   // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
   // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
-  if (f.coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (f.scheduled || f.awaitingReady || f.sink.busy?.() === true)) {
+  if (f.coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (f.scheduled || f.awaitingReady || f.sink.busy?.() === true || inCorkedTick(f))) {
     const delta = (event as { delta: string }).delta;
     f.held = { first: event, parts: [delta], chars: delta.length, cursor };
     return schedule(f);

@@ -267,6 +267,11 @@ function streamWhenReady(this: NodeStream, callback: () => void): void {
   this.ready = callback;
 }
 
+// `res.write` corks the socket and uncorks it in a `process.nextTick`: until then this tick's writes wait there together.
+function streamCorked(this: NodeStream): boolean {
+  return this.res.writableCorked > 0;
+}
+
 // The subscription is over: the response's 'close' no longer concerns it.
 function streamUnsubscribe(this: NodeStream): void {
   this.res.off('close', onResponseClose);
@@ -274,5 +279,5 @@ function streamUnsubscribe(this: NodeStream): void {
 }
 
 // The sink methods every response shares, and its finalizer: its prototype, so that the record holds only its fields.
-const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, unsubscribe: streamUnsubscribe });
+const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, corked: streamCorked, unsubscribe: streamUnsubscribe });
 const NodeStreamRecord = recordType<NodeStream>(streamMethods);

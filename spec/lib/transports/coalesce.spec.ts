@@ -215,6 +215,76 @@ describe('pipeFrames coalescing', () => {
     expect(recorded.frames()).toEqual([frame(S), frame(text('ab'))]);
   });
 
+  describe("with a sink that says when its tick's writes are corked (as Node's response does)", () => {
+    // The real nextTick, taken before the specs fake timers: the sink's cork is not one of the stream's own timers.
+    const uncorkAtTickEnd = process.nextTick;
+    /** The sink above, corked from a write until the (real) tick's end, as `res.write` corks its socket. */
+    function corkingSink() {
+      const { recorded, frameSink } = sink();
+      let corked = false;
+      const write = (chunk: string | Uint8Array) => {
+        recorded.write(chunk);
+        if (!corked) {
+          corked = true;
+          uncorkAtTickEnd(() => (corked = false));
+        }
+      };
+      return { recorded, frameSink: { ...frameSink, write, corked: () => corked } as FrameSink };
+    }
+
+    it("should schedule no tick end of its own for a tick whose only frame went to the sink at once", () => {
+      const events$ = new Subject<Event>();
+      const { recorded, frameSink } = corkingSink();
+
+      pipeFrames(events$, frameSink, { heartbeatMs: 0 });
+      events$.next(text('a'));
+
+      expect(recorded.writes).toEqual([frame(text('a'))]);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('should schedule the tick end without it (a sink that cannot tell)', () => {
+      const events$ = new Subject<Event>();
+      const { recorded, frameSink } = sink();
+
+      pipeFrames(events$, frameSink, { heartbeatMs: 0 });
+      events$.next(text('a'));
+
+      expect(recorded.writes).toEqual([frame(text('a'))]);
+      expect(jest.getTimerCount()).toBe(1);
+    });
+
+    it("should join the frames after the tick's first one, merging deltas, in one write at the tick's end", () => {
+      const events$ = new Subject<Event>();
+      const { recorded, frameSink } = corkingSink();
+      const end: Event = { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' };
+
+      pipeFrames(events$, frameSink, { heartbeatMs: 0 });
+      events$.next(S);
+      events$.next(text('Hel'));
+      events$.next(text('lo'));
+      events$.next(end);
+      const beforeTickEnd = [...recorded.writes];
+      jest.runAllTicks();
+
+      expect(beforeTickEnd).toEqual([frame(S)]);
+      expect(recorded.writes).toEqual([frame(S), frame(text('Hello')) + frame(end)]);
+    });
+
+    it('should treat a tick the sink is corked in by another write as one whose first frame went already', () => {
+      const events$ = new Subject<Event>();
+      const { recorded, frameSink } = corkingSink();
+
+      pipeFrames(events$, frameSink, { heartbeatMs: 0 });
+      frameSink.write(': another writer\n\n');
+      events$.next(text('a'));
+      events$.next(text('b'));
+      jest.runAllTicks();
+
+      expect(recorded.writes).toEqual([': another writer\n\n', frame(text('ab'))]);
+    });
+  });
+
   describe('for a brokered stream', () => {
     const framed = (events: Event[], options: FrameOptions) => {
       const frames$ = new Subject<BrokerFrame>();

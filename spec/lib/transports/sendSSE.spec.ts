@@ -29,6 +29,9 @@ const sseHeaders = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-c
  * A stand-in for `http.ServerResponse` that records what is written and applies backpressure on
  * demand: while `accepting` is false, `write()` returns false, as Node's does when its buffer is full.
  */
+// The real one, taken before any spec fakes timers: the fake socket's cork is not one of the stream's timers.
+const uncorkAtTickEnd = process.nextTick;
+
 class FakeResponse extends EventEmitter {
   statusCode: number | undefined;
   headers: Record<string, string> | undefined;
@@ -39,6 +42,8 @@ class FakeResponse extends EventEmitter {
   /** What `write()` returns: false asks the writer to wait for 'drain'. */
   accepting = true;
   readonly chunks: (string | Uint8Array)[] = [];
+  /** As Node's: a write corks the socket, and `res.write` uncorks it in a `process.nextTick`. */
+  writableCorked = 0;
 
   writeHead(statusCode: number, headers: Record<string, string>): this {
     this.statusCode = statusCode;
@@ -55,6 +60,10 @@ class FakeResponse extends EventEmitter {
     // Node reports a write after end as an error; here it fails the spec.
     if (this.writableEnded) throw new Error('write after end');
     this.chunks.push(chunk);
+    if (this.writableCorked === 0) {
+      this.writableCorked = 1;
+      uncorkAtTickEnd(() => (this.writableCorked = 0));
+    }
     return this.accepting;
   }
 
