@@ -8,7 +8,7 @@ import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib
 import { recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
-import { isObject } from '../lib/protocol/values.js';
+import { copyWith, isObject } from '../lib/protocol/values.js';
 
 /** Options of {@link activityDelta}. */
 export interface ActivityDeltaOptions {
@@ -120,10 +120,9 @@ function onSnapshot(a: Activities, event: Record<string, unknown>): void {
   const patch = jsonpatch.compare(previous.content, next);
   if (patch.length === 0) return;
   if (!patch.some((operation) => isPrototypePointer(operation.path)) && JSON.stringify(patch).length < json.length) {
-    const delta: Record<string, unknown> = { ...event, type: EventType.ACTIVITY_DELTA, patch };
-    delete delta.content;
-    delete delta.replace;
-    return subscriber.next(delta as AgentEvent);
+    // A rest pattern rather than `delete`, which would leave each delta a hidden class of its own (see copyWith).
+    const { content: _content, replace: _replace, ...rest } = event as Record<string, unknown>;
+    return subscriber.next(copyWith(rest, { type: EventType.ACTIVITY_DELTA, patch }) as unknown as AgentEvent);
   }
   subscriber.next(wire());
 }

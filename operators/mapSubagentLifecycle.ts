@@ -6,6 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protoc
 import { createOperator } from '../lib/protocol/createOperator.js';
 import { warnDiagnostic } from '../lib/protocol/diagnostics.js';
 import { entityKind } from '../lib/protocol/table.js';
+import { copyWith } from '../lib/protocol/values.js';
 
 /** Options of {@link mapSubagentLifecycle}. */
 export interface MapSubagentLifecycleOptions {
@@ -158,12 +159,12 @@ export function mapSubagentLifecycle(options: MapSubagentLifecycleOptions): Oper
           case EventType.RUN_ERROR:
             return fail(fields);
           case EventType.SUBAGENT_STARTED:
-            if (fields.parentSubagentRunId === undefined) return subscriber.next({ ...fields, parentSubagentRunId: id } as unknown as AgentEvent);
+            if (fields.parentSubagentRunId === undefined) return subscriber.next(copyWith(fields, { parentSubagentRunId: id }) as unknown as AgentEvent);
             return subscriber.next(event);
           default:
             // A nested subagent's event keeps its own lane.
             if (untagged.has(type) || optionalString(fields, 'subagentRunId') !== undefined) return subscriber.next(event);
-            subscriber.next({ ...fields, subagentRunId: id } as unknown as AgentEvent);
+            subscriber.next(copyWith(fields, { subagentRunId: id }) as unknown as AgentEvent);
         }
       },
       complete: () => finish({ type: 'success' }),

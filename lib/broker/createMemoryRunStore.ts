@@ -3,6 +3,7 @@ import { Observable, Subject, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
+import { copyWith } from '../protocol/values.js';
 
 /** Options of {@link createMemoryRunStore}. */
 export interface MemoryRunStoreOptions {
@@ -110,7 +111,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
   };
 
   const finish = (threadId: string, run: MemoryRun) => {
-    run.record = { ...run.record, status: 'finished', finishedAt: now() };
+    run.record = copyWith(run.record, { status: 'finished', finishedAt: now() });
     if (!Number.isFinite(retainMs)) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -237,7 +238,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       assertOpen();
       const run = runOf(threadId, runId);
       if (run === undefined || run.record.status === 'finished' || run.record.owner !== owner) return false;
-      run.record = { ...run.record, leaseUntil };
+      run.record = copyWith(run.record, { leaseUntil });
       return true;
     },
     async requestStop(threadId, runId) {

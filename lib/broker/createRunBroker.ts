@@ -10,6 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
+import { copyWith } from '../protocol/values.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
 export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
@@ -757,10 +758,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     const now = Date.now();
     const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
     // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
-    if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize({ ...access, action: 'start', threadId, runId });
+    if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize(copyWith(access, { action: 'start', threadId, runId }));
     const created = await store.createRun(record);
     if (!created) {
-      await authorize({ ...access, action: 'attach', threadId, runId });
+      await authorize(copyWith(access, { action: 'attach', threadId, runId }));
       assertRoom(threadId, runId);
     }
     // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
@@ -775,7 +776,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     runWithCancel: (input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string) => startOrAttach(input, start, false, access, after),
     async events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess) {
       assertCursor(after);
-      await authorize({ ...access, action: 'events', threadId, runId });
+      await authorize(copyWith(access, { action: 'events', threadId, runId }));
       if ((await store.getRun(threadId, runId)) === undefined) {
         throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}': it never started, or it finished longer ago than runs are kept.`);
       }
@@ -784,7 +785,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     },
     async connect(input: RunAgentInput, access: BrokerAccess) {
       const { threadId } = input;
-      await authorize({ ...access, action: 'connect', threadId });
+      await authorize(copyWith(access, { action: 'connect', threadId }));
       const runs = await store.listRuns(threadId);
       const finishedRuns = runs.filter((run) => run.status === 'finished');
       const running = runs.filter((run) => run.status === 'running');
@@ -808,7 +809,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       return concat(from(compacted), ...live);
     },
     async stop(threadId: string, runId: string, access: BrokerAccess) {
-      await authorize({ ...access, action: 'stop', threadId, runId });
+      await authorize(copyWith(access, { action: 'stop', threadId, runId }));
       const record = await store.getRun(threadId, runId);
       if (record === undefined) {
         throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}' to stop.`);

@@ -4,6 +4,7 @@ import type { DiagnosticHandler } from './diagnostics.js';
 import { strayFieldsOf } from './strayFields.js';
 import { entityKind, entityKinds, type EntityKind } from './table.js';
 import { recordType } from './recordType.js';
+import { copyWithout } from './values.js';
 
 /**
  * What {@link normalizeAgentEvent} read differently from how the event spells it: a snake_case
@@ -357,9 +358,8 @@ function withoutStray(reader: AgentEventReader, read: Record<string, unknown>, e
   const type = read.type as string;
   const stray = strayFieldsOf(read, eventFields.get(type)!);
   if (stray.length === 0) return read;
-  const kept = { ...read };
+  const kept = copyWithout(read, stray.map(({ field }) => field));
   for (const { field, likely } of stray) {
-    delete kept[field];
     const key = `${type}.${field}`;
     const reported = reportedOf(reader);
     if (reported.stray?.has(key)) continue;

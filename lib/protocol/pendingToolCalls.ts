@@ -1,5 +1,6 @@
 import type { RunFinishedOutcome } from '@ag-ui/core';
 import { AguiRxError, describeValue } from './errors.js';
+import { copyWith } from './values.js';
 
 /**
  * The RUN_FINISHED outcome with `pendingToolCallIds` extended by `ids` (tool calls left without a
@@ -19,5 +20,5 @@ export function withPendingToolCalls(outcome: RunFinishedOutcome | undefined, id
   }
   // The common end of a run has nothing pending on either side: no Set to make for it.
   const pending = given === undefined && ids.length === 0 ? undefined : new Set([...((given as string[] | undefined) ?? []), ...ids]);
-  return pending === undefined || pending.size === 0 ? { ...outcome, type: 'success' } : { ...outcome, type: 'success', pendingToolCallIds: [...pending] };
+  return pending === undefined || pending.size === 0 ? { ...outcome, type: 'success' } : copyWith(outcome, { type: 'success', pendingToolCallIds: [...pending] });
 }

@@ -2,6 +2,7 @@ import type { RunAgentInput, RunErrorEvent } from '@ag-ui/core';
 import { AguiRxError, errorMessage } from './errors.js';
 import { generateId } from './generateId.js';
 import { recordType } from './recordType.js';
+import { copyWith } from './values.js';
 
 /** What {@link RunErrorHandler} is told about the run that ended in RUN_ERROR. */
 export interface RunErrorReport {
@@ -74,7 +75,7 @@ export function applyMessagePolicy(event: RunErrorEvent, error: unknown, policy:
   } else if (isSafeToShow(error)) {
     return event;
   }
-  return { ...withoutStack(event), code: INTERNAL_ERROR, message: redactedMessage(reference) };
+  return copyWith(withoutStack(event), { code: INTERNAL_ERROR, message: redactedMessage(reference) });
 }
 
 const withoutStack = (event: RunErrorEvent): RunErrorEvent => {

@@ -1,6 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { ContentPartSchema, JsonPatchOperationSchema, PartSourceSchema, RunFinishedOutcomeSchema, SubagentFinishedOutcomeSchema } from '@ag-ui/core/schemas';
 import type { DiagnosticHandler } from './diagnostics.js';
+import { copyWithout } from './values.js';
 
 /**
  * Unrecognised union members: what the AG-UI specification tolerates in an otherwise valid event.
@@ -131,8 +132,7 @@ export function stripUnrecognised(event: Record<string, unknown>): { event: Reco
     case EventType.SUBAGENT_FINISHED: {
       const finished = event.type === EventType.RUN_FINISHED;
       if (unknownOutcome(event.outcome, finished ? outcomeTypes : subagentOutcomeTypes, finished ? runsAndSteps : subagents, removed)) {
-        copy = { ...event };
-        delete copy.outcome;
+        copy = copyWithout(event, ['outcome']);
       }
       break;
     }

@@ -2,3 +2,43 @@
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * `{ ...source, ...fields }`: `source`'s own enumerable fields, then `fields`' (which win), in that
+ * order, on a new plain object whose hidden class V8 shares between calls. Use it where a spread
+ * would add a field `source` lacks: V8 11 (Node 20) gives an object made by a leading spread and then
+ * given a new field a hidden class of its own on every call (`{ ...event, outcome }` for an event
+ * without `outcome`), so each event made so has one, a few hundred bytes each, and every inline cache
+ * that reads them goes megamorphic and misses. A field that replaces one `source` has (`{ ...event,
+ * delta }`) costs nothing of the kind: a plain spread is fine there, and faster.
+ *
+ * @param source The object copied first (`undefined` copies nothing, as a spread does).
+ * @param fields The fields set after it.
+ * @return A new object; neither argument is changed. An own `__proto__` field is copied as a
+ * field, as a spread copies it, never set as the prototype.
+ */
+export function copyWith<T extends object, const F extends object>(source: T | undefined, fields: F): T & F {
+  const copy: Record<string, unknown> = {};
+  if (source !== undefined) for (const key in source) if (hasOwn.call(source, key)) setField(copy, key, (source as Record<string, unknown>)[key]);
+  for (const key in fields) if (hasOwn.call(fields, key)) setField(copy, key, (fields as Record<string, unknown>)[key]);
+  return copy as T & F;
+}
+
+/**
+ * `source` without the fields named in `omitted`: its other own enumerable fields, in order, on a
+ * new plain object whose hidden class V8 shares between calls (a `delete` on a copy would turn it
+ * into a dictionary of its own; see {@link copyWith}).
+ */
+export function copyWithout<T extends object>(source: T, omitted: readonly string[]): Partial<T> {
+  const copy: Record<string, unknown> = {};
+  for (const key in source) if (hasOwn.call(source, key) && !omitted.includes(key)) setField(copy, key, (source as Record<string, unknown>)[key]);
+  return copy as Partial<T>;
+}
+
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  // An assignment to `__proto__` would set the prototype: defined as a spread defines it.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

@@ -2,6 +2,7 @@ import { EventType, mergeMetadata, type ActivityMessage, type AssistantMessage, 
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { AguiRxError } from '../protocol/errors.js';
 import { assertSafePatch } from '../state/jsonPatch.js';
+import { copyWith } from '../protocol/values.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, any>;
@@ -156,7 +157,7 @@ export function trackConversation(initial: readonly Message[] = []): Conversatio
     else if (existing.role === 'activity' && replace) {
       invalidate();
       // A replacing snapshot keeps the metadata gathered so far, but brings its own owner.
-      messages[index] = { ...activity, ...(existing.metadata !== undefined && { metadata: existing.metadata }) };
+      messages[index] = existing.metadata === undefined ? activity : copyWith(activity, { metadata: existing.metadata });
     } else if (replace) {
       invalidate();
       messages[index] = activity;

@@ -3,7 +3,7 @@ import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
-import { isObject } from '../protocol/values.js';
+import { copyWith, isObject } from '../protocol/values.js';
 import { collisionWith, createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
 import { recordType } from '../protocol/recordType.js';
 
@@ -158,7 +158,7 @@ function callWire(t: Collisions, id: string): string {
 
 // The event with `field` set to `id` (the event itself when it already is).
 function withField(event: Fields, field: string, id: string): AgentEvent {
-  return (event[field] === id ? event : { ...event, [field]: id }) as AgentEvent;
+  return (event[field] === id ? event : copyWith(event, { [field]: id })) as AgentEvent;
 }
 
 function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {

@@ -16,6 +16,7 @@ import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind,
 import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
 import { recordType } from '../protocol/recordType.js';
+import { copyWith } from '../protocol/values.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
 export interface MessageLanesOptions {
@@ -322,7 +323,7 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
     return content(t, slot, current, delta, event);
   }
   const owner = untaggedContinuation(t, lane, slot, producerId);
-  if (owner !== undefined) return onChunk(t, { ...event, subagentRunId: owner }, slot, closes, type, explicit);
+  if (owner !== undefined) return onChunk(t, copyWith(event, { subagentRunId: owner }), slot, closes, type, explicit);
   closeSlots(t, lane, state, closes);
   if (current !== undefined) close(t, lane, state, slot);
   const messageId = open(t, lane, state, slot, type, producerId, event);
@@ -363,7 +364,7 @@ function onEnd(t: Lanes, event: Record<string, unknown>, slot: number, type: str
     return close(t, lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
   }
   const owner = untaggedContinuation(t, lane, slot, producerId);
-  if (owner !== undefined) return onEnd(t, { ...event, subagentRunId: owner }, slot, type);
+  if (owner !== undefined) return onEnd(t, copyWith(event, { subagentRunId: owner }), slot, type);
   assertNotOpenElsewhere(type, producerId, openMessage(t, messageId), lane);
   t.diagnose({ message: `Dropped ${type} for message '${producerId}': no such message is open in ${describeLane(lane)}. End a message once, after its START.`, event });
 }

@@ -18,6 +18,7 @@ import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 import { recordType } from '../protocol/recordType.js';
+import { copyWith } from '../protocol/values.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, unknown>;
@@ -198,9 +199,10 @@ function addUsage(this: Lifecycle, reported: unknown): void {
 function finished(this: Lifecycle, upstream?: Fields, outcome?: RunFinishedOutcome): RunFinishedEvent {
   const { threadId, runId } = this.run;
   // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
-  const event = assertWireEvent({ ...upstream, type: EventType.RUN_FINISHED, threadId, runId }) as RunFinishedEvent;
-  if (event.usage !== undefined) (this.usage ??= []).unshift(...event.usage);
-  delete event.usage;
+  // Copied (see copyWith) and the usage left out by a rest pattern: an agent's RUN_FINISHED rarely
+  // has our ids, and a spread given new fields, or a `delete`, leaves each event a hidden class of its own.
+  const { usage, ...event } = assertWireEvent(copyWith(upstream, { type: EventType.RUN_FINISHED, threadId, runId })) as RunFinishedEvent;
+  if (usage !== undefined) (this.usage ??= []).unshift(...usage);
   event.outcome = outcome ?? withPendingToolCalls(event.outcome, this.open.pendingToolCallIds());
   return event;
 }
@@ -208,7 +210,7 @@ function finished(this: Lifecycle, upstream?: Fields, outcome?: RunFinishedOutco
 function upstreamError(this: Lifecycle, fields: Fields): RunErrorEvent {
   // Validated whole first, so that a bad `usage` is reported rather than dropped. Some servers
   // (ag2, google-adk) leave `message` out: read as an empty one, which gets the wording below.
-  const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? { ...fields, message: '' } : fields) as RunErrorEvent;
+  const { usage: reported, ...event } = assertWireEvent(fields.message === undefined ? copyWith(fields, { message: '' }) : fields) as RunErrorEvent;
   if (reported !== undefined) (this.usage ??= []).unshift(...reported);
   if (event.message.trim() === '') event.message = noMessage;
   return event;

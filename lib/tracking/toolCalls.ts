@@ -21,6 +21,7 @@ import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
 import { appendArguments, createArgumentsText, isArgumentsComplete, isCompleteJson, type ArgumentsText } from './json.js';
 import { recordType } from '../protocol/recordType.js';
+import { copyWith } from '../protocol/values.js';
 
 /** An input event, read by field name. */
 type Fields = Record<string, unknown>;
@@ -155,7 +156,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
         if (call.lane !== lane) {
           if (lane !== undefined) throw wrongLane('TOOL_CALL_CHUNK', known, call.lane, lane);
           // An untagged chunk continues the call in its opener's lane (AG-UI spec 1.1, Subagents, Ownership).
-          return sendArgs(t, known, call, delta, { ...event, subagentRunId: call.lane });
+          return sendArgs(t, known, call, delta, copyWith(event, { subagentRunId: call.lane }));
         }
         return sendArgs(t, known, call, delta, event);
       }
@@ -208,7 +209,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
       call.hasArgs = true;
       appendArguments(call.args, delta);
       // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
-      return t.out.next(withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+      return t.out.next(withWireId(call.lane === lane ? event : copyWith(event, { subagentRunId: call.lane }), producerId, toolCallId));
     }
     if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
     throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
@@ -225,7 +226,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     }
     const lane = laneOf(event);
     if (call.lane !== lane && lane !== undefined) throw wrongLane('TOOL_CALL_END', producerId, call.lane, lane);
-    close(t, toolCallId, call, withWireId(call.lane === lane ? event : { ...event, subagentRunId: call.lane }, producerId, toolCallId));
+    close(t, toolCallId, call, withWireId(call.lane === lane ? event : copyWith(event, { subagentRunId: call.lane }), producerId, toolCallId));
   },
 
   result(this: ToolCalls, event: Fields) {
@@ -240,7 +241,8 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     t.pending?.delete(toolCallId);
     // Answered: whatever its arguments were, the tool has run.
     t.unfinished?.delete(toolCallId);
-    const result: Fields = { ...event, toolCallId, content: toolResultContent(event.content, producerId) };
+    // Copied (see copyWith): the messageId minted below is a field the copy lacks.
+    const result: Fields = copyWith(event, { toolCallId, content: toolResultContent(event.content, producerId) });
     if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
     t.out.next(result as AgentEvent);
   },
@@ -389,7 +391,7 @@ function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
       const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, t.pending === undefined ? [] : [...t.pending]);
       // Pending calls are the run's: a next run reports its own.
       t.pending?.clear();
-      return { ...event, outcome } as AgentEvent;
+      return copyWith(event, { outcome }) as AgentEvent;
     }
     // A run's start or failure forgets its calls; a MESSAGES_SNAPSHOT only ends the turn.
     if (type !== EventType.MESSAGES_SNAPSHOT) {

@@ -19,6 +19,7 @@ import { checkState, invalidRunInput, runInputProblems, withCheckedState } from 
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { recordType, type RecordType } from '../protocol/recordType.js';
+import { copyWith } from '../protocol/values.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
@@ -772,7 +773,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       const input = checked.input;
       const run = { input, threadId: input.threadId, runId: input.runId };
       const served = { request, context: made.context, report };
-      return toSSEResponse(runEvents(agent, input, runSetup, served, undefined, demand.ready), { ...stream, demand, onFailure: (error) => report(error, run) });
+      return toSSEResponse(runEvents(agent, input, runSetup, served, undefined, demand.ready), copyWith(stream, { demand, onFailure: (error: unknown) => report(error, run) }));
     }
     let pathname: string;
     try {
@@ -790,7 +791,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     const lastEventId = lastEventIdOf(request.headers.get('last-event-id'));
     const serve = async (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) => {
       try {
-        return toBrokerFramesResponse(reportedFrames(await frames, report, run), { ...stream, onFailure: (error) => report(error, run) });
+        return toBrokerFramesResponse(reportedFrames(await frames, report, run), copyWith(stream, { onFailure: (error: unknown) => report(error, run) }));
       } catch (error) {
         return refuse(brokerRefusal(error));
       }
