@@ -124,6 +124,15 @@ export interface FrameSink {
    * the sink cannot tell, and every tick that writes a frame schedules its end.
    */
   corked?(): boolean;
+  /**
+   * Holds what is written from now on one level more, until {@link uncork} (Node's
+   * `writable.cork()`): called, with `corked` true, when a tick's second frame schedules the
+   * tick's end, so that the sink's own end of the tick (Node's uncork) does not send the first frame
+   * alone and the tick's frames still go in one write. Each call is followed by one `uncork`.
+   */
+  cork?(): void;
+  /** Releases one {@link cork}: at the tick's end, after its frames were written. */
+  uncork?(): void;
 }
 
 /**
@@ -362,8 +371,20 @@ function schedule(f: Framer): void {
   if (f.scheduled) return;
   f.scheduled = true;
   const mine = ++f.tick;
+  // The tick's first frame waits in the sink for the sink's own end of the tick, which comes before
+  // this one: held one level more, it goes in one write with the frames after it.
+  let holding = f.sink.cork !== undefined && inCorkedTick(f);
+  if (holding) f.sink.cork!();
   const run = () => {
-    if (f.scheduled && f.tick === mine) tickEnd(f);
+    try {
+      if (f.scheduled && f.tick === mine) tickEnd(f);
+    } finally {
+      // Once, whichever of the two callbacks below comes first.
+      if (holding) {
+        holding = false;
+        f.sink.uncork!();
+      }
+    }
   };
   // Fake timers (Jest's default) hold process.nextTick and queueMicrotask until told, and the
   // tick's frames with them: then a promise reaction (never faked) ends the tick too. Only then:

@@ -1,5 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import type { BrokerFrame } from './brokerRoutes.js';
@@ -84,6 +85,7 @@ function send(res: ServerResponse, items$: Observable<Event | BrokerFrame>, opti
   r.stall = undefined;
   r.onDrain = undefined;
   r.wrote = false;
+  r.corkedSocket = undefined;
   NodeStreamRecord.shaped(r);
   // The headers go out with the first frame when it comes in this tick (one write instead of two: a
   // run's RUN_STARTED nearly always does); else at the tick's end, so that a client sees the
@@ -146,6 +148,8 @@ interface NodeStream extends FrameSink, Unsubscribable {
   onDrain: (() => void) | undefined;
   /** Something was written: the headers went with it. */
   wrote: boolean;
+  /** The socket `cork` held until the framer's end of the tick (see FrameSink.cork). */
+  corkedSocket: Socket | undefined;
 }
 
 const gone = (r: NodeStream) => r.res.destroyed || r.res.writableEnded;
@@ -272,6 +276,20 @@ function streamCorked(this: NodeStream): boolean {
   return this.res.writableCorked > 0;
 }
 
+// The socket itself is kept and uncorked: a cork left on a kept-alive socket would hold the next response's writes.
+function streamCork(this: NodeStream): void {
+  const socket = this.res.socket;
+  if (socket === null || socket === undefined || this.corkedSocket !== undefined) return;
+  socket.cork();
+  this.corkedSocket = socket;
+}
+
+function streamUncork(this: NodeStream): void {
+  const socket = this.corkedSocket;
+  this.corkedSocket = undefined;
+  socket?.uncork();
+}
+
 // The subscription is over: the response's 'close' no longer concerns it.
 function streamUnsubscribe(this: NodeStream): void {
   this.res.off('close', onResponseClose);
@@ -279,5 +297,5 @@ function streamUnsubscribe(this: NodeStream): void {
 }
 
 // The sink methods every response shares, and its finalizer: its prototype, so that the record holds only its fields.
-const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, corked: streamCorked, unsubscribe: streamUnsubscribe });
+const streamMethods: FrameSink & Unsubscribable = Object.freeze({ write: streamWrite, end: streamEnd, busy: streamBusy, whenReady: streamWhenReady, corked: streamCorked, cork: streamCork, uncork: streamUncork, unsubscribe: streamUnsubscribe });
 const NodeStreamRecord = recordType<NodeStream>(streamMethods);

@@ -271,6 +271,44 @@ describe('pipeFrames coalescing', () => {
       expect(recorded.writes).toEqual([frame(S), frame(text('Hello')) + frame(end)]);
     });
 
+    it("should hold the sink one level more from the tick's second frame to its end, so that the tick goes in one flush", () => {
+      // As Node's socket: a write corks it and uncorks it at the tick's end (a process.nextTick, queued
+      // before the framer's own); what it holds goes out when the last level is released, as one flush.
+      const flushes: string[][] = [];
+      let held: string[] = [];
+      let level = 0;
+      const release = () => {
+        if (--level === 0) (flushes.push(held), (held = []));
+      };
+      const { recorded, frameSink } = sink();
+      const nodeLike: FrameSink = {
+        ...frameSink,
+        write: (chunk) => {
+          recorded.write(chunk);
+          held.push(chunk as string);
+          if (level === 0) {
+            level = 1;
+            process.nextTick(release);
+          }
+        },
+        corked: () => level > 0,
+        cork: () => void level++,
+        uncork: release,
+      };
+      const events$ = new Subject<Event>();
+
+      pipeFrames(events$, nodeLike, { heartbeatMs: 0 });
+      events$.next(S);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      jest.runAllTicks();
+      events$.next(text('c'));
+      jest.runAllTicks();
+
+      expect(flushes).toEqual([[frame(S), frame(text('ab'))], [frame(text('c'))]]);
+      expect(level).toBe(0);
+    });
+
     it('should treat a tick the sink is corked in by another write as one whose first frame went already', () => {
       const events$ = new Subject<Event>();
       const { recorded, frameSink } = corkingSink();

@@ -1,8 +1,8 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { decode } from '@ag-ui/proto';
 import { EventEmitter } from 'node:events';
-import { createServer, get as httpGet, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent as HttpAgentPool, createServer, get as httpGet, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { NEVER, Subject, concat, defer, finalize, from, of, throwError, type Observable } from 'rxjs';
 import { sendSSE } from '../../../lib/transports/sendSSE.js';
 
@@ -207,6 +207,73 @@ describe('sendSSE', () => {
       expect(pairs.filter(([name]) => name !== 'Date' && name !== 'Transfer-Encoding')).toEqual(Object.entries(sseHeaders));
       expect(response.headers['transfer-encoding']).toBe('chunked');
       expect(response.body.toString('utf8')).toBe(frame(S) + frame(text('a\nb')) + frame(F));
+    });
+
+    it("should send a tick's frames in one socket write, a lone frame in one of its own, and leave a kept-alive socket uncorked for the next response", async () => {
+      const events$ = new Subject<Event>();
+      let writes = 0;
+      let socket: Socket | undefined;
+      let served = 0;
+      let url: string;
+      ({ server, url } = await listen((_req, res) => {
+        served++;
+        if (served === 2) return void sendSSE(res, of(S, F), { heartbeatMs: 0 });
+        socket = res.socket as Socket;
+        // Counted where the socket hands its (corked) chunks to the kernel: one call per write.
+        const own = socket as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+        const write = own._write;
+        const writev = own._writev;
+        own._write = (...args) => (writes++, write.apply(socket, args));
+        own._writev = (...args) => (writes++, writev.apply(socket, args));
+        sendSSE(res, events$, { heartbeatMs: 0 });
+      }));
+      const pool = new HttpAgentPool({ keepAlive: true, maxSockets: 1 });
+      let body = '';
+      let arrived: (() => void) | undefined;
+      const until = (text: string) => new Promise<void>((resolve) => (body.includes(text) ? resolve() : (arrived = () => body.includes(text) && resolve())));
+      const first = new Promise<void>((resolve, reject) => {
+        httpGet(url, { agent: pool }, (response) => {
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => ((body += chunk), arrived?.()));
+          response.on('end', resolve);
+        }).on('error', reject);
+      });
+      await new Promise<void>((resolve) => server!.once('request', () => setImmediate(resolve)));
+      // The headers went at the end of the request's tick (no frame came in it): counted from here.
+      expect(writes).toBe(1);
+      writes = 0;
+
+      const end: Event = { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' };
+      events$.next(S);
+      events$.next(text('a'));
+      events$.next(text('b'));
+      events$.next(end);
+      await until(frame(end));
+      const afterFirstTick = writes;
+      events$.next(text('c'));
+      await until(frame(text('c')));
+      const afterLoneFrame = writes;
+      events$.next(text('d'));
+      events$.next(F);
+      events$.complete();
+      await first;
+
+      expect(afterFirstTick).toBe(1);
+      expect(afterLoneFrame).toBe(2);
+      expect(sseEvents(body)).toEqual([S, text('ab'), end, text('c'), text('d'), F]);
+      expect(socket!.writableCorked).toBe(0);
+      // The same connection serves the next response: no cork was left on it.
+      const second = await new Promise<string>((resolve, reject) => {
+        httpGet(url, { agent: pool }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      pool.destroy();
+      expect(served).toBe(2);
+      expect(sseEvents(second)).toEqual([S, F]);
     });
 
     it('should stream events that arrive later, readable with fetch', async () => {
