@@ -6,9 +6,9 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * `{ ...source, ...fields }`: `source`'s own enumerable fields, then `fields`' (which win), in that
- * order, on a new plain object whose hidden class V8 shares between calls. Use it where a spread
- * would add a field `source` lacks: V8 11 (Node 20) gives an object made by a leading spread and then
+ * `{ ...source, ...fields }`: `source`'s own enumerable string-keyed fields, then `fields`' (which
+ * win), in that order (symbol keys, which no JSON event has, are not copied), on a new plain object
+ * whose hidden class V8 shares between calls. Use it where a spread would add a field `source` lacks: V8 11 (Node 20) gives an object made by a leading spread and then
  * given a new field a hidden class of its own on every call (`{ ...event, outcome }` for an event
  * without `outcome`), so each event made so has one, a few hundred bytes each, and every inline cache
  * that reads them goes megamorphic and misses. A field that replaces one `source` has (`{ ...event,
