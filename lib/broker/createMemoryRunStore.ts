@@ -238,7 +238,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       assertOpen();
       const run = runOf(threadId, runId);
       if (run === undefined || run.record.status === 'finished' || run.record.owner !== owner) return false;
-      run.record = copyWith(run.record, { leaseUntil });
+      run.record = { ...run.record, leaseUntil };
       return true;
     },
     async requestStop(threadId, runId) {

@@ -8,10 +8,11 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /**
  * `{ ...source, ...fields }`: `source`'s own enumerable string-keyed fields, then `fields`' (which
  * win), in that order (symbol keys, which no JSON event has, are not copied), on a new plain object
- * whose hidden class V8 shares between calls. Use it where a spread would add a field `source` lacks: V8 11 (Node 20) gives an object made by a leading spread and then
- * given a new field a hidden class of its own on every call (`{ ...event, outcome }` for an event
- * without `outcome`), so each event made so has one, a few hundred bytes each, and every inline cache
- * that reads them goes megamorphic and misses. A field that replaces one `source` has (`{ ...event,
+ * whose hidden class V8 shares between calls. Use it where a spread would add a field `source`
+ * lacks: V8 11 (Node 20) gives an object made by a leading spread and then given a new field a hidden
+ * class of its own on every call (`{ ...event, outcome }` for an event without `outcome`), so each
+ * event made so costs a hidden class and its descriptors, and every inline cache that reads them goes
+ * megamorphic and misses. A field that replaces one `source` has (`{ ...event,
  * delta }`) costs nothing of the kind: a plain spread is fine there, and faster.
  *
  * @param source The object copied first (`undefined` copies nothing, as a spread does).
@@ -21,8 +22,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export function copyWith<T extends object, const F extends object>(source: T | undefined, fields: F): T & F {
   const copy: Record<string, unknown> = {};
-  if (source !== undefined) for (const key in source) if (hasOwn.call(source, key)) setField(copy, key, (source as Record<string, unknown>)[key]);
-  for (const key in fields) if (hasOwn.call(fields, key)) setField(copy, key, (fields as Record<string, unknown>)[key]);
+  if (source !== undefined) copyFields(copy, source);
+  copyFields(copy, fields);
   return copy as T & F;
 }
 
@@ -33,12 +34,17 @@ export function copyWith<T extends object, const F extends object>(source: T | u
  */
 export function copyWithout<T extends object>(source: T, omitted: readonly string[]): Partial<T> {
   const copy: Record<string, unknown> = {};
-  for (const key in source) if (hasOwn.call(source, key) && !omitted.includes(key)) setField(copy, key, (source as Record<string, unknown>)[key]);
+  copyFields(copy, source, omitted);
   return copy as Partial<T>;
 }
 
-function setField(target: Record<string, unknown>, key: string, value: unknown): void {
-  // An assignment to `__proto__` would set the prototype: defined as a spread defines it.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
+// Sets `source`'s own enumerable fields on `target`, in order, but the `omitted` ones.
+function copyFields(target: Record<string, unknown>, source: object, omitted?: readonly string[]): void {
+  for (const key in source) {
+    if (!hasOwn.call(source, key) || omitted?.includes(key) === true) continue;
+    const value = (source as Record<string, unknown>)[key];
+    // An assignment to `__proto__` would set the prototype: defined as a spread defines it.
+    if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+    else target[key] = value;
+  }
 }

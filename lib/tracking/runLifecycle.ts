@@ -18,7 +18,7 @@ import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 import { recordType } from '../protocol/recordType.js';
-import { copyWith } from '../protocol/values.js';
+import { copyWith, copyWithout } from '../protocol/values.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, unknown>;
@@ -199,10 +199,14 @@ function addUsage(this: Lifecycle, reported: unknown): void {
 function finished(this: Lifecycle, upstream?: Fields, outcome?: RunFinishedOutcome): RunFinishedEvent {
   const { threadId, runId } = this.run;
   // Validated before it is taken apart: a null outcome or a bad usage entry is INVALID_EVENT, not a TypeError or a hang.
-  // Copied (see copyWith) and the usage left out by a rest pattern: an agent's RUN_FINISHED rarely
-  // has our ids, and a spread given new fields, or a `delete`, leaves each event a hidden class of its own.
-  const { usage, ...event } = assertWireEvent(copyWith(upstream, { type: EventType.RUN_FINISHED, threadId, runId })) as RunFinishedEvent;
-  if (usage !== undefined) (this.usage ??= []).unshift(...usage);
+  // Copied (see copyWith), and copied again without its usage only when it has one: an agent's
+  // RUN_FINISHED rarely has our ids, and a spread given new fields, or a `delete`, leaves each event a hidden class of its own.
+  const checked = assertWireEvent(copyWith(upstream, { type: EventType.RUN_FINISHED, threadId, runId })) as RunFinishedEvent;
+  let event = checked;
+  if (checked.usage !== undefined) {
+    (this.usage ??= []).unshift(...checked.usage);
+    event = copyWithout(checked, ['usage']) as RunFinishedEvent;
+  }
   event.outcome = outcome ?? withPendingToolCalls(event.outcome, this.open.pendingToolCallIds());
   return event;
 }

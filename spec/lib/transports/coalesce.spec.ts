@@ -217,19 +217,28 @@ describe('pipeFrames coalescing', () => {
 
   describe("with a sink that says when its tick's writes are corked (as Node's response does)", () => {
     // The real nextTick, taken before the specs fake timers: the sink's cork is not one of the stream's own timers.
-    const uncorkAtTickEnd = process.nextTick;
-    /** The sink above, corked from a write until the (real) tick's end, as `res.write` corks its socket. */
-    function corkingSink() {
+    const realNextTick = process.nextTick;
+    /**
+     * The sink above as Node's socket: a write corks it and uncorks it at the tick's end (by default
+     * the real nextTick; the faked one to queue it before the framer's, as Node's comes first), and
+     * what it holds goes out, as one flush, when its last level is released.
+     */
+    function corkingSink(uncorkAtTickEnd: (callback: () => void) => void = realNextTick) {
       const { recorded, frameSink } = sink();
-      let corked = false;
+      const state = { level: 0, held: [] as string[], flushes: [] as string[][] };
+      const release = () => {
+        if (--state.level === 0) (state.flushes.push(state.held), (state.held = []));
+      };
       const write = (chunk: string | Uint8Array) => {
         recorded.write(chunk);
-        if (!corked) {
-          corked = true;
-          uncorkAtTickEnd(() => (corked = false));
+        state.held.push(chunk as string);
+        if (state.level === 0) {
+          state.level = 1;
+          uncorkAtTickEnd(release);
         }
       };
-      return { recorded, frameSink: { ...frameSink, write, corked: () => corked } as FrameSink };
+      const corking: FrameSink = { ...frameSink, write, corked: () => state.level > 0, cork: () => void state.level++, uncork: release };
+      return { recorded, frameSink: corking, state };
     }
 
     it("should schedule no tick end of its own for a tick whose only frame went to the sink at once", () => {
@@ -272,32 +281,10 @@ describe('pipeFrames coalescing', () => {
     });
 
     it("should hold the sink one level more from the tick's second frame to its end, so that the tick goes in one flush", () => {
-      // As Node's socket: a write corks it and uncorks it at the tick's end (a process.nextTick, queued
-      // before the framer's own); what it holds goes out when the last level is released, as one flush.
-      const flushes: string[][] = [];
-      let held: string[] = [];
-      let level = 0;
-      const release = () => {
-        if (--level === 0) (flushes.push(held), (held = []));
-      };
-      const { recorded, frameSink } = sink();
-      const nodeLike: FrameSink = {
-        ...frameSink,
-        write: (chunk) => {
-          recorded.write(chunk);
-          held.push(chunk as string);
-          if (level === 0) {
-            level = 1;
-            process.nextTick(release);
-          }
-        },
-        corked: () => level > 0,
-        cork: () => void level++,
-        uncork: release,
-      };
+      const { frameSink, state } = corkingSink((callback) => process.nextTick(callback));
       const events$ = new Subject<Event>();
 
-      pipeFrames(events$, nodeLike, { heartbeatMs: 0 });
+      pipeFrames(events$, frameSink, { heartbeatMs: 0 });
       events$.next(S);
       events$.next(text('a'));
       events$.next(text('b'));
@@ -305,8 +292,8 @@ describe('pipeFrames coalescing', () => {
       events$.next(text('c'));
       jest.runAllTicks();
 
-      expect(flushes).toEqual([[frame(S), frame(text('ab'))], [frame(text('c'))]]);
-      expect(level).toBe(0);
+      expect(state.flushes).toEqual([[frame(S), frame(text('ab'))], [frame(text('c'))]]);
+      expect(state.level).toBe(0);
     });
 
     it('should treat a tick the sink is corked in by another write as one whose first frame went already', () => {
