@@ -122,12 +122,27 @@ export function createConversationIds(history?: unknown): ConversationIds {
   return record;
 }
 
+/**
+ * One frozen record per role AG-UI defines, shared by every history message of that role without
+ * an `activityType`: an open stream keeps its history's ids for the whole run, and a record each
+ * would be about 50 bytes per message of the history (what the client posted again for each run).
+ */
+const historyRecords: ReadonlyMap<string, KnownMessage> = new Map(
+  ['developer', 'system', 'assistant', 'user', 'tool', 'activity', 'reasoning', 'unknown'].map((role): [string, KnownMessage] => [role, Object.freeze({ history: true, role })]),
+);
+
+/** What the history's `message` is, as a known message: a shared record, or its own for an activity type or a role AG-UI does not define. */
+function historyRecord(message: Record<string, unknown>): KnownMessage {
+  const role = typeof message.role === 'string' ? message.role : 'unknown';
+  if (typeof message.activityType === 'string') return { history: true, role, activityType: message.activityType };
+  return historyRecords.get(role) ?? { history: true, role };
+}
+
 function seed(this: ConversationIdsRecord, list: unknown): void {
   if (!Array.isArray(list)) return;
   for (const message of list) {
     if (!isObject(message) || typeof message.id !== 'string') continue;
-    const role = typeof message.role === 'string' ? message.role : 'unknown';
-    (this.messages ??= createIdTable()).set(message.id, { history: true, role, ...(typeof message.activityType === 'string' ? { activityType: message.activityType } : {}) });
+    (this.messages ??= createIdTable()).set(message.id, historyRecord(message));
     if (!Array.isArray(message.toolCalls)) continue;
     for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (this.calls ??= new Map()).set(call.id, true);
   }

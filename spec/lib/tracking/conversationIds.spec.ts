@@ -43,6 +43,30 @@ describe('createConversationIds', () => {
     expect(describeKnownMessage(ids.message('v')!)).toBe("this run's activity 'plan'");
   });
 
+  it('should hold one shared record per AG-UI role for the history, and a record of its own for an activity type or another role', () => {
+    const ids = createConversationIds([
+      ...history,
+      { id: 'u2', role: 'user', content: 'Again' },
+      { id: 'a2', role: 'assistant', content: 'Yes' },
+      { id: 's2', role: 'activity', activityType: 'plan', content: {} },
+      { id: 'x1', role: 'narrator', content: 'Once' },
+      { id: 'x2', role: 'narrator', content: 'Twice' },
+      { id: 'p1', role: '__proto__', content: '' },
+    ]);
+    // An open stream keeps the history's ids for the whole run: a table entry per message, no record.
+    expect(ids.message('u2')).toBe(ids.message('u1'));
+    expect(ids.message('a2')).toBe(ids.message('a1'));
+    expect(Object.isFrozen(ids.message('u1'))).toBe(true);
+    expect(ids.message('s2')).toEqual({ history: true, role: 'activity', activityType: 'plan' });
+    expect(ids.message('s2')).not.toBe(ids.message('s1'));
+    expect(ids.message('x1')).toEqual({ history: true, role: 'narrator' });
+    expect(ids.message('x2')).not.toBe(ids.message('x1'));
+    expect(ids.message('p1')).toEqual({ history: true, role: '__proto__' });
+    expect(ids.messageCollision('u2', 'text')).toBe('a user message of the conversation history');
+    expect(ids.messageCollision('x2', 'text')).toBe('a narrator message of the conversation history');
+    expect(ids.messageCollision('s2', 'activity', 'plan')).toBeUndefined();
+  });
+
   it('should skip what is not a message, and seed again from a snapshot', () => {
     const ids = createConversationIds([null, 1, { id: 2 }, { id: 'n', toolCalls: [null, { id: 3 }, { id: 'k' }] }]);
     expect(ids.message('n')).toEqual({ history: true, role: 'unknown' });
