@@ -187,5 +187,10 @@ const runStageMethods: Omit<RunStage, 'subscriber' | 'context' | 'lifecycle' | '
   subscribed(this: RunStage) { if (!this.lifecycle.started && !this.lifecycle.ended) start(this); },
   teardown(this: RunStage) { this.signal?.removeEventListener('abort', this); },
   handleEvent(this: RunStage) { if (!this.lifecycle.ended) end(this, this.lifecycle.finished(undefined, { type: 'cancelled' })); },
+  // What `next` sends on at once and as it is: a plain text content of a started run that has not ended.
+  passesAsIs(this: RunStage, event: unknown) {
+    const lifecycle = this.lifecycle;
+    return lifecycle.started && !lifecycle.ended && typeof event === 'object' && event !== null && isPlainTextContent((event as { type?: unknown }).type, event as Record<string, unknown>);
+  },
 });
 const RunStageRecord = recordType<RunStage>(runStageMethods);

@@ -52,6 +52,20 @@ export interface OperatorHandlers<T> {
   subscribed?(): void;
   /** Releases resources (listeners); never emits. */
   teardown?(): void;
+  /**
+   * For the first operator of a chain: the one event `next(value)` would send, when sending it is
+   * all `next` would do (a chunk continuing the open message, say: its TEXT_MESSAGE_CONTENT), else
+   * `undefined`. Changes nothing. `value` is the source's, not read yet: an operator that reads
+   * agent events (`readsAgentEvents`) answers only for a value that reading leaves as it is. With
+   * {@link passesAsIs} on the operators that read that event after it, a chain sends it to its
+   * subscriber without going through them.
+   */
+  contentFor?(value: T): unknown;
+  /**
+   * Whether `next(event)` would send `event` on unchanged and do nothing else (a lifecycle passing
+   * a plain TEXT_MESSAGE_CONTENT of a started run). Changes nothing.
+   */
+  passesAsIs?(event: unknown): boolean;
 }
 
 /** Lets handlers stop the source early, after they have sent a terminal notification. */
@@ -231,6 +245,12 @@ interface Chain {
   queued: (() => void)[] | undefined;
   /** The routes are set up: a stage's change of `passingContent` recomputes them. */
   routed: boolean;
+  /**
+   * The first stage, when its operator tells `contentFor`, then the stages its content goes
+   * through, each telling `passesAsIs`, up to the subscriber: the path a continuing token takes
+   * without a hop (see `nextFast`). `undefined` when another stage reads the content on the way.
+   */
+  fast: Stage[] | undefined;
   /** Teardown of the subscriber: stops the source, releases every stage. */
   unsubscribe(): void;
 }
@@ -334,6 +354,69 @@ function reroute(chain: Chain): void {
       stage.token = token;
     }
   }
+  chain.fast = fastPath(chain);
+}
+
+// Where the content a stage's operator sends is first read: the next stage, or the one its routes send it to.
+function contentReader(chain: Chain, index: number): OperatorSink<unknown> {
+  const next = chain.stages[index + 1];
+  if (next === undefined) return chain.subscriber;
+  return next.routes ? next.content : next;
+}
+
+// The stages of `Chain.fast`, when every stage the first one's content reaches passes it as it is.
+function fastPath(chain: Chain): Stage[] | undefined {
+  if (chain.first !== 0 || chain.stages[0].handlers?.contentFor === undefined) return undefined;
+  const path = [chain.stages[0]];
+  for (let reader = contentReader(chain, 0); reader !== chain.subscriber; ) {
+    const stage = reader as Stage;
+    if (stage.handlers?.passesAsIs === undefined) return undefined;
+    path.push(stage);
+    reader = contentReader(chain, stage.index);
+  }
+  return path;
+}
+
+/**
+ * Sends a source value along `chain.fast` when the first operator's whole answer to it is one
+ * event that every stage on the way passes as it is (a token continuing the open message, most
+ * tokens of a run, which reading leaves as they are), straight to the subscriber, without the
+ * reader's pass, each stage's `next` and the routing between them. What the stages would have
+ * done is the same: `contentFor` and `passesAsIs` change nothing, a throw from the subscriber
+ * goes to the last stage's error path, as its `next` would send it, and one from reading the value
+ * to the first stage's. Returns false, having done nothing, for any other value.
+ */
+function nextFast(fast: Stage[], subscriber: OperatorSink<unknown>, value: unknown): boolean {
+  const head = fast[0];
+  if (head.closed) return false;
+  let content: unknown;
+  try {
+    // Given the value as the source sent it: `contentFor` answers only for one the chain's reader leaves as it is.
+    content = head.handlers!.contentFor!(value);
+  } catch (error) {
+    // A field that throws when read (a hostile getter): where reading it at the chain's entry sends it.
+    stageError.call(head, error);
+    return true;
+  }
+  if (content === undefined) return false;
+  let sender = head;
+  let out = subscriber;
+  for (let i = 1; i < fast.length; i++) {
+    const stage = fast[i];
+    if (stage.closed || !stage.handlers!.passesAsIs!(content)) {
+      // That stage does more with it: the way the first operator's `next` would send it.
+      out = head.out;
+      sender = head;
+      break;
+    }
+    sender = stage;
+  }
+  try {
+    out.next(content);
+  } catch (error) {
+    stageError.call(sender, error);
+  }
+  return true;
 }
 
 // A notification that arrives while a handler is still running (a subscriber that feeds the
@@ -387,7 +470,8 @@ class Upstream extends Subscription implements Observer<unknown> {
       // The common case, without a closure per value.
       chain.busy = true;
       try {
-        enter(chain, value);
+        const fast = chain.fast;
+        if (fast === undefined || !nextFast(fast, chain.subscriber, value)) enter(chain, value);
         drain(chain);
       } finally {
         chain.busy = false;
@@ -440,6 +524,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     busy: false,
     queued: undefined,
     routed: false,
+    fast: undefined,
     unsubscribe: chainUnsubscribe,
   };
   chain.upstream = new Upstream(chain);

@@ -154,15 +154,23 @@ function isReadAsIs(event: unknown): boolean {
   const e = event as Record<string, unknown>;
   // Text chunks and contents, most tokens of all, with their fields read by name (a read through a variable key is slow).
   const type = e.type;
-  if ((type === textChunk && textChunkByName) || (type === textContent && textContentByName)) {
-    return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
-  }
+  if ((type === textChunk && textChunkByName) || (type === textContent && textContentByName)) return isTextReadAsIs(e);
   const read = streamReads.get(type);
   if (read === undefined) return typeof type !== 'string';
   if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || e[read.snakeIdField] !== undefined || !baseFieldsNotNull(e)) return false;
   const agrees = read.chunkAgrees;
   for (let i = 0; i < agrees.length; i++) if (e[agrees[i]] === null) return false;
   return true;
+}
+
+/**
+ * Whether a TEXT_MESSAGE_CHUNK or TEXT_MESSAGE_CONTENT needs no reading: its string `messageId`
+ * and `delta`, not also `message_id`, and none of its optional fields `null`, read by name (what
+ * {@link isReadAsIs} checks of them). An operator that looks at a text token before it is read
+ * (`contentFor`, in a fused chain) takes only these.
+ */
+export function isTextReadAsIs(e: Record<string, unknown>): boolean {
+  return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
 }
 
 /** The slow path of {@link normalizeAgentEvent}: every field looked at. */

@@ -16,6 +16,7 @@ import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind,
 import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
 import { recordType } from '../protocol/recordType.js';
+import { isTextReadAsIs } from '../protocol/normalizeAgentEvent.js';
 import { copyWith } from '../protocol/values.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
@@ -41,6 +42,8 @@ export interface MessageLanes {
   closeAll(): void;
   /** The same as `closeAll`: the name an operator's handlers give it. */
   flush(): void;
+  /** Before `event` is read: the content event `next` would send for it when that is all it would do (a chunk continuing the open text message, which reading leaves as it is), else `undefined`; changes nothing. */
+  contentFor(event: AgentEvent): AgentEvent | undefined;
 }
 
 const text = entityKind.textMessage;
@@ -152,6 +155,19 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
   return LanesRecord.shaped(t) as unknown as MessageLanes;
 }
 
+/**
+ * For a fused chain, before the event is read: the TEXT_MESSAGE_CONTENT of a text chunk of the
+ * parent agent that names the open text message it continues and that reading leaves as it is (the
+ * most frequent event of a run), else `undefined`. Sending it is all `next` does with that chunk.
+ */
+function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
+  const fields = event as unknown as Record<string, unknown>;
+  if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK || fields.subagentRunId !== undefined || fields.delta === '' || !isTextReadAsIs(fields)) return undefined;
+  const current = this.parentLane === undefined ? undefined : this.parentLane[TEXT];
+  if (current === undefined || this.ids.wireId(fields.messageId as string) !== current) return undefined;
+  return copyBaseFields(fields, { type: textContent, messageId: current, delta: fields.delta as string }) as AgentEvent;
+}
+
 function next(this: Lanes, event: AgentEvent): void {
   const t = this;
   const type = eventTypeOf(event);
@@ -200,7 +216,7 @@ function closeEveryLane(this: Lanes): void {
 }
 
 // `flush` is `closeAll` under the name an operator's handlers give it: the tracker is its operator's handlers.
-const lanesMethods: MessageLanes = Object.freeze({ next, closeAll: closeEveryLane, flush: closeEveryLane });
+const lanesMethods: MessageLanes = Object.freeze({ next, closeAll: closeEveryLane, flush: closeEveryLane, contentFor });
 const LanesRecord = recordType<Lanes>(lanesMethods);
 
 /** `lane`'s state, made at its first event. */

@@ -56,6 +56,37 @@ describe('hostile input through toAgui', () => {
     expect(last).toEqual({ type: EventType.RUN_ERROR, message: 'Agent failed with an object' });
   });
 
+  it('should end the run with RUN_ERROR, the open message closed, when a field of a token continuing it throws as it is read', async () => {
+    const hostile = {
+      type: EventType.TEXT_MESSAGE_CHUNK,
+      messageId: 'm1',
+      delta: 'lo',
+      get name(): string {
+        throw new Error('name getter boom');
+      },
+    };
+    // Emitted later, by a source that calls the subscriber itself: nothing catches a throw on its way back.
+    let escaped: unknown;
+    const source$ = new Observable<AgentEvent>((subscriber) => {
+      subscriber.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hel' });
+      const timer = setTimeout(() => {
+        try {
+          subscriber.next(hostile as AgentEvent);
+          subscriber.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: '!' });
+          subscriber.complete();
+        } catch (error) {
+          escaped = error;
+        }
+      });
+      return () => clearTimeout(timer);
+    });
+    const { events, last, messages } = await accepted(source$);
+    expect(escaped).toBeUndefined();
+    expect(events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END, EventType.RUN_ERROR]);
+    expect(last).toMatchObject({ type: EventType.RUN_ERROR, message: 'name getter boom' });
+    expect(messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hel' }]);
+  });
+
   it('should turn a revoked Proxy thrown by the agent into RUN_ERROR', async () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();

@@ -1,4 +1,4 @@
-import { Observable, Subject, lastValueFrom, map, of, pipe, take, toArray, type OperatorFunction } from 'rxjs';
+import { Observable, Subject, Subscriber, lastValueFrom, map, of, pipe, take, toArray, type OperatorFunction } from 'rxjs';
 import { fuse, createOperator } from '../../../lib/protocol/createOperator.js';
 import { collect, createTestScheduler } from '../../support/helpers.js';
 
@@ -389,3 +389,89 @@ describe('fuse with operators that pass per-token events on', () => {
     });
   });
 });
+
+describe('fuse with a first operator that tells contentFor and operators that tell passesAsIs', () => {
+  // Sends 'tok' on as 'TOK' (and says so through contentFor), anything else as it is.
+  const continuing = (handled: string[]) =>
+    createOperator<string, string>((subscriber) => ({
+      next: (value) => {
+        handled.push(value);
+        subscriber.next(value === 'tok' ? 'TOK' : value);
+      },
+      contentFor: (value) => (value === 'tok' ? 'TOK' : undefined),
+    }));
+  // Passes every value on; says it passes as it is what `accepts` accepts.
+  const passing = (handled: string[], accepts: (value: unknown) => boolean) =>
+    createOperator<string, string>((subscriber) => ({
+      next: (value) => {
+        handled.push(value);
+        subscriber.next(value);
+      },
+      passesAsIs: accepts,
+    }));
+
+  it('should send a continuing value straight to the subscriber, in the same frames as pipe()', () => {
+    const first: string[] = [];
+    const second: string[] = [];
+    createTestScheduler().run(({ cold, expectObservable }) => {
+      const values = { t: 'tok', a: 'a', T: 'TOK' };
+      const source = cold('-t-a-(tt)-|', values);
+      expectObservable(source.pipe(fuse(continuing(first), passing(second, () => true)))).toBe('-T-a-(TT)-|', values);
+      expectObservable(source.pipe(continuing([]), passing([], () => true))).toBe('-T-a-(TT)-|', values);
+    });
+    // Neither operator's next saw the tokens: only 'a' went through them.
+    expect(first).toEqual(['a']);
+    expect(second).toEqual(['a']);
+  });
+
+  it("should send a value the usual way when an operator on the way does more with it than pass it", async () => {
+    const first: string[] = [];
+    const second: string[] = [];
+    const output = await collect(of('tok', 'tok').pipe(fuse(continuing(first), passing(second, () => false), map((value) => value.toLowerCase()))));
+    expect(output).toEqual(['tok', 'tok']);
+    // The first operator's answer (contentFor) is sent as its next would send it: to the next operator.
+    expect(first).toEqual([]);
+    expect(second).toEqual(['TOK', 'TOK']);
+  });
+
+  it('should take the usual way when an operator without passesAsIs reads the content after the first', async () => {
+    const first: string[] = [];
+    expect(await collect(of('tok').pipe(fuse(continuing(first), passThrough<string>())))).toEqual(['TOK']);
+    expect(first).toEqual(['tok']);
+  });
+
+  it('should send nothing once the operators have closed', () => {
+    const first: string[] = [];
+    const source = new Subject<string>();
+    const output: string[] = [];
+    const subscription = source.pipe(fuse(continuing(first), passing([], () => true))).subscribe((value) => output.push(value));
+    source.next('tok');
+    subscription.unsubscribe();
+    source.next('tok');
+    expect(output).toEqual(['TOK']);
+  });
+
+  it("should route a throw from the subscriber to the last operator's error path, as its next would", () => {
+    const errors: unknown[] = [];
+    const failing = createOperator<string, string>((subscriber) => ({
+      next: (value) => subscriber.next(value),
+      passesAsIs: () => true,
+      error: (error) => {
+        errors.push(error);
+        subscriber.error(error);
+      },
+    }));
+    const received: unknown[] = [];
+    // A Subscriber is taken as it is (no SafeSubscriber to catch what its next throws).
+    class Throwing extends Subscriber<string> {
+      override next(): void {
+        throw new Error('subscriber failed');
+      }
+    }
+    const subscriber = new Throwing({ next: () => undefined, error: (error: unknown) => void received.push(error), complete: () => undefined });
+    of('tok').pipe(fuse(continuing([]), failing)).subscribe(subscriber);
+    expect((errors[0] as Error).message).toBe('subscriber failed');
+    expect((received[0] as Error).message).toBe('subscriber failed');
+  });
+});
+

@@ -14,6 +14,7 @@ function tracker(): MessageLanes & { out: AgentEvent[]; diagnostics: string[]; f
     next: (event) => lanes.next(event),
     closeAll: () => lanes.closeAll(),
     flush: () => lanes.flush(),
+    contentFor: (event) => lanes.contentFor(event),
     out,
     diagnostics,
     // Feeds events and returns what they emitted.
@@ -443,6 +444,52 @@ describe('trackMessageLanes', () => {
         { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
         { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'b' },
       ]);
+    });
+  });
+
+  describe('contentFor', () => {
+    it('should give the TEXT_MESSAGE_CONTENT that next sends for a chunk continuing the open text message, changing nothing', () => {
+      const lanes = tracker();
+      lanes.feed(chunk('Hel', { messageId: 'm1' }));
+      const continuing = [chunk('lo', { messageId: 'm1' }), chunk('lo', { messageId: 'm1', timestamp: 7, metadata: { k: 1 } })];
+      for (const event of continuing) {
+        const before = lanes.out.length;
+        const content = lanes.contentFor(event as AgentEvent);
+        expect(lanes.out).toHaveLength(before);
+        expect(content).toBeDefined();
+        expect(lanes.feed(event)).toEqual([content]);
+      }
+      expect(lanes.out.map((e) => e.type)).toEqual([EventType.TEXT_MESSAGE_START, ...Array(3).fill(EventType.TEXT_MESSAGE_CONTENT)]);
+    });
+
+    it('should give nothing for what does more than send a content event, is not a chunk continuing the parent agent\'s text, or is read differently (no messageId by name, snake_case, null)', () => {
+      const lanes = tracker();
+      // Nothing open yet: the first chunk opens the message.
+      expect(lanes.contentFor(chunk('Hi', { messageId: 'm1' }) as AgentEvent)).toBeUndefined();
+      lanes.feed(chunk('Hi', { messageId: 'm1' }));
+      const others = [
+        chunk('x', { messageId: 'm2' }),
+        chunk(''),
+        chunk('x'),
+        chunk('x', { message_id: 'm1' }),
+        chunk('x', { messageId: 'm1', message_id: 'm1' }),
+        chunk('x', { messageId: 'm1', timestamp: null }),
+        chunk('x', { messageId: 'm1', rawEvent: null }),
+        chunk('x', { messageId: 'm1', metadata: null }),
+        chunk('x', { messageId: 'm1', role: null }),
+        chunk('x', { messageId: 'm1', name: null }),
+        chunk('x', { subagentRunId: 's1' }),
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'x' },
+        { type: EventType.REASONING_MESSAGE_CHUNK, delta: 'x' },
+        { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 3 },
+        { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 7, delta: 'x' },
+        null,
+        'TEXT_MESSAGE_CHUNK',
+      ];
+      for (const event of others) expect([event, lanes.contentFor(event as AgentEvent)]).toEqual([event, undefined]);
+      expect(lanes.out).toHaveLength(2);
+      lanes.closeAll();
+      expect(lanes.contentFor(chunk('x', { messageId: 'm1' }) as AgentEvent)).toBeUndefined();
     });
   });
 
