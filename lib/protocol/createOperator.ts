@@ -246,11 +246,11 @@ interface Chain {
   /** The routes are set up: a stage's change of `passingContent` recomputes them. */
   routed: boolean;
   /**
-   * The first stage, when its operator tells `contentFor`, then the stages its content goes
-   * through, each telling `passesAsIs`, up to the subscriber: the path a continuing token takes
-   * without a hop (see `nextFast`). `undefined` when another stage reads the content on the way.
+   * The first stage's operator tells `contentFor`, and every stage its content reaches on the way to
+   * the subscriber tells `passesAsIs`: a continuing token may take the way without hops (see
+   * `nextFast`). A flag, not the list of those stages: an open stream holds one array fewer.
    */
-  fast: Stage[] | undefined;
+  fast: boolean;
   /** Teardown of the subscriber: stops the source, releases every stage. */
   unsubscribe(): void;
 }
@@ -354,7 +354,7 @@ function reroute(chain: Chain): void {
       stage.token = token;
     }
   }
-  chain.fast = fastPath(chain);
+  chain.fast = hasFastPath(chain);
 }
 
 // Where the content a stage's operator sends is first read: the next stage, or the one its routes send it to.
@@ -364,30 +364,26 @@ function contentReader(chain: Chain, index: number): OperatorSink<unknown> {
   return next.routes ? next.content : next;
 }
 
-// The stages of `Chain.fast`, when every stage the first one's content reaches passes it as it is.
-function fastPath(chain: Chain): Stage[] | undefined {
-  if (chain.first !== 0 || chain.stages[0].handlers?.contentFor === undefined) return undefined;
-  const path = [chain.stages[0]];
-  for (let reader = contentReader(chain, 0); reader !== chain.subscriber; ) {
-    const stage = reader as Stage;
-    if (stage.handlers?.passesAsIs === undefined) return undefined;
-    path.push(stage);
-    reader = contentReader(chain, stage.index);
+// `Chain.fast`: the first stage tells `contentFor`, and every stage its content reaches tells `passesAsIs`.
+function hasFastPath(chain: Chain): boolean {
+  if (chain.first !== 0 || chain.stages[0].handlers?.contentFor === undefined) return false;
+  for (let reader = contentReader(chain, 0); reader !== chain.subscriber; reader = contentReader(chain, (reader as Stage).index)) {
+    if ((reader as Stage).handlers?.passesAsIs === undefined) return false;
   }
-  return path;
+  return true;
 }
 
 /**
- * Sends a source value along `chain.fast` when the first operator's whole answer to it is one
- * event that every stage on the way passes as it is (a token continuing the open message, most
- * tokens of a run, which reading leaves as they are), straight to the subscriber, without the
- * reader's pass, each stage's `next` and the routing between them. What the stages would have
+ * Sends a source value the way {@link Chain.fast} says there is, when the first operator's whole
+ * answer to it is one event that every stage on the way passes as it is (a token continuing the
+ * open message, most tokens of a run, which reading leaves as they are), straight to the
+ * subscriber, without the reader's pass, each stage's `next` and the routing between them. What the stages would have
  * done is the same: `contentFor` and `passesAsIs` change nothing, a throw from the subscriber
  * goes to the last stage's error path, as its `next` would send it, and one from reading the value
  * to the first stage's. Returns false, having done nothing, for any other value.
  */
-function nextFast(fast: Stage[], subscriber: OperatorSink<unknown>, value: unknown): boolean {
-  const head = fast[0];
+function nextFast(chain: Chain, value: unknown): boolean {
+  const head = chain.stages[0];
   if (head.closed) return false;
   let content: unknown;
   try {
@@ -399,10 +395,11 @@ function nextFast(fast: Stage[], subscriber: OperatorSink<unknown>, value: unkno
     return true;
   }
   if (content === undefined) return false;
+  const subscriber = chain.subscriber;
   let sender = head;
-  let out = subscriber;
-  for (let i = 1; i < fast.length; i++) {
-    const stage = fast[i];
+  let out: OperatorSink<unknown> = subscriber;
+  for (let reader = contentReader(chain, 0); reader !== subscriber; reader = contentReader(chain, sender.index)) {
+    const stage = reader as Stage;
     if (stage.closed || !stage.handlers!.passesAsIs!(content)) {
       // That stage does more with it: the way the first operator's `next` would send it.
       out = head.out;
@@ -470,8 +467,7 @@ class Upstream extends Subscription implements Observer<unknown> {
       // The common case, without a closure per value.
       chain.busy = true;
       try {
-        const fast = chain.fast;
-        if (fast === undefined || !nextFast(fast, chain.subscriber, value)) enter(chain, value);
+        if (!chain.fast || !nextFast(chain, value)) enter(chain, value);
         drain(chain);
       } finally {
         chain.busy = false;
@@ -524,7 +520,7 @@ function subscribeChain(source: Observable<unknown>, subscriber: Subscriber<unkn
     busy: false,
     queued: undefined,
     routed: false,
-    fast: undefined,
+    fast: false,
     unsubscribe: chainUnsubscribe,
   };
   chain.upstream = new Upstream(chain);
