@@ -246,8 +246,8 @@ interface Chain {
   /** The routes are set up: a stage's change of `passingContent` recomputes them. */
   routed: boolean;
   /**
-   * The first stage's operator tells `contentFor`, and every stage its content reaches on the way to
-   * the subscriber tells `passesAsIs`: a continuing token may take the way without hops (see
+   * The first stage's operator tells `contentFor`, and every stage its content reaches on the way
+   * to the subscriber tells `passesAsIs`: a continuing token may take the way without hops (see
    * `nextFast`). A flag, not the list of those stages: an open stream holds one array fewer.
    */
   fast: boolean;
@@ -377,10 +377,11 @@ function hasFastPath(chain: Chain): boolean {
  * Sends a source value the way {@link Chain.fast} says there is, when the first operator's whole
  * answer to it is one event that every stage on the way passes as it is (a token continuing the
  * open message, most tokens of a run, which reading leaves as they are), straight to the
- * subscriber, without the reader's pass, each stage's `next` and the routing between them. What the stages would have
- * done is the same: `contentFor` and `passesAsIs` change nothing, a throw from the subscriber
- * goes to the last stage's error path, as its `next` would send it, and one from reading the value
- * to the first stage's. Returns false, having done nothing, for any other value.
+ * subscriber, without the reader's pass, each stage's `next` and the routing between them. What
+ * the stages would have done is the same: `contentFor` and `passesAsIs` change nothing, a throw
+ * from the subscriber goes to the last stage's error path, as its `next` would send it, and one
+ * from reading the value to the first stage's. Returns false, having done nothing, for any other
+ * value.
  */
 function nextFast(chain: Chain, value: unknown): boolean {
   const head = chain.stages[0];
