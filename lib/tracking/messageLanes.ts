@@ -163,9 +163,18 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
 function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
   const fields = event as unknown as Record<string, unknown>;
   if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK || fields.subagentRunId !== undefined || fields.delta === '' || !isTextReadAsIs(fields)) return undefined;
-  const current = this.parentLane === undefined ? undefined : this.parentLane[TEXT];
-  if (current === undefined || this.ids.wireId(fields.messageId as string) !== current) return undefined;
-  return copyBaseFields(fields, { type: textContent, messageId: current, delta: fields.delta as string }) as AgentEvent;
+  return continuedText(this, fields, fields.messageId as string, fields.delta as string);
+}
+
+/**
+ * The TEXT_MESSAGE_CONTENT of a text chunk of the parent agent (`fields`, its `producerId` and
+ * non-empty `delta` checked by the caller) when it continues the lane's open text message, onChunk's
+ * first case; else `undefined`.
+ */
+function continuedText(t: Lanes, fields: Record<string, unknown>, producerId: string | undefined, delta: string): AgentEvent | undefined {
+  const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
+  if (current === undefined || (producerId !== undefined && t.ids.wireId(producerId) !== current)) return undefined;
+  return copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent;
 }
 
 function next(this: Lanes, event: AgentEvent): void {
@@ -175,11 +184,11 @@ function next(this: Lanes, event: AgentEvent): void {
   // The most frequent event first, without a lookup; most often it continues the parent
   // agent's open text message: that case is onChunk's first, with its fields read by name.
   if (type === TEXT_CHUNK) {
-    const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
     const producerId = fields.messageId;
     const delta = fields.delta;
-    if (current !== undefined && fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || (typeof producerId === 'string' && t.ids.wireId(producerId) === current))) {
-      return t.out.next(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
+    if (fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || typeof producerId === 'string')) {
+      const content = continuedText(t, fields, producerId, delta);
+      if (content !== undefined) return t.out.next(content);
     }
     return onChunk(t, fields, TEXT, textCloses, type, false);
   }
