@@ -382,6 +382,11 @@ function hasFastPath(chain: Chain): boolean {
  * from the subscriber goes to the last stage's error path, as its `next` would send it, and one
  * from reading the value to the first stage's. Returns false, having done nothing, for any other
  * value.
+ *
+ * Kept small, with what no continuing token needs in functions of its own (`readFailed`,
+ * `sendFrom`'s other caller): V8 inlines a hot path whole only while its bytecode fits one budget
+ * (about 920 bytes, from the source's loop to the subscriber), and a call left out costs a token
+ * more than the checks do.
  */
 function nextFast(chain: Chain, value: unknown): boolean {
   const head = chain.stages[0];
@@ -391,24 +396,29 @@ function nextFast(chain: Chain, value: unknown): boolean {
     // Given the value as the source sent it: `contentFor` answers only for one the chain's reader leaves as it is.
     content = head.handlers!.contentFor!(value);
   } catch (error) {
-    // A field that throws when read (a hostile getter): where reading it at the chain's entry sends it.
-    stageError.call(head, error);
-    return true;
+    return readFailed(head, error);
   }
   if (content === undefined) return false;
   const subscriber = chain.subscriber;
   let sender = head;
-  let out: OperatorSink<unknown> = subscriber;
-  for (let reader = contentReader(chain, 0); reader !== subscriber; reader = contentReader(chain, sender.index)) {
+  for (;;) {
+    const reader = contentReader(chain, sender.index);
+    if (reader === subscriber) return sendFrom(sender, subscriber, content);
     const stage = reader as Stage;
-    if (stage.closed || !stage.handlers!.passesAsIs!(content)) {
-      // That stage does more with it: the way the first operator's `next` would send it.
-      out = head.out;
-      sender = head;
-      break;
-    }
+    // That stage does more with it: the way the first operator's `next` would send it.
+    if (stage.closed || !stage.handlers!.passesAsIs!(content)) return sendFrom(head, head.out, content);
     sender = stage;
   }
+}
+
+// A field that throws when read (a hostile getter): where reading it at the chain's entry sends it.
+function readFailed(head: Stage, error: unknown): true {
+  stageError.call(head, error);
+  return true;
+}
+
+// `content` to `out`, as `sender`'s operator would send it: a throw goes to that stage's error path.
+function sendFrom(sender: Stage, out: OperatorSink<unknown>, content: unknown): true {
   try {
     out.next(content);
   } catch (error) {
@@ -438,6 +448,11 @@ function drain(chain: Chain): void {
   while (chain.queued !== undefined && chain.queued.length > 0) chain.queued.shift()!();
 }
 
+// A source value that arrives while a handler is still running: see deliver.
+function queueNext(chain: Chain, value: unknown): void {
+  (chain.queued ??= []).push(() => enter(chain, value));
+}
+
 // The chain's entry reads agent events as AG-UI spells them, once, with its state for this subscription.
 function enter(chain: Chain, value: unknown): void {
   const reader = chain.reader;
@@ -464,16 +479,15 @@ class Upstream extends Subscription implements Observer<unknown> {
 
   next(value: unknown): void {
     const chain = this.chain;
-    if (!chain.busy) {
-      // The common case, without a closure per value.
-      chain.busy = true;
-      try {
-        if (!chain.fast || !nextFast(chain, value)) enter(chain, value);
-        drain(chain);
-      } finally {
-        chain.busy = false;
-      }
-    } else (chain.queued ??= []).push(() => enter(chain, value));
+    if (chain.busy) return queueNext(chain, value);
+    // The common case, without a closure per value (and small: see nextFast).
+    chain.busy = true;
+    try {
+      if (!chain.fast || !nextFast(chain, value)) enter(chain, value);
+      if (chain.queued !== undefined) drain(chain);
+    } finally {
+      chain.busy = false;
+    }
   }
 
   error(error: unknown): void {

@@ -166,10 +166,9 @@ function isReadAsIs(event: unknown): boolean {
 /**
  * Whether a TEXT_MESSAGE_CHUNK or TEXT_MESSAGE_CONTENT needs no reading: its string `messageId`
  * and `delta`, not also `message_id`, and none of its optional fields `null`, read by name (what
- * {@link isReadAsIs} checks of them). An operator that looks at a text token before it is read
- * (`contentFor`, in a fused chain) takes only these.
+ * {@link isReadAsIs} checks of them).
  */
-export function isTextReadAsIs(e: Record<string, unknown>): boolean {
+function isTextReadAsIs(e: Record<string, unknown>): boolean {
   return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
 }
 

@@ -143,15 +143,23 @@ function isPlainPatch(patch: unknown): boolean {
  * event of a run, tested by name without the lookups of the general path.
  */
 export function isPlainTextContent(type: unknown, event: Record<string, unknown>): boolean {
-  return (
-    type === EventType.TEXT_MESSAGE_CONTENT &&
-    typeof event.messageId === 'string' &&
-    typeof event.delta === 'string' &&
-    event.subagentRunId === undefined &&
-    event.timestamp === undefined &&
-    event.metadata === undefined &&
-    event.rawEvent === undefined
-  );
+  return type === EventType.TEXT_MESSAGE_CONTENT && typeof event.messageId === 'string' && typeof event.delta === 'string' && hasNoBaseFields(event);
+}
+
+/**
+ * Whether a TEXT_MESSAGE_CHUNK (`event`, its type checked by the caller) is plain: string
+ * `messageId` and `delta`, none of the optional base fields, no `message_id`, and `role` and `name`
+ * not `null`. Reading leaves such a chunk as it is, and the content it continues a message with is
+ * a plain content ({@link isPlainTextContent}): what a fused chain's first operator answers for
+ * before the chunk is read (`contentFor`).
+ */
+export function isPlainTextChunk(event: Record<string, unknown>): boolean {
+  return typeof event.messageId === 'string' && typeof event.delta === 'string' && hasNoBaseFields(event) && event.message_id === undefined && event.role !== null && event.name !== null;
+}
+
+// None of the optional fields every event may carry, read by name.
+function hasNoBaseFields(event: Record<string, unknown>): boolean {
+  return event.subagentRunId === undefined && event.timestamp === undefined && event.metadata === undefined && event.rawEvent === undefined;
 }
 
 function assertTokenFields(type: string, event: Record<string, unknown>): Event {

@@ -16,7 +16,7 @@ import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind,
 import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
 import { recordType } from '../protocol/recordType.js';
-import { isTextReadAsIs } from '../protocol/normalizeAgentEvent.js';
+import { isPlainTextChunk } from '../protocol/validate.js';
 import { copyWith } from '../protocol/values.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
@@ -156,25 +156,26 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
 }
 
 /**
- * For a fused chain, before the event is read: the TEXT_MESSAGE_CONTENT of a text chunk of the
- * parent agent that names the open text message it continues and that reading leaves as it is (the
- * most frequent event of a run), else `undefined`. Sending it is all `next` does with that chunk.
+ * For a fused chain, before the event is read: the TEXT_MESSAGE_CONTENT of a plain text chunk (see
+ * `isPlainTextChunk`: none of the base fields, which a plain content does not carry either) of the
+ * parent agent that names the open text message it continues (the most frequent event of a run),
+ * else `undefined`. Sending it is all `next` does with that chunk.
  */
 function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
   const fields = event as unknown as Record<string, unknown>;
-  if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK || fields.subagentRunId !== undefined || fields.delta === '' || !isTextReadAsIs(fields)) return undefined;
-  return continuedText(this, fields, fields.messageId as string, fields.delta as string);
+  if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK || fields.delta === '' || !isPlainTextChunk(fields)) return undefined;
+  const current = continuingId(this, fields.messageId as string);
+  return current === undefined ? undefined : ({ type: textContent, messageId: current, delta: fields.delta } as AgentEvent);
 }
 
 /**
- * The TEXT_MESSAGE_CONTENT of a text chunk of the parent agent (`fields`, its `producerId` and
- * non-empty `delta` checked by the caller) when it continues the lane's open text message, onChunk's
- * first case; else `undefined`.
+ * The parent agent's open text message when a text chunk under `producerId` (or under none)
+ * continues it, onChunk's first case; else `undefined`.
  */
-function continuedText(t: Lanes, fields: Record<string, unknown>, producerId: string | undefined, delta: string): AgentEvent | undefined {
-  const current = t.parentLane === undefined ? undefined : t.parentLane[TEXT];
-  if (current === undefined || (producerId !== undefined && t.ids.wireId(producerId) !== current)) return undefined;
-  return copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent;
+function continuingId(t: Lanes, producerId: string | undefined): string | undefined {
+  const lane = t.parentLane;
+  const current = lane === undefined ? undefined : lane[TEXT];
+  return current !== undefined && (producerId === undefined || t.ids.wireId(producerId) === current) ? current : undefined;
 }
 
 function next(this: Lanes, event: AgentEvent): void {
@@ -187,8 +188,8 @@ function next(this: Lanes, event: AgentEvent): void {
     const producerId = fields.messageId;
     const delta = fields.delta;
     if (fields.subagentRunId === undefined && typeof delta === 'string' && delta !== '' && (producerId === undefined || typeof producerId === 'string')) {
-      const content = continuedText(t, fields, producerId, delta);
-      if (content !== undefined) return t.out.next(content);
+      const current = continuingId(t, producerId);
+      if (current !== undefined) return t.out.next(copyBaseFields(fields, { type: textContent, messageId: current, delta }) as AgentEvent);
     }
     return onChunk(t, fields, TEXT, textCloses, type, false);
   }

@@ -448,18 +448,28 @@ describe('trackMessageLanes', () => {
   });
 
   describe('contentFor', () => {
-    it('should give the TEXT_MESSAGE_CONTENT that next sends for a chunk continuing the open text message, changing nothing', () => {
+    it('should give the TEXT_MESSAGE_CONTENT that next sends for a plain chunk continuing the open text message, changing nothing', () => {
       const lanes = tracker();
       lanes.feed(chunk('Hel', { messageId: 'm1' }));
-      const continuing = [chunk('lo', { messageId: 'm1' }), chunk('lo', { messageId: 'm1', timestamp: 7, metadata: { k: 1 } })];
+      const continuing = [chunk('lo', { messageId: 'm1' }), chunk('!', { messageId: 'm1', role: 'assistant', name: 'bot' })];
       for (const event of continuing) {
         const before = lanes.out.length;
         const content = lanes.contentFor(event as AgentEvent);
         expect(lanes.out).toHaveLength(before);
         expect(content).toBeDefined();
-        expect(lanes.feed(event)).toEqual([content]);
+        expect(lanes.feed(event)).toStrictEqual([content]);
       }
       expect(lanes.out.map((e) => e.type)).toEqual([EventType.TEXT_MESSAGE_START, ...Array(3).fill(EventType.TEXT_MESSAGE_CONTENT)]);
+    });
+
+    it('should leave a continuing chunk with base fields to next, which carries them onto its content', () => {
+      const lanes = tracker();
+      lanes.feed(chunk('Hel', { messageId: 'm1' }));
+      for (const fields of [{ timestamp: 7 }, { metadata: { k: 1 } }, { rawEvent: { raw: true } }, { timestamp: 7, metadata: { k: 1 }, rawEvent: 'r' }]) {
+        const event = chunk('lo', { messageId: 'm1', ...fields });
+        expect(lanes.contentFor(event as AgentEvent)).toBeUndefined();
+        expect(lanes.feed(event)).toStrictEqual([{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'lo', ...fields }]);
+      }
     });
 
     it('should give nothing for what does more than send a content event, is not a chunk continuing the parent agent\'s text, or is read differently (no messageId by name, snake_case, null)', () => {
