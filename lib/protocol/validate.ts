@@ -157,6 +157,17 @@ export function isPlainTextChunk(event: Record<string, unknown>): boolean {
   return typeof event.messageId === 'string' && typeof event.delta === 'string' && hasNoBaseFields(event) && event.message_id === undefined && event.role !== null && event.name !== null;
 }
 
+/**
+ * Whether `event` is a TEXT_MESSAGE_START or TEXT_MESSAGE_END that {@link assertWireEvent} accepts
+ * on its first comparisons: a string `messageId`, none of the optional base fields, and on START a
+ * `role` the schema knows (or none) and no `name`. Two per message: with the content events, what
+ * a text stream is made of.
+ */
+export function isPlainTextStartOrEnd(type: unknown, event: Record<string, unknown>): boolean {
+  if (type === EventType.TEXT_MESSAGE_END) return typeof event.messageId === 'string' && hasNoBaseFields(event);
+  return type === EventType.TEXT_MESSAGE_START && typeof event.messageId === 'string' && hasNoBaseFields(event) && (event.role === undefined || textRoles.has(event.role)) && event.name === undefined;
+}
+
 // None of the optional fields every event may carry, read by name.
 function hasNoBaseFields(event: Record<string, unknown>): boolean {
   return event.subagentRunId === undefined && event.timestamp === undefined && event.metadata === undefined && event.rawEvent === undefined;

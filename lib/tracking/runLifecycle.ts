@@ -15,7 +15,7 @@ import { isAgentEventType } from '../protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
-import { assertAgentEventFields, assertWireEvent, describeIssue } from '../protocol/validate.js';
+import { assertAgentEventFields, assertWireEvent, describeIssue, isPlainTextStartOrEnd } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 import { recordType } from '../protocol/recordType.js';
 import { copyWith, copyWithout } from '../protocol/values.js';
@@ -89,6 +89,13 @@ export interface RunLifecycle {
    * @throws {AguiRxError} `INVALID_EVENT` for bad fields, or a fatal sequence problem.
    */
   admit(fields: Fields, type: string): string | undefined;
+  /**
+   * {@link admit}'s answer for a TEXT_MESSAGE_START or TEXT_MESSAGE_END that `isPlainTextStartOrEnd`
+   * accepts (valid as it is, nothing to strip, and no step or subagent rule applies to it), without
+   * admit's checks: recorded as open or closed, and `true` (it is sent). `false`, having done
+   * nothing, for any other event.
+   */
+  admitPlainText(fields: Fields, type: string): boolean;
   /**
    * Records a TOKEN_USAGE event's `usage` (one report or a list), for the terminal event's sums.
    * @throws {AguiRxError} `INVALID_EVENT` when a report is not a valid TokenUsage.
@@ -190,6 +197,12 @@ function admit(this: Lifecycle, fields: Fields, type: string): string | undefine
   if (problem) return problem.message;
   this.open.observe(event);
   return undefined;
+}
+
+function admitPlainText(this: Lifecycle, fields: Fields, type: string): boolean {
+  if (!isPlainTextStartOrEnd(type, fields)) return false;
+  this.open.observe(fields as unknown as Event);
+  return true;
 }
 
 function addUsage(this: Lifecycle, reported: unknown): void {
@@ -299,5 +312,5 @@ function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown
   }
 }
 
-const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });
+const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, admitPlainText, addUsage, finished, upstreamError, failed, end });
 const LifecycleRecord = recordType<Lifecycle>(lifecycleMethods);

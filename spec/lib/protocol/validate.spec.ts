@@ -1,7 +1,8 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
-import { assertWireEvent } from '../../../lib/protocol/validate.js';
+import { normalizeAgentEvent } from '../../../lib/protocol/normalizeAgentEvent.js';
+import { assertWireEvent, isPlainTextChunk, isPlainTextContent, isPlainTextStartOrEnd } from '../../../lib/protocol/validate.js';
 
 /** The AguiRxError `assertWireEvent` throws for `event`. */
 function rejectionOf(event: Record<string, unknown>): AguiRxError {
@@ -303,5 +304,78 @@ describe('assertWireEvent on patch paths (RFC 6901, tested by hand)', () => {
       }
       expect([path, accepted]).toEqual([path, EventSchema.safeParse(event).success]);
     }
+  });
+});
+
+describe('the plain text event tests (the fast paths\' entry checks)', () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+  // Mostly absent: a plain event has most of these fields absent.
+  const anyValue = fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 16 },
+    fc.constant(null),
+    { arbitrary: fc.constantFrom('m1', '', 'assistant', 'user', 'developer', 'system', 'tool', 'robot', 'hi'), weight: 3 },
+    fc.constantFrom(1, 1.5, NaN),
+    fc.constant({}),
+    fc.constant([]),
+  );
+  const event = fc.record(
+    {
+      type: fc.constantFrom(EventType.TEXT_MESSAGE_CHUNK, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_END, EventType.REASONING_MESSAGE_END),
+      // Mostly strings: what every one of these events needs.
+      messageId: fc.oneof({ arbitrary: fc.constant('m1'), weight: 8 }, anyValue),
+      message_id: anyValue,
+      delta: fc.oneof({ arbitrary: fc.constant('Hi'), weight: 8 }, anyValue),
+      role: anyValue,
+      name: anyValue,
+      timestamp: anyValue,
+      rawEvent: anyValue,
+      metadata: anyValue,
+      subagentRunId: anyValue,
+    },
+    { requiredKeys: ['type'] },
+  );
+
+  it('should accept only events the @ag-ui/core EventSchema accepts, and only chunks that reading leaves as they are', () => {
+    const accepted: Record<string, number> = {};
+    fc.assert(
+      fc.property(event, (candidate) => {
+        const fields = candidate as Record<string, unknown>;
+        const plain =
+          candidate.type === EventType.TEXT_MESSAGE_CHUNK ? isPlainTextChunk(fields) : isPlainTextContent(candidate.type, fields) || isPlainTextStartOrEnd(candidate.type, fields);
+        if (!plain) return;
+        accepted[candidate.type] = (accepted[candidate.type] ?? 0) + 1;
+        if (candidate.type === EventType.TEXT_MESSAGE_CHUNK) {
+          // A plain chunk is read as it is (nothing renamed, nothing dropped): a fused chain may answer for it before reading.
+          // (Its role and name are a START's: a chunk continuing a message sends neither.)
+          const repairs: unknown[] = [];
+          expect(normalizeAgentEvent(candidate, (repair) => repairs.push(repair))).toBe(candidate);
+          expect(repairs).toEqual([]);
+        } else expect(EventSchema.safeParse(candidate).success).toBe(true);
+      }),
+      { numRuns: 20000, seed: 5 },
+    );
+    // Each test must accept some of its events, or the property says nothing.
+    for (const type of [EventType.TEXT_MESSAGE_CHUNK, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_END]) expect(accepted[type]).toBeGreaterThan(50);
+    expect(accepted[EventType.REASONING_MESSAGE_END]).toBeUndefined();
+  });
+
+  it('should take a plain START or END as assertWireEvent does, and leave any other to it', () => {
+    const plain = [
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'user' },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+    ];
+    for (const candidate of plain) expect([candidate, isPlainTextStartOrEnd(candidate.type, candidate)]).toEqual([candidate, true]);
+    const others = [
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'robot' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', name: 'bot' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 7 },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', timestamp: 1 },
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', subagentRunId: 's1' },
+      { type: EventType.TEXT_MESSAGE_END },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'x' },
+    ];
+    for (const candidate of others) expect([candidate, isPlainTextStartOrEnd(candidate.type, candidate)]).toEqual([candidate, false]);
   });
 });
