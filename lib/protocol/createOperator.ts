@@ -383,10 +383,10 @@ function hasFastPath(chain: Chain): boolean {
  * from reading the value to the first stage's. Returns false, having done nothing, for any other
  * value.
  *
- * Kept small, with what no continuing token needs in functions of its own (`readFailed`,
- * `sendFrom`'s other caller): V8 inlines a hot path whole only while its bytecode fits one budget
- * (about 920 bytes, from the source's loop to the subscriber), and a call left out costs a token
- * more than the checks do.
+ * Kept small, with what no continuing token takes in functions of their own (`queueNext` in the
+ * caller, `readFailed`, and `sendFrom`, which the way of a declining stage shares): V8 inlines a hot
+ * path whole only while its bytecode fits one budget (about 920 bytes, from the source's loop to the
+ * subscriber), and a call left out of it costs a token more than the checks do.
  */
 function nextFast(chain: Chain, value: unknown): boolean {
   const head = chain.stages[0];
