@@ -158,8 +158,6 @@ function next(this: RunStage, event: AgentEvent): void {
   }
   // The per-token events open and close nothing: checked, then sent without the bookkeeping below.
   if (isTokenEventType(type)) return subscriber.next(assertWireEvent(fields));
-  // A message's plain START and END, with the contents most of a text stream: nothing to strip, and the checks below would pass.
-  if (lifecycle.admitPlainText(fields, type)) return subscriber.next(event as unknown as Event);
   // What AG-UI does not describe in a union (an outcome, a content part, a patch op) is stripped, not fatal.
   fields = stripWithDiagnostic(fields, diagnose).event;
   switch (type) {

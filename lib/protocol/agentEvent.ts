@@ -186,6 +186,11 @@ export function copyBaseFields<T extends object>(from: Record<string, unknown>, 
   return to;
 }
 
+/** Whether `event` carries none of the optional fields every event may carry (read by name). */
+export function hasNoBaseFields(event: Record<string, unknown>): boolean {
+  return event.subagentRunId === undefined && event.timestamp === undefined && event.metadata === undefined && event.rawEvent === undefined;
+}
+
 /** `{ subagentRunId }` when the lane is a subagent, else nothing: optional fields are omitted, never undefined-valued. */
 export function laneFields(lane: Lane): { subagentRunId?: string } {
   return lane === undefined ? {} : { subagentRunId: lane };

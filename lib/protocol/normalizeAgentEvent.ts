@@ -1,5 +1,6 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchema, MessageSchema, RunAgentInputSchema, ToolCallSchema } from '@ag-ui/core/schemas';
+import { hasNoBaseFields } from './agentEvent.js';
 import type { DiagnosticHandler } from './diagnostics.js';
 import { strayFieldsOf } from './strayFields.js';
 import { entityKind, entityKinds, type EntityKind } from './table.js';
@@ -169,7 +170,22 @@ function isReadAsIs(event: unknown): boolean {
  * {@link isReadAsIs} checks of them).
  */
 function isTextReadAsIs(e: Record<string, unknown>): boolean {
-  return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && baseFieldsNotNull(e) && e.role !== null && e.name !== null;
+  return hasTextFieldsAsRead(e) && baseFieldsNotNull(e);
+}
+
+/**
+ * Whether a TEXT_MESSAGE_CHUNK (`e`, its type checked by the caller) is plain: read as it is (see
+ * {@link isTextReadAsIs}) and without any of the optional base fields, so that the content it
+ * continues a message with is a plain content (`isPlainTextContent`): what a fused chain's first
+ * operator answers for before the chunk is read (`contentFor`).
+ */
+export function isPlainTextChunk(e: Record<string, unknown>): boolean {
+  return hasTextFieldsAsRead(e) && hasNoBaseFields(e);
+}
+
+// A text token's own fields as reading leaves them: string `messageId` and `delta`, no `message_id`, `role` and `name` not `null`.
+function hasTextFieldsAsRead(e: Record<string, unknown>): boolean {
+  return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && e.role !== null && e.name !== null;
 }
 
 /** The slow path of {@link normalizeAgentEvent}: every field looked at. */

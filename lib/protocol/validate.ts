@@ -1,6 +1,7 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { EventSchema } from '@ag-ui/core/schemas';
+import { EventSchema, TextMessageRoleSchema } from '@ag-ui/core/schemas';
 import { AguiRxError, describeValue } from './errors.js';
+import { hasNoBaseFields } from './agentEvent.js';
 import { tokenIdFieldOf } from './table.js';
 
 /**
@@ -64,7 +65,7 @@ function hasRequiredStrings(type: string, event: Record<string, unknown>): boole
       return undefined;
   }
 }
-const textRoles: ReadonlySet<unknown> = new Set(['developer', 'system', 'assistant', 'user']);
+const textRoles: ReadonlySet<unknown> = new Set(TextMessageRoleSchema.options);
 const patchOps: ReadonlySet<unknown> = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
 /**
@@ -147,17 +148,6 @@ export function isPlainTextContent(type: unknown, event: Record<string, unknown>
 }
 
 /**
- * Whether a TEXT_MESSAGE_CHUNK (`event`, its type checked by the caller) is plain: string
- * `messageId` and `delta`, none of the optional base fields, no `message_id`, and `role` and `name`
- * not `null`. Reading leaves such a chunk as it is, and the content it continues a message with is
- * a plain content ({@link isPlainTextContent}): what a fused chain's first operator answers for
- * before the chunk is read (`contentFor`).
- */
-export function isPlainTextChunk(event: Record<string, unknown>): boolean {
-  return typeof event.messageId === 'string' && typeof event.delta === 'string' && hasNoBaseFields(event) && event.message_id === undefined && event.role !== null && event.name !== null;
-}
-
-/**
  * Whether `event` is a TEXT_MESSAGE_START or TEXT_MESSAGE_END that {@link assertWireEvent} accepts
  * on its first comparisons: a string `messageId`, none of the optional base fields, and on START a
  * `role` the schema knows (or none) and no `name`. Two per message: with the content events, what
@@ -166,11 +156,6 @@ export function isPlainTextChunk(event: Record<string, unknown>): boolean {
 export function isPlainTextStartOrEnd(type: unknown, event: Record<string, unknown>): boolean {
   if (type === EventType.TEXT_MESSAGE_END) return typeof event.messageId === 'string' && hasNoBaseFields(event);
   return type === EventType.TEXT_MESSAGE_START && typeof event.messageId === 'string' && hasNoBaseFields(event) && (event.role === undefined || textRoles.has(event.role)) && event.name === undefined;
-}
-
-// None of the optional fields every event may carry, read by name.
-function hasNoBaseFields(event: Record<string, unknown>): boolean {
-  return event.subagentRunId === undefined && event.timestamp === undefined && event.metadata === undefined && event.rawEvent === undefined;
 }
 
 function assertTokenFields(type: string, event: Record<string, unknown>): Event {

@@ -1,3 +1,4 @@
+import { RoleSchema } from '@ag-ui/core/schemas';
 import { isObject } from '../protocol/values.js';
 import { recordType } from '../protocol/recordType.js';
 import { createIdTable, type IdTable } from './idTable.js';
@@ -128,7 +129,7 @@ export function createConversationIds(history?: unknown): ConversationIds {
  * would be about 50 bytes per message of the history (what the client posted again for each run).
  */
 const historyRecords: ReadonlyMap<string, KnownMessage> = new Map(
-  ['developer', 'system', 'assistant', 'user', 'tool', 'activity', 'reasoning', 'unknown'].map((role): [string, KnownMessage] => [role, Object.freeze({ history: true, role })]),
+  [...RoleSchema.options, 'unknown'].map((role): [string, KnownMessage] => [role, Object.freeze({ history: true, role })]),
 );
 
 /** What the history's `message` is, as a known message: a shared record, or its own for an activity type or a role AG-UI does not define. */

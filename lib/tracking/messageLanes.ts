@@ -16,7 +16,7 @@ import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind,
 import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
 import { recordType } from '../protocol/recordType.js';
-import { isPlainTextChunk } from '../protocol/validate.js';
+import { isPlainTextChunk } from '../protocol/normalizeAgentEvent.js';
 import { copyWith } from '../protocol/values.js';
 
 /** What {@link trackMessageLanes} needs: where its decisions go. */
@@ -42,7 +42,7 @@ export interface MessageLanes {
   closeAll(): void;
   /** The same as `closeAll`: the name an operator's handlers give it. */
   flush(): void;
-  /** Before `event` is read: the content event `next` would send for it when that is all it would do (a chunk continuing the open text message, which reading leaves as it is), else `undefined`; changes nothing. */
+  /** Before `event` is read: the content event `next` would send for it when that is all it would do (a plain chunk continuing the open text message: see `isPlainTextChunk`), else `undefined`; changes nothing. */
   contentFor(event: AgentEvent): AgentEvent | undefined;
 }
 

@@ -90,13 +90,6 @@ export interface RunLifecycle {
    */
   admit(fields: Fields, type: string): string | undefined;
   /**
-   * {@link admit}'s answer for a TEXT_MESSAGE_START or TEXT_MESSAGE_END that `isPlainTextStartOrEnd`
-   * accepts (valid as it is, nothing to strip, and no step or subagent rule applies to it), without
-   * admit's checks: recorded as open or closed, and `true` (it is sent). `false`, having done
-   * nothing, for any other event.
-   */
-  admitPlainText(fields: Fields, type: string): boolean;
-  /**
    * Records a TOKEN_USAGE event's `usage` (one report or a list), for the terminal event's sums.
    * @throws {AguiRxError} `INVALID_EVENT` when a report is not a valid TokenUsage.
    */
@@ -183,6 +176,11 @@ function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
 }
 
 function admit(this: Lifecycle, fields: Fields, type: string): string | undefined {
+  // A message's plain START or END, with the contents most of a text stream: valid as it is, and no step or subagent rule applies.
+  if (isPlainTextStartOrEnd(type, fields)) {
+    this.open.observe(fields as unknown as Event);
+    return undefined;
+  }
   // Ours went out at subscription: a RUN_STARTED that comes later can no longer be merged.
   if (type === EventType.RUN_STARTED) return lateRunStarted;
   // AG-UI spec 1.1, Processing Model: an event of a type the protocol does not describe MUST NOT abort the run; it is dropped, with a warning.
@@ -197,12 +195,6 @@ function admit(this: Lifecycle, fields: Fields, type: string): string | undefine
   if (problem) return problem.message;
   this.open.observe(event);
   return undefined;
-}
-
-function admitPlainText(this: Lifecycle, fields: Fields, type: string): boolean {
-  if (!isPlainTextStartOrEnd(type, fields)) return false;
-  this.open.observe(fields as unknown as Event);
-  return true;
 }
 
 function addUsage(this: Lifecycle, reported: unknown): void {
@@ -312,5 +304,5 @@ function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown
   }
 }
 
-const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, admitPlainText, addUsage, finished, upstreamError, failed, end });
+const lifecycleMethods: Omit<RunLifecycle, 'started' | 'ended'> = Object.freeze({ start, admit, addUsage, finished, upstreamError, failed, end });
 const LifecycleRecord = recordType<Lifecycle>(lifecycleMethods);

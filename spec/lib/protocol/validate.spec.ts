@@ -1,8 +1,8 @@
 import { EventType } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
-import { normalizeAgentEvent } from '../../../lib/protocol/normalizeAgentEvent.js';
-import { assertWireEvent, isPlainTextChunk, isPlainTextContent, isPlainTextStartOrEnd } from '../../../lib/protocol/validate.js';
+import { isPlainTextChunk, normalizeAgentEvent } from '../../../lib/protocol/normalizeAgentEvent.js';
+import { assertWireEvent, isPlainTextContent, isPlainTextStartOrEnd } from '../../../lib/protocol/validate.js';
 
 /** The AguiRxError `assertWireEvent` throws for `event`. */
 function rejectionOf(event: Record<string, unknown>): AguiRxError {
