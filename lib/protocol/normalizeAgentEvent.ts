@@ -77,6 +77,10 @@ const optionalMessageFields = new Map<unknown, ReadonlySet<string>>(
 );
 const optionalRunInputFields = optionalFields(runInputShape);
 const optionalToolCallFields = optionalFields(toolCallShape);
+/** Per message role, and of the run input and a tool call: every field AG-UI defines (what a copy reads by name). */
+const messageFields = new Map<unknown, ReadonlySet<string>>(messageShapes.map((shape) => [(shape.role as unknown as { value: string }).value, new Set(Object.keys(shape))]));
+const runInputFields: ReadonlySet<string> = new Set(Object.keys(runInputShape));
+const toolCallFields: ReadonlySet<string> = new Set(Object.keys(toolCallShape));
 
 /**
  * Every camelCase field name of AG-UI's events, messages, tool calls and run input, by its
@@ -120,8 +124,9 @@ const streamKinds: ReadonlyMap<unknown, EntityKind> = new Map(
 /** What the fast path checks of a per-token event or chunk type, read off its kind once. */
 interface StreamRead {
   readonly idField: string;
-  // The snake_case spelling of the id field: a token event that also carries it is read slowly (both spellings).
-  readonly snakeIdField: string;
+  // The snake_case spellings of its fields that differ from theirs (`message_id`, `raw_event`,
+  // `subagent_run_id`…): a token event that carries one is read slowly, as every other event is.
+  readonly snakeFields: readonly string[];
   // The opener's fields a chunk may repeat (role, name; toolCallName, parentMessageId).
   readonly chunkAgrees: readonly string[];
 }
@@ -135,20 +140,27 @@ for (const [type, kind] of streamKinds) {
 
 // One lookup per token: each streaming type's checks.
 const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
-  [...streamKinds].map(([type, kind]) => [type, { idField: kind.idField, snakeIdField: snakeOf(kind.idField), chunkAgrees: kind.chunkAgrees ?? [] }]),
+  [...streamKinds].map(([type, kind]) => {
+    const chunkAgrees = kind.chunkAgrees ?? [];
+    const fields = new Set([...(eventFields.get(type) ?? []), kind.idField, ...chunkAgrees]);
+    const snakeFields = [...fields].map(snakeOf).filter((snake) => camelOfSnake.has(snake));
+    return [type, { idField: kind.idField, snakeFields, chunkAgrees }];
+  }),
 );
 
 const textChunk: string = entityKind.textMessage.chunk!;
 const textContent: string = entityKind.textMessage.content!;
-// Whether the table checks of a text chunk, and of a text content, what isReadAsIs reads by name for them: the id `messageId`, and `role` and `name`.
-const readsByName = (read: StreamRead | undefined) => read !== undefined && read.idField === 'messageId' && read.snakeIdField === 'message_id' && read.chunkAgrees.join() === 'role,name';
+// Whether the table checks of a text chunk, and of a text content, what isReadAsIs reads by name for
+// them (hasTextFieldsAsRead): the id `messageId`, the snake_case names of its fields, `role` and `name`.
+const readsByName = (read: StreamRead | undefined) =>
+  read !== undefined && read.idField === 'messageId' && [...read.snakeFields].sort().join() === 'message_id,raw_event,subagent_run_id' && read.chunkAgrees.join() === 'role,name';
 const textChunkByName = readsByName(streamReads.get(textChunk));
 const textContentByName = readsByName(streamReads.get(textContent));
 
 /**
- * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, not
- * also its snake_case id, and no optional field `null` (fields read by name: this runs once per
- * token), or no event object at all (left for the operators to report).
+ * Whether `event` needs no reading: a per-token event or chunk with its string id and `delta`, none
+ * of its fields also named in snake_case, and no optional field `null` (fields read by name: this
+ * runs once per token), or no event object at all (left for the operators to report).
  */
 function isReadAsIs(event: unknown): boolean {
   if (typeof event !== 'object' || event === null) return true;
@@ -158,7 +170,9 @@ function isReadAsIs(event: unknown): boolean {
   if ((type === textChunk && textChunkByName) || (type === textContent && textContentByName)) return isTextReadAsIs(e);
   const read = streamReads.get(type);
   if (read === undefined) return typeof type !== 'string';
-  if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || e[read.snakeIdField] !== undefined || !baseFieldsNotNull(e)) return false;
+  if (typeof e.delta !== 'string' || typeof e[read.idField] !== 'string' || !baseFieldsNotNull(e)) return false;
+  const snakeFields = read.snakeFields;
+  for (let i = 0; i < snakeFields.length; i++) if (e[snakeFields[i]] !== undefined) return false;
   const agrees = read.chunkAgrees;
   for (let i = 0; i < agrees.length; i++) if (e[agrees[i]] === null) return false;
   return true;
@@ -166,8 +180,8 @@ function isReadAsIs(event: unknown): boolean {
 
 /**
  * Whether a TEXT_MESSAGE_CHUNK or TEXT_MESSAGE_CONTENT needs no reading: its string `messageId`
- * and `delta`, not also `message_id`, and none of its optional fields `null`, read by name (what
- * {@link isReadAsIs} checks of them).
+ * and `delta`, none of `message_id`, `raw_event` and `subagent_run_id`, and none of its optional
+ * fields `null`, read by name (what {@link isReadAsIs} checks of them).
  */
 function isTextReadAsIs(e: Record<string, unknown>): boolean {
   return hasTextFieldsAsRead(e) && baseFieldsNotNull(e);
@@ -183,18 +197,32 @@ export function isPlainTextChunk(e: Record<string, unknown>): boolean {
   return hasTextFieldsAsRead(e) && hasNoBaseFields(e);
 }
 
-// A text token's own fields as reading leaves them: string `messageId` and `delta`, no `message_id`, `role` and `name` not `null`.
+// A text token's own fields as reading leaves them: string `messageId` and `delta`, no field in
+// snake_case (`readsByName` holds the list to the table's), `role` and `name` not `null`.
 function hasTextFieldsAsRead(e: Record<string, unknown>): boolean {
-  return typeof e.delta === 'string' && typeof e.messageId === 'string' && e.message_id === undefined && e.role !== null && e.name !== null;
+  return (
+    typeof e.delta === 'string' &&
+    typeof e.messageId === 'string' &&
+    e.message_id === undefined &&
+    e.raw_event === undefined &&
+    e.subagent_run_id === undefined &&
+    e.role !== null &&
+    e.name !== null
+  );
 }
 
-/** The slow path of {@link normalizeAgentEvent}: every field looked at. */
-function readAgentEvent(e: Record<string, unknown>, onRepair: RepairsTo): unknown {
+/**
+ * The slow path of {@link normalizeAgentEvent}: every field looked at. Exported for the property
+ * spec that holds the fast path to it (an event the fast path leaves as it is, this leaves too).
+ *
+ * @internal
+ */
+export function readAgentEvent(e: Record<string, unknown>, onRepair: RepairsTo): unknown {
   const type = e.type as string;
-  const read = readFields(e, optionalEventFields.get(type), '', e, onRepair);
+  const read = readFields(e, optionalEventFields.get(type), eventFields.get(type), '', e, onRepair);
   if (type === EventType.MESSAGES_SNAPSHOT) return withMessages(read, e, 'messages', onRepair);
   if (type === EventType.RUN_STARTED && isRecord(read.input)) {
-    const input = withMessages(readFields(read.input, optionalRunInputFields, 'input.', e, onRepair), e, 'input.messages', onRepair);
+    const input = withMessages(readFields(read.input, optionalRunInputFields, runInputFields, 'input.', e, onRepair), e, 'input.messages', onRepair);
     return input === read.input ? read : { ...read, input };
   }
   return read;
@@ -216,13 +244,13 @@ function withMessages(holder: Record<string, unknown>, event: Record<string, unk
   let changed = false;
   const read = messages.map((message: unknown) => {
     if (!isRecord(message)) return message;
-    const fields = readFields(message, optionalMessageFields.get(message.role), `${path}[].`, event, onRepair);
+    const fields = readFields(message, optionalMessageFields.get(message.role), messageFields.get(message.role), `${path}[].`, event, onRepair);
     const toolCalls = fields.toolCalls;
     let result = fields;
     if (Array.isArray(toolCalls)) {
       let callsChanged = false;
       const calls = toolCalls.map((call: unknown) => {
-        const readCall = isRecord(call) ? readFields(call, optionalToolCallFields, `${path}[].toolCalls[].`, event, onRepair) : call;
+        const readCall = isRecord(call) ? readFields(call, optionalToolCallFields, toolCallFields, `${path}[].toolCalls[].`, event, onRepair) : call;
         if (readCall !== call) callsChanged = true;
         return readCall;
       });
@@ -235,12 +263,16 @@ function withMessages(holder: Record<string, unknown>, event: Record<string, unk
 }
 
 /**
- * `object`'s own fields read as camelCase, without the `optional` fields set to `null`: `object`
+ * `object`'s fields read as camelCase, without the `optional` fields set to `null`: `object`
  * itself when nothing changes. Key order is kept (a renamed field takes its snake twin's place).
+ * The copy holds what the operators would have read of `object`: its enumerable fields, own or
+ * inherited (what the scan for changes walks), and those of AG-UI's `fields` for it that a class
+ * gives through getters (not enumerable: `type`, say), after them.
  */
 function readFields(
   object: Record<string, unknown>,
   optional: ReadonlySet<string> | undefined,
+  fields: ReadonlySet<string> | undefined,
   path: string,
   event: Record<string, unknown>,
   onRepair: RepairsTo,
@@ -256,7 +288,9 @@ function readFields(
   if (!changes) return object;
   const type = String(event.type);
   const read: Record<string, unknown> = {};
-  for (const key of Object.keys(object)) {
+  const seen = new Set<string>();
+  for (const key in object) {
+    seen.add(key);
     const value = object[key];
     const camel = camelOfSnake.get(key);
     const field = camel ?? key;
@@ -276,6 +310,13 @@ function readFields(
     // A null camelCase field does not undo its snake_case twin's value read before it.
     if (value === null && camel === undefined && read[field] !== undefined) continue;
     read[field] = value;
+  }
+  if (fields !== undefined) {
+    for (const field of fields) {
+      if (seen.has(field) || Object.hasOwn(read, field)) continue;
+      const value = object[field];
+      if (value !== undefined && !(value === null && optional?.has(field))) read[field] = value;
+    }
   }
   return read;
 }

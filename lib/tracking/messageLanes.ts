@@ -163,9 +163,13 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
  */
 function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
   const fields = event as unknown as Record<string, unknown>;
-  if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK || fields.delta === '' || !isPlainTextChunk(fields)) return undefined;
-  const current = continuingId(this, fields.messageId as string);
-  return current === undefined ? undefined : ({ type: textContent, messageId: current, delta: fields.delta } as AgentEvent);
+  if (typeof event !== 'object' || event === null || fields.type !== TEXT_CHUNK) return undefined;
+  // Read once, and what is sent is what was checked: a getter may answer differently at each read.
+  const delta = fields.delta;
+  const producerId = fields.messageId;
+  if (typeof delta !== 'string' || delta === '' || typeof producerId !== 'string' || !isPlainTextChunk(fields)) return undefined;
+  const current = continuingId(this, producerId);
+  return current === undefined ? undefined : ({ type: textContent, messageId: current, delta } as AgentEvent);
 }
 
 /**

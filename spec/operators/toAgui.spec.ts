@@ -310,6 +310,72 @@ describe('toAgui', () => {
       });
     });
 
+    it.each<[string, AgentEvent[]]>([
+      [
+        'subagent_run_id and raw_event on text chunks',
+        [
+          { type: EventType.SUBAGENT_STARTED, subagentRunId: 's1', name: 'helper' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', subagent_run_id: 's1', delta: 'Hi', raw_event: { id: 1 } } as unknown as AgentEvent,
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', subagent_run_id: 's1', delta: ' there' } as unknown as AgentEvent,
+          { type: EventType.SUBAGENT_FINISHED, subagentRunId: 's1' },
+        ],
+      ],
+      [
+        'tool_call_name and parent_message_id on a tool call chunk',
+        [
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Looking' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm2', delta: 'Found' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', tool_call_name: 'search', parent_message_id: 'm1', delta: '{}' } as unknown as AgentEvent,
+        ],
+      ],
+      [
+        'subagent_run_id on tool call arguments and reasoning',
+        [
+          { type: EventType.SUBAGENT_STARTED, subagentRunId: 's1', name: 'helper' },
+          { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'r1', subagent_run_id: 's1', delta: 'Hm' } as unknown as AgentEvent,
+          { type: EventType.TOOL_CALL_START, toolCallId: 'c1', toolCallName: 'search', subagentRunId: 's1' },
+          { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', subagent_run_id: 's1', delta: '{}' } as unknown as AgentEvent,
+          { type: EventType.TOOL_CALL_END, toolCallId: 'c1', subagentRunId: 's1' },
+          { type: EventType.SUBAGENT_FINISHED, subagentRunId: 's1' },
+        ],
+      ],
+    ])('should read the snake_case fields of per-token events beside their id, as their camelCase twins (%s)', async (_name, events) => {
+      const camel = events.map((event) => Object.fromEntries(Object.entries(event).map(([key, value]) => [key.replace(/_([a-z])/g, (_m, letter: string) => letter.toUpperCase()), value]))) as AgentEvent[];
+      const sink = diagnosticsSink();
+      const read = await collect(from(events).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic })));
+      const expected = await collect(from(camel).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+      expect(read).toEqual(expected);
+      expect(sink.messages.filter((message) => message.includes(SNAKE))).toHaveLength(1);
+      await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+    });
+
+    it('should keep the fields a class gives through getters when an event is read into a copy', async () => {
+      class Chunk {
+        constructor(
+          readonly messageId: string,
+          readonly delta: string,
+          readonly role?: null,
+        ) {}
+        get type(): string {
+          return EventType.TEXT_MESSAGE_CHUNK;
+        }
+      }
+      const events = [new Chunk('m1', 'Hi'), new Chunk('m1', ' there', null)] as unknown as AgentEvent[];
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+      expect(result.messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hi there' }]);
+    });
+
+    it('should send the delta it checked, read once, when a getter answers differently at each read', async () => {
+      let reads = 0;
+      const fickle = Object.defineProperty({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1' }, 'delta', { enumerable: true, get: () => (++reads === 1 ? 'b' : '') });
+      const events = await collect(from([{ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'a' }, fickle] as AgentEvent[]).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+      const contents = events.filter((event) => event.type === EventType.TEXT_MESSAGE_CONTENT);
+      expect(contents).toEqual([
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'a' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'b' },
+      ]);
+    });
+
     it('should end the run with RUN_ERROR when the diagnostic handler throws while reading an event, closing what is open', async () => {
       let calls = 0;
       const onDiagnostic = () => {

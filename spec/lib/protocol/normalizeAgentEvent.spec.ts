@@ -2,7 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import { of, type OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../../../lib/protocol/diagnostics.js';
-import { createAgentEventReader, normalizeAgentEvent, type EntryRepair } from '../../../lib/protocol/normalizeAgentEvent.js';
+import { createAgentEventReader, normalizeAgentEvent, readAgentEvent, type EntryRepair } from '../../../lib/protocol/normalizeAgentEvent.js';
 import { activityDelta } from '../../../operators/activityDelta.js';
 import { coalesceDeltas } from '../../../operators/coalesceDeltas.js';
 import { distinctIds } from '../../../operators/distinctIds.js';
@@ -48,6 +48,47 @@ describe('normalizeAgentEvent', () => {
       const result = read(value);
       expect(result.event).toBe(value);
       expect(result.repairs).toEqual([]);
+    });
+    it('should take its way only for events that the full reading leaves as they are (property)', () => {
+      const fc = require('fast-check') as typeof import('fast-check');
+      // Mostly absent, as in a token event; every field a streaming event may carry, in both spellings.
+      const anyValue = fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, fc.constant(null), { arbitrary: fc.constantFrom('m1', 'c1', 's1', 'Hi', ''), weight: 3 }, fc.constant(1), fc.constant({}));
+      // Each type's own fields (and those a chunk may repeat of its opener, and the base fields), in both spellings.
+      const base = ['timestamp', 'rawEvent', 'metadata', 'subagentRunId'];
+      const fieldsOf: Record<string, string[]> = {
+        [EventType.TEXT_MESSAGE_CHUNK]: ['messageId', 'role', 'name'],
+        [EventType.TEXT_MESSAGE_CONTENT]: ['messageId', 'role', 'name'],
+        [EventType.REASONING_MESSAGE_CHUNK]: ['messageId'],
+        [EventType.REASONING_MESSAGE_CONTENT]: ['messageId'],
+        [EventType.TOOL_CALL_CHUNK]: ['toolCallId', 'toolCallName', 'parentMessageId'],
+        [EventType.TOOL_CALL_ARGS]: ['toolCallId', 'toolCallName', 'parentMessageId'],
+      };
+      const snakeOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+      const event = fc.constantFrom(...Object.keys(fieldsOf)).chain((type) =>
+        fc.record(
+          {
+            type: fc.constant(type),
+            delta: fc.oneof({ arbitrary: fc.constant('Hi'), weight: 8 }, anyValue),
+            ...Object.fromEntries([...fieldsOf[type], ...base].flatMap((field) => [[field, fc.oneof({ arbitrary: fc.constant('m1'), weight: 2 }, anyValue)], [snakeOf(field), anyValue]])),
+          },
+          { requiredKeys: ['type'] },
+        ),
+      );
+      // As events come, parsed from JSON: a field is absent or has a value.
+      const parsed = event.map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+      let fast = 0;
+      fc.assert(
+        fc.property(parsed, (candidate) => {
+          if (normalizeAgentEvent(candidate, () => {}) !== candidate) return;
+          fast++;
+          const repairs: EntryRepair[] = [];
+          expect(readAgentEvent(candidate as Record<string, unknown>, (repair) => repairs.push(repair))).toEqual(candidate);
+          expect(repairs).toEqual([]);
+        }),
+        { numRuns: 20000, seed: 11 },
+      );
+      // The generator must reach the fast path, or the property says nothing.
+      expect(fast).toBeGreaterThan(500);
     });
   });
 
