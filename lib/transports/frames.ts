@@ -146,7 +146,10 @@ export interface FramedOptions extends FrameOptions {
 
 /** Options shared by the transports. */
 export interface FrameOptions {
-  /** Idle time after which an SSE comment line is sent, in ms (0 turns it off; protobuf has none). Default: 15000. */
+  /**
+   * Idle time after which an SSE comment line is sent, in ms (0 turns it off; protobuf has none).
+   * None is sent while frames still wait for the client: the connection is not idle. Default: 15000.
+   */
   heartbeatMs?: number | undefined;
   /** The request's `Accept` header: `application/vnd.ag-ui.event+proto` selects protobuf frames. */
   accept?: string | undefined;
@@ -191,7 +194,10 @@ const atTickEnd = (callback: () => void): boolean => {
   return (scheduler as { clock?: unknown }).clock !== undefined;
 };
 
-/** Consecutive deltas of one id held for one frame: the first event, the deltas, the cursor of the last. */
+/**
+ * Consecutive deltas of one id held for one frame: the first event (a copy of its fields as they were
+ * when it came: a producer may reuse its object), the deltas, the cursor of the last.
+ */
 interface HeldDeltas {
   first: Event;
   parts: string[];
@@ -329,7 +335,9 @@ function beat(f: Framer): void {
   writeBatch(f);
   // Releasing may have ended the stream (a held delta that cannot be encoded): nothing follows the end.
   if (f.ended) return;
-  f.sink.write(HEARTBEAT);
+  // Frames still waiting for the client keep the connection busy: a ping would only add to them
+  // (and count against the sink's bound on what waits, as if the run had produced it).
+  if (f.sink.busy?.() !== true) f.sink.write(HEARTBEAT);
   f.lastFrameAt = performance.now();
   if (!f.ended) f.timer = setTimeout(beat, f.heartbeatMs, f);
 }
@@ -438,11 +446,16 @@ function frameOf(f: Framer, event: Event, cursor: string | undefined): string | 
 function releaseHeld(f: Framer): void {
   const held = f.held;
   if (held === undefined) return;
-  const { first, parts, cursor } = held;
   f.held = undefined;
-  const event = parts.length === 1 ? first : ({ ...first, delta: parts.join('') } as Event);
-  const frame = frameOf(f, event, cursor);
+  const event = heldEvent(held);
+  const frame = frameOf(f, event, held.cursor);
   if (frame !== undefined) put(f, frame, event);
+}
+
+// The one event the held deltas make.
+function heldEvent({ first, parts }: HeldDeltas): Event {
+  if (parts.length > 1) (first as { delta: string }).delta = parts.join('');
+  return first;
 }
 
 function end(f: Framer, error?: unknown): void {
@@ -471,7 +484,7 @@ function tearDown(f: Framer): void {
     const rest = f.held;
     f.held = undefined;
     if (rest !== undefined) {
-      const event = rest.parts.length === 1 ? rest.first : ({ ...rest.first, delta: rest.parts.join('') } as Event);
+      const event = heldEvent(rest);
       const frame = frameOf(f, event, rest.cursor);
       if (typeof frame === 'string') f.batch += frame;
       else if (frame !== undefined) f.sink.write(frame, event);
@@ -490,7 +503,9 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
   if (f.beats) f.lastFrameAt = performance.now();
   const held = f.held;
   if (held !== undefined) {
-    if (joins(held.first, event)) {
+    // Joined, the deltas stay within BATCH_CHARS, or the one that came alone: coalescing never makes
+    // a frame longer than the producer's own (a client bounds what it buffers per frame).
+    if (joins(held.first, event) && held.chars + (event as { delta: string }).delta.length <= BATCH_CHARS) {
       const delta = (event as { delta: string }).delta;
       held.parts.push(delta);
       held.chars += delta.length;
@@ -504,9 +519,17 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
   }
   // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
   // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
-  if (f.coalesce && isTokenEventType(event.type) && typeof (event as { delta?: unknown }).delta === 'string' && (f.scheduled || f.awaitingReady || f.sink.busy?.() === true || inCorkedTick(f))) {
-    const delta = (event as { delta: string }).delta;
-    f.held = { first: event, parts: [delta], chars: delta.length, cursor };
+  // One of BATCH_CHARS or more would go alone anyway.
+  const delta = (event as { delta?: unknown }).delta;
+  if (
+    f.coalesce &&
+    isTokenEventType(event.type) &&
+    typeof delta === 'string' &&
+    delta.length < BATCH_CHARS &&
+    (f.scheduled || f.awaitingReady || f.sink.busy?.() === true || inCorkedTick(f))
+  ) {
+    // Its fields as they are now: what is sent is what came, whatever the producer does with its object after.
+    f.held = { first: { ...event } as Event, parts: [delta], chars: delta.length, cursor };
     return schedule(f);
   }
   const frame = frameOf(f, event, cursor);

@@ -322,25 +322,29 @@ describe('coalescing, adversarial', () => {
     expect(sent.startsWith(content)).toBe(true);
   });
 
-  it('should send what is held before the heartbeat, and the heartbeat only when idle', async () => {
+  it('should send what is held when the heartbeat is due, and the heartbeat itself only once the client took what waited', async () => {
     jest.useFakeTimers();
     const events$ = new Subject<Event>();
     const writes: string[] = [];
     let busy = true;
+    let whileBusy = '';
     try {
       pipeFrames(events$, { write: (frame) => void writes.push(frame as string), end: () => undefined, busy: () => busy, whenReady: () => undefined }, { heartbeatMs: 20 });
       events$.next(S);
       events$.next(text('a'));
       events$.next(text('b'));
       jest.advanceTimersByTime(60);
+      whileBusy = writes.join('');
       busy = false;
+      jest.advanceTimersByTime(20);
       events$.complete();
     } finally {
       jest.useRealTimers();
     }
     const body = writes.join('');
 
-    expect(body.indexOf('"delta":"ab"')).toBeGreaterThan(0);
+    expect(whileBusy.indexOf('"delta":"ab"')).toBeGreaterThan(0);
+    expect(whileBusy).not.toContain(': ping');
     expect(body.indexOf('"delta":"ab"')).toBeLessThan(body.indexOf(': ping'));
   });
 

@@ -150,6 +150,32 @@ describe('pipeFrames coalescing', () => {
     expect(first).toEqual(copy);
   });
 
+  it('should never make a frame longer than the longest delta it holds or 16K characters: a client bounds what it buffers per frame', () => {
+    const big = 'x'.repeat(20_000);
+    const half = 'y'.repeat(9_000);
+    const recorded = oneTick([S, text(big), text(big), text(half), text(half), text('a'), text('b')]);
+
+    // Two large deltas stay two frames; two that together pass 16K characters stay two; small ones after them merge.
+    expect(recorded.frames()).toEqual([S, text(big), text(big), text(half), text(half + 'ab')].map(frame));
+    for (const written of recorded.frames().slice(1)) expect(written.length).toBeLessThan(big.length + 100);
+  });
+
+  it('should send a held delta as it was when it came, whatever the producer does with its object after', () => {
+    const events$ = new Subject<Event>();
+    const { recorded, frameSink } = sink();
+    pipeFrames(events$, frameSink, { heartbeatMs: 0 });
+    events$.next(S);
+    const reused = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hello' } as Event & { delta: string; messageId: string };
+    events$.next(reused);
+    // The producer reuses its object for the next message's first token.
+    reused.delta = 'Other';
+    reused.messageId = 'm2';
+    events$.next(reused);
+    jest.runAllTicks();
+
+    expect(recorded.frames()).toEqual([S, text('Hello', 'm1'), text('Other', 'm2')].map(frame));
+  });
+
   it('should write one frame per event with coalesce: false (the frames after the first still in one write)', () => {
     const recorded = oneTick([S, text('a'), text('b')], { coalesce: false });
 

@@ -202,6 +202,21 @@ describe('pipeFrames', () => {
     expect(jest.getTimerCount()).toBe(0);
   });
 
+  it('should send no heartbeat while frames wait for the client (the connection is not idle), and beat again once it took them', () => {
+    const sink = recordingSink();
+    let busy = true;
+
+    const subscription = pipeFrames(NEVER, { ...sink, busy: () => busy }, { heartbeatMs: 1000 });
+    jest.advanceTimersByTime(3000);
+    const whileBusy = sink.writes.length;
+    busy = false;
+    jest.advanceTimersByTime(1000);
+
+    expect(whileBusy).toBe(0);
+    expect(sink.writes).toEqual([[HEARTBEAT, undefined]]);
+    subscription.unsubscribe();
+  });
+
   it.each([Infinity, Number.NaN, 1e10])('should send no heartbeat, and arm no timer, for heartbeatMs %p (no timer holds it)', (heartbeatMs) => {
     const sink = recordingSink();
 
