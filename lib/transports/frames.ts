@@ -7,12 +7,16 @@ import { isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
 
-/** The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts). */
+/**
+ * The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts).
+ * No `Connection`: HTTP/1.1 keeps the connection open by default, Node's server says so unless the
+ * client asked to close it (which a forced `keep-alive` would override, RFC 9112 §9.6), and HTTP/2
+ * forbids the header.
+ */
 export function streamHeaders(contentType: string): Record<string, string> {
   return {
     'Content-Type': contentType,
     'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
     // Tells nginx and similar proxies not to buffer the stream.
     'X-Accel-Buffering': 'no',
   };

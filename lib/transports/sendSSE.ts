@@ -31,7 +31,7 @@ const stallStopped: StallTimer = { waiting() {}, idle() {}, stop() {} };
  * Streams AG-UI events to a Node `http.ServerResponse` as server-sent events, the AG-UI HTTP binding.
  *
  * - Sends status 200 with `Content-Type: text/event-stream` (or the AG-UI protobuf media type when
- *   `accept` asks for it), `Cache-Control: no-cache`, `Connection: keep-alive`, `X-Accel-Buffering: no`:
+ *   `accept` asks for it), `Cache-Control: no-cache`, `X-Accel-Buffering: no` (no `Connection`: Node's own keeps the connection unless the client asked to close it):
  *   in one write with the first frame when that comes in the same tick, else flushed at the tick's end.
  * - One `data: <json>\n\n` frame per event (deltas merged as below); an SSE comment `: ping` after `heartbeatMs` (default
  *   15000 ms) of silence. A tick's first frame is written at once, the frames after it in one `write` at the tick's end; with

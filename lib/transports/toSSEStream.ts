@@ -238,8 +238,8 @@ export type ToSSEResponseInit = ResponseInit & ToSSEStreamOptions;
 /**
  * Wraps {@link toSSEStream} in a `Response` with the headers an event stream needs:
  * `Content-Type: text/event-stream` (or the AG-UI protobuf media type), `Cache-Control: no-cache`,
- * `Connection: keep-alive` and `X-Accel-Buffering: no` (so proxies do not buffer it).
- * Headers given in `init` are kept, except that these four are set.
+ * and `X-Accel-Buffering: no` (so proxies do not buffer it).
+ * Headers given in `init` are kept, except that these three are set.
  *
  * @param events$ A run's AG-UI events.
  * @param init Status and headers of the response, plus `heartbeatMs`, `accept`, `maxBufferedBytes` and `stallTimeoutMs`.

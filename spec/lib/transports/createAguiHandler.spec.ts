@@ -2,7 +2,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventType, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import { NEVER, Observable, concat, delay, from, of } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
@@ -151,7 +151,7 @@ describe('createAguiHandler (node:http)', () => {
     ({ server, url } = await listen(createAguiHandler(() => of<AgentEvent[]>({ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }))));
     const response = await post(url, JSON.stringify(input()), { Accept: 'text/event-stream' });
     expect(response.status).toBe(200);
-    expect(response.headers).toMatchObject({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    expect(response.headers).toMatchObject({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     expect(response.body.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')).type)).toEqual([
       EventType.RUN_STARTED,
       EventType.TEXT_MESSAGE_START,
@@ -159,6 +159,37 @@ describe('createAguiHandler (node:http)', () => {
       EventType.TEXT_MESSAGE_END,
       EventType.RUN_FINISHED,
     ]);
+  });
+
+  it('should keep a connection open after the stream unless the client asked to close it (RFC 9112 §9.6)', async () => {
+    ({ server, url } = await listen(createAguiHandler(() => of<AgentEvent[]>({ type: 'TEXT_MESSAGE_CHUNK', delta: 'Hi' }))));
+    // Longer than the spec may wait: a socket closed before it is one the server closed after the response.
+    server.keepAliveTimeout = 120_000;
+    const { port } = server.address() as AddressInfo;
+    const exchange = (connection: string) =>
+      new Promise<{ head: string; closed: boolean }>((resolve, reject) => {
+        const body = JSON.stringify(input());
+        const socket = netConnect(port, '127.0.0.1', () =>
+          socket.write(`POST /agent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: ${connection}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+        );
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+          // The chunked body's last chunk: the response is complete; wait a moment for a close that follows it.
+          if (text.includes('\r\n0\r\n\r\n')) setTimeout(() => (socket.destroy(), resolve({ head: text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase(), closed: false })), 200);
+        });
+        socket.on('end', () => resolve({ head: text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase(), closed: true }));
+        socket.on('error', reject);
+      });
+
+    const closing = await exchange('close');
+    const keeping = await exchange('keep-alive');
+
+    expect(closing.head).toContain('connection: close');
+    expect(closing.closed).toBe(true);
+    expect(keeping.head).toContain('connection: keep-alive');
+    expect(keeping.closed).toBe(false);
   });
 
   it('should unsubscribe the agent, abort its signal and clear the heartbeat when the client disconnects mid-stream', async () => {
@@ -334,7 +365,7 @@ describe('createAguiFetchHandler (Web Request/Response)', () => {
   it('should stream the run as SSE with the stream headers', async () => {
     const response = await handler(requestFor(JSON.stringify(input())));
     expect(response.status).toBe(200);
-    expect(Object.fromEntries(response.headers)).toMatchObject({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    expect(Object.fromEntries(response.headers)).toEqual({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     const events = await eventsOf(response);
     expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: 'thread-1', runId: 'run-1' });
     expect(events[events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' });

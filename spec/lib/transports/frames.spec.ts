@@ -115,8 +115,8 @@ describe('frameEncoderFor', () => {
 });
 
 describe('streamHeaders', () => {
-  it('should give exactly the four event-stream headers', () => {
-    expect(streamHeaders(SSE)).toStrictEqual({ 'Content-Type': SSE, 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  it('should give exactly the three event-stream headers, and no Connection (the server decides it from the request)', () => {
+    expect(streamHeaders(SSE)).toStrictEqual({ 'Content-Type': SSE, 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     expect(streamHeaders(PROTO)['Content-Type']).toBe(PROTO);
   });
 

@@ -497,20 +497,19 @@ describe('toSSEStream backpressure', () => {
 });
 
 describe('toSSEResponse', () => {
-  it('should answer 200 with exactly the four event-stream headers', async () => {
+  it('should answer 200 with exactly the three event-stream headers', async () => {
     const response = toSSEResponse(of(S, F));
 
     expect(response.status).toBe(200);
     expect([...response.headers].sort()).toEqual([
       ['cache-control', 'no-cache'],
-      ['connection', 'keep-alive'],
       ['content-type', 'text/event-stream'],
       ['x-accel-buffering', 'no'],
     ]);
     expect(sseEvents(await response.text())).toEqual([S, F]);
   });
 
-  it("should keep the caller's headers and status, and set the four stream headers over theirs", async () => {
+  it("should keep the caller's headers and status, and set the three stream headers over theirs", async () => {
     const response = toSSEResponse(of(S, F), {
       status: 201,
       statusText: 'Created',
@@ -521,7 +520,6 @@ describe('toSSEResponse', () => {
     expect(response.statusText).toBe('Created');
     expect([...response.headers].sort()).toEqual([
       ['cache-control', 'no-cache'],
-      ['connection', 'keep-alive'],
       ['content-type', 'text/event-stream'],
       ['x-accel-buffering', 'no'],
       ['x-request-id', 'req-7'],
