@@ -1,5 +1,5 @@
 import type { Event } from '@ag-ui/core';
-import { Observable, Subject, type Subscriber } from 'rxjs';
+import { Observable, Subject, filter, map, pipe, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
@@ -57,6 +57,18 @@ const runIn = (thread: MemoryThread, runId: string): MemoryRun | undefined =>
 const cursorOf = (seq: number) => String(seq);
 const isClosed = (subscriber: Subscriber<unknown>) => subscriber.closed;
 const seqOf = (entry: RunLogEntry) => Number(entry.cursor);
+
+/**
+ * The batches of a read after cursor `seq`, each with only the entries strictly after it: the
+ * replay starts after the cursor already, and this holds the live batches to it too when the
+ * cursor is ahead of the log (one a client kept from an earlier run of the same id), as a Redis
+ * stream's XREAD after an id does.
+ */
+const entriesAfter = (seq: number) =>
+  pipe(
+    map((batch: RunLogEntry[]) => (seqOf(batch[0]) > seq ? batch : batch.filter((entry) => seqOf(entry) > seq))),
+    filter((batch: RunLogEntry[]) => batch.length > 0),
+  );
 const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
 
 /**
@@ -201,7 +213,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       return appendTo(thread, threadId, run, [terminal])[0];
     },
     read(threadId, runId, after) {
-      return new Observable<RunLogEntry[]>((subscriber) => {
+      const entries$ = new Observable<RunLogEntry[]>((subscriber) => {
         if (closed) return subscriber.error(new AguiRxError('STORE_UNAVAILABLE', 'The run store is closed.'));
         const run = runOf(threadId, runId);
         if (run === undefined) return subscriber.error(notFound(threadId, runId));
@@ -233,6 +245,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
         // A new array: one being told (in notify) is never changed.
         run.live = run.live === undefined ? [subscriber] : [...run.live.filter((reader) => !reader.closed), subscriber];
       });
+      return after === undefined || !CURSOR.test(after) ? entries$ : entries$.pipe(entriesAfter(Number(after)));
     },
     async renewLease(threadId, runId, owner, leaseUntil) {
       assertOpen();

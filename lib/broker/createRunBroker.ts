@@ -766,7 +766,9 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     }
     // The run starts now, whether or not anyone reads it: readers replay the log, so none misses an event.
     else own(record, start, withSignal);
-    return readRun(threadId, runId, after);
+    // A cursor sent with the POST that started the run is from an earlier run of the same id (a log
+    // since lost, say): this run is read from its start, RUN_STARTED first.
+    return readRun(threadId, runId, created ? undefined : after);
   };
 
   return {

@@ -1,4 +1,5 @@
 import type { RunAgentInput } from '@ag-ui/core';
+import { parse as parseContentType } from 'content-type';
 import { describeValue } from '../protocol/errors.js';
 import { valueAt } from '../protocol/validate.js';
 import { describeStateIssues, validateState, type StandardSchemaV1, type StateIssue } from '../state/decodeState.js';
@@ -124,4 +125,27 @@ export function withCheckedState(schema: StandardSchemaV1 | undefined, refuse: (
     if (checked instanceof Promise) void checked.then(settle).catch(() => refuse({ status: 500, reason: 'The server failed to start the run. This is a server error.' }));
     else settle(checked);
   };
+}
+
+/**
+ * Why a request's body is not taken as the RunAgentInput for its media type, or `undefined` when it
+ * may be: 415 for a `Content-Type` that is not JSON (`application/json`, or a `+json` type: RFC 6839
+ * §3.1), and for a browser's request (it has an `Origin`) without one. Why: a browser sends a
+ * cross-site POST of `text/plain`, a form or a type-less body without asking the server first
+ * (no CORS preflight), cookies included; taken as JSON, it would run the agent for any page the
+ * user visits. A JSON type makes the browser ask first, and `cors` answer. A request with neither
+ * header (curl without `-H`, a server's own client) is read as JSON, as before.
+ *
+ * @param type The request's `Content-Type` header, if any.
+ * @param origin The request's `Origin` header, if any.
+ */
+export function contentTypeRefusal(type: string | undefined, origin: string | undefined): InputRefusal | undefined {
+  const fix = "POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'";
+  if (type === undefined || type === '') {
+    return origin === undefined ? undefined : { status: 415, reason: `The request has no Content-Type: ${fix}.` };
+  }
+  // The media type, lowercased, without its parameters (`; charset=utf-8`).
+  const mediaType = parseContentType(type).type;
+  if (mediaType === 'application/json' || mediaType.endsWith('+json')) return undefined;
+  return { status: 415, reason: `The Content-Type '${mediaType}' is not JSON: ${fix}.` };
 }

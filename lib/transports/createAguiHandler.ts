@@ -15,7 +15,7 @@ import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import type { AgentResult, SliceOptions } from './fromAgentResult.js';
 import { agentRun, type AgentRunOptions } from './agentRun.js';
-import { checkState, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
+import { checkState, contentTypeRefusal, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { recordType, type RecordType } from '../protocol/recordType.js';
@@ -104,8 +104,9 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
   /**
    * How long frames may wait while the client takes no bytes at all before it is declared stalled,
    * in ms. Default: 30000. Then its connection is closed and what waited for it freed at once
-   * (without a broker the run is stopped; with one, only this reader leaves). A client that reads,
-   * however slowly, is never cut. `Infinity`: never.
+   * (without a broker the run is stopped; with one, only this reader leaves). A client that reads
+   * is not cut: on node:http, one that takes a 64 KiB piece of what waits in each stallTimeoutMs
+   * (32 KB/s at 2 s), however far behind it is. `Infinity`: never.
    */
   stallTimeoutMs?: number | undefined;
   /**
@@ -377,6 +378,8 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * - Anything but POST: 405 (with `Allow: POST`).
  * - An `Accept` that refuses (`q=0`) both `text/event-stream` and `application/vnd.ag-ui.event+proto`:
  *   406 (one that names neither, or only a wildcard, gets SSE).
+ * - A `Content-Type` that is not JSON (`application/json`, `+json`), or none on a browser's request
+ *   (with `Origin`): 415 (a browser sends those cross-site without a CORS preflight).
  * - A body over `maxBodyBytes` (default 1 MiB): 413, decided from `Content-Length` or while reading,
  *   before anything is parsed. With `Expect: 100-continue`, serve the handler for the server's
  *   `'checkContinue'` event too (`server.on('checkContinue', handler)`): it then sends `100 Continue`
@@ -410,7 +413,7 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * ms) after its last reader left unless one came back. Refusals: 400 (a bad body, a
  * malformed `Last-Event-ID` or percent-encoding), 403 (the broker's `authorize` refused, or is not
  * configured: then only the POST that started a run reads it), 404 (an unknown run or path), 405
- * (with `Allow`), 406 (on the stream routes), 413, 429 (the broker's `maxSubscribers`), 503 (the run
+ * (with `Allow`), 406 (on the stream routes), 413, 415 (a body that is not JSON), 429 (the broker's `maxSubscribers`), 503 (the run
  * store is unreachable).
  *
  * Refusals are JSON `{ "error": reason }`; the server keeps serving after any of them.
@@ -629,6 +632,11 @@ function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
  * (413, 400). A body a parser already read is taken from `req.body` (the parser's size limit applied).
  */
 function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
+  const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+  if (wrongType !== undefined) {
+    req.resume();
+    return refuse(wrongType);
+  }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
     // Discarded as it comes: an unread body would stop Node reading the connection (a waiting pipelined request's too).
@@ -676,7 +684,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
 
 /**
  * The Web twin of {@link createAguiHandler}: `(request: Request) => Promise<Response>`, for Deno,
- * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 406, 413, 400
+ * Bun, Cloudflare Workers, Hono or a Next.js route handler. The same refusals (405, 406, 415, 413, 400
  * with the field; 400 too for a body middleware already read), then a streaming {@link toSSEResponse}.
  * When the response stream is cancelled, or `request.signal` aborts, the agent is unsubscribed and
  * its `signal` aborted (not after a run that ended by itself); an abort also closes the response
@@ -684,7 +692,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  *
  * With `broker`, the same four routes under `basePath` as {@link createAguiHandler} (matched on the
  * request URL's path, so `basePath` is the full mount path, e.g. '/agent'), with the same `id:`s,
- * statuses (202, 400, 403, 404, 405, 406, 413, 429, 503) and detached runs: a cancelled response
+ * statuses (202, 400, 403, 404, 405, 406, 413, 415, 429, 503) and detached runs: a cancelled response
  * stream or an aborted `request.signal` only removes that reader (and closes its body). In Next.js, serve them from an optional
  * catch-all route (`app/agent/[[...path]]/route.ts`) exporting both GET and POST.
  *
@@ -730,6 +738,8 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     });
   /** The request's RunAgentInput, or the refusal to answer with. */
   const readInput = async (request: Request): Promise<RunAgentInput | Refusal> => {
+    const wrongType = contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
+    if (wrongType !== undefined) return wrongType;
     const declared = Number(request.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
     // Read by middleware before us (Hono's `c.req.json()` on the raw request …): reading again would throw "Body is unusable".

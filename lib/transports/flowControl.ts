@@ -15,7 +15,9 @@ export interface FlowOptions {
    * How long frames may wait while the client takes no bytes at all, in ms, before the client is
    * declared stalled. Default: 30000. Then the run is stopped (with a run broker, only this
    * reader leaves), the connection closed and the queued frames freed at once. A client that
-   * takes bytes, however slowly, restarts the clock. `Infinity`: never.
+   * takes bytes restarts the clock: on node:http, when Node has handed one of the 64 KiB pieces
+   * that wait to the kernel in full (so at least a piece per stallTimeoutMs); on a Web stream, at
+   * each pull. `Infinity`: never.
    */
   stallTimeoutMs?: number | undefined;
   /**

@@ -84,6 +84,21 @@ describe('createMemoryRunStore read()', () => {
     });
   });
 
+  it('should hold its live batches strictly after a cursor ahead of the log (one kept from an earlier run of the same id)', () => {
+    testScheduler.run(({ hot, expectObservable }) => {
+      const store = storeWithRun();
+      // prettier-ignore
+      const e1 =       hot('--a---b----c--', { a: [S], b: [C, D], c: [F] });
+      // prettier-ignore
+      const e1subs =       '^-------------';
+      // Cursor 2 is ahead of the empty log: entries 1 and 2 are not after it, entries 3 and 4 are.
+      // prettier-ignore
+      const expected =     '------r----(c|)';
+      e1.subscribe((events) => void store.append('t', 'r', events));
+      expectObservable(store.read('t', 'r', '2'), e1subs).toBe(expected, { r: [{ cursor: '3', event: D }], c: [{ cursor: '4', event: F }] });
+    });
+  });
+
   it('should replay a finished run and complete at once, and be empty after its last cursor', () => {
     testScheduler.run(({ hot, expectObservable }) => {
       const store = storeWithRun();

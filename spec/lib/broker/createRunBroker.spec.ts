@@ -265,6 +265,21 @@ describe('createRunBroker', () => {
     expect(framesA.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
   });
 
+  it('should read a run from its start for the POST that started it, whatever cursor came with it (one from an earlier run of the same id), and after the cursor for one that attached', async () => {
+    broker = createRunBroker({ authorize: allowAll });
+    const events = from<Event[]>([
+      { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' },
+      { type: EventType.CUSTOM, name: 'tick', value: 1 },
+      { type: EventType.CUSTOM, name: 'tick', value: 2 },
+      { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1' },
+    ]);
+    const started = await collect(await broker.run(runInput('t1', 'r1'), () => events, access, '2'));
+    const attached = await collect(await broker.run(runInput('t1', 'r1'), () => events, access, started[1].cursor));
+
+    expect(started.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.CUSTOM, EventType.RUN_FINISHED]);
+    expect(attached).toEqual(started.slice(2));
+  });
+
   it("should not abort start's signal once the run ended by itself (its terminal event stored), and abort it for a stopped run", async () => {
     const ended: string[] = [];
     broker = createRunBroker({ authorize: allowAll, onActivity: (activity) => void (activity.type === 'run-ended' && ended.push(activity.runId)) });

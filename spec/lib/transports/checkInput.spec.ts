@@ -5,10 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { defer, from, mergeAll, of } from 'rxjs';
 import { z } from 'zod';
 import { createRunBroker, decodeState, parseSSE, type AguiAgent, type RunBroker, type StandardSchemaV1 } from '../../../lib/index.js';
-import { runInputProblems } from '../../../lib/transports/checkInput.js';
+import { contentTypeRefusal, runInputProblems } from '../../../lib/transports/checkInput.js';
 import { createAguiFetchHandler, createAguiHandler } from '../../../lib/transports/createAguiHandler.js';
 import { collect } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
+
+/** A JSON body's header (a `Request` of a string body is `text/plain` otherwise). */
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 const input = (overrides: Record<string, unknown> = {}) => ({
   threadId: 'thread-1',
@@ -97,6 +100,69 @@ async function eventsOf(response: Response): Promise<Event[]> {
   return messages.map((message) => JSON.parse(message.data) as Event);
 }
 
+describe('contentTypeRefusal', () => {
+  const FIX = "POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'";
+
+  it.each([
+    ['application/json', undefined],
+    ['application/json; charset=utf-8', 'https://app.example.com'],
+    ['Application/JSON', undefined],
+    ['application/merge-patch+json', undefined],
+    [undefined, undefined],
+  ])('should take %p (Origin %p) as JSON', (type, origin) => {
+    expect(contentTypeRefusal(type, origin)).toBeUndefined();
+  });
+
+  it.each([
+    ['text/plain', `The Content-Type 'text/plain' is not JSON: ${FIX}.`],
+    ['text/plain;charset=UTF-8', `The Content-Type 'text/plain' is not JSON: ${FIX}.`],
+    ['application/x-www-form-urlencoded', `The Content-Type 'application/x-www-form-urlencoded' is not JSON: ${FIX}.`],
+    ['multipart/form-data; boundary=x', `The Content-Type 'multipart/form-data' is not JSON: ${FIX}.`],
+    ['json', `The Content-Type 'json' is not JSON: ${FIX}.`],
+  ])('should refuse %p with 415, saying what to send', (type, reason) => {
+    expect(contentTypeRefusal(type, undefined)).toEqual({ status: 415, reason });
+  });
+
+  it("should refuse a browser's request without a Content-Type (it would skip the CORS preflight), and take a server's", () => {
+    expect(contentTypeRefusal(undefined, 'https://evil.example')).toEqual({ status: 415, reason: `The request has no Content-Type: ${FIX}.` });
+    expect(contentTypeRefusal('', 'https://evil.example')?.status).toBe(415);
+    expect(contentTypeRefusal(undefined, undefined)).toBeUndefined();
+  });
+});
+
+describe('the handlers and a cross-site POST a browser sends without a preflight', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+  });
+
+  it.each([
+    ['text/plain', { 'Content-Type': 'text/plain;charset=UTF-8' }],
+    ['a form', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+    ['a body without a type', {}],
+  ])('should answer 415 and never run the agent for %s from another origin, with cors set (node:http and fetch)', async (_name, headers) => {
+    let runs = 0;
+    const agent: AguiAgent = () => defer(() => (runs++, of({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' } as Event)));
+    const cors = { origins: ['https://app.example.com'], credentials: true };
+    const sent = { ...headers, Origin: 'https://evil.example', Cookie: 's=victim' };
+    server = createServer(createAguiHandler(agent, { cors }));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+    // Node's fetch sends a string body as text/plain unless told: a Blob without a type has none.
+    const body = 'Content-Type' in headers ? JSON.stringify(input()) : new Blob([JSON.stringify(input())]);
+    const viaNode = await fetch(url, { method: 'POST', headers: sent, body });
+    const viaFetch = await createAguiFetchHandler(agent, { cors })(new Request('http://localhost/agent', { method: 'POST', headers: sent, body }));
+
+    for (const response of [viaNode, viaFetch]) {
+      expect(response.status).toBe(415);
+      expect((await response.json()).error).toMatch(/Content-Type: application\/json/);
+    }
+    expect(runs).toBe(0);
+  });
+});
+
 describe('stateSchema (the handlers)', () => {
   let server: Server | undefined;
   let broker: RunBroker | undefined;
@@ -143,11 +209,11 @@ describe('stateSchema (the handlers)', () => {
     const refusal = { error: "The request's state does not match this agent's state schema: 'count': must be a number. Send a state the agent accepts." };
     const viaNode = await postJSON(url, input({ state: { count: 'one' } }));
     expect([viaNode.status, await viaNode.json()]).toEqual([400, refusal]);
-    const viaFetch = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: {} })) }));
+    const viaFetch = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(input({ state: {} })) }));
     expect([viaFetch.status, await viaFetch.json()]).toEqual([400, refusal]);
     expect(seen).toEqual([]);
 
-    const ok = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 2, extra: true } })) }));
+    const ok = await fetchHandler(new Request('http://localhost/agent', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(input({ state: { count: 2, extra: true } })) }));
     expect(ok.status).toBe(200);
     const oracle = await runWithOracle(from(await eventsOf(ok)));
     expect(oracle.messages.map((message) => message.content)).toEqual(['Hi', '{"count":2,"extra":true}']);
@@ -172,7 +238,7 @@ describe('stateSchema (the handlers)', () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
     try {
       const broken: StandardSchemaV1 = { '~standard': { version: 1, vendor: 'broken', validate: () => { throw new Error('secret detail'); } } };
-      const response = await createAguiFetchHandler(stateEcho([]), { stateSchema: broken })(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input()) }));
+      const response = await createAguiFetchHandler(stateEcho([]), { stateSchema: broken })(new Request('http://localhost/agent', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(input()) }));
       expect([response.status, await response.json()]).toEqual([500, { error: "The server could not check the request's state: its state schema failed. This is a server error." }]);
       expect(warn).toHaveBeenCalledWith(expect.stringContaining('secret detail'));
     } finally {
@@ -185,12 +251,12 @@ describe('stateSchema (the handlers)', () => {
       const state = await decodeState(runInput, asyncCount);
       return of({ type: 'TEXT_MESSAGE_CHUNK' as const, delta: String(state.count) });
     }).pipe(mergeAll());
-    const response = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 'one' } })) }));
+    const response = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(input({ state: { count: 'one' } })) }));
     expect(response.status).toBe(200);
     const events = await eventsOf(response);
     expect(events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
     expect(events[1]).toMatchObject({ code: 'INVALID_STATE', message: "The state does not match its schema: 'count': must be a number. Send a state the schema accepts." });
-    const good = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', body: JSON.stringify(input({ state: { count: 3 } })) }));
+    const good = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(input({ state: { count: 3 } })) }));
     const oracle = await runWithOracle(from(await eventsOf(good)));
     expect(oracle.messages.map((message) => message.content)).toEqual(['Hi', '3']);
   });

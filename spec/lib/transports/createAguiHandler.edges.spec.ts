@@ -255,14 +255,16 @@ describe('a body parser in front of createAguiHandler', () => {
     expect(large.status).toBe(413);
   });
 
-  it('should read the body itself when express.json() let it pass (another Content-Type)', async () => {
+  it('should read the body itself when express.json() let it pass (another JSON type), and refuse one that is not JSON with 415', async () => {
     const app = express();
     app.use(express.json());
     app.post('/agent', handler());
     server = await serveExpress(app);
-    const answer = await post(`${server.origin}/agent`, JSON.stringify(input()), { 'Content-Type': 'text/plain' });
+    const answer = await post(`${server.origin}/agent`, JSON.stringify(input()), { 'Content-Type': 'application/vnd.api+json' });
     expect(answer.status).toBe(200);
     expect(framesOf(answer.body).at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    const text = await post(`${server.origin}/agent`, JSON.stringify(input()), { 'Content-Type': 'text/plain' });
+    expect([text.status, JSON.parse(text.body)]).toEqual([415, { error: "The Content-Type 'text/plain' is not JSON: POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'." }]);
   });
 
   it('should serve a run broker behind express.json()', async () => {

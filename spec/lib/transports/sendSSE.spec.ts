@@ -733,6 +733,32 @@ describe('sendSSE', () => {
       expect(jest.getTimerCount()).toBe(0);
     });
 
+    it("should restart the stall clock when the response's own buffer shrank without a drain: a client reading behind a large kernel buffer is not cut", () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse() as FakeResponse & { writableLength: number };
+      const events$ = new Subject<Event>();
+      fake.accepting = false;
+      // What Node still holds for the socket: each piece handed to the kernel in full leaves it.
+      fake.writableLength = 10 * 64 * 1024;
+
+      sendSSE(fake.res, events$, { heartbeatMs: 0, stallTimeoutMs: 1000, coalesce: false });
+      events$.next(S);
+      events$.next(text('a'));
+      // The client takes a piece in each stallTimeoutMs, never all that waits (no 'drain').
+      for (let i = 0; i < 5; i++) {
+        jest.advanceTimersByTime(600);
+        fake.writableLength -= 64 * 1024;
+        jest.advanceTimersByTime(400);
+      }
+      const cutWhileReading = fake.destroyed;
+      // Then the client stops reading altogether: cut within two stallTimeoutMs.
+      jest.advanceTimersByTime(2000);
+
+      expect(cutWhileReading).toBe(false);
+      expect(fake.destroyed).toBe(true);
+      expect(events$.observed).toBe(false);
+    });
+
     it('should run no stall clock while nothing waits, however long the run is silent', () => {
       jest.useFakeTimers();
       const fake = new FakeResponse();
