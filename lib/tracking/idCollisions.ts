@@ -1,7 +1,7 @@
 import { EventType } from '@ag-ui/core';
 import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
-import type { IdGenerator } from '../protocol/generateId.js';
+import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
 import { copyWith, isObject } from '../protocol/values.js';
 import { collisionWith, createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
@@ -79,9 +79,12 @@ interface Collisions {
   renamed: number;
 }
 
-type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>>;
+type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>> & {
+  /** The fresh ids given: a producer's own id equal to one names another entity than the renamed one. */
+  readonly given: Set<string> | undefined;
+};
 
-const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined });
+const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined, given: undefined });
 
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
@@ -162,8 +165,9 @@ function withField(event: Fields, field: string, id: string): AgentEvent {
 }
 
 function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {
-  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined>;
+  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined> & { given: Set<string> | undefined };
   (renames[family] ??= new Map()).set(producerId, fresh);
+  (renames.given ??= new Set()).add(fresh);
   t.renamed++;
 }
 
@@ -178,19 +182,26 @@ function continued(t: Collisions, event: Fields, field: string, map: Map<string,
 }
 
 
+// A fresh message id: no message of the history or of the run has it (see mintUnused).
+const mintMessageId = (t: Collisions): string => mintUnused(t.mint, (id) => t.ids.message(id) !== undefined);
+
 /** The wire id of a message the run starts under the producer's `producerId`. */
 function startMessage(t: Collisions, type: string, event: Fields, producerId: string, start: MessageStart, role: string, activityType?: string): string {
   const family = familyOf[start];
   const candidate = wire(t.renames[family], producerId);
   // One lookup for both questions: what the id names, and whether the run started it.
   const known = t.ids.message(candidate);
-  const collision = collisionWith(known, start, activityType, start === 'text' ? role : undefined);
+  // The producer's own id, which this run gave a message it renamed (a generateId that repeats itself upstream): another message.
+  const collision =
+    candidate === producerId && t.renames.given?.has(candidate) === true
+      ? `a message this run sent under it after renaming that message's own id`
+      : collisionWith(known, start, activityType, start === 'text' ? role : undefined);
   if (collision === undefined) {
     // A history activity updated by the run is the run's from now on: a later snapshot may change its type.
     if (known?.history !== false) t.ids.addMessage(candidate, start, role, activityType);
     return candidate;
   }
-  const fresh = t.mint();
+  const fresh = mintMessageId(t);
   rename(t, family, producerId, fresh);
   t.ids.addMessage(fresh, start, role, activityType);
   t.diagnose({ message: `${type} starts ${startNouns[start] === 'activity' ? 'an' : 'a'} ${startNouns[start]} under id '${candidate}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
@@ -215,7 +226,7 @@ function resolveParent(t: Collisions, event: Fields, producerId: string): { id: 
     return { id, usable: true };
   }
   if (!known.history) return { id, usable: known.role === 'assistant' };
-  const fresh = t.mint();
+  const fresh = mintMessageId(t);
   rename(t, 'text', producerId, fresh);
   t.ids.addMessage(fresh, 'toolCallMessage', 'assistant');
   t.diagnose({
@@ -242,7 +253,8 @@ function onCallStart(t: Collisions, event: Fields) {
         ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
         : undefined;
     if (collision !== undefined) {
-      const fresh = t.mint();
+      // Not a call's id, nor a message's: a call without an assistant parent names its message after it.
+      const fresh = mintUnused(t.mint, (id) => t.ids.isHistoryCall(id) || t.ids.isRunCall(id) || t.ids.message(id) !== undefined);
       rename(t, 'call', producerId, fresh);
       t.diagnose({ message: `TOOL_CALL_START starts a tool call under id '${toolCallId}', which names ${collision}; it was sent as '${fresh}'. ${advice}`, event });
       toolCallId = fresh;

@@ -2,6 +2,7 @@ import type { Lane } from '../protocol/agentEvent.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { recordType } from '../protocol/recordType.js';
 import { createIdTable, type IdTable } from './idTable.js';
+import { mintUnused } from '../protocol/generateId.js';
 
 /** Why {@link EntityIds.claim} sent a new entity under a fresh id rather than the producer's. */
 export type IdConflict = 'used' | 'owned';
@@ -121,7 +122,7 @@ function own(this: EntityIdsRecord, id: string, lane: Lane): void {
 
 function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim {
   if (producerId !== undefined) return this.claimId(this.wireId(producerId), producerId, lane, ownedByLane);
-  return take(this, { id: this.mint() }, lane);
+  return take(this, { id: mintFresh(this) }, lane);
 }
 
 function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
@@ -131,9 +132,14 @@ function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: La
   const owner = owners.get(id) as Lane | OwnedOnly;
   const conflict: IdConflict | undefined = typeof owner !== 'object' ? 'used' : ownedByLane && owner.lane !== lane ? 'owned' : undefined;
   if (conflict === undefined) return take(this, { id }, lane);
-  const fresh = this.mint();
+  const fresh = mintFresh(this);
   (this.remap ??= new Map()).set(producerId, fresh);
   return take(this, { id: fresh, conflict, refused: id, refusedOwner: laneOf(owner) }, lane);
+}
+
+// A minted id no lane owns (see mintUnused).
+function mintFresh(ids: EntityIdsRecord): string {
+  return mintUnused(ids.mint, (id) => ids.owners?.has(id) === true);
 }
 
 // Records the claimed id as used and owned by `lane`.

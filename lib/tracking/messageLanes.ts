@@ -11,7 +11,7 @@ import {
 } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError } from '../protocol/errors.js';
-import type { IdGenerator } from '../protocol/generateId.js';
+import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, entityKinds, turnBoundaries, type EntityKind, type EntityRole } from '../protocol/table.js';
 import { createEntityIds, type EntityIds } from './ids.js';
 import { createIdTable, type IdTable } from './idTable.js';
@@ -292,7 +292,7 @@ function assertNotOpenElsewhere(type: string, producerId: string, opener: Messag
 // kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
-  const candidate = producerId === undefined ? t.mint() : t.ids.wireId(producerId);
+  const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : t.ids.wireId(producerId);
   // One lookup: the message known under the id is either open (elsewhere: refused) or ended.
   const known = t.messages?.get(candidate);
   assertNotOpenElsewhere(type, producerId ?? candidate, openOf(known), lane);

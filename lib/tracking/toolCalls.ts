@@ -12,7 +12,7 @@ import {
 } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { AguiRxError } from '../protocol/errors.js';
-import type { IdGenerator } from '../protocol/generateId.js';
+import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { closesCompleteCallsOnly, entityEvents, entityKind, turnBoundaries } from '../protocol/table.js';
 import { unfinishedArgumentsError, type StreamedCall } from '../protocol/cutToolCalls.js';
@@ -243,7 +243,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     t.unfinished?.delete(toolCallId);
     // Copied (see copyWith): the messageId minted below is a field the copy lacks.
     const result: Fields = copyWith(event, { toolCallId, content: toolResultContent(event.content, producerId) });
-    if (optionalString(event, 'messageId') === undefined) result.messageId = t.mint();
+    if (optionalString(event, 'messageId') === undefined) result.messageId = mintMessageId(t);
     t.out.next(result as AgentEvent);
   },
 
@@ -338,11 +338,14 @@ function setTurnMessage(t: ToolCalls, lane: Lane, messageId: string | undefined)
   else t.subagentTurnMessages?.delete(lane);
 }
 
+// A message id for what the run did not name (a result's message, a call's parent): none of the run's messages has it.
+const mintMessageId = (t: ToolCalls): string => mintUnused(t.mint, (id) => t.messageLane?.has(id) === true);
+
 function parentOf(t: ToolCalls, lane: Lane, given: string | undefined) {
   if (given !== undefined) assertParentLane(t, given, lane);
   let parent = turnMessageOf(t, lane);
   // A given parent names a turn that had no message yet, so the turn's later calls join it.
-  if (parent === undefined) setTurnMessage(t, lane, (parent = given ?? t.mint()));
+  if (parent === undefined) setTurnMessage(t, lane, (parent = given ?? mintMessageId(t)));
   return given ?? parent;
 }
 

@@ -389,6 +389,61 @@ describe('toAgui', () => {
     });
   });
 
+  describe('a generateId that repeats itself', () => {
+    const input = { threadId: 'thread-1', runId: 'run-1', state: {}, messages: [{ id: 'u1', role: 'user' as const, content: 'Hi' }], tools: [], context: [], forwardedProps: {} };
+    const cases: [string, () => unknown, AgentEvent[], object, RegExp][] = [
+      [
+        'a constant, for two messages without ids',
+        () => 'm1',
+        [
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Looking' },
+          { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Found' },
+        ],
+        {},
+        /^generateId returned 'm1', an id this run already uses/,
+      ],
+      [
+        'a constant, for a rename away from the history and a message without an id',
+        () => 'm1',
+        [
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'u1', subagentRunId: 's1', delta: 'x' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'y' },
+        ],
+        { input },
+        /^generateId returned 'm1', an id this run already uses/,
+      ],
+      ['a number', () => 42, [{ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }], {}, /^generateId returned number 42, not an id/],
+    ];
+
+    it("should send a producer's message under a fresh id when its own id is one the run gave a renamed message", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const events: AgentEvent[] = [
+        // 'u1' names the history's user message: this one goes out as 'id-1' ...
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'u1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'u1', delta: 'one' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'u1' },
+        // ... and the producer's own 'id-1' is another message.
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'id-1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id-1', delta: 'two' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'id-1' },
+      ];
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, input, generateId: sequentialIds(), onDiagnostic })), { initialMessages: input.messages });
+
+      expect(result.messages).toEqual([input.messages[0], { id: 'id-1', role: 'assistant', content: 'one' }, { id: 'id-2', role: 'assistant', content: 'two' }]);
+      expect(messages.filter((message) => message.includes("it was sent as 'id-2'"))).toHaveLength(1);
+    });
+
+    it.each(cases)('should end the run with RUN_ERROR naming generateId, never a second START under one id (%s)', async (_name, generateId, events, options, message) => {
+      const events$ = from(events).pipe(toAgui({ ...run, ...options, generateId: generateId as () => string, onDiagnostic: () => {}, onError: () => {} }));
+      const result = await runWithOracle(events$, { initialMessages: 'input' in options ? input.messages : [] });
+      const last = result.events[result.events.length - 1] as { type: string; code?: string; message?: string };
+
+      expect(last).toMatchObject({ type: EventType.RUN_ERROR, code: 'INVALID_OPTIONS' });
+      expect(last.message).toMatch(message);
+    });
+  });
+
   describe('streaming events without delta', () => {
     it("should name a chunk's undefined field and the one it likely meant, once per run and field, and run on", async () => {
       const sink = diagnosticsSink();
