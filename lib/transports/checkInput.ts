@@ -142,10 +142,12 @@ export function withCheckedState(schema: StandardSchemaV1 | undefined, refuse: (
 export function contentTypeRefusal(type: string | undefined, origin: string | undefined): InputRefusal | undefined {
   const fix = "POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'";
   if (type === undefined || type === '') {
-    return origin === undefined ? undefined : { status: 415, reason: `The request has no Content-Type: ${fix}.` };
+    return origin === undefined ? undefined : { status: 415, reason: `The request has no Content-Type: ${fix}. A browser sends an untyped body across sites without asking first, so it is refused.` };
   }
   // The media type, lowercased, without its parameters (`; charset=utf-8`).
   const mediaType = parseContentType(type).type;
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) return undefined;
-  return { status: 415, reason: `The Content-Type '${mediaType}' is not JSON: ${fix}.` };
+  // What fetch and `new Request` send a string body as when not told otherwise.
+  const implicit = mediaType === 'text/plain' ? " (fetch and new Request send a string body as text/plain unless given the header)" : '';
+  return { status: 415, reason: `The Content-Type '${mediaType}' is not JSON${implicit}: ${fix}. A browser sends other types across sites without asking first, so they are refused.` };
 }

@@ -102,6 +102,8 @@ async function eventsOf(response: Response): Promise<Event[]> {
 
 describe('contentTypeRefusal', () => {
   const FIX = "POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'";
+  const WHY = 'A browser sends other types across sites without asking first, so they are refused.';
+  const TEXT = '(fetch and new Request send a string body as text/plain unless given the header)';
 
   it.each([
     ['application/json', undefined],
@@ -114,17 +116,17 @@ describe('contentTypeRefusal', () => {
   });
 
   it.each([
-    ['text/plain', `The Content-Type 'text/plain' is not JSON: ${FIX}.`],
-    ['text/plain;charset=UTF-8', `The Content-Type 'text/plain' is not JSON: ${FIX}.`],
-    ['application/x-www-form-urlencoded', `The Content-Type 'application/x-www-form-urlencoded' is not JSON: ${FIX}.`],
-    ['multipart/form-data; boundary=x', `The Content-Type 'multipart/form-data' is not JSON: ${FIX}.`],
-    ['json', `The Content-Type 'json' is not JSON: ${FIX}.`],
+    ['text/plain', `The Content-Type 'text/plain' is not JSON ${TEXT}: ${FIX}. ${WHY}`],
+    ['text/plain;charset=UTF-8', `The Content-Type 'text/plain' is not JSON ${TEXT}: ${FIX}. ${WHY}`],
+    ['application/x-www-form-urlencoded', `The Content-Type 'application/x-www-form-urlencoded' is not JSON: ${FIX}. ${WHY}`],
+    ['multipart/form-data; boundary=x', `The Content-Type 'multipart/form-data' is not JSON: ${FIX}. ${WHY}`],
+    ['json', `The Content-Type 'json' is not JSON: ${FIX}. ${WHY}`],
   ])('should refuse %p with 415, saying what to send', (type, reason) => {
     expect(contentTypeRefusal(type, undefined)).toEqual({ status: 415, reason });
   });
 
   it("should refuse a browser's request without a Content-Type (it would skip the CORS preflight), and take a server's", () => {
-    expect(contentTypeRefusal(undefined, 'https://evil.example')).toEqual({ status: 415, reason: `The request has no Content-Type: ${FIX}.` });
+    expect(contentTypeRefusal(undefined, 'https://evil.example')).toEqual({ status: 415, reason: `The request has no Content-Type: ${FIX}. A browser sends an untyped body across sites without asking first, so it is refused.` });
     expect(contentTypeRefusal('', 'https://evil.example')?.status).toBe(415);
     expect(contentTypeRefusal(undefined, undefined)).toBeUndefined();
   });

@@ -264,7 +264,7 @@ describe('a body parser in front of createAguiHandler', () => {
     expect(answer.status).toBe(200);
     expect(framesOf(answer.body).at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
     const text = await post(`${server.origin}/agent`, JSON.stringify(input()), { 'Content-Type': 'text/plain' });
-    expect([text.status, JSON.parse(text.body)]).toEqual([415, { error: "The Content-Type 'text/plain' is not JSON: POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'." }]);
+    expect([text.status, JSON.parse(text.body)]).toEqual([415, { error: "The Content-Type 'text/plain' is not JSON (fetch and new Request send a string body as text/plain unless given the header): POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'. A browser sends other types across sites without asking first, so they are refused." }]);
   });
 
   it('should serve a run broker behind express.json()', async () => {
