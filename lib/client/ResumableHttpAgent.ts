@@ -272,7 +272,7 @@ export class ResumableHttpAgent extends HttpAgent {
     const target = runId ?? run?.runId;
     if (target === undefined) return false;
     const threadId = run !== undefined && run.runId === target ? run.threadId : this.threadId;
-    const response = await this.fetch(this.runUrl(threadId, target, 'stop'), { method: 'POST', headers: { ...this.headers } });
+    const response = await this.fetch(this.runUrl(threadId, target, 'stop'), { method: 'POST', headers: { ...this.headers, 'Content-Type': 'application/json' } });
     await response.body?.cancel().catch(() => undefined);
     return response.status === 202;
   }

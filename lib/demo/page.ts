@@ -467,7 +467,7 @@ const PAGE_SCRIPT = String.raw`
     run.stopping = true;
     stopEl.disabled = true;
     setStatus('running', 'stopping…');
-    fetch(runPath(run) + '/stop', { method: 'POST' }).then(function (response) {
+    fetch(runPath(run) + '/stop', { method: 'POST', headers: { 'Content-Type': 'application/json' } }).then(function (response) {
       if (response.status !== 202) return httpError(response);
     }).catch(function (error) {
       run.stopping = false;

@@ -134,7 +134,8 @@ export function withCheckedState(schema: StandardSchemaV1 | undefined, refuse: (
  * cross-site POST of `text/plain`, a form or a type-less body without asking the server first
  * (no CORS preflight), cookies included; taken as JSON, it would run the agent for any page the
  * user visits. A JSON type makes the browser ask first, and `cors` answer. A request with neither
- * header (curl without `-H`, a server's own client) is read as JSON, as before.
+ * header (a server's own client that sends no type) is read as JSON; `curl -d` sends a form type
+ * and `fetch` a string body as text/plain: both need the header (`curl --json` sets it).
  *
  * @param type The request's `Content-Type` header, if any.
  * @param origin The request's `Origin` header, if any.

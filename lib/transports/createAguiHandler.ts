@@ -386,7 +386,7 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  *   only when it reads the body, so an oversize one is refused before the client sends it.
  * - A body that is not JSON (a UTF-8 BOM before it is fine), or not a RunAgentInput by the
  *   `@ag-ui/core/schemas` validator: 400; the reason names the field.
- * - A body a parser read first (`express.json()`, `text()`, `raw()`) is taken from `req.body` and
+ * - A body a parser read first (`express.json()`; `text()`, `raw()` with a JSON `type`) is taken from `req.body` and
  *   validated the same way (the parser's own size limit applied); one read without leaving `req.body`
  *   is a 400 that says so.
  * - Otherwise `agent(input, { signal }).pipe(toAgui({ threadId, runId, input, signal }))` streams
@@ -527,8 +527,11 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           case 'events':
             req.resume();
             return inTurn(res, () => void send(broker.events(route.threadId, route.runId, lastEventId, access), route));
-          case 'stop':
+          case 'stop': {
             req.resume();
+            // No body, but a state change: a browser's cross-site POST of another type is refused as on the other routes.
+            const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+            if (wrongType !== undefined) return refuse(wrongType);
             return void broker.stop(route.threadId, route.runId, access).then(
               // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
               () =>
@@ -538,6 +541,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
                 }),
               (error: unknown) => refuse(brokerRefusal(error)),
             );
+          }
           case 'connect':
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
@@ -611,13 +615,13 @@ const ignoreError = () => undefined;
 const bodyConsumed: Refusal = {
   status: 400,
   reason:
-    'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json(), express.text(), express.raw()).',
+    'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json()).',
 };
 
 const bodyPartlyConsumed: Refusal = {
   status: 400,
   reason:
-    'Part of the request body was read before this handler (a middleware read from the request stream), so what is left cannot be parsed. Let the handler read the body, or use a body parser that sets req.body (express.json(), express.text(), express.raw()).',
+    'Part of the request body was read before this handler (a middleware read from the request stream), so what is left cannot be parsed. Let the handler read the body, or use a body parser that sets req.body (express.json()).',
 };
 
 /** A body parser's result (`req.body` of express.json(), text(), raw()): the RunAgentInput it holds, or why not. */
@@ -809,13 +813,16 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     switch (route.kind) {
       case 'events':
         return serve(broker.events(route.threadId, route.runId, lastEventId, access), route);
-      case 'stop':
+      case 'stop': {
+        const wrongType = contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
+        if (wrongType !== undefined) return refuse(wrongType);
         try {
           await broker.stop(route.threadId, route.runId, access);
         } catch (error) {
           return refuse(brokerRefusal(error));
         }
         return new Response(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }), { status: 202, headers: { 'Content-Type': 'application/json' } });
+      }
       case 'connect':
       case 'run': {
         const parsed = await readInput(request);

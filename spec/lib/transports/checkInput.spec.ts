@@ -2,12 +2,12 @@ import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defer, from, mergeAll, of } from 'rxjs';
+import { NEVER, defer, from, mergeAll, of } from 'rxjs';
 import { z } from 'zod';
 import { createRunBroker, decodeState, parseSSE, type AguiAgent, type RunBroker, type StandardSchemaV1 } from '../../../lib/index.js';
 import { contentTypeRefusal, runInputProblems } from '../../../lib/transports/checkInput.js';
 import { createAguiFetchHandler, createAguiHandler } from '../../../lib/transports/createAguiHandler.js';
-import { collect } from '../../support/helpers.js';
+import { collect, pollUntil } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
 
 /** A JSON body's header (a `Request` of a string body is `text/plain` otherwise). */
@@ -162,6 +162,41 @@ describe('the handlers and a cross-site POST a browser sends without a preflight
       expect((await response.json()).error).toMatch(/Content-Type: application\/json/);
     }
     expect(runs).toBe(0);
+  });
+});
+
+describe("a broker's stop route and a cross-site POST a browser sends without a preflight", () => {
+  let broker: RunBroker | undefined;
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+    await broker?.close();
+    broker = undefined;
+  });
+
+  it('should answer 415 and leave the run running for a text/plain or untyped stop from another page, and stop it for a JSON one (node:http and fetch)', async () => {
+    let signal: AbortSignal | undefined;
+    const agent: AguiAgent = (_input, context) => defer(() => ((signal = context.signal), NEVER));
+    broker = createRunBroker({ authorize: () => true });
+    server = createServer(createAguiHandler(agent, { broker }));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const run = fetch(base, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(input({ threadId: 't1', runId: 'r1' })) });
+    await (await run).body!.getReader().read();
+    const stop = (headers: Record<string, string>) => fetch(`${base}/threads/t1/runs/r1/stop`, { method: 'POST', headers: { Origin: 'https://evil.example', ...headers } });
+    const fetchStop = (headers: Record<string, string>) =>
+      createAguiFetchHandler(agent, { broker })(new Request('http://localhost/threads/t1/runs/r1/stop', { method: 'POST', headers: { Origin: 'https://evil.example', ...headers } }));
+
+    const refused = [await stop({ 'Content-Type': 'text/plain' }), await stop({}), await fetchStop({ 'Content-Type': 'text/plain' }), await fetchStop({})];
+    const stillRunning = signal?.aborted === false;
+    const stopped = await stop({ 'Content-Type': 'application/json' });
+
+    expect(refused.map((response) => response.status)).toEqual([415, 415, 415, 415]);
+    expect(stillRunning).toBe(true);
+    expect(stopped.status).toBe(202);
+    await pollUntil(async () => signal?.aborted, (aborted) => aborted === true, { timeoutMs: 5000, intervalMs: 10 });
   });
 });
 

@@ -287,7 +287,7 @@ describe('a body parser in front of createAguiHandler', () => {
     const viaExpress = await post(`${server.origin}/agent`, input());
     expect(viaExpress.status).toBe(400);
     expect(JSON.parse(viaExpress.body).error).toBe(
-      'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json(), express.text(), express.raw()).',
+      'The request body was already read before this handler, and nothing left it in req.body (a body parser or middleware consumed it). Remove the body parser from this route, or use one that sets req.body (express.json()).',
     );
     await server.close();
 
