@@ -245,7 +245,8 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
         // A new array: one being told (in notify) is never changed.
         run.live = run.live === undefined ? [subscriber] : [...run.live.filter((reader) => !reader.closed), subscriber];
       });
-      return after === undefined || !CURSOR.test(after) ? entries$ : entries$.pipe(entriesAfter(Number(after)));
+      // (A cursor that is none errors before any batch.)
+      return after === undefined ? entries$ : entries$.pipe(entriesAfter(Number(after)));
     },
     async renewLease(threadId, runId, owner, leaseUntil) {
       assertOpen();

@@ -151,7 +151,7 @@ const streamReads: ReadonlyMap<unknown, StreamRead> = new Map(
 const textChunk: string = entityKind.textMessage.chunk!;
 const textContent: string = entityKind.textMessage.content!;
 // Whether the table checks of a text chunk, and of a text content, what isReadAsIs reads by name for
-// them (hasTextFieldsAsRead): the id `messageId`, the snake_case names of its fields, `role` and `name`.
+// them (hasNoTextFieldToRead): the id `messageId`, the snake_case names of its fields, `role` and `name`.
 const readsByName = (read: StreamRead | undefined) =>
   read !== undefined && read.idField === 'messageId' && [...read.snakeFields].sort().join() === 'message_id,raw_event,subagent_run_id' && read.chunkAgrees.join() === 'role,name';
 const textChunkByName = readsByName(streamReads.get(textChunk));
@@ -184,25 +184,24 @@ function isReadAsIs(event: unknown): boolean {
  * fields `null`, read by name (what {@link isReadAsIs} checks of them).
  */
 function isTextReadAsIs(e: Record<string, unknown>): boolean {
-  return hasTextFieldsAsRead(e) && baseFieldsNotNull(e);
+  return typeof e.delta === 'string' && typeof e.messageId === 'string' && hasNoTextFieldToRead(e) && baseFieldsNotNull(e);
 }
 
 /**
  * Whether a TEXT_MESSAGE_CHUNK (`e`, its type checked by the caller) is plain: read as it is (see
  * {@link isTextReadAsIs}) and without any of the optional base fields, so that the content it
  * continues a message with is a plain content (`isPlainTextContent`): what a fused chain's first
- * operator answers for before the chunk is read (`contentFor`).
+ * operator answers for before the chunk is read (`contentFor`). Its `delta` and `messageId` are
+ * given as the caller read them: each field is read once, and what is checked is what it sends.
  */
-export function isPlainTextChunk(e: Record<string, unknown>): boolean {
-  return hasTextFieldsAsRead(e) && hasNoBaseFields(e);
+export function isPlainTextChunk(e: Record<string, unknown>, delta: unknown, messageId: unknown): boolean {
+  return typeof delta === 'string' && typeof messageId === 'string' && hasNoTextFieldToRead(e) && hasNoBaseFields(e);
 }
 
-// A text token's own fields as reading leaves them: string `messageId` and `delta`, no field in
-// snake_case (`readsByName` holds the list to the table's), `role` and `name` not `null`.
-function hasTextFieldsAsRead(e: Record<string, unknown>): boolean {
+// A text token's other fields as reading leaves them: none in snake_case (`readsByName` holds the
+// list to the table's), `role` and `name` not `null`.
+function hasNoTextFieldToRead(e: Record<string, unknown>): boolean {
   return (
-    typeof e.delta === 'string' &&
-    typeof e.messageId === 'string' &&
     e.message_id === undefined &&
     e.raw_event === undefined &&
     e.subagent_run_id === undefined &&

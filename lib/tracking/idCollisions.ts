@@ -79,12 +79,9 @@ interface Collisions {
   renamed: number;
 }
 
-type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>> & {
-  /** The fresh ids given: a producer's own id equal to one names another entity than the renamed one. */
-  readonly given: Set<string> | undefined;
-};
+type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>>;
 
-const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined, given: undefined });
+const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined });
 
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
@@ -165,9 +162,8 @@ function withField(event: Fields, field: string, id: string): AgentEvent {
 }
 
 function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {
-  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined> & { given: Set<string> | undefined };
+  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined>;
   (renames[family] ??= new Map()).set(producerId, fresh);
-  (renames.given ??= new Set()).add(fresh);
   t.renamed++;
 }
 
@@ -182,6 +178,12 @@ function continued(t: Collisions, event: Fields, field: string, map: Map<string,
 }
 
 
+// Whether the run gave `id` to an entity it renamed (renames are rare: a few small maps to look through).
+function wasGiven(renames: Renames, id: string): boolean {
+  for (const map of Object.values(renames)) if (map !== undefined) for (const fresh of map.values()) if (fresh === id) return true;
+  return false;
+}
+
 // A fresh message id: no message of the history or of the run has it (see mintUnused).
 const mintMessageId = (t: Collisions): string => mintUnused(t.mint, (id) => t.ids.message(id) !== undefined);
 
@@ -193,7 +195,7 @@ function startMessage(t: Collisions, type: string, event: Fields, producerId: st
   const known = t.ids.message(candidate);
   // The producer's own id, which this run gave a message it renamed (a generateId that repeats itself upstream): another message.
   const collision =
-    candidate === producerId && t.renames.given?.has(candidate) === true
+    candidate === producerId && t.renamed > 0 && wasGiven(t.renames, candidate)
       ? `a message this run sent under it after renaming that message's own id`
       : collisionWith(known, start, activityType, start === 'text' ? role : undefined);
   if (collision === undefined) {

@@ -1,8 +1,7 @@
 import type { Lane } from '../protocol/agentEvent.js';
-import type { IdGenerator } from '../protocol/generateId.js';
+import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { recordType } from '../protocol/recordType.js';
 import { createIdTable, type IdTable } from './idTable.js';
-import { mintUnused } from '../protocol/generateId.js';
 
 /** Why {@link EntityIds.claim} sent a new entity under a fresh id rather than the producer's. */
 export type IdConflict = 'used' | 'owned';

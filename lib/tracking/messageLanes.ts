@@ -167,9 +167,9 @@ function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
   // Read once, and what is sent is what was checked: a getter may answer differently at each read.
   const delta = fields.delta;
   const producerId = fields.messageId;
-  if (typeof delta !== 'string' || delta === '' || typeof producerId !== 'string' || !isPlainTextChunk(fields)) return undefined;
-  const current = continuingId(this, producerId);
-  return current === undefined ? undefined : ({ type: textContent, messageId: current, delta } as AgentEvent);
+  if (delta === '' || !isPlainTextChunk(fields, delta, producerId)) return undefined;
+  const current = continuingId(this, producerId as string);
+  return current === undefined ? undefined : ({ type: textContent, messageId: current, delta: delta as string } as AgentEvent);
 }
 
 /**

@@ -499,6 +499,11 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           req.resume();
           return refuse(notAcceptable);
         }
+        const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+        if (wrongType !== undefined) {
+          req.resume();
+          return refuse(wrongType);
+        }
         return withContext((context) =>
           readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
             inTurn(res, () => sendRun(res, agent, input, runSetup, { request: req, context, report }, streamSetup, accept))),
@@ -514,6 +519,12 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         req.resume();
         return refuse(route);
       }
+      // Every POST route (run, connect, stop) changes state, with a body or without.
+      const wrongType = route.kind === 'events' ? undefined : contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+      if (wrongType !== undefined) {
+        req.resume();
+        return refuse(wrongType);
+      }
       const lastEventId = lastEventIdOf(req.headers['last-event-id']);
       withContext((context) => {
         const access = { request: req, context };
@@ -527,11 +538,8 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           case 'events':
             req.resume();
             return inTurn(res, () => void send(broker.events(route.threadId, route.runId, lastEventId, access), route));
-          case 'stop': {
+          case 'stop':
             req.resume();
-            // No body, but a state change: a browser's cross-site POST of another type is refused as on the other routes.
-            const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
-            if (wrongType !== undefined) return refuse(wrongType);
             return void broker.stop(route.threadId, route.runId, access).then(
               // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
               () =>
@@ -541,7 +549,6 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
                 }),
               (error: unknown) => refuse(brokerRefusal(error)),
             );
-          }
           case 'connect':
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
           case 'run':
@@ -636,11 +643,6 @@ function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
  * (413, 400). A body a parser already read is taken from `req.body` (the parser's size limit applied).
  */
 function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, refuse: (refusal: Refusal) => void, then: (input: RunAgentInput) => void): void {
-  const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
-  if (wrongType !== undefined) {
-    req.resume();
-    return refuse(wrongType);
-  }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
     // Discarded as it comes: an unread body would stop Node reading the connection (a waiting pipelined request's too).
@@ -742,8 +744,6 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     });
   /** The request's RunAgentInput, or the refusal to answer with. */
   const readInput = async (request: Request): Promise<RunAgentInput | Refusal> => {
-    const wrongType = contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
-    if (wrongType !== undefined) return wrongType;
     const declared = Number(request.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
     // Read by middleware before us (Hono's `c.req.json()` on the raw request …): reading again would throw "Body is unusable".
@@ -776,6 +776,8 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     if (broker === undefined) {
       if (request.method !== 'POST') return refuse({ status: 405, allow: 'POST', reason: `${request.method} is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).` });
       if (refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
+      const wrongType = typeRefusalOf(request);
+      if (wrongType !== undefined) return refuse(wrongType);
       const made = await contextOf(request, report);
       if ('status' in made) return refuse(made);
       const parsed = await readInput(request);
@@ -798,6 +800,9 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     const route = matchBrokerRoute(request.method, pathname, basePath);
     if (streams(route.kind) && refusesEveryStreamType(stream.accept)) return refuse(notAcceptable);
     if (route.kind === 'refused') return refuse(route);
+    // Every POST route (run, connect, stop) changes state, with a body or without.
+    const wrongType = route.kind === 'events' ? undefined : typeRefusalOf(request);
+    if (wrongType !== undefined) return refuse(wrongType);
     const made = await contextOf(request, report);
     if ('status' in made) return refuse(made);
     const access = { request, context: made.context };
@@ -813,16 +818,13 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     switch (route.kind) {
       case 'events':
         return serve(broker.events(route.threadId, route.runId, lastEventId, access), route);
-      case 'stop': {
-        const wrongType = contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
-        if (wrongType !== undefined) return refuse(wrongType);
+      case 'stop':
         try {
           await broker.stop(route.threadId, route.runId, access);
         } catch (error) {
           return refuse(brokerRefusal(error));
         }
         return new Response(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }), { status: 202, headers: { 'Content-Type': 'application/json' } });
-      }
       case 'connect':
       case 'run': {
         const parsed = await readInput(request);
@@ -844,6 +846,9 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     return response;
   };
 }
+
+/** {@link contentTypeRefusal} of a Web request's headers. */
+const typeRefusalOf = (request: Request) => contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
 
 /** The body of a request as text, or undefined once it passes `maxBytes` (reading stops there). */
 async function readBounded(request: Request, maxBytes: number): Promise<string | undefined> {

@@ -93,12 +93,15 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
  * One timer per response that calls `onStall` once frames have waited `stallTimeoutMs` with no
  * progress. Progress re-arms nothing: the timer, when it fires, looks at when frames last started
  * waiting and waits the rest, so a client that takes bytes often costs no timer churn.
- * `progressed`, when given, is asked when the time is up: progress the caller could only see by
- * looking (it returns true) restarts the clock from then.
+ * `waitingSize`, when given, says how much still waits, in any unit that falls as the client takes
+ * it: read when frames start waiting and when the time is up, a fall between the two is progress
+ * the caller could only see by looking, and restarts the clock from then.
  */
-export function stallTimer(stallTimeoutMs: number, onStall: () => void, progressed?: () => boolean): StallTimer {
+export function stallTimer(stallTimeoutMs: number, onStall: () => void, waitingSize?: () => number): StallTimer {
   // When frames started waiting, or the client last took bytes while they wait; undefined: nothing waits.
   let since: number | undefined;
+  // What `waitingSize` said when last read.
+  let lastSize = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const arm = (ms: number) => {
@@ -111,9 +114,14 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void, progress
     if (since === undefined || stopped) return;
     const left = stallTimeoutMs - (performance.now() - since);
     if (left > 0) return arm(left);
-    if (progressed?.() === true) {
-      since = performance.now();
-      return arm(stallTimeoutMs);
+    if (waitingSize !== undefined) {
+      const size = waitingSize();
+      const progressed = size < lastSize;
+      lastSize = size;
+      if (progressed) {
+        since = performance.now();
+        return arm(stallTimeoutMs);
+      }
     }
     stopped = true;
     since = undefined;
@@ -123,6 +131,7 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void, progress
     waiting() {
       if (stopped || stallTimeoutMs === Infinity) return;
       since = performance.now();
+      if (waitingSize !== undefined) lastSize = waitingSize();
       if (timer === undefined) arm(stallTimeoutMs);
     },
     idle() {

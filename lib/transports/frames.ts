@@ -509,8 +509,8 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
   if (held !== undefined) {
     // Joined, the deltas stay within BATCH_CHARS, or the one that came alone: coalescing never makes
     // a frame longer than the producer's own (a client bounds what it buffers per frame).
-    if (joins(held.first, event) && held.chars + (event as { delta: string }).delta.length <= BATCH_CHARS) {
-      const delta = (event as { delta: string }).delta;
+    const delta = (event as { delta?: unknown }).delta as string;
+    if (joins(held.first, event) && held.chars + delta.length <= BATCH_CHARS) {
       held.parts.push(delta);
       held.chars += delta.length;
       held.cursor = cursor;
@@ -524,7 +524,7 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
   // The tick's first frame goes at once, unless the sink is busy: a delta that would wait anyway
   // is held for the ones of its id that follow (in this tick, or until the sink takes what waits).
   // One of BATCH_CHARS or more would go alone anyway.
-  const delta = (event as { delta?: unknown }).delta;
+  const delta: unknown = (event as { delta?: unknown }).delta;
   if (
     f.coalesce &&
     isTokenEventType(event.type) &&

@@ -177,35 +177,13 @@ function onStall(r: NodeStream): void {
 
 function wait(r: NodeStream): void {
   r.waiting = true;
-  (r.stall ??= stallClockOf(r)).waiting();
+  // The client takes bytes when the response's own buffer falls: 'drain' comes only once it is
+  // empty, which a client reading slowly behind a kernel buffer of megabytes may not let happen
+  // within stallTimeoutMs, while each write Node has handed to the kernel in full leaves it (64 KiB
+  // pieces here). A client that takes a piece per stallTimeoutMs is never cut.
+  (r.stall ??= stallTimer(r.stallTimeoutMs, () => onStall(r), () => r.res.writableLength)).waiting();
   r.options.demand?.close();
   r.res.once('drain', (r.onDrain ??= () => flush(r)));
-}
-
-/**
- * The stall clock of a response whose frames wait (made when they first do). The client took bytes
- * when the response's own buffer shrank: 'drain' comes only once it is empty, which a client reading
- * slowly behind a kernel buffer of megabytes may not let happen within stallTimeoutMs, while each
- * write Node has handed to the kernel in full leaves the buffer (64 KiB pieces here). A client that
- * takes a piece per stallTimeoutMs is never cut.
- */
-function stallClockOf(r: NodeStream): StallTimer {
-  let unsent = 0;
-  const took = () => {
-    const now = r.res.writableLength;
-    const shrank = now < unsent;
-    unsent = now;
-    return shrank;
-  };
-  const clock = stallTimer(r.stallTimeoutMs, () => onStall(r), took);
-  return {
-    waiting() {
-      unsent = r.res.writableLength;
-      clock.waiting();
-    },
-    idle: clock.idle,
-    stop: clock.stop,
-  };
 }
 
 function finish(r: NodeStream): void {

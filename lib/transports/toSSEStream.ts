@@ -79,8 +79,6 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   let stopped = false;
   // Whether the stream's queue was full when last looked at: frames wait for the consumer, the stall clock runs.
   let full = false;
-  // Its desiredSize then: a read that leaves it full calls no pull(), but raises this.
-  let seen = 0;
   // Told once what waited has gone on (pipeFrames' deltas held meanwhile then go as one frame).
   let ready: (() => void) | undefined;
   const release = () => {
@@ -100,12 +98,9 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     // Erroring drops the stream's queue too, and tells the runtime to close the connection.
     controller.error(Object.assign(new Error(slowClientMessage(stallTimeoutMs)), { code: SLOW_CLIENT }));
     options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
-  }, () => {
-    // While full, nothing is enqueued but in pull(): only reads raise desiredSize.
-    const progressed = controller.desiredSize! > seen;
-    seen = controller.desiredSize!;
-    return progressed;
-  });
+    // What waits, as the stream's queue counts it: a read that leaves it full calls no pull() but
+    // lowers this (while full, nothing is enqueued but in pull()).
+  }, () => -controller.desiredSize!);
   const close = () => {
     closed = true;
     stall.stop();
@@ -152,7 +147,6 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   const watch = () => {
     if (full || controller.desiredSize! > 0) return;
     full = true;
-    seen = controller.desiredSize!;
     stall.waiting();
     options.demand?.close();
   };
@@ -208,7 +202,6 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
         fill();
         if (closed) return;
         full = controller.desiredSize! <= 0;
-        seen = controller.desiredSize!;
         // Still full: the clock restarts from this progress; otherwise nothing waits.
         if (full) stall.waiting();
         else {

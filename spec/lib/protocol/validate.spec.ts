@@ -341,7 +341,7 @@ describe('the plain text event tests (the fast paths\' entry checks)', () => {
       fc.property(event, (candidate) => {
         const fields = candidate as Record<string, unknown>;
         const plain =
-          candidate.type === EventType.TEXT_MESSAGE_CHUNK ? isPlainTextChunk(fields) : isPlainTextContent(candidate.type, fields) || isPlainTextStartOrEnd(candidate.type, fields);
+          candidate.type === EventType.TEXT_MESSAGE_CHUNK ? isPlainTextChunk(fields, fields.delta, fields.messageId) : isPlainTextContent(candidate.type, fields) || isPlainTextStartOrEnd(candidate.type, fields);
         if (!plain) return;
         accepted[candidate.type] = (accepted[candidate.type] ?? 0) + 1;
         if (candidate.type === EventType.TEXT_MESSAGE_CHUNK) {
