@@ -11,7 +11,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { median, row, settings } from './harness.mjs';
+import { median, row } from './harness.mjs';
 
 export const name = 'serve';
 
@@ -64,15 +64,25 @@ async function startServer(contender) {
 /**
  * Runs `scenario` (`count` runs with `params`) against every server, in rounds (the order rotates
  * each round), the first `warmup` untimed. Per contender: samples of server CPU µs per token,
- * frames and bytes per run, latency p50 and p99 (ms).
+ * frames and bytes per run, latency p50 and p99 (ms). `gcFirst`: two full GCs before each round
+ * (not counted), as a server gets after an idle spell (see below).
  */
-async function rounds(servers, client, { count, params, batch, warmup, runs }) {
+async function rounds(servers, client, { count, params, batch, warmup, runs, gcFirst = false }) {
   const stats = Object.fromEntries(servers.map((s) => [s.name, { cpu: [], frames: [], bytes: [], p50: [], p99: [] }]));
   const tokens = count * params.tokens;
   for (let round = 0; round < warmup + runs; round++) {
     for (let k = 0; k < servers.length; k++) {
       const server = servers[(k + round) % servers.length];
-      if (settings.gcBetweenRuns) await server.ask('heap');
+      // No full GC before a round (the in-process items have one before each run): here it comes
+      // when no run is open, so the hidden classes of every run's and connection's objects die with
+      // their last object, and V8 throws away the optimised code that names them (node:http's own
+      // as well as the handler's: `--trace-deopt` counted 293 'weak objects' and 128 'code
+      // dependencies' over four rounds of agui-rx's server) and compiles it again in the round
+      // (about 195 functions a round, 155 for the hand-written handler, against 12 without the GC).
+      // A server under load never sees that; a round would measure its warming up again (one
+      // breakdown row does: `gcFirst`). Each contender has its own process, so no contender's
+      // garbage is another's to collect.
+      if (gcFirst) await server.ask('heap');
       const { cpu: before } = await server.ask('cpu');
       const result = await client.ask({ cmd: 'run', port: server.port, count, params, batch });
       const { cpu: after } = await server.ask('cpu');
@@ -121,6 +131,13 @@ export async function run({ quick, runs, warmup, log, note }) {
   // A paced round takes its wall time whatever the machine, and a loaded server stretches it: fewer
   // rounds than the other items (each sample is already 150k tokens over 1,000 streams).
   const cpuRounds = quick ? { warmup: 1, runs: 3 } : { warmup: 1, runs: Math.min(runs, 3) };
+  // The paced scenario comes first, on servers that have served nothing: what a server does once per
+  // run (1,000 a round) is only hot enough for V8's optimising compiler in the second and third rounds,
+  // and that compiling, on the process's other threads, counts in its CPU (measured with --trace-opt
+  // on agui-rx's server: 251 functions optimised in round 1, 84 a round in rounds 2-3, 12 a round in
+  // 4-5). Two warm-up rounds, so that the timed ones see a server in its steady state, as one that has
+  // served for minutes is; one more timed round than the other items, as a paced round's CPU varies more.
+  const pacedRounds = quick ? cpuRounds : { warmup: 2, runs: Math.min(runs, 4) };
 
   const timed = async (what, fn) => {
     const started = performance.now();
@@ -135,6 +152,7 @@ export async function run({ quick, runs, warmup, log, note }) {
   const heap = Object.fromEntries(heapNames.map((n) => [n, []]));
   const rows = [];
   let pacedResult;
+  let afterIdleResult;
   let burstResult;
   let shortResult;
   const client = startChild(clientChild, []);
@@ -145,7 +163,9 @@ export async function run({ quick, runs, warmup, log, note }) {
     const breakdownServers = servers.filter((s) => breakdownNames.includes(s.name));
     try {
       log(`serve: paced, ${paced.count} concurrent runs × ${paced.params.tokens} tokens, one every ${paced.params.everyMs} ms, ${breakdownNames.map((n) => LABEL[n]).join(' / ')}, a child process each`);
-      pacedResult = await timed('paced', () => rounds(breakdownServers, client, { ...paced, ...cpuRounds }));
+      pacedResult = await timed('paced', () => rounds(breakdownServers, client, { ...paced, ...pacedRounds }));
+      log(`serve: paced, one round each of agui-rx and hand-written, right after a full GC with no run open`);
+      afterIdleResult = await timed('paced after a full GC', () => rounds(breakdownServers.filter((s) => s.name === 'agui' || s.name === 'hand'), client, { ...paced, warmup: 0, runs: 1, gcFirst: true }));
       log(`serve: burst, ${burst.count} concurrent runs × ${burst.params.tokens} tokens emitted synchronously`);
       burstResult = await timed('burst', () => rounds(cpuServers, client, { ...burst, ...cpuRounds }));
       log(`serve: one-token runs, ${short.count} runs (${short.params.tokens} token each, ${short.batch} at a time)`);
@@ -167,7 +187,7 @@ export async function run({ quick, runs, warmup, log, note }) {
   }
 
   note(
-    `items 13, 15, 16: ${cpuRounds.runs} timed rounds after ${cpuRounds.warmup} warm-up round(s), contenders interleaved (not the table header's 5 and 2: a paced round takes its seconds whatever the machine); item 14: ${heapRounds} round(s). A paced run lasts ${(paced.params.tokens * paced.params.everyMs) / 1000} s when the server keeps up; on a loaded machine it stretches, and the latencies of item 16 then measure the queueing more than the handler.`,
+    `items 13, 15, 16: paced ${pacedRounds.runs} timed rounds after ${pacedRounds.warmup} warm-up round(s) (the servers' first), burst and one-token runs ${cpuRounds.runs} after ${cpuRounds.warmup}, contenders interleaved (not the table header's 5 and 2: a paced round takes its seconds whatever the machine); item 14: ${heapRounds} round(s). A paced run lasts ${(paced.params.tokens * paced.params.everyMs) / 1000} s when the server keeps up; on a loaded machine it stretches, and the latencies of item 16 then measure the queueing more than the handler.`,
   );
   const pacedLabel = `paced, ${paced.count} concurrent runs × ${paced.params.tokens} tokens at ${1000 / paced.params.everyMs} tokens/s`;
   const burstLabel = `burst, ${burst.count} concurrent runs × ${burst.params.tokens} tokens emitted synchronously`;
@@ -205,6 +225,19 @@ export async function run({ quick, runs, warmup, log, note }) {
       unit: 'µs',
       ratio: pacedResult.med('agui-sse', 'cpu') / pacedResult.med('hand', 'cpu'),
       ratioMeans: `${LABEL['agui-sse']} ÷ hand-written`,
+    }),
+  );
+  // What a server pays once after an idle spell: the round after a full GC taken while no run was
+  // open, when V8 has thrown away the optimised code of every object kind that died (see `rounds`).
+  rows.push(
+    row({
+      item: 13,
+      name: `(breakdown) server CPU per token, ${pacedLabel}, heartbeats on: one round right after a full GC taken with no run open (the code warms up again, as after an idle spell), agui-rx vs hand-written (informational)`,
+      ours: { name: 'agui-rx', value: afterIdleResult.med('agui', 'cpu') },
+      baseline: { name: 'hand-written', value: afterIdleResult.med('hand', 'cpu') },
+      unit: 'µs',
+      ratio: afterIdleResult.med('agui', 'cpu') / afterIdleResult.med('hand', 'cpu'),
+      ratioMeans: 'agui-rx ÷ hand-written',
     }),
   );
   const shortLabel = `${short.count} runs of ${short.params.tokens} token each (${short.batch} at a time)`;
