@@ -102,7 +102,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   // Checked now: a bad id or input would make every RUN_STARTED invalid, with no run to report it in.
   const run = runIdentityOf(options);
   // Checked now: an unknown errorMessages throws here.
-  const failures = runFailures(options, (error) => runErrorOf(error, run.exposeErrorStack));
+  const failures = runFailures(options, wordedWith(run.exposeErrorStack));
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // One record per run, with methods every run shares: a few fields instead of a closure per step.
     const stage = new RunStageRecord();
@@ -118,6 +118,9 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
     return stage;
   }, { readsAgentEvents: diagnose });
 }
+
+// Made apart from mapRunLifecycle: a closure there would hold its scope, and so the run's input, for the whole run.
+const wordedWith = (exposeErrorStack: boolean) => (error: unknown) => runErrorOf(error, exposeErrorStack);
 
 /** One subscription of {@link mapRunLifecycle}: its handlers, and the `abort` listener of its signal. */
 interface RunStage extends OperatorHandlers<AgentEvent>, Readonly<{ subscriber: OperatorSink<Event>; context: OperatorContext; diagnose: DiagnosticHandler }> {

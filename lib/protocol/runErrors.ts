@@ -1,4 +1,5 @@
 import type { RunAgentInput, RunErrorEvent } from '@ag-ui/core';
+import { unreportedInput, type CheckedInputOption } from './checkedInput.js';
 import { AguiRxError, errorMessage } from './errors.js';
 import { generateId } from './generateId.js';
 import { recordType } from './recordType.js';
@@ -170,7 +171,7 @@ export interface RunFailure {
 }
 
 /** Options of {@link runFailures}: a lifecycle's run and its error options. */
-export interface RunFailuresOptions {
+export interface RunFailuresOptions extends CheckedInputOption {
   readonly threadId: string;
   readonly runId: string;
   readonly input?: RunAgentInput | undefined;
@@ -203,7 +204,9 @@ export function runFailures(options: RunFailuresOptions, worded: (error: unknown
   failures.onError = options.onError ?? logRunError;
   failures.threadId = options.threadId;
   failures.runId = options.runId;
-  failures.input = options.input;
+  // Kept only for an `onError` that is given it: the default log names the ids, and an open run would
+  // otherwise hold the client's whole history for a report that never reads it.
+  failures.input = options.onError === undefined || options[unreportedInput] === true ? undefined : options.input;
   return Failures.shaped(failures);
 }
 

@@ -145,7 +145,8 @@ export function trackRunLifecycle(run: RunIdentity): RunLifecycle {
 interface Lifecycle extends RunLifecycle {
   started: boolean;
   ended: boolean;
-  readonly run: RunIdentity;
+  /** The run's identity; its `input` only until RUN_STARTED has echoed it. */
+  run: RunIdentity;
   /** What is open on the output, so that the run can always end cleanly. */
   readonly open: OpenEntities;
   /** Usage reported during the run, upstream's terminal event's first; made at the first report (most runs have none). */
@@ -168,7 +169,12 @@ function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
   if (parentRunId !== undefined) event.parentRunId = parentRunId;
   // Upstream's input is checked with the event; the run's was checked when the operator was made, and is set after.
   assertWireEvent(event as unknown as Fields);
-  if (input !== undefined) event.input = input;
+  if (input !== undefined) {
+    event.input = input;
+    // Echoed: nothing reads it again (a late RUN_STARTED is dropped), and an open run would hold the
+    // client's whole history until it ends. This run's own identity, without it.
+    this.run = { threadId, runId, parentRunId, input: undefined, exposeErrorStack: this.run.exposeErrorStack };
+  }
   // Set only once valid: an invalid upstream RUN_STARTED still gets our own RUN_STARTED before the RUN_ERROR.
   this.started = true;
   this.open.observe(event);

@@ -5,7 +5,7 @@ import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
-import { checkedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
+import { checkedInput, unreportedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
 import { reportTeardownError } from '../protocol/createOperator.js';
 
 /** `toAgui`'s options that every run of a handler (or agent) shares: the run's ids, input and signal are its own. */
@@ -13,10 +13,17 @@ type SharedToAguiOptions = Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRun
 
 /**
  * `toAgui`'s options as `agentRun` takes them: the shared ones, this run's `onError` and
- * validated input when the caller has them (they win over the shared ones), and how an iterable
- * agent is sliced.
+ * validated input when the caller has them (they win over the shared ones), whether that `onError`
+ * leaves the report's `input` unread (`inputUnreported`: the run then drops its input once
+ * RUN_STARTED is out), and how an iterable agent is sliced.
  */
-export type AgentRunOptions = { toAgui: SharedToAguiOptions & CheckedInputOption; onError?: ToAguiOptions['onError']; checked?: RunAgentInput | undefined; slice: SliceOptions };
+export type AgentRunOptions = {
+  toAgui: SharedToAguiOptions & CheckedInputOption;
+  onError?: ToAguiOptions['onError'];
+  checked?: RunAgentInput | undefined;
+  inputUnreported?: boolean | undefined;
+  slice: SliceOptions;
+};
 
 /**
  * One run of an agent: what it returns for `input` (an Observable, or an iterable pulled in
@@ -145,7 +152,7 @@ function agentEvents(start: (signal: () => AbortSignal) => AgentResult<unknown>,
  * with a symbol key, then again with the run's ids) cost 2–3 µs per run in a warm loop against
  * 0.3 µs for this literal, and a copy takes its source's shape, which differs from caller to caller.
  */
-function runOptionsOf({ toAgui: shared, onError, checked }: AgentRunOptions, input: RunAgentInput, cancel: CancelSignal | undefined): ToAguiOptions & CheckedInputOption {
+function runOptionsOf({ toAgui: shared, onError, checked, inputUnreported }: AgentRunOptions, input: RunAgentInput, cancel: CancelSignal | undefined): ToAguiOptions & CheckedInputOption {
   const options: { [K in keyof Required<ToAguiOptions>]: ToAguiOptions[K] } & CheckedInputOption = {
     threadId: input.threadId,
     runId: input.runId,
@@ -160,6 +167,7 @@ function runOptionsOf({ toAgui: shared, onError, checked }: AgentRunOptions, inp
     onError: onError ?? shared.onError,
     errorMessages: shared.errorMessages,
     [checkedInput]: checked ?? shared[checkedInput],
+    [unreportedInput]: inputUnreported ?? shared[unreportedInput],
   };
   return options;
 }

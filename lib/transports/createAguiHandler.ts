@@ -196,12 +196,14 @@ interface RunSetup {
   toAgui: AgentRunOptions['toAgui'];
   sliceEvents: number | undefined;
   sliceMs: number | undefined;
+  /** No `onError` of the user's: failures are logged with the ids, so a run drops its input once RUN_STARTED has echoed it. */
+  inputUnreported: boolean;
 }
 
 function runSetupOf(options: AguiHandlerOptions<any, any>): RunSetup {
   const { maxBodyBytes: _max, heartbeatMs: _heartbeat, coalesce: _coalesce, maxBufferedBytes: _buffered, stallTimeoutMs: _stall, maxPipelinedRequests: _pipelined, broker: _broker, basePath: _base, onError: _onError, context: _context, cors: _cors, stateSchema: _stateSchema, sliceEvents, sliceMs, ...aguiOptions } = options;
   // Each run reads the options it needs by name (agentRun's runOptionsOf): no copy per run, nor here.
-  return { toAgui: aguiOptions, sliceEvents, sliceMs };
+  return { toAgui: aguiOptions, sliceEvents, sliceMs, inputUnreported: options.onError === undefined };
 }
 
 /**
@@ -222,7 +224,7 @@ function runEvents(agent: AnyAguiAgent<any>, input: RunAgentInput, setup: RunSet
       }),
     input,
     // The input was validated with the request (parseRunAgentInput): the run need not validate it again.
-    { toAgui: setup.toAgui, onError: report, checked: input, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
+    { toAgui: setup.toAgui, onError: report, checked: input, inputUnreported: setup.inputUnreported, slice: { sliceEvents: setup.sliceEvents, sliceMs: setup.sliceMs, ready } },
     cancel,
   );
 }
@@ -256,15 +258,17 @@ interface RunResponse extends SendSSEOptions, DemandGate, GateState {
   readonly accept: string | undefined;
   demand: DemandGate | undefined;
   readonly report: Served['report'];
-  readonly input: RunAgentInput;
+  readonly threadId: string;
+  readonly runId: string;
+  /** Only for an `onError` of the user's, which is given it: else the open stream holds none of the client's history. */
+  readonly input: RunAgentInput | undefined;
 }
 
 // The methods every run's record shares (the handler's options are on a prototype of their own, made from it).
 const runResponseMethods = Object.freeze({
   onFailure(this: RunResponse, error: unknown) {
-    // The report is made when needed: nothing per run is kept for it but the input.
-    const input = this.input;
-    this.report(error, { input, threadId: input.threadId, runId: input.runId });
+    // The report is made when needed: nothing per run is kept for it but the ids (and the input, for an `onError` of the user's).
+    this.report(error, { input: this.input, threadId: this.threadId, runId: this.runId });
   },
   ready(this: RunResponse) {
     return this.waiting?.promise;
@@ -288,7 +292,9 @@ function sendRun(res: ServerResponse, agent: AnyAguiAgent<any>, input: RunAgentI
   r.demand = r;
   r.waiting = undefined;
   r.report = served.report;
-  r.input = input;
+  r.threadId = input.threadId;
+  r.runId = input.runId;
+  r.input = setup.inputUnreported ? undefined : input;
   streams.Runs.shaped(r);
   // `ready` is called as a plain function: bound here (kept only by an iterable agent's pull).
   sendSSE(res, runEvents(agent, input, setup, served, undefined, runResponseMethods.ready.bind(r)), r);
@@ -787,7 +793,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
       const input = checked.input;
-      const run = { input, threadId: input.threadId, runId: input.runId };
+      const run = { input: runSetup.inputUnreported ? undefined : input, threadId: input.threadId, runId: input.runId };
       const served = { request, context: made.context, report };
       return toSSEResponse(runEvents(agent, input, runSetup, served, undefined, demand.ready), copyWith(stream, { demand, onFailure: (error: unknown) => report(error, run) }));
     }

@@ -67,6 +67,9 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
   const text = new TextEncoder();
   const toBytes = (frame: string | Uint8Array) => (typeof frame === 'string' ? text.encode(frame) : frame);
   let subscription: Subscription | undefined;
+  // Subscribed once, in start(), and not held after: the stream's callbacks live as long as it is
+  // open, and the run's Observable holds what made it (an agent run's input, its whole history).
+  let source: Observable<Event | BrokerFrame> | undefined = items$;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   // Frames the stream's queue has no room for yet, from `head` on, and their size in bytes.
   let queue: Uint8Array[] = [];
@@ -155,9 +158,11 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
       start(c) {
         controller = c;
         // The client left before the run started: it never starts.
+        const source$ = source!;
+        source = undefined;
         if (options.signal?.aborted === true) return close();
         subscription = pipeFrames(
-          items$ as Observable<BrokerFrame>,
+          source$ as Observable<BrokerFrame>,
           {
             write(frame, event) {
               // A synchronous source goes on emitting after the stop: nothing may follow the RUN_ERROR.

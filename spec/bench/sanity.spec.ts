@@ -73,6 +73,7 @@ describe('bench (npm run bench --quick)', () => {
       find(rows, 14, 'official stack'),
       find(rows, 14, 'write path alone'),
       find(rows, 14, '(ceiling) the connection alone'),
+      ...['hand-written', 'official'].map((other) => findWith(rows, 14, ['with a history of', `vs ${other}`])),
       ...['paced', 'burst'].flatMap((scenario) => ['frames on the wire', 'bytes on the wire'].map((what) => findWith(rows, 15, [what, `, ${scenario},`]))),
       find(rows, 16, 'latency p50'),
       find(rows, 16, 'latency p99'),

@@ -7,12 +7,14 @@
 // IPC, one command at a time, each answered once:
 //  { cmd: 'run', port, count, params, batch }  opens `count` runs (`batch` connections at a time),
 //      waits for them all to end: { runs, ok, frames, bytes, tokens, p50, p99, failures };
-//  { cmd: 'open', port, count, params, until }  opens `count` runs and keeps them, each once its
-//      response holds the text `until`: { opened };
+//  { cmd: 'open', port, count, params, until, history }  opens `count` runs and keeps them, each once its
+//      response holds the text `until` (each request carries a conversation history of `history`
+//      messages of about 300 characters, default none): { opened };
 //  { cmd: 'close' }  destroys every kept connection: { closed }.
 import net from 'node:net';
 import { monotonicNow } from './serve-clock.mjs';
 import { percentile } from './harness.mjs';
+import { historyOf } from './serve-history.mjs';
 
 const LFLF = Buffer.from('\n\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -23,9 +25,9 @@ const SKIP_TOKENS = 5;
 let seq = 0;
 
 /** The request bytes of one run. */
-function requestOf(port, params) {
+function requestOf(port, params, history = 0) {
   const id = `${process.pid}-${seq++}`;
-  const body = JSON.stringify({ threadId: `t-${id}`, runId: `r-${id}`, messages: [], tools: [], context: [], state: {}, forwardedProps: params });
+  const body = JSON.stringify({ threadId: `t-${id}`, runId: `r-${id}`, messages: historyOf(history), tools: [], context: [], state: {}, forwardedProps: params });
   return `POST /agent HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
@@ -33,7 +35,7 @@ function requestOf(port, params) {
  * One connection. `onToken(latencyMs)` for each stamped token (paced runs), `until` the text whose
  * arrival resolves `ready`. Resolves `done` with { ok, frames, bytes } at the end of the response.
  */
-function connect(port, params, { stamped, until, onToken }) {
+function connect(port, params, { stamped, until, onToken, history }) {
   const socket = net.connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   let frames = 0;
@@ -56,7 +58,7 @@ function connect(port, params, { stamped, until, onToken }) {
       readyResolve(false);
       resolve({ ok: status.startsWith('HTTP/1.1 200'), frames, bytes });
     };
-    socket.on('connect', () => socket.write(requestOf(port, params)));
+    socket.on('connect', () => socket.write(requestOf(port, params, history)));
     socket.on('data', (chunk) => {
       const now = stamped ? monotonicNow() : 0;
       let body = chunk;
@@ -144,12 +146,12 @@ async function runMany({ port, count, params, batch }) {
 const kept = [];
 
 /** Opens `count` runs and keeps them open, each once `until` has arrived; `opened`: how many got it and are still open. */
-async function openMany({ port, count, params, until, batch = 100 }) {
+async function openMany({ port, count, params, until, history, batch = 100 }) {
   let opened = 0;
   for (let i = 0; i < count; i += batch) {
     const ready = [];
     for (let k = i; k < Math.min(count, i + batch); k++) {
-      const c = connect(port, params, { stamped: false, until });
+      const c = connect(port, params, { stamped: false, until, history });
       kept.push(c.socket);
       ready.push(c.ready);
     }

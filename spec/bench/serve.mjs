@@ -5,13 +5,15 @@
 // 13. server CPU per token: paced (many concurrent runs, one token every 20 ms each) and burst
 //     (fewer runs, all their tokens emitted synchronously) — issue 17 target 1;
 // 14. heap per open stream after GC (runs past RUN_STARTED and a few tokens, then silent), heartbeats
-//     on, with and without the in-memory broker — target 2;
+//     on, with and without the in-memory broker — target 2; and, informational, with a conversation
+//     history in each request, as a client posts it;
 // 15. frames and bytes on the wire per run, what coalescing saves against a frame per event — target 6 (report only);
 // 16. token latency p50 / p99 on the paced scenario, emission → client socket — target 7.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { median, row } from './harness.mjs';
+import { historyOf } from './serve-history.mjs';
 
 export const name = 'serve';
 
@@ -23,6 +25,10 @@ const LABEL = { agui: 'agui-rx', 'agui-broker': 'agui-rx + broker', 'agui-sse': 
 const KB = 1024;
 /** Item 14's target without a broker, KB per open stream (issue 17). */
 const HEAP_TARGET_KB = 6;
+// The history each request of the heap-with-history rows carries, and the contenders measured with it.
+const HISTORY_MESSAGES = 20;
+const HISTORY_KB = (JSON.stringify(historyOf(HISTORY_MESSAGES)).length / KB).toFixed(1);
+const HISTORY_NAMES = ['agui', 'hand', 'official'];
 
 /**
  * A child process (with --expose-gc) that answers each IPC message with one message: `ask`
@@ -103,11 +109,12 @@ async function rounds(servers, client, { count, params, batch, warmup, runs, gcF
 
 /**
  * Heap bytes per open stream of `server`: `n` silent runs opened after 20 warm ones (kept open, so
- * that the code paths are compiled before the first measure), two full GCs before and after.
+ * that the code paths are compiled before the first measure), two full GCs before and after. Each
+ * request carries a conversation history of `history` messages (the client's `historyOf`).
  */
-async function heapPerStream(server, client, n) {
+async function heapPerStream(server, client, n, history = 0) {
   const open = async (count) => {
-    const { opened } = await client.ask({ cmd: 'open', port: server.port, count, params: { mode: 'open' }, until: 'friend.' });
+    const { opened } = await client.ask({ cmd: 'open', port: server.port, count, params: { mode: 'open' }, until: 'friend.', history });
     if (opened !== count) throw new Error(`${LABEL[server.name]}: ${opened} of ${count} streams opened.`);
   };
   try {
@@ -150,6 +157,7 @@ export async function run({ quick, runs, warmup, log, note }) {
   const breakdownNames = [...names, 'agui-sse'];
   const heapNames = ['agui', 'agui-broker', 'agui-sse', 'hand', 'official', 'bare'];
   const heap = Object.fromEntries(heapNames.map((n) => [n, []]));
+  const heapWithHistory = {};
   const rows = [];
   let pacedResult;
   let afterIdleResult;
@@ -178,6 +186,8 @@ export async function run({ quick, runs, warmup, log, note }) {
             heap[server.name].push((await heapPerStream(server, client, heapStreams)) / KB);
           }
         }
+        // What a real request adds: a client posts its whole conversation with each run.
+        for (const server of servers.filter((s) => HISTORY_NAMES.includes(s.name))) heapWithHistory[server.name] = (await heapPerStream(server, client, heapStreams, HISTORY_MESSAGES)) / KB;
       });
     } finally {
       for (const server of servers) server.kill();
@@ -288,6 +298,17 @@ export async function run({ quick, runs, warmup, log, note }) {
       ratio: kb('agui') / kb('official'),
       ratioMeans: 'agui-rx ÷ official',
     }),
+    ...['hand', 'official'].map((other) =>
+      row({
+        item: 14,
+        name: `${heapLabel}, each request with a history of ${HISTORY_MESSAGES} messages (about ${HISTORY_KB} KB of JSON; one round): agui-rx without a broker vs ${LABEL[other]} (informational)`,
+        ours: { name: 'agui-rx', value: heapWithHistory.agui },
+        baseline: { name: LABEL[other], value: heapWithHistory[other] },
+        unit: 'KB',
+        ratio: heapWithHistory.agui / heapWithHistory[other],
+        ratioMeans: `agui-rx ÷ ${LABEL[other]}`,
+      }),
+    ),
   );
 
   for (const [label, result] of [

@@ -1,24 +1,12 @@
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type Message } from '@ag-ui/core';
 import { createServer, type Server } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { NEVER, Observable, ReplaySubject, Subject, concat, concatMap, delay, filter, firstValueFrom, from, map, of, race, startWith, take, timeout, timer } from 'rxjs';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { createAguiHandler, type AguiAgent } from '../../lib/transports/createAguiHandler.js';
+import { fullGc } from '../support/gc.js';
 
-/** A full garbage collection: `global.gc` when node runs with --expose-gc, else V8's own, exposed at runtime. */
-function fullGc(): (() => void) | undefined {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    return undefined;
-  }
-}
 const gc = fullGc();
 
 /*
