@@ -32,7 +32,9 @@ export interface MapRunLifecycleOptions {
   exposeErrorStack?: boolean | undefined;
   /**
    * Told once when the run ends in RUN_ERROR (not cancelled), with the error and `{ input, threadId,
-   * runId, reference }` (the id a redacted message quotes). Default: a `console.error` line.
+   * runId, reference }` (the id a redacted message quotes). Default: a `console.error` line. Only
+   * with it does the run keep `input` once RUN_STARTED has echoed it (an open run otherwise holds
+   * none of the client's history).
    */
   onError?: RunErrorHandler | undefined;
   /**
