@@ -33,8 +33,7 @@ export interface MapRunLifecycleOptions {
   /**
    * Told once when the run ends in RUN_ERROR (not cancelled), with the error and `{ input, threadId,
    * runId, reference }` (the id a redacted message quotes). Default: a `console.error` line. Only
-   * with it does the run keep `input` once RUN_STARTED has echoed it (an open run otherwise holds
-   * none of the client's history).
+   * with it does the run keep `input` after RUN_STARTED's echo (else it holds no client history).
    */
   onError?: RunErrorHandler | undefined;
   /**

@@ -14,8 +14,8 @@ type SharedToAguiOptions = Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRun
 /**
  * `toAgui`'s options as `agentRun` takes them: the shared ones, this run's `onError` and
  * validated input when the caller has them (they win over the shared ones), whether that `onError`
- * leaves the report's `input` unread (`inputUnreported`: the run then drops its input once
- * RUN_STARTED is out), and how an iterable agent is sliced.
+ * leaves the report's `input` unread (`inputUnreported`: the run's failures then keep no input; the
+ * lifecycle drops it after RUN_STARTED in any case), and how an iterable agent is sliced.
  */
 export type AgentRunOptions = {
   toAgui: SharedToAguiOptions & CheckedInputOption;

@@ -337,6 +337,15 @@ interface Served {
   report: (error: unknown, run: Partial<RunErrorReport>) => void;
 }
 
+/**
+ * The run's fields of a stream's failure report: its `input` only for an `onError` of the user's
+ * (`RunSetup.inputUnreported`), so that an open stream holds none of the history its request posted.
+ */
+function reportedRun(setup: RunSetup, input: RunAgentInput, run: 'run' | 'thread'): Partial<RunErrorReport> {
+  const reported = setup.inputUnreported ? undefined : input;
+  return run === 'run' ? { input: reported, threadId: input.threadId, runId: input.runId } : { input: reported, threadId: input.threadId };
+}
+
 /** How a handler reports a failure: to `onError`, or logged; with the request and a reference. */
 function reporterOf(options: AguiHandlerOptions<any, any>, request: IncomingMessage | Request): Served['report'] {
   const onError = options.onError ?? logRunError;
@@ -556,10 +565,10 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
               (error: unknown) => refuse(brokerRefusal(error)),
             );
           case 'connect':
-            return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), { input, threadId: input.threadId })));
+            return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), reportedRun(runSetup, input, 'thread'))));
           case 'run':
             return readNodeBody(req, res, maxBodyBytes, refuse, withCheckedState(options.stateSchema, refuse, (input) =>
-              inTurn(res, () => void send(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId })),
+              inTurn(res, () => void send(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), reportedRun(runSetup, input, 'run'))),
             ));
         }
       });
@@ -793,7 +802,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       // An iterable agent is pulled no faster than the response stream is read.
       const demand = createDemandGate();
       const input = checked.input;
-      const run = { input: runSetup.inputUnreported ? undefined : input, threadId: input.threadId, runId: input.runId };
+      const run = reportedRun(runSetup, input, 'run');
       const served = { request, context: made.context, report };
       return toSSEResponse(runEvents(agent, input, runSetup, served, undefined, demand.ready), copyWith(stream, { demand, onFailure: (error: unknown) => report(error, run) }));
     }
@@ -835,11 +844,11 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       case 'run': {
         const parsed = await readInput(request);
         if ('status' in parsed) return refuse(parsed);
-        if (route.kind === 'connect') return serve(broker.connect(parsed, access), { input: parsed, threadId: parsed.threadId });
+        if (route.kind === 'connect') return serve(broker.connect(parsed, access), reportedRun(runSetup, parsed, 'thread'));
         const checked = await checkState(parsed, options.stateSchema);
         if (checked.refusal !== undefined) return refuse(checked.refusal);
         const input = checked.input;
-        return serve(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), { input, threadId: input.threadId, runId: input.runId });
+        return serve(runThroughBroker(broker, input, (cancel) => runEvents(agent, input, runSetup, served, cancel), access, lastEventId), reportedRun(runSetup, input, 'run'));
       }
     }
   };

@@ -167,12 +167,14 @@ function release(r: NodeStream): void {
 }
 
 function onStall(r: NodeStream): void {
-  // The client took nothing for stallTimeoutMs: a RUN_ERROR could not reach it either.
+  // The client took nothing for stallTimeoutMs: a RUN_ERROR could not reach it either. A run
+  // stopped already (SEND_BUFFER_FULL, reported then) is not a second failure: it is only cut.
+  const reported = r.stopped;
   r.stopped = true;
   safeUnsubscribe(r.subscription);
   release(r);
   r.res.destroy();
-  r.options.onFailure?.(flowFailure(SLOW_CLIENT, r.stallTimeoutMs));
+  if (!reported) r.options.onFailure?.(flowFailure(SLOW_CLIENT, r.stallTimeoutMs));
 }
 
 function wait(r: NodeStream): void {

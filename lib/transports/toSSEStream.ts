@@ -94,13 +94,15 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     options.signal?.removeEventListener('abort', abandon);
   };
   const stall = stallTimer(stallTimeoutMs, () => {
+    // A run stopped already (SEND_BUFFER_FULL, reported then) is not a second failure: it is only cut.
+    const reported = stopped;
     stopped = true;
     closed = true;
     safeUnsubscribe(subscription);
     release();
     // Erroring drops the stream's queue too, and tells the runtime to close the connection.
     controller.error(Object.assign(new Error(slowClientMessage(stallTimeoutMs)), { code: SLOW_CLIENT }));
-    options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
+    if (!reported) options.onFailure?.(flowFailure(SLOW_CLIENT, stallTimeoutMs));
     // What waits, as the stream's queue counts it: a read that leaves it full calls no pull() but
     // lowers this (while full, nothing is enqueued but in pull()).
   }, () => -controller.desiredSize!);
@@ -157,9 +159,9 @@ function stream(items$: Observable<Event | BrokerFrame>, options: ToSSEStreamOpt
     {
       start(c) {
         controller = c;
-        // The client left before the run started: it never starts.
         const source$ = source!;
         source = undefined;
+        // The client left before the run started: it never starts.
         if (options.signal?.aborted === true) return close();
         subscription = pipeFrames(
           source$ as Observable<BrokerFrame>,

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { NEVER, Subject, concat, map, of } from 'rxjs';
 import { toAgui } from '../../../operators/toAgui.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { createRunBroker } from '../../../lib/broker/createRunBroker.js';
+import type { RunBrokerApi } from '../../../lib/transports/brokerRoutes.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { isCollected } from '../../support/gc.js';
 
@@ -49,14 +51,14 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent` };
 }
 
-/** Posts a fresh history input and reads until the token's frame: the run is open, past RUN_STARTED. */
-async function openStream(url: string, signal: AbortSignal): Promise<string> {
+/** Posts a fresh history input and reads until `until` (the token's frame): the run is open, past RUN_STARTED. */
+async function openStream(url: string, signal: AbortSignal, until = 'TEXT_MESSAGE_CONTENT'): Promise<string> {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(historyInput()), signal });
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  while (!text.includes('TEXT_MESSAGE_CONTENT')) {
+  while (!text.includes(until)) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`The stream ended before its token: ${text}`);
     text += decoder.decode(value, { stream: true });
@@ -106,6 +108,46 @@ describe('an open run and its input', () => {
       expect(reports).toHaveLength(1);
       expect(reports[0]).toMatchObject({ runId: 'run-1', input: { threadId: 'thread-1', runId: 'run-1' } });
       expect(reports[0].input!.messages).toHaveLength(20);
+    });
+  });
+
+  describe('createAguiHandler with a run broker', () => {
+    let server: Server | undefined;
+    let controllers: AbortController[] = [];
+    afterEach(async () => {
+      for (const controller of controllers) controller.abort();
+      controllers = [];
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+      server = undefined;
+    });
+
+    /** A memory-store broker whose connect and run keep WeakRefs to the input each request posted. */
+    function watchedBroker(refs: WeakRef<object>[]): RunBrokerApi {
+      const broker = createRunBroker({ authorize: () => true });
+      return {
+        run: (input, start, access, after) => (refs.push(new WeakRef(input)), broker.run(input, start, access, after)),
+        runWithCancel: (input, start, access, after) => (refs.push(new WeakRef(input)), broker.runWithCancel(input, start, access, after)),
+        events: (threadId, runId, after, access) => broker.events(threadId, runId, after, access),
+        connect: (input, access) => (refs.push(new WeakRef(input)), broker.connect(input, access)),
+        stop: (threadId, runId, access) => broker.stop(threadId, runId, access),
+      };
+    }
+
+    it("should hold no input of a POST that attaches to the running run, nor of a POST /connect, without an onError of the user's", async () => {
+      const refs: WeakRef<object>[] = [];
+      let url: string;
+      ({ server, url } = await listen(createAguiHandler(openAgent([]), { broker: watchedBroker(refs), onDiagnostic: () => undefined, basePath: '/agent' })));
+      const stream = () => controllers[controllers.push(new AbortController()) - 1].signal;
+      // The run's first POST starts it: the broker's store keeps that input for connect, by design.
+      await openStream(url, stream());
+      // The same run posted again attaches to it; a connect replays the thread: each with its own copy of the history.
+      await openStream(url, stream());
+      await openStream(`${url}/connect`, stream());
+      expect(refs).toHaveLength(3);
+      expect(await Promise.all(refs.slice(1).map(isCollected))).toEqual([true, true]);
+      // The control: the starting POST's input, kept by the store, is still held.
+      expect(await isCollected(refs[0])).toBe(false);
     });
   });
 

@@ -706,6 +706,38 @@ describe('sendSSE', () => {
       expect(fake.chunks).toEqual([frame(S)]);
     });
 
+    it('should tell onFailure once when a run stopped with SEND_BUFFER_FULL then stalls: the cut is no second failure', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const failures: unknown[] = [];
+      fake.accepting = false;
+
+      sendSSE(fake.res, source$, { heartbeatMs: 0, stallTimeoutMs: 1000, maxBufferedBytes: bytes(text('a')), coalesce: false, onFailure: (error) => void failures.push(error) });
+      source$.next(S);
+      source$.next(text('a'));
+      source$.next(text('b'));
+      jest.advanceTimersByTime(1000);
+
+      expect(fake.destroyed).toBe(true);
+      expect(failures.map((error) => (error as { code?: string }).code)).toEqual(['SEND_BUFFER_FULL']);
+    });
+
+    it('should tell onFailure SLOW_CLIENT once when frames waited stallTimeoutMs without a drain', () => {
+      jest.useFakeTimers();
+      const fake = new FakeResponse();
+      const source$ = new Subject<Event>();
+      const failures: unknown[] = [];
+      fake.accepting = false;
+
+      sendSSE(fake.res, source$, { heartbeatMs: 0, stallTimeoutMs: 1000, coalesce: false, onFailure: (error) => void failures.push(error) });
+      source$.next(S);
+      source$.next(text('a'));
+      jest.advanceTimersByTime(5000);
+
+      expect(failures.map((error) => (error as { code?: string }).code)).toEqual(['SLOW_CLIENT']);
+    });
+
     it('should restart the stall clock on every drain: a client that reads slowly is never cut', () => {
       jest.useFakeTimers();
       const fake = new FakeResponse();

@@ -380,6 +380,23 @@ describe('toSSEStream backpressure', () => {
     });
   });
 
+  it('should tell onFailure once when a run stopped with SEND_BUFFER_FULL then stalls: the cut is no second failure', async () => {
+    jest.useFakeTimers();
+    const source$ = new Subject<Event>();
+    const failures: unknown[] = [];
+    const stream = toSSEStream(source$, { heartbeatMs: 0, coalesce: false, stallTimeoutMs: 1000, maxBufferedBytes: 1000, onFailure: (error) => void failures.push(error) });
+
+    source$.next(S);
+    // Fills the stream's own queue (64 KiB): what follows waits in ours, then overflows it.
+    source$.next(text('f'.repeat(70 * 1024)));
+    source$.next(text('a'.repeat(600)));
+    source$.next(text('b'.repeat(600)));
+    jest.advanceTimersByTime(1000);
+
+    await expect(stream.getReader().read()).rejects.toMatchObject({ code: 'SLOW_CLIENT' });
+    expect(failures.map((error) => (error as { code?: string }).code)).toEqual(['SEND_BUFFER_FULL']);
+  });
+
   it("should count a frame that fills the stream's own queue as waiting: a consumer that never pulls is cut", async () => {
     jest.useFakeTimers();
     const source$ = new Subject<Event>();
