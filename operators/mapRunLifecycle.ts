@@ -9,7 +9,7 @@ import { runFailures, type ErrorMessagePolicy, type RunErrorHandler, type RunFai
 import { isTokenEventType } from '../lib/protocol/table.js';
 import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { assertWireEvent, isPlainTextContent } from '../lib/protocol/validate.js';
-import { noMessage, runErrorOf, runIdentityOf, trackRunLifecycle, type RunLifecycle } from '../lib/tracking/runLifecycle.js';
+import { noMessage, runErrorWithStack, runErrorWithoutStack, runIdentityOf, trackRunLifecycle, type RunLifecycle } from '../lib/tracking/runLifecycle.js';
 
 /** Options of {@link mapRunLifecycle}. */
 export interface MapRunLifecycleOptions {
@@ -103,7 +103,7 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
   // Checked now: a bad id or input would make every RUN_STARTED invalid, with no run to report it in.
   const run = runIdentityOf(options);
   // Checked now: an unknown errorMessages throws here.
-  const failures = runFailures(options, wordedWith(run.exposeErrorStack));
+  const failures = runFailures(options, run.exposeErrorStack ? runErrorWithStack : runErrorWithoutStack);
   return createOperator<AgentEvent, Event>((subscriber, context) => {
     // One record per run, with methods every run shares: a few fields instead of a closure per step.
     const stage = new RunStageRecord();
@@ -119,9 +119,6 @@ export function mapRunLifecycle(options: MapRunLifecycleOptions): OperatorFuncti
     return stage;
   }, { readsAgentEvents: diagnose });
 }
-
-// Made apart from mapRunLifecycle: a closure there would hold its scope, and so the run's input, for the whole run.
-const wordedWith = (exposeErrorStack: boolean) => (error: unknown) => runErrorOf(error, exposeErrorStack);
 
 /** One subscription of {@link mapRunLifecycle}: its handlers, and the `abort` listener of its signal. */
 interface RunStage extends OperatorHandlers<AgentEvent>, Readonly<{ subscriber: OperatorSink<Event>; context: OperatorContext; diagnose: DiagnosticHandler }> {

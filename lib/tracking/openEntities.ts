@@ -66,18 +66,29 @@ export interface OpenEntities {
 export function trackOpenEntities(): OpenEntities {
   // Its methods on a shared prototype (`openEntitiesMethods`): a record holds only its fields.
   const entities = new OpenEntitiesRecord();
+  entities.few = undefined;
   entities.open = undefined;
   entities.pending = undefined;
   entities.lifecycles = undefined;
   return OpenEntitiesRecord.shaped(entities);
 }
 
+// How many entities `few` holds before they move to a map per kind: a scan of a few triples costs
+// less than a lookup, and no run pays more than a bounded scan per event (no superlinear path).
+const FEW = 16;
+
 /** One run's open entities; the methods are the shared functions below (no closures per run). */
 interface OpenRecord extends OpenEntities {
   // Each table made at its first write: an open stream holds only what it opened.
   /**
-   * One map per kind a turn holds (at the kind's place in `turnKinds`), in open order, keyed by id.
-   * An array rather than a Map of kinds: a run that opens only text holds one table, not two.
+   * What is open while it is at most {@link FEW} entities: `place, id, lane` triples in open order
+   * (`place`: the kind's index in `turnKinds`). One open message costs an array of three slots
+   * instead of a Map and its hash table (about 190 bytes less per open stream).
+   */
+  few: (number | Lane)[] | undefined;
+  /**
+   * Past {@link FEW}: one map per kind a turn holds (at the kind's place in `turnKinds`), in open
+   * order, keyed by id. An array rather than a Map of kinds: a run that opens only text holds one table, not two.
    */
   open: (Map<string, Lane> | undefined)[] | undefined;
   pending: Set<string> | undefined;
@@ -103,22 +114,65 @@ function observe(this: OpenRecord, event: Event): void {
   const place = turnKinds.indexOf(kind);
   if (place < 0) return;
   if (entry.role === 'start') {
-    const open = (this.open ??= new Array<Map<string, Lane> | undefined>(turnKinds.length).fill(undefined));
-    (open[place] ??= new Map()).set(id, fields.subagentRunId);
+    addOpen(this, place, id, fields.subagentRunId);
     if (kind === entityKind.toolCall) (this.pending ??= new Set()).add(id);
-  } else this.open?.[place]?.delete(id);
+  } else removeOpen(this, place, id);
+}
+
+// Records `id` as open (a second START of an open id updates its lane in place, as Map.set does).
+function addOpen(record: OpenRecord, place: number, id: string, lane: Lane): void {
+  if (record.open === undefined) {
+    const few = record.few;
+    if (few === undefined) {
+      // Made with its first entity, three slots (an empty array's first push makes room for 17).
+      record.few = [place, id, lane];
+      return;
+    }
+    for (let i = 0; i < few.length; i += 3) {
+      if (few[i] === place && few[i + 1] === id) {
+        few[i + 2] = lane;
+        return;
+      }
+    }
+    if (few.length < FEW * 3) {
+      few.push(place, id, lane);
+      return;
+    }
+    // Too many to scan: a map per kind from now on, in the same open order.
+    const open = (record.open = new Array<Map<string, Lane> | undefined>(turnKinds.length).fill(undefined));
+    for (let i = 0; i < few.length; i += 3) (open[few[i] as number] ??= new Map()).set(few[i + 1] as string, few[i + 2] as Lane);
+    record.few = undefined;
+  }
+  (record.open[place] ??= new Map()).set(id, lane);
+}
+
+function removeOpen(record: OpenRecord, place: number, id: string): void {
+  const few = record.few;
+  if (few === undefined) {
+    record.open?.[place]?.delete(id);
+    return;
+  }
+  for (let i = 0; i < few.length; i += 3) {
+    if (few[i] === place && few[i + 1] === id) {
+      few.splice(i, 3);
+      return;
+    }
+  }
 }
 
 function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
   const closers: Event[] = [];
   // Every run ends here once: what was never made or is empty is skipped without an iterator.
-  const { open, lifecycles } = this;
+  const { few, open, lifecycles } = this;
   for (const kind of entityKinds) {
     // Steps and subagents nest: the tracker gives the latest first.
     if (kind === entityKind.step) {
       if (lifecycles !== undefined) for (const { name, lane } of lifecycles.finishSteps(undefined, true)) closers.push(closerOf(kind, name, lane, reason));
     } else if (kind === entityKind.subagent) {
       if (lifecycles !== undefined) for (const { id } of lifecycles.finishSubagents()) closers.push(closerOf(kind, id, undefined, reason));
+    } else if (few !== undefined) {
+      const place = turnKinds.indexOf(kind);
+      for (let i = 0; i < few.length; i += 3) if (few[i] === place) closers.push(closerOf(kind, few[i + 1] as string, few[i + 2] as Lane, reason));
     } else {
       const entities = open?.[turnKinds.indexOf(kind)];
       if (entities === undefined || entities.size === 0) continue;
@@ -126,6 +180,7 @@ function closeAll(this: OpenRecord, reason: CloseReason): Event[] {
       entities.clear();
     }
   }
+  if (few !== undefined) few.length = 0;
   return closers;
 }
 

@@ -301,6 +301,11 @@ export function runErrorOf(error: unknown, exposeStack: boolean): RunErrorEvent 
   };
 }
 
+/** {@link runErrorOf} with the stack, as a function of the error alone: shared, so that a run holds no closure of its own for it. */
+export const runErrorWithStack = (error: unknown): RunErrorEvent => runErrorOf(error, true);
+/** {@link runErrorOf} without the stack, as a function of the error alone (see {@link runErrorWithStack}). */
+export const runErrorWithoutStack = (error: unknown): RunErrorEvent => runErrorOf(error, false);
+
 /** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
 function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown {
   try {

@@ -183,6 +183,41 @@ describe('trackOpenEntities', () => {
       expect(open.closeAll(finished)).toEqual([]);
     });
 
+    // Up to 16 open entities are kept in one small list, more in a map per kind: the same answers either way.
+    it.each([3, 16, 17, 40])('should close %i parallel tool calls and messages in the order they were opened, less the ones closed', (n) => {
+      const events: Event[] = [];
+      for (let i = 0; i < n; i++) {
+        events.push({ type: EventType.TOOL_CALL_START, toolCallId: `tc${i}`, toolCallName: 'search' });
+        events.push({ type: EventType.TEXT_MESSAGE_START, messageId: `m${i}`, role: 'assistant', ...(i % 2 === 1 ? { subagentRunId: 'sub-1' } : {}) });
+      }
+      // Every third of each closed by the stream, some while the list is small, some after.
+      for (let i = 0; i < n; i += 3) events.push({ type: EventType.TOOL_CALL_END, toolCallId: `tc${i}` }, { type: EventType.TEXT_MESSAGE_END, messageId: `m${i}` });
+      const open = tracking(...events);
+      const left = Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 0);
+
+      expect(open.closeAll(finished)).toStrictEqual([
+        ...left.map((i) => ({ type: EventType.TOOL_CALL_END, toolCallId: `tc${i}` })),
+        ...left.map((i) => ({ type: EventType.TEXT_MESSAGE_END, messageId: `m${i}`, ...(i % 2 === 1 ? { subagentRunId: 'sub-1' } : {}) })),
+      ]);
+      expect(open.closeAll(finished)).toEqual([]);
+      // Opened again after closeAll, an id is open again.
+      open.observe({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' });
+      expect(open.closeAll(finished)).toStrictEqual([{ type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }]);
+    });
+
+    it('should keep one entry for an id started twice, with the lane of its second start, in its first place', () => {
+      const open = tracking(
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm2', role: 'assistant' },
+        { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant', subagentRunId: 'sub-1' },
+      );
+
+      expect(open.closeAll(finished)).toStrictEqual([
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', subagentRunId: 'sub-1' },
+        { type: EventType.TEXT_MESSAGE_END, messageId: 'm2' },
+      ]);
+    });
+
     it('should keep two trackers apart', () => {
       const first = tracking({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' });
       const second = trackOpenEntities();
