@@ -124,7 +124,7 @@ function addOpen(record: OpenRecord, place: number, id: string, lane: Lane): voi
   if (record.open === undefined) {
     const few = record.few;
     if (few === undefined) {
-      // Made with its first entity, three slots (an empty array's first push makes room for 17).
+      // Made with its first entity: three slots (an empty array's first push makes room for 16 or more).
       record.few = [place, id, lane];
       return;
     }
