@@ -217,6 +217,7 @@ interface ServerStats {
   started: number;
   stopped: number;
   open: number;
+  cut: number;
 }
 
 describe('readers that stop reading (a server in a child process with --expose-gc)', () => {
@@ -260,6 +261,8 @@ describe('readers that stop reading (a server in a child process with --expose-g
     // The readers held a lot (each run queues ~2 MB more than the kernel takes), and it is gone.
     expect(held(peak) - held(before)).toBeGreaterThan(40 * 1024 * 1024);
     expect(after.stopped).toBe(50);
+    // Each cut reported once (SLOW_CLIENT), to the handler's onError.
+    expect(after.cut).toBe(50);
     expect(held(freed) - held(before)).toBeLessThan(16 * 1024 * 1024);
   });
 });
