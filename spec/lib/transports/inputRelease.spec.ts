@@ -67,24 +67,26 @@ async function openStream(url: string, signal: AbortSignal, until = 'TEXT_MESSAG
 }
 
 describe('an open run and its input', () => {
-  describe('createAguiHandler (node:http)', () => {
-    let server: Server | undefined;
-    let controller: AbortController;
-    beforeEach(() => {
-      controller = new AbortController();
-    });
-    afterEach(async () => {
-      controller.abort();
-      server?.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
-      server = undefined;
-    });
+  // The server of each spec, and its streams, closed after it.
+  let server: Server | undefined;
+  let controllers: AbortController[] = [];
+  const signal = () => controllers[controllers.push(new AbortController()) - 1].signal;
+  afterEach(async () => {
+    for (const controller of controllers) controller.abort();
+    controllers = [];
+    const closing = server;
+    server = undefined;
+    if (closing === undefined) return;
+    closing.closeAllConnections();
+    await new Promise((resolve) => closing.close(resolve));
+  });
 
+  describe('createAguiHandler (node:http)', () => {
     async function serveOpenRun(options: AguiHandlerOptions, fail?: Subject<void>): Promise<WeakRef<object>[]> {
       const refs: WeakRef<object>[] = [];
       let url: string;
       ({ server, url } = await listen(createAguiHandler(openAgent(refs, fail), options)));
-      const text = await openStream(url, controller.signal);
+      const text = await openStream(url, signal());
       // The echo went out with the history: dropping the input afterwards loses nothing on the wire.
       expect(text).toContain('"input":{"threadId":"thread-1"');
       expect(text).toContain('"id":"h19"');
@@ -100,11 +102,13 @@ describe('an open run and its input', () => {
     it('should keep the input for an onError of the user\'s, and give it in the failure report', async () => {
       const fail = new Subject<void>();
       const reports: { input?: RunAgentInput; runId?: string }[] = [];
-      const refs = await serveOpenRun({ onDiagnostic: () => undefined, onError: (_error, report) => void reports.push(report) }, fail);
+      let reported!: () => void;
+      const firstReport = new Promise<void>((resolve) => (reported = resolve));
+      const refs = await serveOpenRun({ onDiagnostic: () => undefined, onError: (_error, report) => (reports.push(report), reported()) }, fail);
       // The control: the same check sees an input that is still held.
       expect(await Promise.all(refs.map(isCollected))).toEqual([false, false]);
       fail.next();
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await firstReport;
       expect(reports).toHaveLength(1);
       expect(reports[0]).toMatchObject({ runId: 'run-1', input: { threadId: 'thread-1', runId: 'run-1' } });
       expect(reports[0].input!.messages).toHaveLength(20);
@@ -112,16 +116,6 @@ describe('an open run and its input', () => {
   });
 
   describe('createAguiHandler with a run broker', () => {
-    let server: Server | undefined;
-    let controllers: AbortController[] = [];
-    afterEach(async () => {
-      for (const controller of controllers) controller.abort();
-      controllers = [];
-      server?.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
-      server = undefined;
-    });
-
     /** A memory-store broker whose connect and run keep WeakRefs to the input each request posted. */
     function watchedBroker(refs: WeakRef<object>[]): RunBrokerApi {
       const broker = createRunBroker({ authorize: () => true });
@@ -138,12 +132,11 @@ describe('an open run and its input', () => {
       const refs: WeakRef<object>[] = [];
       let url: string;
       ({ server, url } = await listen(createAguiHandler(openAgent([]), { broker: watchedBroker(refs), onDiagnostic: () => undefined, basePath: '/agent' })));
-      const stream = () => controllers[controllers.push(new AbortController()) - 1].signal;
       // The run's first POST starts it: the broker's store keeps that input for connect, by design.
-      await openStream(url, stream());
+      await openStream(url, signal());
       // The same run posted again attaches to it; a connect replays the thread: each with its own copy of the history.
-      await openStream(url, stream());
-      await openStream(`${url}/connect`, stream());
+      await openStream(url, signal());
+      await openStream(`${url}/connect`, signal());
       expect(refs).toHaveLength(3);
       expect(await Promise.all(refs.slice(1).map(isCollected))).toEqual([true, true]);
       // The control: the starting POST's input, kept by the store, is still held.
@@ -152,18 +145,6 @@ describe('an open run and its input', () => {
   });
 
   describe('createAguiFetchHandler (Web Request/Response)', () => {
-    let server: Server | undefined;
-    let controller: AbortController;
-    beforeEach(() => {
-      controller = new AbortController();
-    });
-    afterEach(async () => {
-      controller.abort();
-      server?.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
-      server = undefined;
-    });
-
     it('should hold neither the input nor its history once RUN_STARTED is out, without an onError of the user\'s', async () => {
       const refs: WeakRef<object>[] = [];
       const handle = createAguiFetchHandler(openAgent(refs), { onDiagnostic: () => undefined });
@@ -179,7 +160,7 @@ describe('an open run and its input', () => {
         for (let read = await reader.read(); !read.done; read = await reader.read()) res.write(read.value);
         res.end();
       }));
-      const text = await openStream(url, controller.signal);
+      const text = await openStream(url, signal());
       expect(text).toContain('"input":{"threadId":"thread-1"');
       expect(refs).toHaveLength(2);
       expect(await Promise.all(refs.map(isCollected))).toEqual([true, true]);

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { Agent as HttpAgentPool, createServer, get as httpGet, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { NEVER, Subject, concat, defer, finalize, from, of, throwError, type Observable } from 'rxjs';
-import { sendSSE } from '../../../lib/transports/sendSSE.js';
+import { sendSSE, type SendSSEOptions } from '../../../lib/transports/sendSSE.js';
 
 const PROTO = 'application/vnd.ag-ui.event+proto';
 
@@ -706,36 +706,25 @@ describe('sendSSE', () => {
       expect(fake.chunks).toEqual([frame(S)]);
     });
 
-    it('should tell onFailure once when a run stopped with SEND_BUFFER_FULL then stalls: the cut is no second failure', () => {
+    /** What onFailure was told, by code, when a client that takes nothing is sent `events` and `ms` pass. */
+    function failuresOf(events: Event[], ms: number, options: SendSSEOptions = {}): { codes: (string | undefined)[]; destroyed: boolean } {
       jest.useFakeTimers();
       const fake = new FakeResponse();
       const source$ = new Subject<Event>();
       const failures: unknown[] = [];
       fake.accepting = false;
+      sendSSE(fake.res, source$, { heartbeatMs: 0, stallTimeoutMs: 1000, coalesce: false, ...options, onFailure: (error) => void failures.push(error) });
+      for (const event of events) source$.next(event);
+      jest.advanceTimersByTime(ms);
+      return { codes: failures.map((error) => (error as { code?: string }).code), destroyed: fake.destroyed };
+    }
 
-      sendSSE(fake.res, source$, { heartbeatMs: 0, stallTimeoutMs: 1000, maxBufferedBytes: bytes(text('a')), coalesce: false, onFailure: (error) => void failures.push(error) });
-      source$.next(S);
-      source$.next(text('a'));
-      source$.next(text('b'));
-      jest.advanceTimersByTime(1000);
-
-      expect(fake.destroyed).toBe(true);
-      expect(failures.map((error) => (error as { code?: string }).code)).toEqual(['SEND_BUFFER_FULL']);
+    it('should tell onFailure once when a run stopped with SEND_BUFFER_FULL then stalls: the cut is no second failure', () => {
+      expect(failuresOf([S, text('a'), text('b')], 1000, { maxBufferedBytes: bytes(text('a')) })).toEqual({ codes: ['SEND_BUFFER_FULL'], destroyed: true });
     });
 
     it('should tell onFailure SLOW_CLIENT once when frames waited stallTimeoutMs without a drain', () => {
-      jest.useFakeTimers();
-      const fake = new FakeResponse();
-      const source$ = new Subject<Event>();
-      const failures: unknown[] = [];
-      fake.accepting = false;
-
-      sendSSE(fake.res, source$, { heartbeatMs: 0, stallTimeoutMs: 1000, coalesce: false, onFailure: (error) => void failures.push(error) });
-      source$.next(S);
-      source$.next(text('a'));
-      jest.advanceTimersByTime(5000);
-
-      expect(failures.map((error) => (error as { code?: string }).code)).toEqual(['SLOW_CLIENT']);
+      expect(failuresOf([S, text('a')], 5000)).toEqual({ codes: ['SLOW_CLIENT'], destroyed: true });
     });
 
     it('should restart the stall clock on every drain: a client that reads slowly is never cut', () => {
