@@ -367,7 +367,8 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
  * parent agent's, as every untagged input event is.
  */
 function untaggedContinuation(t: Lanes, lane: Lane, slot: number, producerId: string | undefined): Lane {
-  if (lane !== undefined || producerId === undefined) return undefined;
+  // No subagent has had a lane yet (`lanes` is made at the first): every message is the parent agent's.
+  if (lane !== undefined || producerId === undefined || t.lanes === undefined) return undefined;
   const opener = openMessage(t, t.ids.wireId(producerId));
   return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
 }

@@ -63,10 +63,10 @@ export function percentile(values, p) {
  */
 export const settings = { gcBetweenRuns: true };
 
-/** Times one run of a contender (sync or async) in ms, after its untimed setup and a full GC. */
-async function timeOnce(contender) {
+/** Times one run of a contender (sync or async) in ms, after its untimed setup and (`gcFirst`) a full GC. */
+async function timeOnce(contender, gcFirst) {
   const fn = contender.setup ? contender.setup() : contender.fn;
-  if (settings.gcBetweenRuns) gc();
+  if (gcFirst) gc();
   const start = performance.now();
   const result = fn();
   if (result && typeof result.then === 'function') await result;
@@ -78,13 +78,15 @@ async function timeOnce(contender) {
  * running every contender once in turn (A, B, A, B…; the order rotates each round so that neither
  * always goes first). A contender is `{ name, fn }` (`fn` is timed) or `{ name, setup }` (`setup()`
  * runs untimed and returns the function that is timed). Returns `{ [name]: { median, samples } }` in ms.
+ * `gcFirst`: a full GC before each run (default: `settings.gcBetweenRuns`); without it the rounds
+ * measure a process in its steady state, its compiled code as the runs before left it.
  */
-export async function measure(contenders, { runs = 5, warmup = 1 } = {}) {
+export async function measure(contenders, { runs = 5, warmup = 1, gcFirst = settings.gcBetweenRuns } = {}) {
   const samples = Object.fromEntries(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < warmup + runs; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const contender = contenders[(k + round) % contenders.length];
-      const ms = await timeOnce(contender);
+      const ms = await timeOnce(contender, gcFirst);
       if (round >= warmup) samples[contender.name].push(ms);
     }
   }
@@ -117,6 +119,24 @@ const fmtRatio = (r, unit = 'x') => {
   const text = Math.abs(r) >= 100 ? r.toFixed(0) : Math.abs(r) >= 10 ? r.toFixed(1) : r.toFixed(2);
   return unit === 'x' ? `${text}x` : `${text} ${unit}`;
 };
+/**
+ * A row's figure and what it means. A negative difference reads as its size the other way
+ * ("-1.76 KB (more per reader)" as "1.76 KB (less per reader)"); the JSON keeps the signed value.
+ */
+function fmtFigure(r) {
+  if (r.ratioMeans === 'baseline ÷ ours') return fmtRatio(r.ratio, r.ratioUnit);
+  const flipped = r.ratioUnit !== undefined && r.ratio < 0 ? oppositeOf(r.ratioMeans) : undefined;
+  return flipped === undefined ? `${fmtRatio(r.ratio, r.ratioUnit)} (${r.ratioMeans})` : `${fmtRatio(-r.ratio, r.ratioUnit)} (${flipped})`;
+}
+
+// The words of a difference the other way round, for the differences the items report.
+function oppositeOf(means) {
+  if (means === 'added') return 'less';
+  if (means.startsWith('more ')) return `less ${means.slice(5)}`;
+  if (means.startsWith('saved ')) return `more ${means.slice(6)}`;
+  return undefined;
+}
+
 const fmtTarget = (t, unit = 'x') => (t === undefined ? '—' : `${t.op === '>=' ? '≥' : '≤'} ${t.value}${unit === 'x' ? 'x' : ` ${unit}`}`);
 
 /** The results as one plain-text table (also valid Markdown). */
@@ -129,7 +149,7 @@ export function table(rows, info) {
     fmt(r.contenders[0].value, r.unit),
     r.contenders[1].name,
     fmt(r.contenders[1].value, r.unit),
-    fmtRatio(r.ratio, r.ratioUnit) + (r.ratioMeans === 'baseline ÷ ours' ? '' : ` (${r.ratioMeans})`),
+    fmtFigure(r),
     fmtTarget(r.target, r.ratioUnit),
     r.pass === undefined ? '' : r.pass ? '✓' : '✗',
   ]);
