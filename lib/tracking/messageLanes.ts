@@ -72,7 +72,14 @@ interface MessageRecord {
   readonly kind: EntityKind;
   /** The client's role for it (`assistant`, `user`, …; `reasoning`). */
   readonly role: unknown;
-  /** Open now; else ended, and reopened by a START (or content) of the same lane, kind and role. */
+  /**
+   * The producer's id it was opened under (which its wire id replaced when taken), or `undefined`
+   * for one opened without an id, under a minted one: only that producer id reopens it. A producer
+   * whose own ids come from a counter, as `generateId`'s may, can name a new message with an id the
+   * toolkit minted: that is another message.
+   */
+  readonly producerId: string | undefined;
+  /** Open now; else ended, and reopened by a START (or content) under its producer's id, of the same lane, kind and role. */
   open: boolean;
 }
 
@@ -298,7 +305,7 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
   assertNotOpenElsewhere(type, producerId ?? candidate, openOf(known), lane);
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
-  const previous = producerId === undefined ? undefined : known;
+  const previous = producerId === undefined || known?.producerId !== producerId ? undefined : known;
   const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
   const role = reopen ? previous.role : (given ?? 'assistant');
   let messageId = candidate;
@@ -311,11 +318,16 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
     const claim = t.ids.claimId(candidate, producerId ?? candidate, lane, true);
     messageId = claim.id;
     if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
-      const why = claim.conflict === 'owned' ? `which ${describeLane(claim.refusedOwner)} uses` : `which was ${describeEnded(known)}`;
+      const why =
+        claim.conflict === 'owned'
+          ? `which ${describeLane(claim.refusedOwner)} uses`
+          : known !== undefined && known.producerId === undefined
+            ? `which this run minted for a ${known.kind.noun} sent without an id (generateId makes ids the producer also uses)`
+            : `which was ${describeEnded(known)}`;
       t.diagnose({ message: `${type} reuses message id '${candidate}', ${why}; it was sent as a new message '${messageId}'. Use a new messageId for each message.`, event: source });
     }
   }
-  if (!reopen) (t.messages ??= createIdTable()).set(messageId, { lane, kind, role, open: true });
+  if (!reopen) (t.messages ??= createIdTable()).set(messageId, { lane, kind, role, producerId, open: true });
   state[slot] = messageId;
   // A reasoning message streams inside a span: chunks open one around it.
   if (slot === THOUGHT && state[SPAN] === undefined && explicitStart === undefined) {

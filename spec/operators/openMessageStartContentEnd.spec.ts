@@ -456,6 +456,70 @@ describe('openMessageStartContentEnd', () => {
       expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
     }));
 
+  it('should not reopen a message sent under a minted id for a START of the producer that names that id: another message, under a new id, and say so', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      // The producer's ids come from a counter that generateId's overlap: its 'id-1' is not the message minted 'id-1'.
+      const values = {
+        a: chunk('A'),
+        r: toolResult({ messageId: 'tr-1' }),
+        b: start('id-1'),
+        c: content('id-1', 'B'),
+        d: end('id-1'),
+        S: start('id-1'),
+        C: content('id-1', 'A'),
+        E: end('id-1'),
+        T: start('id-2'),
+        U: content('id-2', 'B'),
+        V: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a----r----b--c--d--|', values);
+      // prettier-ignore
+      const expected = '--(SC)-(Er)-T--U--V--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([
+        "TEXT_MESSAGE_START reuses message id 'id-1', which this run minted for a text message sent without an id (generateId makes ids the producer also uses); it was sent as a new message 'id-2'. Use a new messageId for each message.",
+      ]);
+    }));
+
+  it('should reopen a message whose id was replaced for a START under the producer id, and not for one under its wire id', () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      // The producer's second 'm1' (another role) goes out as 'id-1'; its 'id-1' later is a message of its own.
+      const values = {
+        a: start('m1', { role: 'user' }),
+        b: content('m1', 'question'),
+        c: end('m1'),
+        d: start('m1'),
+        e: content('m1', 'A'),
+        f: content('m1', 'B'),
+        g: start('id-1'),
+        h: content('id-1', 'C'),
+        i: end('id-1'),
+        S: start('id-1'),
+        T: content('id-1', 'A'),
+        U: end('id-1'),
+        W: content('id-1', 'B'),
+        X: start('id-2'),
+        Y: content('id-2', 'C'),
+        Z: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a--b--c--d--e--c--d--f--c--g--h--i--|', values);
+      // prettier-ignore
+      const expected = '--a--b--c--S--T--U--S--W--U--X--Y--Z--|';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([
+        "TEXT_MESSAGE_START reuses message id 'm1', which was already ended as a text message with role 'user' of the parent agent; it was sent as a new message 'id-1'. Use a new messageId for each message.",
+        "TEXT_MESSAGE_START reuses message id 'id-1', which was already ended as a text message with role 'assistant' of the parent agent; it was sent as a new message 'id-2'. Use a new messageId for each message.",
+      ]);
+    }));
+
   it('should give a reasoning chunk that reuses an ended text message id a new minted id', () =>
     testScheduler.run(({ cold, expectObservable }) => {
       const values = {
@@ -953,6 +1017,15 @@ describe('openMessageStartContentEnd', () => {
       const { messages } = await run(start('m1'), content('m1', 'first'), end('m1'), content('m1', ' second'), content('m1', ' try'), end('m1'), start('m1'), content('m1', '!'));
 
       expect(messages).toEqual([{ id: 'm1', role: 'assistant', content: 'first second try!' }]);
+    });
+
+    it('should build two messages when the producer names a message with an id minted for an earlier one sent without an id', async () => {
+      const { messages } = await run(chunk('first'), toolResult({ messageId: 'tr-1' }), start('id-1'), content('id-1', 'second'), end('id-1'));
+
+      expect(messages.filter((message) => message.role === 'assistant')).toEqual([
+        { id: 'id-1', role: 'assistant', content: 'first' },
+        { id: 'id-2', role: 'assistant', content: 'second' },
+      ]);
     });
 
     it('should build a second message when a START reuses an ended id under another role', async () => {
