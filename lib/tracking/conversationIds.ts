@@ -153,9 +153,27 @@ function message(this: ConversationIdsRecord, id: string): KnownMessage | undefi
   return this.messages?.get(id);
 }
 
+/**
+ * One frozen record per kind of start and role AG-UI defines, shared by every message a run starts
+ * without an `activityType`, as {@link historyRecords} are by the history's: an open stream keeps
+ * them for the whole run, a record each about 50 bytes per message the run started.
+ */
+const runRecords: Readonly<Record<MessageStart, ReadonlyMap<string, KnownMessage>>> = Object.freeze({
+  text: runRecordsOf('text'),
+  reasoning: runRecordsOf('reasoning'),
+  toolResult: runRecordsOf('toolResult'),
+  activity: runRecordsOf('activity'),
+  toolCallMessage: runRecordsOf('toolCallMessage'),
+});
+
+function runRecordsOf(start: MessageStart): ReadonlyMap<string, KnownMessage> {
+  return new Map(RoleSchema.options.map((role): [string, KnownMessage] => [role, Object.freeze({ history: false, role, start })]));
+}
+
 function addMessage(this: ConversationIdsRecord, id: string, start: MessageStart, role: string, activityType: string | undefined): void {
-  // No spread of a conditional object: a message the run starts is one literal (two shapes).
-  (this.messages ??= createIdTable()).set(id, activityType === undefined ? { history: false, role, start } : { history: false, role, start, activityType });
+  // A role AG-UI does not define (the verifier reports it) gets a record of its own; so does an activity type.
+  const known = activityType === undefined ? (runRecords[start].get(role) ?? { history: false, role, start }) : { history: false, role, start, activityType };
+  (this.messages ??= createIdTable()).set(id, known);
 }
 
 function isHistoryCall(this: ConversationIdsRecord, id: string): boolean {

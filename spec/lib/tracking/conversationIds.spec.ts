@@ -67,6 +67,40 @@ describe('createConversationIds', () => {
     expect(ids.messageCollision('s2', 'activity', 'plan')).toBeUndefined();
   });
 
+  it('should hold one shared record per kind of start and AG-UI role for the messages a run starts, and a record of its own for an activity type or another role', () => {
+    const first = createConversationIds();
+    const second = createConversationIds();
+    first.addMessage('m1', 'text', 'assistant');
+    first.addMessage('m2', 'text', 'assistant');
+    second.addMessage('m1', 'text', 'assistant');
+    first.addMessage('r1', 'reasoning', 'reasoning');
+    first.addMessage('u1', 'text', 'user');
+    first.addMessage('v1', 'activity', 'activity', 'plan');
+    first.addMessage('v2', 'activity', 'activity', 'plan');
+    first.addMessage('n1', 'text', 'narrator');
+    first.addMessage('n2', 'text', 'narrator');
+    first.addMessage('p1', 'text', '__proto__');
+    // Shared across messages and runs (an open stream holds a table entry per message, no record), and frozen.
+    expect(first.message('m2')).toBe(first.message('m1'));
+    expect(second.message('m1')).toBe(first.message('m1'));
+    expect(Object.isFrozen(first.message('m1'))).toBe(true);
+    expect(first.message('m1')).toEqual({ history: false, role: 'assistant', start: 'text' });
+    expect(first.message('r1')).toEqual({ history: false, role: 'reasoning', start: 'reasoning' });
+    expect(first.message('u1')).toEqual({ history: false, role: 'user', start: 'text' });
+    expect(first.message('u1')).not.toBe(first.message('m1'));
+    expect(first.message('v1')).toEqual({ history: false, role: 'activity', start: 'activity', activityType: 'plan' });
+    expect(first.message('v2')).not.toBe(first.message('v1'));
+    expect(first.message('n1')).toEqual({ history: false, role: 'narrator', start: 'text' });
+    expect(first.message('n2')).not.toBe(first.message('n1'));
+    expect(first.message('p1')).toEqual({ history: false, role: '__proto__', start: 'text' });
+    // What the records say is what the unshared ones said.
+    expect(first.messageCollision('m1', 'text', undefined, 'assistant')).toBeUndefined();
+    expect(first.messageCollision('m1', 'text', undefined, 'user')).toBe("this run's text message");
+    expect(first.messageCollision('u1', 'reasoning')).toBe("this run's user text message");
+    expect(first.messageCollision('n1', 'activity', 'plan')).toBe("this run's narrator text message");
+    expect(first.messageCollision('v1', 'activity', 'plan')).toBeUndefined();
+  });
+
   it('should skip what is not a message, and seed again from a snapshot', () => {
     const ids = createConversationIds([null, 1, { id: 2 }, { id: 'n', toolCalls: [null, { id: 3 }, { id: 'k' }] }]);
     expect(ids.message('n')).toEqual({ history: true, role: 'unknown' });
