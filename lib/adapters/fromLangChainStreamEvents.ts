@@ -24,7 +24,6 @@ export interface FromLangChainStreamEventsOptions {
   generateId?: IdGenerator | undefined;
 }
 
-
 /**
  * Turns LangChain / LangGraph `streamEvents` v2 events into agent events: each chat model run's
  * text, reasoning and tool calls, the tools' results, token usage and, when asked, graph nodes as steps.
@@ -195,7 +194,6 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
     };
   });
 }
-
 
 const { invalid, object } = fieldReaders({ adapter: 'fromLangChainStreamEvents', malformed: 'a malformed streamEvents v2 event', unit: 'event' });
 

@@ -170,7 +170,6 @@ export function rawEvent(event: unknown, source: string): AgentEvent {
   return { type: EventType.RAW, event, source };
 }
 
-
 /**
  * A provider's mid-stream failure as a `PROVIDER_ERROR`, in the provider's words:
  * `<what>: <message> (<type>, <code>). <advice>`; an empty type or code, and the type `error`, say nothing.

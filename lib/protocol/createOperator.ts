@@ -264,7 +264,6 @@ interface Chain {
   unsubscribe(): void;
 }
 
-
 function stageNext(this: Stage, value: unknown): void {
   const flags = this.flags;
   if ((flags & CLOSED) !== 0) return;

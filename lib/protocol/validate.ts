@@ -137,7 +137,6 @@ function isPlainPatch(patch: unknown): boolean {
   return true;
 }
 
-/** The rest of a per-token event: `delta` and the base fields, as the schema has them. */
 /**
  * Whether `event` is a TEXT_MESSAGE_CONTENT that {@link assertWireEvent} accepts on its first
  * comparisons: string `messageId` and `delta`, none of the optional base fields. The most frequent
@@ -158,6 +157,7 @@ export function isPlainTextStartOrEnd(type: unknown, event: Record<string, unkno
   return type === EventType.TEXT_MESSAGE_START && typeof event.messageId === 'string' && hasNoBaseFields(event) && (event.role === undefined || textRoles.has(event.role)) && event.name === undefined;
 }
 
+/** The rest of a per-token event: `delta` and the base fields, as the schema has them. */
 function assertTokenFields(type: string, event: Record<string, unknown>): Event {
   if (typeof event.delta !== 'string') throw invalidField(type, 'delta', event.delta, 'a string');
   const { subagentRunId, timestamp, metadata, rawEvent } = event;

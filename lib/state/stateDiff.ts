@@ -454,7 +454,6 @@ function escapeToken(token: string | number): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
 }
 
-
 /**
  * The JSON text of a state (a snapshot, an initial state, a patch).
  *

@@ -167,16 +167,11 @@ function rename(t: Collisions, family: Family | 'call', producerId: string, fres
   t.renamed++;
 }
 
-
-
-
-
 function continued(t: Collisions, event: Fields, field: string, map: Map<string, string> | undefined) {
   const id = event[field];
   if (map === undefined || typeof id !== 'string') return t.out.next(event as AgentEvent);
   t.out.next(withField(event, field, map.get(id) ?? id));
 }
-
 
 // Whether the run gave `id` to an entity it renamed (renames are rare: a few small maps to look through).
 function wasGiven(renames: Renames, id: string): boolean {
@@ -210,13 +205,11 @@ function startMessage(t: Collisions, type: string, event: Fields, producerId: st
   return fresh;
 }
 
-
 function onMessageStart(t: Collisions, type: string, event: Fields, start: MessageStart, role: string, activityType?: string) {
   const producerId = event.messageId;
   if (typeof producerId !== 'string') return t.out.next(event as AgentEvent);
   t.out.next(withField(event, 'messageId', startMessage(t, type, event, producerId, start, role, activityType)));
 }
-
 
 /** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
 function resolveParent(t: Collisions, event: Fields, producerId: string): { id: string; usable: boolean } {
@@ -237,7 +230,6 @@ function resolveParent(t: Collisions, event: Fields, producerId: string): { id: 
   });
   return { id: fresh, usable: true };
 }
-
 
 function onCallStart(t: Collisions, event: Fields) {
   const producerId = event.toolCallId;
@@ -269,7 +261,6 @@ function onCallStart(t: Collisions, event: Fields) {
   t.out.next(out as AgentEvent);
 }
 
-
 function onResult(t: Collisions, event: Fields) {
   // A result may answer a call of the history (a client tool, an approval): only calls the run renamed are renamed.
   let out = event;
@@ -280,7 +271,6 @@ function onResult(t: Collisions, event: Fields) {
   }
   t.out.next(out as AgentEvent);
 }
-
 
 function onRunFinished(t: Collisions, event: Fields) {
   const outcome = event.outcome;

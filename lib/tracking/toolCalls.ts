@@ -283,19 +283,16 @@ function close(t: ToolCalls, toolCallId: string, call: OpenCall, explicitEnd?: A
   t.out.next(explicitEnd ?? { type: EventType.TOOL_CALL_END, toolCallId, ...laneFields(call.lane) });
 }
 
-
 // With `completeOnly` (a step boundary, text, reasoning), a call whose arguments are still incomplete stays open.
 function closeLane(t: ToolCalls, lane: Lane, completeOnly: boolean) {
   if (t.open === undefined || t.open.size === 0) return;
   for (const [toolCallId, call] of t.open) if (call.lane === lane && (!completeOnly || isArgumentsComplete(call.args))) close(t, toolCallId, call);
 }
 
-
 function closeAll(t: ToolCalls) {
   if (t.open === undefined) return;
   for (const [toolCallId, call] of t.open) close(t, toolCallId, call);
 }
-
 
 // The run is over: a call still waiting for a result must have arguments a tool can run on.
 function assertArgumentsWhole(t: ToolCalls) {
@@ -304,7 +301,6 @@ function assertArgumentsWhole(t: ToolCalls) {
   t.unfinished.clear();
   throw unfinishedArgumentsError(calls);
 }
-
 
 function assertParentLane(t: ToolCalls, parentMessageId: string, lane: Lane) {
   const owner = t.messageLane?.get(parentMessageId);
@@ -316,7 +312,6 @@ function assertParentLane(t: ToolCalls, parentMessageId: string, lane: Lane) {
   }
 }
 
-
 function register(t: ToolCalls, toolCallId: string, lane: Lane, name: string) {
   const call: OpenCall = { lane, hasArgs: false, name, args: createArgumentsText() };
   (t.open ??= new Map()).set(toolCallId, call);
@@ -324,7 +319,6 @@ function register(t: ToolCalls, toolCallId: string, lane: Lane, name: string) {
   (t.latest ??= new Map()).set(lane, toolCallId);
   return call;
 }
-
 
 /** The assistant message of `lane`'s current turn, if any. */
 function turnMessageOf(t: ToolCalls, lane: Lane): string | undefined {
@@ -349,7 +343,6 @@ function parentOf(t: ToolCalls, lane: Lane, given: string | undefined) {
   return given ?? parent;
 }
 
-
 function sendArgs(t: ToolCalls, toolCallId: string, call: OpenCall, delta: string | undefined, source: Fields) {
   if (delta === undefined || delta === '') return;
   call.hasArgs = true;
@@ -357,13 +350,10 @@ function sendArgs(t: ToolCalls, toolCallId: string, call: OpenCall, delta: strin
   t.out.next(copyBaseFields(source, { type: EventType.TOOL_CALL_ARGS, toolCallId, delta }) as AgentEvent);
 }
 
-
 function lateArgs(t: ToolCalls, type: string, producerId: string, delta: string | undefined, event: Fields) {
   if (delta === undefined || delta === '') return;
   t.diagnose({ message: `Dropped ${type} for tool call '${producerId}': the call already ended (its arguments were closed). Send all arguments before TOOL_CALL_END or the call's result.`, event });
 }
-
-
 
 // What an event other than a tool call's closes and ends, and the event to send in its place.
 function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {

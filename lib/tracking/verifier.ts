@@ -553,7 +553,6 @@ function openEntities(v: VerifierState): { kinds: string; labels: string[]; clos
   return found;
 }
 
-
 const describeOpen = (entry: { kinds: string; labels: string[] }) => `${entry.kinds} ${entry.labels.join(', ')} ${entry.labels.length === 1 ? 'is' : 'are'} still open`;
 
 /** The sequence rules for one event that has a known type. */

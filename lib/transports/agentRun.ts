@@ -135,7 +135,6 @@ function signalOf(run: AgentRunState): AbortSignal {
   return run.controller.signal;
 }
 
-
 /**
  * The agent's events through toAgui. The lifecycle listens to `cancel` itself, and so ends the run
  * (RUN_FINISHED `cancelled`) before the agent hears of it; without `cancel` it needs no signal: the

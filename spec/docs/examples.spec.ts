@@ -35,7 +35,6 @@ const expectedMessages = [
 ];
 const expectedState = { units: 'metric', lastCity: 'Paris' };
 
-
 /** Runs the official HttpAgent against `server` + `path` and returns the messages and state it built. */
 async function runOfficialClient(server: Server, path: string) {
   const { port } = server.address() as AddressInfo;

@@ -44,7 +44,6 @@ function stringifyError(value: unknown): string {
   throw new Error('expected JSON.stringify to throw');
 }
 
-
 const deltaError = (message: string) => new AguiRxError('INVALID_STATE_DELTA', message);
 const patchError = (message: string) => new AguiRxError('INVALID_PATCH', message);
 const stateError = (message: string) => new AguiRxError('INVALID_STATE', message);

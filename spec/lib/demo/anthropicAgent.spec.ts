@@ -84,7 +84,6 @@ function answerTurn(results: string[]): AnthropicStreamEvent[] {
   ] as AnthropicStreamEvent[];
 }
 
-
 /**
  * A fake `fetch` playing the Anthropic Messages API: a request whose last user turn holds
  * tool_result blocks gets the answer, any other the tool_use turn. Records the requests.

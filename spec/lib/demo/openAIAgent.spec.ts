@@ -35,7 +35,6 @@ function sseBytes(chunks: readonly (ChatCompletionChunk | '[DONE]')[]): Uint8Arr
   return reads;
 }
 
-
 /** A fake `fetch` that answers each request with the scripted model's SSE for it, and records the requests. */
 function fakeOpenAI(options: { hang?: boolean } = {}) {
   const ids = sequentialIds('id-');

@@ -68,7 +68,6 @@ describe('createOperator', () => {
     expect(await collect(piped$)).toEqual([1, 2]);
   });
 
-
   it('should call every handler on its handlers object, so that methods shared by all subscriptions can keep state there', () => {
     interface Counter {
       readonly out: { next(value: number): void; complete(): void };

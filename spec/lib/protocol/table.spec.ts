@@ -65,7 +65,6 @@ function literalTexts(node: ts.Node, out: string[] = []): string[] {
   return out;
 }
 
-
 describe('the protocol table', () => {
   describe('the facts it holds', () => {
     it('should list the per-token events of AG-UI 1.0, with their id fields and kinds', () => {
