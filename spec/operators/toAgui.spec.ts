@@ -401,7 +401,7 @@ describe('toAgui', () => {
           { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Found' },
         ],
         {},
-        /^generateId returned 'm1', an id this run already uses/,
+        /^generateId returned 'm1' again, an id this run or its conversation history already uses/,
       ],
       [
         'a constant, for a rename away from the history and a message without an id',
@@ -411,7 +411,7 @@ describe('toAgui', () => {
           { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'y' },
         ],
         { input },
-        /^generateId returned 'm1', an id this run already uses/,
+        /^generateId returned 'm1' again, an id this run or its conversation history already uses/,
       ],
       ['a number', () => 42, [{ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Hi' }], {}, /^generateId returned number 42, not an id/],
     ];
@@ -441,6 +441,73 @@ describe('toAgui', () => {
 
       expect(last).toMatchObject({ type: EventType.RUN_ERROR, code: 'INVALID_OPTIONS' });
       expect(last.message).toMatch(message);
+    });
+  });
+
+  describe('a counter generateId whose ids the producer or the history also uses', () => {
+    const T = (delta: string, messageId?: string): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, delta, ...(messageId === undefined ? {} : { messageId }) });
+    const history = (...messages: [string, 'user' | 'assistant', string][]) => messages.map(([id, role, content]) => ({ id, role, content }));
+    const cases: [string, AgentEvent[], ReturnType<typeof history>, [string, string][]][] = [
+      [
+        'text without an id after the producer named its own text id-1',
+        [
+          T('A', 'id-1'),
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', delta: '{}' },
+          { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', messageId: 'r1', content: 'ok' },
+          T('B'),
+        ],
+        [],
+        [['assistant', 'A'], ['tool', 'ok'], ['assistant', 'B']],
+      ],
+      ['text without an id after a reasoning message id-1', [{ type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'id-1', delta: 'think' }, T('hello')], [], [['reasoning', 'think'], ['assistant', 'hello']]],
+      [
+        'a tool call without an id after the producer named its call id-1',
+        [
+          { type: EventType.TOOL_CALL_START, toolCallId: 'id-1', toolCallName: 'f', parentMessageId: 'p' },
+          { type: EventType.TOOL_CALL_ARGS, toolCallId: 'id-1', delta: '{}' },
+          { type: EventType.TOOL_CALL_END, toolCallId: 'id-1' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallName: 'g', delta: '{}' },
+        ],
+        [],
+        [['assistant', 'f,g']],
+      ],
+      [
+        'a tool result without a messageId after the producer named its text id-1',
+        [T('Calling', 'id-1'), { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', delta: '{}' }, { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: 'ok' }],
+        [],
+        [['assistant', 'Calling'], ['tool', 'ok']],
+      ],
+      [
+        "a message renamed away from the history's id-1",
+        [
+          { type: EventType.TEXT_MESSAGE_START, messageId: 'id-1', role: 'assistant' },
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'id-1', delta: 'Answer' },
+          { type: EventType.TEXT_MESSAGE_END, messageId: 'id-1' },
+        ],
+        history(['id-1', 'user', 'Hi']),
+        [['user', 'Hi'], ['assistant', 'Answer']],
+      ],
+      [
+        "text without an id in a run whose history holds the counter's first ids (an earlier run's)",
+        [T('Second answer')],
+        history(['id-1', 'user', 'Hi'], ['id-2', 'assistant', 'First answer'], ['u2', 'user', 'Again']),
+        [['user', 'Hi'], ['assistant', 'First answer'], ['user', 'Again'], ['assistant', 'Second answer']],
+      ],
+    ];
+
+    it.each(cases)('should mint past the ids in use and build every message once (%s)', async (_name, events, messages, expected) => {
+      const input = { threadId: run.threadId, runId: run.runId, state: {}, messages, tools: [], context: [], forwardedProps: {} };
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, input, generateId: sequentialIds(), onDiagnostic: () => {}, onError: () => {} })), { initialMessages: messages });
+      const built = result.messages as Message[];
+      const summary = built.map((message): [string, string] => {
+        const calls = (message as { toolCalls?: { function: { name: string } }[] }).toolCalls;
+        const content = (message as { content?: unknown }).content;
+        return [message.role, calls !== undefined && content === undefined ? calls.map((call) => call.function.name).join(',') : String(content)];
+      });
+
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(summary).toEqual(expected);
+      expect(new Set(built.map((message) => message.id)).size).toBe(built.length);
     });
   });
 
