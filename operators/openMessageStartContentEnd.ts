@@ -38,8 +38,10 @@ export interface OpenMessageStartContentEndOptions {
  *    for an ended message of the same lane, kind and role reopens it under its id (AG-UI's
  *    processing rules: the client appends to the message it holds); content without a START gets
  *    one first, with a diagnostic. An ended id reused by another role, kind or lane gets a minted
- *    id, with a diagnostic for an explicit event. A duplicate START, or an END for nothing open, is
- *    dropped and reported through `onDiagnostic`.
+ *    id, with a diagnostic for an explicit event; the producer's id goes on naming its first
+ *    message in that message's lane and kind (a text message is reopened under its id after a
+ *    reasoning message used it). A duplicate START, or an END for nothing open, is dropped and
+ *    reported through `onDiagnostic`.
  * 7. A non-string `delta` or `messageId`, or content for a message open in another lane, is an
  *    `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
  *

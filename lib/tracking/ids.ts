@@ -47,12 +47,12 @@ export interface EntityIds {
    */
   claim(producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim;
   /**
-   * {@link claim} for a candidate the caller holds already: `id` (the producer's mapped by
-   * {@link wireId}, or a minted one) is checked like a producer's id, and a refused `id` is mapped
-   * from `producerId` (pass `id` itself for a minted one). For callers that check the candidate
-   * before claiming it (a message tracker refusing an id open in another lane).
+   * {@link claim} for a candidate the caller holds already, and whose renames it keeps itself: `id`
+   * (the producer's as the caller maps it, or a minted one) is checked like a producer's id, and
+   * nothing is mapped to the fresh id that replaces a refused one. For callers that check the
+   * candidate before claiming it, and map a producer's id per lane and kind (a message tracker).
    */
-  claimId(id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim;
+  claimId(id: string, lane: Lane, ownedByLane: boolean): IdClaim;
 }
 
 /** The state of one namespace's ids; the methods are the shared functions below (no closures per run). */
@@ -120,20 +120,21 @@ function own(this: EntityIdsRecord, id: string, lane: Lane): void {
 }
 
 function claim(this: EntityIdsRecord, producerId: string | undefined, lane: Lane, ownedByLane: boolean): IdClaim {
-  if (producerId !== undefined) return this.claimId(this.wireId(producerId), producerId, lane, ownedByLane);
-  return take(this, { id: mintFresh(this) }, lane);
+  if (producerId === undefined) return take(this, { id: mintFresh(this) }, lane);
+  const claimed = this.claimId(this.wireId(producerId), lane, ownedByLane);
+  // The producer's later events name the fresh id.
+  if (claimed.conflict !== undefined) (this.remap ??= new Map()).set(producerId, claimed.id);
+  return claimed;
 }
 
-function claimId(this: EntityIdsRecord, id: string, producerId: string, lane: Lane, ownedByLane: boolean): IdClaim {
+function claimId(this: EntityIdsRecord, id: string, lane: Lane, ownedByLane: boolean): IdClaim {
   // A new id, nearly every claim: one lookup. (A used id's lane may be `undefined`: `has` tells it from an absent one.)
   const owners = this.owners;
   if (owners === undefined || !owners.has(id)) return take(this, { id }, lane);
   const owner = owners.get(id) as Lane | OwnedOnly;
   const conflict: IdConflict | undefined = typeof owner !== 'object' ? 'used' : ownedByLane && owner.lane !== lane ? 'owned' : undefined;
   if (conflict === undefined) return take(this, { id }, lane);
-  const fresh = mintFresh(this);
-  (this.remap ??= new Map()).set(producerId, fresh);
-  return take(this, { id: fresh, conflict, refused: id, refusedOwner: laneOf(owner) }, lane);
+  return take(this, { id: mintFresh(this), conflict, refused: id, refusedOwner: laneOf(owner) }, lane);
 }
 
 // A minted id no lane owns (see mintUnused).

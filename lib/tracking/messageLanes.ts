@@ -83,6 +83,13 @@ interface MessageRecord {
   open: boolean;
 }
 
+/** A producer id's fresh id for the messages of one lane and kind (a slot of {@link laneKinds}). */
+interface Rename {
+  readonly lane: Lane;
+  readonly slot: number;
+  id: string;
+}
+
 /** What the tracker does with one event type, read off the protocol table once. */
 interface Route {
   /** The slot of the lane kind the event starts, streams, chunks or ends; -1 for other kinds' events. */
@@ -134,8 +141,16 @@ interface Lanes {
    * to the message it holds). Made at the first message.
    */
   messages: IdTable<MessageRecord> | undefined;
-  /** Used ids, their owner lanes, and the fresh ids reused ones were given. */
+  /** Used ids and their owner lanes. */
   readonly ids: EntityIds;
+  /**
+   * Producer id -> the fresh ids it was given, each for a message of one lane and kind, because
+   * the id was taken when that message opened: the producer's later events for that message name
+   * it by its own id. Per lane and kind, so that the same producer id still names its first
+   * message elsewhere (a text message and then a reasoning message under one id, each reopened
+   * under its own). Made at the first rename.
+   */
+  renames: Map<string, Rename[]> | undefined;
   /** The parent agent's lane, once it appeared: nearly every event is its. */
   parentLane: LaneState | undefined;
 }
@@ -158,6 +173,7 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
   t.lanes = undefined;
   t.messages = undefined;
   t.ids = createEntityIds(mint);
+  t.renames = undefined;
   t.parentLane = undefined;
   return LanesRecord.shaped(t) as unknown as MessageLanes;
 }
@@ -186,7 +202,23 @@ function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
 function continuingId(t: Lanes, producerId: string | undefined): string | undefined {
   const lane = t.parentLane;
   const current = lane === undefined ? undefined : lane[TEXT];
-  return current !== undefined && (producerId === undefined || t.ids.wireId(producerId) === current) ? current : undefined;
+  return current !== undefined && (producerId === undefined || (t.renames === undefined ? producerId : wireId(t, producerId, undefined, TEXT)) === current) ? current : undefined;
+}
+
+/** The wire id of a message of `slot` in `lane` that the producer names `producerId`: the fresh id it was given there, else its own. */
+function wireId(t: Lanes, producerId: string, lane: Lane, slot: number): string {
+  const renamed = t.renames?.get(producerId);
+  if (renamed !== undefined) for (const rename of renamed) if (rename.lane === lane && rename.slot === slot) return rename.id;
+  return producerId;
+}
+
+// From now on the producer's `producerId` names `id` for the messages of `slot` in `lane`.
+function rename(t: Lanes, producerId: string, lane: Lane, slot: number, id: string): void {
+  const renamed = (t.renames ??= new Map<string, Rename[]>()).get(producerId);
+  const existing = renamed?.find((r) => r.lane === lane && r.slot === slot);
+  if (existing !== undefined) existing.id = id;
+  else if (renamed !== undefined) renamed.push({ lane, slot, id });
+  else t.renames.set(producerId, [{ lane, slot, id }]);
 }
 
 function next(this: Lanes, event: AgentEvent): void {
@@ -299,7 +331,7 @@ function assertNotOpenElsewhere(type: string, producerId: string, opener: Messag
 // kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
-  const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : t.ids.wireId(producerId);
+  const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : wireId(t, producerId, lane, slot);
   // One lookup: the message known under the id is either open (elsewhere: refused) or ended.
   const known = t.messages?.get(candidate);
   assertNotOpenElsewhere(type, producerId ?? candidate, openOf(known), lane);
@@ -315,8 +347,9 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
       t.diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
     }
   } else {
-    const claim = t.ids.claimId(candidate, producerId ?? candidate, lane, true);
+    const claim = t.ids.claimId(candidate, lane, true);
     messageId = claim.id;
+    if (producerId !== undefined && messageId !== candidate) rename(t, producerId, lane, slot, messageId);
     if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
       const why =
         claim.conflict === 'owned'
@@ -360,7 +393,7 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
   const state = laneState(t, lane);
   const current = state[slot];
   // Nothing this kind closes is open beside its open message: opening either closes the other.
-  if (current !== undefined && (producerId === undefined || t.ids.wireId(producerId) === current)) {
+  if (current !== undefined && (producerId === undefined || wireId(t, producerId, lane, slot) === current)) {
     if (explicit && producerId === current) return t.out.next(event as AgentEvent);
     return content(t, slot, current, delta, event);
   }
@@ -381,8 +414,12 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
 function untaggedContinuation(t: Lanes, lane: Lane, slot: number, producerId: string | undefined): Lane {
   // No subagent has had a lane yet (`lanes` is made at the first): every message is the parent agent's.
   if (lane !== undefined || producerId === undefined || t.lanes === undefined) return undefined;
-  const opener = openMessage(t, t.ids.wireId(producerId));
-  return opener !== undefined && opener.kind === laneKinds[slot] ? opener.lane : undefined;
+  // The subagent whose open message of this kind the producer opened under `producerId` (under that id, or renamed).
+  for (const [other, state] of t.lanes) {
+    const openId = state[slot];
+    if (other !== undefined && openId !== undefined && (openId === producerId || t.messages!.get(openId)!.producerId === producerId)) return other;
+  }
+  return undefined;
 }
 
 function onStart(t: Lanes, event: Record<string, unknown>, slot: number, closes: readonly number[], type: string): void {
@@ -391,7 +428,7 @@ function onStart(t: Lanes, event: Record<string, unknown>, slot: number, closes:
   const state = laneState(t, lane);
   closeSlots(t, lane, state, closes);
   const current = state[slot];
-  if (current !== undefined && current === t.ids.wireId(producerId)) {
+  if (current !== undefined && current === wireId(t, producerId, lane, slot)) {
     return t.diagnose({ message: `Dropped a second ${type} for message '${producerId}', which is already open. Send one START per message.`, event });
   }
   if (current !== undefined) close(t, lane, state, slot);
@@ -402,7 +439,7 @@ function onEnd(t: Lanes, event: Record<string, unknown>, slot: number, type: str
   const producerId = requiredString(event, 'messageId');
   const lane = laneOf(event);
   const state = laneState(t, lane);
-  const messageId = t.ids.wireId(producerId);
+  const messageId = wireId(t, producerId, lane, slot);
   if (state[slot] === messageId) {
     return close(t, lane, state, slot, messageId === producerId ? (event as AgentEvent) : ({ ...event, messageId } as AgentEvent));
   }

@@ -485,6 +485,33 @@ describe('openMessageStartContentEnd', () => {
       ]);
     }));
 
+  it("should reopen a text message under its id after a reasoning message used the id: the producer's id names one message per kind", () =>
+    testScheduler.run(({ cold, expectObservable, flush }) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const values = {
+        a: chunk('Hi', { messageId: 'm1' }),
+        r: reasoningChunk('think', { messageId: 'm1' }),
+        b: chunk(' more', { messageId: 'm1' }),
+        S: start('m1'),
+        C: content('m1', 'Hi'),
+        E: end('m1'),
+        P: spanStart('id-1'),
+        Q: reasoningStart('id-1'),
+        R: reasoningContent('id-1', 'think'),
+        X: reasoningEnd('id-1'),
+        Y: spanEnd('id-1'),
+        U: content('m1', ' more'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--a------r------b---------|       ', values);
+      // prettier-ignore
+      const expected = '--(SC)---(EPQR)-(XYSU)----(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic }))).toBe(expected, values);
+      flush();
+      expect(diagnostics).toEqual([]);
+    }));
+
   it('should reopen a message whose id was replaced for a START under the producer id, and not for one under its wire id', () =>
     testScheduler.run(({ cold, expectObservable, flush }) => {
       const { onDiagnostic, messages: diagnostics } = diagnosticsSink();

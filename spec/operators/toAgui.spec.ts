@@ -511,6 +511,55 @@ describe('toAgui', () => {
     });
   });
 
+  describe('a producer id reused by another kind or lane', () => {
+    const T = (delta: string, messageId: string, subagentRunId?: string): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, delta, messageId, ...(subagentRunId === undefined ? {} : { subagentRunId }) });
+    const explicit = (messageId: string, delta: string, subagentRunId?: string, end = true): AgentEvent[] => {
+      const lane = subagentRunId === undefined ? {} : { subagentRunId };
+      return [
+        { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant', ...lane },
+        { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, ...lane },
+        ...(end ? [{ type: EventType.TEXT_MESSAGE_END, messageId, ...lane } as AgentEvent] : []),
+      ];
+    };
+    const cases: [string, AgentEvent[], [string, string][]][] = [
+      ["text, then reasoning under the text's id, then text again under it", [T('Hi', 'm1'), { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'm1', delta: 'think' }, T(' more', 'm1')], [['assistant', 'Hi more'], ['reasoning', 'think']]],
+      [
+        'the same with explicit events',
+        [
+          ...explicit('m1', 'Hi'),
+          { type: EventType.REASONING_MESSAGE_START, messageId: 'm1', role: 'reasoning' },
+          { type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'm1', delta: 'think' },
+          { type: EventType.REASONING_MESSAGE_END, messageId: 'm1' },
+          ...explicit('m1', ' more'),
+        ],
+        [['assistant', 'Hi more'], ['reasoning', 'think']],
+      ],
+      [
+        "the parent agent's ended message, then a subagent's under its id, then the parent's again",
+        [T('Hi', 'm1'), { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }, T('sub', 'm1', 's1'), { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', subagentRunId: 's1' }, T(' more', 'm1')],
+        [['assistant', 'Hi more'], ['assistant', 'sub']],
+      ],
+      [
+        "the parent agent's ended message reopened while a subagent's under its id is open",
+        [...explicit('m1', 'Hi'), ...explicit('m1', 'sub', 's1', false), ...explicit('m1', ' more'), { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: ' too', subagentRunId: 's1' }],
+        [['assistant', 'Hi more'], ['assistant', 'sub too']],
+      ],
+    ];
+
+    it.each(cases)('should reopen each message under the id the producer gave it in its own lane and kind (%s)', async (_name, events, expected) => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic })));
+      const built = result.messages as Message[];
+
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(built.map((message) => [message.role, (message as { content?: unknown }).content])).toEqual(expected);
+      expect(built[0].id).toBe('m1');
+      expect(new Set(built.map((message) => message.id)).size).toBe(built.length);
+      // The second message of the id was renamed (a diagnostic for explicit events), the first reopened without one.
+      expect(diagnostics.filter((message) => message.includes('reopened'))).toEqual([]);
+    });
+  });
+
   describe('streaming events without delta', () => {
     it("should name a chunk's undefined field and the one it likely meant, once per run and field, and run on", async () => {
       const sink = diagnosticsSink();

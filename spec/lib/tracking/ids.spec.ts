@@ -61,12 +61,13 @@ describe('createEntityIds', () => {
   });
 
   describe('claimId', () => {
-    it('should check a minted candidate like a producer id, and map a refused one from the key given', () => {
+    it('should check a candidate like a producer id, and map nothing to the fresh id (the caller keeps its renames)', () => {
       const ids = entityIds();
       ids.claim('gen', undefined, true);
 
-      expect(ids.claimId('gen', 'gen', undefined, true)).toStrictEqual({ id: 'new1', conflict: 'used', refused: 'gen', refusedOwner: undefined });
-      expect(ids.wireId('gen')).toBe('new1');
+      expect(ids.claimId('gen', undefined, true)).toStrictEqual({ id: 'new1', conflict: 'used', refused: 'gen', refusedOwner: undefined });
+      expect(ids.wireId('gen')).toBe('gen');
+      expect(ids.isUsed('new1')).toBe(true);
     });
 
     it('should take the candidate as given, without mapping it again', () => {
@@ -74,8 +75,16 @@ describe('createEntityIds', () => {
       ids.claim('m1', undefined, true);
       ids.claim('m1', undefined, true);
 
-      expect(ids.claimId('m1-other', 'm1', undefined, true)).toStrictEqual({ id: 'm1-other' });
+      expect(ids.claimId('m1-other', undefined, true)).toStrictEqual({ id: 'm1-other' });
       expect(ids.wireId('m1')).toBe('new1');
+    });
+
+    it("should refuse an id another lane owns when the lane must own it, and not map it", () => {
+      const ids = entityIds();
+      ids.own('rs', 's1');
+
+      expect(ids.claimId('rs', 's2', true)).toStrictEqual({ id: 'new1', conflict: 'owned', refused: 'rs', refusedOwner: 's1' });
+      expect(ids.wireId('rs')).toBe('rs');
     });
   });
 
