@@ -49,8 +49,10 @@ export interface DistinctIdsOptions {
  *    reopens an ended text message of the run (AG-UI: the client appends to it). A text start
  *    under the id of a run message of another role is a collision: the client keeps the first role.
  * 4. A tool call whose `parentMessageId` names a history message goes into a new assistant
- *    message (fresh id) instead of changing the history's. The client names a call's message
- *    after the call when it has no assistant parent: that id must then be free among messages too.
+ *    message (fresh id) instead of changing the history's; one naming a message of the run that is
+ *    no assistant message (reasoning, a tool result, an activity) is sent without `parentMessageId`,
+ *    with a diagnostic. The client names a call's message after the call when it has no assistant
+ *    parent: that id must then be free among messages too.
  * 5. Ids reused within one kind (content for an ended message, a second call under an ended id) are
  *    `openMessageStartContentEnd`'s and `toolCallCorrelator`'s to repair; chunk events pass as they
  *    are: put this operator after those two, as `toAgui` does.

@@ -40,8 +40,8 @@ export interface OpenMessageStartContentEndOptions {
  *    one first, with a diagnostic. An ended id reused by another role, kind or lane gets a minted
  *    id, with a diagnostic for an explicit event; the producer's id goes on naming its first
  *    message in that message's lane and kind (a text message is reopened under its id after a
- *    reasoning message used it). A duplicate START, or an END for nothing open, is dropped and
- *    reported through `onDiagnostic`.
+ *    reasoning message used it), and so does a tool call's `parentMessageId` that names it. A
+ *    duplicate START, or an END for nothing open, is dropped and reported through `onDiagnostic`.
  * 7. A non-string `delta` or `messageId`, or content for a message open in another lane, is an
  *    `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
  *

@@ -39,8 +39,10 @@ const textContent = entityKind.textMessage.content;
  *    A chunk naming the tool for an open id continues that call, unless the call's arguments are
  *    already complete JSON: then it starts a second call under a fresh id (providers that use the
  *    function name as the call id of parallel calls).
- * 2. `parentMessageId` defaults to the current turn's assistant message: the last TEXT_MESSAGE_START
- *    of the lane, else the first `parentMessageId` given in the turn, else an id minted for the turn.
+ * 2. A chunk's `parentMessageId` defaults to the current turn's assistant message: the last
+ *    TEXT_MESSAGE_START of the lane, else the first `parentMessageId` given in the turn, else an id
+ *    minted for the turn. An explicit TOOL_CALL_START is sent as it is: without `parentMessageId`,
+ *    the client puts its call in a new assistant message named after the call.
  * 3. A call ends (TOOL_CALL_END) at its TOOL_CALL_RESULT, at its subagent's end, at
  *    RUN_FINISHED/RUN_ERROR and when upstream completes or errors. The next text or reasoning in
  *    its lane, and a step boundary (STEP_STARTED/STEP_FINISHED), end it only once its arguments

@@ -3,7 +3,7 @@ import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
-import { copyWith, isObject } from '../protocol/values.js';
+import { copyWith, copyWithout, isObject } from '../protocol/values.js';
 import { collisionWith, createConversationIds, describeKnownMessage, type ConversationIds, type MessageStart } from './conversationIds.js';
 import { recordType } from '../protocol/recordType.js';
 
@@ -211,8 +211,11 @@ function onMessageStart(t: Collisions, type: string, event: Fields, start: Messa
   t.out.next(withField(event, 'messageId', startMessage(t, type, event, producerId, start, role, activityType)));
 }
 
-/** The wire parent of a tool call, and whether the client puts the call in it (an assistant message). */
-function resolveParent(t: Collisions, event: Fields, producerId: string): { id: string; usable: boolean } {
+/**
+ * The wire parent of a tool call, and whether the client puts the call in it (an assistant
+ * message); no id when the call goes without one (it named a message of the run that is no assistant message).
+ */
+function resolveParent(t: Collisions, event: Fields, producerId: string): { id: string | undefined; usable: boolean } {
   const id = wire(t.renames.text, producerId);
   const known = t.ids.message(id);
   if (known === undefined) {
@@ -220,7 +223,15 @@ function resolveParent(t: Collisions, event: Fields, producerId: string): { id: 
     t.ids.addMessage(id, 'toolCallMessage', 'assistant');
     return { id, usable: true };
   }
-  if (!known.history) return { id, usable: known.role === 'assistant' };
+  if (!known.history) {
+    if (known.role === 'assistant') return { id, usable: true };
+    // The client would warn and put the call in a message named after it: sent so, without the warning.
+    t.diagnose({
+      message: `TOOL_CALL_START for tool call '${String(event.toolCallId)}' names parentMessageId '${producerId}', which is ${describeKnownMessage(known)}, not an assistant message; it was sent without parentMessageId, and the client puts the call in an assistant message named after it. Name an assistant message as parentMessageId, or none.`,
+      event,
+    });
+    return { id: undefined, usable: false };
+  }
   const fresh = mintMessageId(t);
   rename(t, 'text', producerId, fresh);
   t.ids.addMessage(fresh, 'toolCallMessage', 'assistant');
@@ -257,7 +268,7 @@ function onCallStart(t: Collisions, event: Fields) {
     if (namedAfterCall) t.ids.addMessage(toolCallId, 'toolCallMessage', 'assistant');
   }
   let out = withField(event, 'toolCallId', toolCallId) as unknown as Fields;
-  if (parent !== undefined) out = withField(out, 'parentMessageId', parent.id) as unknown as Fields;
+  if (parent !== undefined) out = (parent.id === undefined ? copyWithout(out, ['parentMessageId']) : withField(out, 'parentMessageId', parent.id)) as unknown as Fields;
   t.out.next(out as AgentEvent);
 }
 

@@ -261,7 +261,20 @@ function next(this: Lanes, event: AgentEvent): void {
   // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
   if (route.boundary === 'run') closeAll(t);
   else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
-  t.out.next(event);
+  t.out.next(t.renames === undefined || typeof fields.parentMessageId !== 'string' ? event : withParent(t, fields));
+}
+
+/**
+ * A tool call's event whose `parentMessageId` names, by the producer's id, a text message of its
+ * lane sent under a fresh id (its id was taken): the same event naming that id, as the producer's
+ * later text events for the message do. A tool call goes into an assistant message: another
+ * role's message keeps the producer's id (the reasoning message that took it, say, is no parent).
+ */
+function withParent(t: Lanes, fields: Record<string, unknown>): AgentEvent {
+  const producerId = fields.parentMessageId as string;
+  const messageId = wireId(t, producerId, laneOf(fields), TEXT);
+  if (messageId === producerId || t.messages?.get(messageId)?.role !== 'assistant') return fields as unknown as AgentEvent;
+  return copyWith(fields, { parentMessageId: messageId }) as unknown as AgentEvent;
 }
 
 function closeEveryLane(this: Lanes): void {

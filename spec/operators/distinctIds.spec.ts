@@ -221,6 +221,30 @@ describe('distinctIds', () => {
       ]);
     });
 
+    it("should send a call whose parentMessageId names a message of the run that is no assistant message without parentMessageId, and say so", () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          r: ev(EventType.REASONING_MESSAGE_START, { messageId: 'r1', role: 'reasoning' }),
+          e: ev(EventType.REASONING_MESSAGE_END, { messageId: 'r1' }),
+          k: callStart('k1', 'r1'),
+          t: callResult('k1', 'tr9'),
+          l: callStart('k2', 'tr9'),
+          K: callStart('k1'),
+          L: callStart('k2'),
+        };
+        // prettier-ignore
+        const e1 =  cold('-r-e-k-t-l-|', values);
+        // prettier-ignore
+        const expected = '-r-e-K-t-L-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        "TOOL_CALL_START for tool call 'k1' names parentMessageId 'r1', which is this run's reasoning message, not an assistant message; it was sent without parentMessageId, and the client puts the call in an assistant message named after it. Name an assistant message as parentMessageId, or none.",
+        "TOOL_CALL_START for tool call 'k2' names parentMessageId 'tr9', which is this run's tool result message, not an assistant message; it was sent without parentMessageId, and the client puts the call in an assistant message named after it. Name an assistant message as parentMessageId, or none.",
+      ]);
+    });
+
     it('should map REASONING_ENCRYPTED_VALUE entityId to the renamed call or message', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {
@@ -426,6 +450,31 @@ describe('toAgui with a history (judged by the official client)', () => {
     const oracle = await runWithOracle(from(output), { initialMessages: structuredClone(history) });
     return { oracle, diagnostics: sink.messages };
   }
+
+  it('should put a call whose parentMessageId names a reasoning message or an activity of the run into a message named after the call, as the client does, without its warning', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const { oracle, diagnostics } = await throughClient([
+        { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'r1', delta: 'Plan' },
+        { type: EventType.TOOL_CALL_START, toolCallId: 'x1', toolCallName: 'search', parentMessageId: 'r1' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'x1' },
+        { type: EventType.ACTIVITY_SNAPSHOT, messageId: 'v1', activityType: 'plan', content: { step: 1 } },
+        { type: EventType.TOOL_CALL_START, toolCallId: 'x2', toolCallName: 'search', parentMessageId: 'v1' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'x2' },
+      ]);
+      const added = oracle.messages.slice(history.length) as { id: string; role: string; toolCalls?: { id: string }[] }[];
+      expect(added.map((message) => [message.id, message.role, (message.toolCalls ?? []).map((call) => call.id)])).toEqual([
+        ['r1', 'reasoning', []],
+        ['x1', 'assistant', ['x1']],
+        ['v1', 'activity', []],
+        ['x2', 'assistant', ['x2']],
+      ]);
+      expect(diagnostics.filter((message) => message.includes('not an assistant message'))).toHaveLength(2);
+      expect(warn.mock.calls.filter((call) => String(call[0]).includes('parentMessageId'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
 
   it('should keep the user\'s message intact when the reply reuses its id: the reply is a message of its own', async () => {
     const { oracle, diagnostics } = await throughClient([{ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'u1', delta: 'Here you go' }]);

@@ -512,6 +512,38 @@ describe('openMessageStartContentEnd', () => {
       expect(diagnostics).toEqual([]);
     }));
 
+  it("should make a tool call's parentMessageId follow the text message it names when that message went out under a fresh id, and only an assistant message", () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const toolChunk = (parentMessageId: string) => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', parentMessageId, delta: '{}' }) as AgentEvent;
+      const values = {
+        r: reasoningChunk('think', { messageId: 'x' }),
+        a: chunk('Calling', { messageId: 'x' }),
+        k: toolChunk('x'),
+        u: start('y'),
+        v: end('y'),
+        w: start('y', { role: 'user' }),
+        l: toolChunk('y'),
+        P: spanStart('x'),
+        Q: reasoningStart('x'),
+        R: reasoningContent('x', 'think'),
+        X: reasoningEnd('x'),
+        Y: spanEnd('x'),
+        S: start('id-1'),
+        C: content('id-1', 'Calling'),
+        K: toolChunk('id-1'),
+        E: end('id-1'),
+        W: start('id-2', { role: 'user' }),
+        F: end('id-2'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--r------a------k--u------v--w--l--|', values);
+      // prettier-ignore
+      const expected = '--(PQR)--(XYSC)-K--(Eu)---v--W--l--(F|)';
+
+      // The producer's 'y' names a user message under 'id-2' too, which is no parent: the call keeps its assistant 'y'.
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
+    }));
+
   it('should reopen a message whose id was replaced for a START under the producer id, and not for one under its wire id', () =>
     testScheduler.run(({ cold, expectObservable, flush }) => {
       const { onDiagnostic, messages: diagnostics } = diagnosticsSink();

@@ -558,6 +558,43 @@ describe('toAgui', () => {
       // The second message of the id was renamed (a diagnostic for explicit events), the first reopened without one.
       expect(diagnostics.filter((message) => message.includes('reopened'))).toEqual([]);
     });
+
+    const call = (parentMessageId: string, fields: object = {}): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', parentMessageId, delta: '{}', ...fields });
+    const parentCases: [string, AgentEvent[], () => (() => string) | undefined, [string, string, string[]][]][] = [
+      [
+        'a reasoning message took the id first',
+        [{ type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'x', delta: 'think' }, T('Calling', 'x'), call('x')],
+        () => undefined,
+        [['reasoning', 'think', []], ['assistant', 'Calling', ['c1']]],
+      ],
+      [
+        'a counter generateId had minted the id for an earlier message',
+        [
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'First' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c0', toolCallName: 'g', delta: '{}' },
+          { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c0', messageId: 'r0', content: 'ok' },
+          T('Second', 'id-1'),
+          call('id-1'),
+        ],
+        () => sequentialIds(),
+        [['assistant', 'First', ['c0']], ['tool', 'ok', []], ['assistant', 'Second', ['c1']]],
+      ],
+      [
+        "a subagent's message took the id first",
+        [T('sub', 'x', 's1'), { type: EventType.TEXT_MESSAGE_END, messageId: 'x', subagentRunId: 's1' }, T('parent', 'x'), call('x')],
+        () => undefined,
+        [['assistant', 'sub', []], ['assistant', 'parent', ['c1']]],
+      ],
+    ];
+
+    it.each(parentCases)("should put a tool call into the text message its parentMessageId names by the producer's id, sent under a fresh id because %s", async (_name, events, generateId, expected) => {
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: generateId(), onDiagnostic: () => {} })));
+      const built = result.messages as Message[];
+
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+      expect(new Set(built.map((message) => message.id)).size).toBe(built.length);
+    });
   });
 
   describe('streaming events without delta', () => {
