@@ -83,12 +83,8 @@ interface MessageRecord {
   open: boolean;
 }
 
-/** A producer id's fresh id for the messages of one lane and kind (a slot of {@link laneKinds}). */
-interface Rename {
-  readonly lane: Lane;
-  readonly slot: number;
-  id: string;
-}
+/** One lane's renames: by slot of {@link laneKinds}, producer id -> the fresh id its message of that kind was given. */
+type LaneRenames = (Map<string, string> | undefined)[];
 
 /** What the tracker does with one event type, read off the protocol table once. */
 interface Route {
@@ -144,13 +140,15 @@ interface Lanes {
   /** Used ids and their owner lanes. */
   readonly ids: EntityIds;
   /**
-   * Producer id -> the fresh ids it was given, each for a message of one lane and kind, because
-   * the id was taken when that message opened: the producer's later events for that message name
-   * it by its own id. Per lane and kind, so that the same producer id still names its first
-   * message elsewhere (a text message and then a reasoning message under one id, each reopened
-   * under its own). Made at the first rename.
+   * By lane, then kind: producer id -> the fresh id it was given for a message of that lane and
+   * kind, because the id was taken when the message opened: the producer's later events for the
+   * message name it by its own id. Per lane and kind, so that the same producer id still names its
+   * first message elsewhere (a text message and then a reasoning message under one id, each
+   * reopened under its own). Made at the first rename.
    */
-  renames: Map<string, Rename[]> | undefined;
+  renames: Map<Lane, LaneRenames> | undefined;
+  /** Producer id -> the fresh id it was given last, in any lane and kind: where an untagged event naming a subagent's renamed message finds it. */
+  lastRenames: Map<string, string> | undefined;
   /** The parent agent's lane, once it appeared: nearly every event is its. */
   parentLane: LaneState | undefined;
 }
@@ -174,6 +172,7 @@ export function trackMessageLanes({ mint, diagnose, out }: MessageLanesOptions):
   t.messages = undefined;
   t.ids = createEntityIds(mint);
   t.renames = undefined;
+  t.lastRenames = undefined;
   t.parentLane = undefined;
   return LanesRecord.shaped(t) as unknown as MessageLanes;
 }
@@ -207,18 +206,18 @@ function continuingId(t: Lanes, producerId: string | undefined): string | undefi
 
 /** The wire id of a message of `slot` in `lane` that the producer names `producerId`: the fresh id it was given there, else its own. */
 function wireId(t: Lanes, producerId: string, lane: Lane, slot: number): string {
-  const renamed = t.renames?.get(producerId);
-  if (renamed !== undefined) for (const rename of renamed) if (rename.lane === lane && rename.slot === slot) return rename.id;
-  return producerId;
+  // Two lookups however many lanes and kinds renamed the id (a run of many subagents that each number their messages from 1).
+  const renamed = t.renames?.get(lane)?.[slot];
+  return renamed === undefined ? producerId : (renamed.get(producerId) ?? producerId);
 }
 
 // From now on the producer's `producerId` names `id` for the messages of `slot` in `lane`.
 function rename(t: Lanes, producerId: string, lane: Lane, slot: number, id: string): void {
-  const renamed = (t.renames ??= new Map<string, Rename[]>()).get(producerId);
-  const existing = renamed?.find((r) => r.lane === lane && r.slot === slot);
-  if (existing !== undefined) existing.id = id;
-  else if (renamed !== undefined) renamed.push({ lane, slot, id });
-  else t.renames.set(producerId, [{ lane, slot, id }]);
+  const renames = (t.renames ??= new Map());
+  let laneRenames = renames.get(lane);
+  if (laneRenames === undefined) renames.set(lane, (laneRenames = laneKinds.map(() => undefined)));
+  (laneRenames[slot] ??= new Map()).set(producerId, id);
+  (t.lastRenames ??= new Map()).set(producerId, id);
 }
 
 function next(this: Lanes, event: AgentEvent): void {
@@ -427,12 +426,14 @@ function onChunk(t: Lanes, event: Record<string, unknown>, slot: number, closes:
 function untaggedContinuation(t: Lanes, lane: Lane, slot: number, producerId: string | undefined): Lane {
   // No subagent has had a lane yet (`lanes` is made at the first): every message is the parent agent's.
   if (lane !== undefined || producerId === undefined || t.lanes === undefined) return undefined;
-  // The subagent whose open message of this kind the producer opened under `producerId` (under that id, or renamed).
-  for (const [other, state] of t.lanes) {
-    const openId = state[slot];
-    if (other !== undefined && openId !== undefined && (openId === producerId || t.messages!.get(openId)!.producerId === producerId)) return other;
-  }
-  return undefined;
+  // The message the producer opened under `producerId`: under that id, or under the fresh id it got last.
+  return subagentOpening(t, producerId, producerId, slot) ?? subagentOpening(t, t.lastRenames?.get(producerId), producerId, slot);
+}
+
+// The subagent whose open message of `slot` went out under `messageId`, opened under `producerId`.
+function subagentOpening(t: Lanes, messageId: string | undefined, producerId: string, slot: number): Lane {
+  const known = messageId === undefined ? undefined : openMessage(t, messageId);
+  return known !== undefined && known.kind === laneKinds[slot] && known.producerId === producerId ? known.lane : undefined;
 }
 
 function onStart(t: Lanes, event: Record<string, unknown>, slot: number, closes: readonly number[], type: string): void {
