@@ -41,7 +41,9 @@ export interface OpenMessageStartContentEndOptions {
  *    id, with a diagnostic for an explicit event; the producer's id goes on naming its first
  *    message in that message's lane and kind (a text message is reopened under its id after a
  *    reasoning message used it), and so does a tool call's `parentMessageId` that names it. A
- *    duplicate START, or an END for nothing open, is dropped and reported through `onDiagnostic`.
+ *    `parentMessageId` naming no message yet is the message the client makes for the call: text
+ *    of its lane under that id joins it; another kind or lane gets another id. A duplicate START,
+ *    or an END for nothing open, is dropped and reported through `onDiagnostic`.
  * 7. A non-string `delta` or `messageId`, or content for a message open in another lane, is an
  *    `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
  *

@@ -70,8 +70,12 @@ type LaneState = (string | undefined)[];
 interface MessageRecord {
   readonly lane: Lane;
   readonly kind: EntityKind;
-  /** The client's role for it (`assistant`, `user`, …; `reasoning`). */
-  readonly role: unknown;
+  /**
+   * The client's role for it (`assistant`, `user`, …; `reasoning`); `undefined` for the assistant
+   * message a tool call named (its `parentMessageId`) before any text under its id, which text of
+   * its lane starts (the client made it for the call: the text joins it).
+   */
+  role: unknown;
   /**
    * The producer's id it was opened under (which its wire id replaced when taken), or `undefined`
    * for one opened without an id, under a minted one: only that producer id reopens it. A producer
@@ -260,20 +264,28 @@ function next(this: Lanes, event: AgentEvent): void {
   // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
   if (route.boundary === 'run') closeAll(t);
   else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
-  t.out.next(t.renames === undefined || typeof fields.parentMessageId !== 'string' ? event : withParent(t, fields));
+  t.out.next(typeof fields.parentMessageId === 'string' ? withParent(t, fields, event) : event);
 }
 
 /**
- * A tool call's event whose `parentMessageId` names, by the producer's id, a text message of its
- * lane sent under a fresh id (its id was taken): the same event naming that id, as the producer's
- * later text events for the message do. A tool call goes into an assistant message: another
- * role's message keeps the producer's id (the reasoning message that took it, say, is no parent).
+ * A tool call's event with its `parentMessageId` as the run sends it. One naming, by the
+ * producer's id, a text message of its lane sent under a fresh id (its id was taken) names that
+ * id, as the producer's later text events for the message do; a tool call goes into an assistant
+ * message, so another role's message keeps the producer's id. One naming no message of the run
+ * yet names the assistant message the client makes for the call: it is recorded as a text
+ * message of the call's lane, which text of that lane under its id starts (joining the call's
+ * message), and which another kind or lane cannot take.
  */
-function withParent(t: Lanes, fields: Record<string, unknown>): AgentEvent {
+function withParent(t: Lanes, fields: Record<string, unknown>, event: AgentEvent): AgentEvent {
   const producerId = fields.parentMessageId as string;
-  const messageId = wireId(t, producerId, laneOf(fields), TEXT);
-  if (messageId === producerId || t.messages?.get(messageId)?.role !== 'assistant') return fields as unknown as AgentEvent;
-  return copyWith(fields, { parentMessageId: messageId }) as unknown as AgentEvent;
+  const lane = laneOf(fields);
+  const messageId = wireId(t, producerId, lane, TEXT);
+  if (messageId !== producerId) return t.messages?.get(messageId)?.role === 'assistant' ? (copyWith(fields, { parentMessageId: messageId }) as unknown as AgentEvent) : event;
+  if (t.messages?.get(producerId) === undefined && !t.ids.hasOwner(producerId)) {
+    t.ids.claimId(producerId, lane, true);
+    (t.messages ??= createIdTable()).set(producerId, { lane, kind: text, role: undefined, producerId, open: false });
+  }
+  return event;
 }
 
 function closeEveryLane(this: Lanes): void {
@@ -350,12 +362,15 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
   const previous = producerId === undefined || known?.producerId !== producerId ? undefined : known;
-  const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previous.role);
-  const role = reopen ? previous.role : (given ?? 'assistant');
+  const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === (previous.role ?? 'assistant'));
+  const role = reopen ? (previous.role ?? 'assistant') : (given ?? 'assistant');
   let messageId = candidate;
   if (reopen) {
+    // A tool call's message (no role yet) is started by its first text, not reopened.
+    const started = previous.role !== undefined;
     previous.open = true;
-    if (type === kind.content) {
+    previous.role = role;
+    if (started && type === kind.content) {
       t.diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
     }
   } else {
@@ -498,5 +513,6 @@ function onSpanEnd(t: Lanes, event: Record<string, unknown>): void {
 /** Why an ended message's id cannot be reopened by another start, for a person: `already ended as a text message with role 'user' of the parent agent`. */
 function describeEnded(record: MessageRecord | undefined): string {
   if (record === undefined) return 'already used';
+  if (record.role === undefined) return `the assistant message of a tool call of ${describeLane(record.lane)}`;
   return `already ended as a ${record.kind.noun}${record.kind === text ? ` with role '${String(record.role)}'` : ''} of ${describeLane(record.lane)}`;
 }

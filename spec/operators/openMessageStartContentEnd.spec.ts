@@ -544,6 +544,35 @@ describe('openMessageStartContentEnd', () => {
       expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
     }));
 
+  it("should keep a tool call's parent id for the text that names it, and give a reasoning message or a subagent's text under it another id", () =>
+    testScheduler.run(({ cold, expectObservable }) => {
+      const toolChunk = (parentMessageId: string) => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', parentMessageId, delta: '{}' }) as AgentEvent;
+      const values = {
+        k: toolChunk('x'),
+        r: reasoningChunk('think', { messageId: 'x' }),
+        s: chunk('sub', { messageId: 'x', subagentRunId: 's1' }),
+        e: end('x', { subagentRunId: 's1' }),
+        a: chunk('Done', { messageId: 'x' }),
+        P: spanStart('id-1'),
+        Q: reasoningStart('id-1'),
+        R: reasoningContent('id-1', 'think'),
+        X: reasoningEnd('id-1'),
+        Y: spanEnd('id-1'),
+        T: start('id-2', { subagentRunId: 's1' }),
+        U: content('id-2', 'sub', { subagentRunId: 's1' }),
+        V: end('id-2', { subagentRunId: 's1' }),
+        S: start('x'),
+        C: content('x', 'Done'),
+        E: end('x'),
+      };
+      // prettier-ignore
+      const e1 =  cold('--k--r------s------e--a--------|', values);
+      // prettier-ignore
+      const expected = '--k--(PQR)--(TU)---V--(XYSC)---(E|)';
+
+      expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: () => undefined }))).toBe(expected, values);
+    }));
+
   it('should reopen a message whose id was replaced for a START under the producer id, and not for one under its wire id', () =>
     testScheduler.run(({ cold, expectObservable, flush }) => {
       const { onDiagnostic, messages: diagnostics } = diagnosticsSink();

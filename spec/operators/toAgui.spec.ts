@@ -587,6 +587,26 @@ describe('toAgui', () => {
       ],
     ];
 
+    it("should keep a tool call's message for the text of its lane that names it, when a reasoning message or a subagent uses its id", async () => {
+      const cases: [AgentEvent[], [string, unknown, string[]][]][] = [
+        [
+          [call('x'), { type: EventType.REASONING_MESSAGE_CHUNK, messageId: 'x', delta: 'think' }, T('Done', 'x'), call('x', { toolCallId: 'c2' })],
+          [['assistant', 'Done', ['c1', 'c2']], ['reasoning', 'think', []]],
+        ],
+        [
+          [call('x'), { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', messageId: 'r1', content: 'ok' }, T('sub', 'x', 's1')],
+          [['assistant', undefined, ['c1']], ['tool', 'ok', []], ['assistant', 'sub', []]],
+        ],
+      ];
+      for (const [events, expected] of cases) {
+        const result = await runWithOracle(from(events).pipe(toAgui({ ...run, onDiagnostic: () => {} })));
+        const built = result.messages as Message[];
+        expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+        expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+        expect(built[0].id).toBe('x');
+      }
+    });
+
     it.each(parentCases)("should put a tool call into the text message its parentMessageId names by the producer's id, sent under a fresh id because %s", async (_name, events, generateId, expected) => {
       const result = await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: generateId(), onDiagnostic: () => {} })));
       const built = result.messages as Message[];
