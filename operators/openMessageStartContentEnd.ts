@@ -44,8 +44,9 @@ export interface OpenMessageStartContentEndOptions {
  *    `parentMessageId` naming no message yet is the message the client makes for the call: text
  *    of its lane under that id joins it; another kind or lane gets another id. A duplicate START,
  *    or an END for nothing open, is dropped and reported through `onDiagnostic`.
- * 7. A non-string `delta` or `messageId`, or content for a message open in another lane, is an
- *    `INVALID_EVENT` error (RUN_ERROR under `mapRunLifecycle`).
+ * 7. A non-string `delta` or `messageId`, or content for a message open in another lane (of its
+ *    kind: another kind's open id gets a minted one), is an `INVALID_EVENT` error (RUN_ERROR under
+ *    `mapRunLifecycle`).
  *
  * ## Example
  *

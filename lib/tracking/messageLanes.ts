@@ -268,25 +268,37 @@ function next(this: Lanes, event: AgentEvent): void {
 }
 
 /**
- * A tool call's event with its `parentMessageId` as the run sends it. One naming, by the
- * producer's id, a text message of its lane sent under a fresh id (its id was taken) names that
- * id, as the producer's later text events for the message do; a tool call goes into an assistant
- * message, so another role's message keeps the producer's id. One naming no message of the run
- * yet names the assistant message the client makes for the call: it is recorded as a text
- * message of the call's lane, which text of that lane under its id starts (joining the call's
- * message), and which another kind or lane cannot take.
+ * A tool call's event with its `parentMessageId` as the run sends it: the id of the message the
+ * producer's id names in the call's lane. That is its assistant text message (one sent under a
+ * fresh id because the id was taken included), else another message of the lane under that id
+ * (its text of another role, its reasoning: `distinctIds` then sends the call without a parent, as
+ * a tool call goes into an assistant message). An id naming no message of the run yet is the
+ * message the client makes for the call: recorded as a text message of the call's lane, which
+ * text of that lane under the id starts (joining the call's message), and which another kind or
+ * lane cannot take. An id only another lane uses is left as it is (`toolCallCorrelator` refuses it).
  */
 function withParent(t: Lanes, fields: Record<string, unknown>, event: AgentEvent): AgentEvent {
   const producerId = fields.parentMessageId as string;
   const lane = laneOf(fields);
-  const messageId = wireId(t, producerId, lane, TEXT);
-  if (messageId !== producerId) return t.messages?.get(messageId)?.role === 'assistant' ? (copyWith(fields, { parentMessageId: messageId }) as unknown as AgentEvent) : event;
-  if (t.messages?.get(producerId) === undefined && !t.ids.hasOwner(producerId)) {
+  const renamedText = wireId(t, producerId, lane, TEXT);
+  if (renamedText !== producerId && isAssistantText(t.messages?.get(renamedText))) return parentNamed(fields, renamedText);
+  const atId = t.messages?.get(producerId);
+  const ownAtId = atId !== undefined && atId.lane === lane && atId.producerId === producerId;
+  if (ownAtId && isAssistantText(atId)) return event;
+  // Another message of the lane under the producer's id.
+  const other = renamedText !== producerId ? renamedText : wireId(t, producerId, lane, THOUGHT);
+  if (other !== producerId) return parentNamed(fields, other);
+  if (atId === undefined && !t.ids.hasOwner(producerId)) {
     t.ids.claimId(producerId, lane, true);
     (t.messages ??= createIdTable()).set(producerId, { lane, kind: text, role: undefined, producerId, open: false });
   }
   return event;
 }
+
+// A text message the client holds as an assistant message (or will: a tool call's, not started yet).
+const isAssistantText = (known: MessageRecord | undefined): boolean => known !== undefined && known.kind === text && (known.role === 'assistant' || known.role === undefined);
+
+const parentNamed = (fields: Record<string, unknown>, messageId: string): AgentEvent => copyWith(fields, { parentMessageId: messageId }) as unknown as AgentEvent;
 
 function closeEveryLane(this: Lanes): void {
   closeAll(this);
@@ -356,9 +368,10 @@ function assertNotOpenElsewhere(type: string, producerId: string, opener: Messag
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
   const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : wireId(t, producerId, lane, slot);
-  // One lookup: the message known under the id is either open (elsewhere: refused) or ended.
+  // One lookup: the message known under the id is open (elsewhere: refused when of this kind, else another message) or ended.
   const known = t.messages?.get(candidate);
-  assertNotOpenElsewhere(type, producerId ?? candidate, openOf(known), lane);
+  const opener = openOf(known);
+  assertNotOpenElsewhere(type, producerId ?? candidate, opener?.kind === kind ? opener : undefined, lane);
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
   const previous = producerId === undefined || known?.producerId !== producerId ? undefined : known;

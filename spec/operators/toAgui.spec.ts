@@ -587,6 +587,31 @@ describe('toAgui', () => {
       ],
     ];
 
+    it('should send under a fresh id, never end the run, a message whose id another lane has open or used as another kind, and a call naming it', async () => {
+      const R = (delta: string, messageId: string, subagentRunId?: string): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, delta, messageId, ...(subagentRunId === undefined ? {} : { subagentRunId }) });
+      const endIn = (messageId: string, subagentRunId: string): AgentEvent => ({ type: EventType.TEXT_MESSAGE_END, messageId, subagentRunId });
+      const cases: [AgentEvent[], [string, unknown, string[]][], number][] = [
+        // A subagent's reasoning is open under 'x' while the parent agent's text uses it, and the other way round.
+        [[R('think', 'x', 's1'), T('p', 'x')], [['reasoning', 'think', []], ['assistant', 'p', []]], 0],
+        [[R('think', 'x'), T('s', 'x', 's1')], [['reasoning', 'think', []], ['assistant', 's', []]], 0],
+        // The parent agent's own user message or reasoning under 'x', which a subagent used first, named as a call's parent: no parent, said so.
+        [
+          [T('sub', 'x', 's1'), endIn('x', 's1'), ...explicit('x', 'u').map((e) => (e.type === EventType.TEXT_MESSAGE_START ? { ...e, role: 'user' } : e) as AgentEvent), call('x')],
+          [['assistant', 'sub', []], ['user', 'u', []], ['assistant', undefined, ['c1']]],
+          1,
+        ],
+        [[T('sub', 'x', 's1'), endIn('x', 's1'), R('think', 'x'), call('x')], [['assistant', 'sub', []], ['reasoning', 'think', []], ['assistant', undefined, ['c1']]], 1],
+      ];
+      for (const [events, expected, parentDiagnostics] of cases) {
+        const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+        const result = await runWithOracle(from(events).pipe(toAgui({ ...run, onDiagnostic })));
+        const built = result.messages as Message[];
+        expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+        expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+        expect(diagnostics.filter((message) => message.includes('not an assistant message'))).toHaveLength(parentDiagnostics);
+      }
+    });
+
     it("should keep a tool call's message for the text of its lane that names it, when a reasoning message or a subagent uses its id", async () => {
       const cases: [AgentEvent[], [string, unknown, string[]][]][] = [
         [
