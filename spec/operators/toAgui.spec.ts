@@ -69,6 +69,15 @@ function projection(result: OracleRun) {
   };
 }
 
+/** Each message the client built, as [role, content, the ids of its tool calls]. */
+function messageSummary(result: OracleRun): [string, unknown, string[]][] {
+  return (result.messages as Message[]).map((message) => [
+    message.role,
+    (message as { content?: unknown }).content,
+    ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((call) => call.id),
+  ]);
+}
+
 const expectedProjection = {
   reasoning: 'The user wants weather and time.',
   text: 'Let me check.It is -3°C in Oslo at 09:00.',
@@ -605,9 +614,8 @@ describe('toAgui', () => {
       for (const [events, expected, parentDiagnostics] of cases) {
         const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
         const result = await runWithOracle(from(events).pipe(toAgui({ ...run, onDiagnostic })));
-        const built = result.messages as Message[];
         expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
-        expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+        expect(messageSummary(result)).toEqual(expected);
         expect(diagnostics.filter((message) => message.includes('not an assistant message'))).toHaveLength(parentDiagnostics);
       }
     });
@@ -627,7 +635,7 @@ describe('toAgui', () => {
         const result = await runWithOracle(from(events).pipe(toAgui({ ...run, onDiagnostic: () => {} })));
         const built = result.messages as Message[];
         expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
-        expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+        expect(messageSummary(result)).toEqual(expected);
         expect(built[0].id).toBe('x');
       }
     });
@@ -637,7 +645,7 @@ describe('toAgui', () => {
       const built = result.messages as Message[];
 
       expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
-      expect(built.map((message) => [message.role, (message as { content?: unknown }).content, ((message as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((c) => c.id)])).toEqual(expected);
+      expect(messageSummary(result)).toEqual(expected);
       expect(new Set(built.map((message) => message.id)).size).toBe(built.length);
     });
   });
