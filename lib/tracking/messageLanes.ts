@@ -368,10 +368,10 @@ function assertNotOpenElsewhere(type: string, producerId: string, opener: Messag
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
   const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : wireId(t, producerId, lane, slot);
-  // One lookup: the message known under the id is open (elsewhere: refused when of this kind, else another message) or ended.
+  // One lookup: the message known under the id is open (elsewhere: refused when the producer opened it of this kind under this id, else another message) or ended.
   const known = t.messages?.get(candidate);
   const opener = openOf(known);
-  assertNotOpenElsewhere(type, producerId ?? candidate, opener?.kind === kind ? opener : undefined, lane);
+  assertNotOpenElsewhere(type, producerId ?? candidate, opener?.kind === kind && opener.producerId === producerId ? opener : undefined, lane);
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
   const previous = producerId === undefined || known?.producerId !== producerId ? undefined : known;

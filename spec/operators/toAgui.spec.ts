@@ -504,6 +504,17 @@ describe('toAgui', () => {
       ],
     ];
 
+    it("should send the parent agent's text under a fresh id when its id is one the run minted for a subagent's open message", async () => {
+      const events: AgentEvent[] = [T('sub'), T('parent', 'id-1')].map((event, i) => (i === 0 ? ({ ...event, subagentRunId: 's1' } as AgentEvent) : event));
+      const result = await runWithOracle(from(events).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(messageSummary(result)).toEqual([
+        ['assistant', 'sub', []],
+        ['assistant', 'parent', []],
+      ]);
+    });
+
     it.each(cases)('should mint past the ids in use and build every message once (%s)', async (_name, events, messages, expected) => {
       const input = { threadId: run.threadId, runId: run.runId, state: {}, messages, tools: [], context: [], forwardedProps: {} };
       const result = await runWithOracle(from(events).pipe(toAgui({ ...run, input, generateId: sequentialIds(), onDiagnostic: () => {}, onError: () => {} })), { initialMessages: messages });
