@@ -39,8 +39,9 @@ export function mintUnused(mint: IdGenerator, taken: (id: string) => boolean): s
   if (!taken(id)) return id;
   // Made only when the first id was taken: a generator that repeats itself is told from a counter passing the run's ids.
   const drawn = new Set<string>([id]);
+  let next = id;
   while (drawn.size < MAX_DRAWS) {
-    const next = draw(mint);
+    next = draw(mint);
     if (!taken(next)) return next;
     if (drawn.has(next)) {
       throw new AguiRxError(
@@ -52,7 +53,7 @@ export function mintUnused(mint: IdGenerator, taken: (id: string) => boolean): s
   }
   throw new AguiRxError(
     'INVALID_OPTIONS',
-    `generateId returned ${MAX_DRAWS} ids in a row that this run or its conversation history already uses (the last '${[...drawn].pop()!.slice(0, 80)}'). Make its ids unlike the producer's and the history's: a random one (the default, nanoid), or a counter with a prefix of its own.`,
+    `generateId returned ${MAX_DRAWS} ids in a row that this run or its conversation history already uses (the last '${next.slice(0, 80)}'). Make its ids unlike the producer's and the history's: a random one (the default, nanoid), or a counter with a prefix of its own.`,
   );
 }
 

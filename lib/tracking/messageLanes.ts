@@ -205,7 +205,7 @@ function contentFor(this: Lanes, event: AgentEvent): AgentEvent | undefined {
 function continuingId(t: Lanes, producerId: string | undefined): string | undefined {
   const lane = t.parentLane;
   const current = lane === undefined ? undefined : lane[TEXT];
-  return current !== undefined && (producerId === undefined || (t.renames === undefined ? producerId : wireId(t, producerId, undefined, TEXT)) === current) ? current : undefined;
+  return current !== undefined && (producerId === undefined || wireId(t, producerId, undefined, TEXT) === current) ? current : undefined;
 }
 
 /** The wire id of a message of `slot` in `lane` that the producer names `producerId`: the fresh id it was given there, else its own. */
@@ -375,8 +375,10 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
   // A chunk or content without a role continues the ended message's.
   const given = slot === TEXT ? source.role : 'reasoning';
   const previous = producerId === undefined || known?.producerId !== producerId ? undefined : known;
-  const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === (previous.role ?? 'assistant'));
-  const role = reopen ? (previous.role ?? 'assistant') : (given ?? 'assistant');
+  // A tool call's message (no role yet) is the client's assistant message.
+  const previousRole = previous?.role ?? 'assistant';
+  const reopen = previous !== undefined && previous.kind === kind && previous.lane === lane && (given === undefined || given === previousRole);
+  const role = reopen ? previousRole : (given ?? 'assistant');
   let messageId = candidate;
   if (reopen) {
     // A tool call's message (no role yet) is started by its first text, not reopened.
