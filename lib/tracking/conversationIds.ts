@@ -109,7 +109,7 @@ interface ConversationIdsRecord extends ConversationIds {
   /** Message id -> what the client holds under it. */
   messages: IdTable<KnownMessage> | undefined;
   /** Tool call id -> whether the history holds it (true) or the run started it (false). */
-  calls: Map<string, boolean> | undefined;
+  calls: IdTable<boolean> | undefined;
 }
 
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
@@ -145,7 +145,7 @@ function seed(this: ConversationIdsRecord, list: unknown): void {
     if (!isObject(message) || typeof message.id !== 'string') continue;
     (this.messages ??= createIdTable()).set(message.id, historyRecord(message));
     if (!Array.isArray(message.toolCalls)) continue;
-    for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (this.calls ??= new Map()).set(call.id, true);
+    for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') (this.calls ??= createIdTable()).set(call.id, true);
   }
 }
 
@@ -185,7 +185,7 @@ function isRunCall(this: ConversationIdsRecord, id: string): boolean {
 }
 
 function addCall(this: ConversationIdsRecord, id: string): void {
-  (this.calls ??= new Map()).set(id, false);
+  (this.calls ??= createIdTable()).set(id, false);
 }
 
 function messageCollision(this: ConversationIdsRecord, id: string, start: MessageStart, activityType: string | undefined, role: string | undefined): string | undefined {
