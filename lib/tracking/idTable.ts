@@ -68,9 +68,10 @@ function get<V>(this: IdTableRecord<V>, id: string): V | undefined {
   if (id === this.firstId) return this.firstValue;
   const rest = this.rest;
   if (rest === undefined) return undefined;
+  const value = rest.get(id);
   const shards = this.shards;
-  // An id is in `rest` or in its shard, never both (see set).
-  return shards === undefined || rest.has(id) ? rest.get(id) : shards[shardOf(id)].get(id);
+  // An id is in `rest` or in its shard, never both (see set): one recorded as `undefined` in `rest` is in no shard.
+  return value !== undefined || shards === undefined ? value : shards[shardOf(id)].get(id);
 }
 
 function has<V>(this: IdTableRecord<V>, id: string): boolean {
