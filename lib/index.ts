@@ -41,4 +41,4 @@ export { generateId, type IdGenerator } from './protocol/generateId.js';
 export { createRunBroker, type AuthorizeRequest, type BrokerAction, type BrokerActivity, type RunBroker, type RunBrokerOptions } from './broker/createRunBroker.js';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './broker/createMemoryRunStore.js';
 export type { RunLogEntry, RunRecord, RunRef, RunStatus, RunStore } from './broker/runStore.js';
-export type { BrokerAccess, BrokerFrame, RunBrokerApi } from './transports/brokerRoutes.js';
+export type { BrokerAccess, BrokerFrame, RunBrokerApi, RunStopStatus } from './transports/brokerRoutes.js';

@@ -816,15 +816,19 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       if (record === undefined) {
         throw new AguiRxError('RUN_NOT_FOUND', `There is no run '${runId}' in thread '${threadId}' to stop.`);
       }
-      if (record.status === 'finished') return;
+      if (record.status === 'finished') return 'finished';
       const mine = owned.get(keyOf(threadId, runId));
-      if (mine !== undefined) return void cancel(mine);
+      if (mine !== undefined) {
+        cancel(mine);
+        return 'stopping';
+      }
       if (record.leaseUntil < Date.now()) {
         // Its owner is gone: nothing is left to close it, so it ends as lost (RUN_ERROR may come at any time).
         await store.endRun(threadId, runId, { type: EventType.RUN_ERROR, code: 'RUN_LOST', message: `The run was stopped, and the server running it (${record.owner}) had stopped answering.` });
-        return;
+        return 'stopping';
       }
       await store.requestStop(threadId, runId);
+      return 'stopping';
     },
     async close() {
       if (closed) return;

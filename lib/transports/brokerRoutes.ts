@@ -40,9 +40,15 @@ export interface RunBrokerApi {
   events(threadId: string, runId: string, after: string | undefined, access: BrokerAccess): Promise<Observable<BrokerFrame>>;
   /** The thread rebuilt (finished runs compacted), then its running runs live. */
   connect(input: RunAgentInput, access: BrokerAccess): Promise<Observable<BrokerFrame>>;
-  /** Cancels the run wherever it runs. */
-  stop(threadId: string, runId: string, access: BrokerAccess): Promise<void>;
+  /**
+   * Cancels the run wherever it runs. Resolves `'finished'` when the run had ended already (there
+   * was nothing to cancel), else `'stopping'`; a broker that resolves nothing is read as `'stopping'`.
+   */
+  stop(threadId: string, runId: string, access: BrokerAccess): Promise<RunStopStatus | void>;
 }
+
+/** What stopping a run found: it was running and is being cancelled, or it had finished already. */
+export type RunStopStatus = 'stopping' | 'finished';
 
 /** Starts (or attaches to) a run through `broker.runWithCancel` when the broker has it, else `broker.run`: `start` works with either. */
 export function runThroughBroker(broker: RunBrokerApi, input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string): Promise<Observable<BrokerFrame>> {

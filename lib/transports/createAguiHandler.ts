@@ -8,7 +8,7 @@ import type { AgentEvent } from '../protocol/agentEvent.js';
 import { errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
-import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi } from './brokerRoutes.js';
+import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi, type RunStopStatus } from './brokerRoutes.js';
 import { closeGate, createDemandGate, flowLimitsOf, openGate, type DemandGate, type GateState } from './flowControl.js';
 import { sendBrokerFrames, sendSSE, type SendSSEOptions } from './sendSSE.js';
 import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
@@ -419,7 +419,8 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * 3. `POST <base>/connect` with a RunAgentInput: events that rebuild the thread, then its running
  *    run live (what `connectAgent()` of `@ag-ui/client` expects); an unknown thread is an empty stream.
  * 4. `POST <base>/threads/<threadId>/runs/<runId>/stop`: cancels the run wherever it runs (its log
- *    ends RUN_FINISHED `outcome: { type: 'cancelled' }`); 202 `{ threadId, runId, status: 'stopping' }`.
+ *    ends RUN_FINISHED `outcome: { type: 'cancelled' }`); 202 `{ threadId, runId, status: 'stopping' }`,
+ *    or `status: 'finished'` for a run that had ended already (nothing to cancel).
  *
  * Every SSE frame of a run's log carries its cursor as its own `id:` field, which `EventSource` sends
  * back as `Last-Event-ID` (WHATWG HTML, "Server-sent events"); protobuf frames carry none. Each
@@ -557,10 +558,10 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
             req.resume();
             return void broker.stop(route.threadId, route.runId, access).then(
               // The stop acts at once (it may end the run this connection waits on); its answer waits its turn.
-              () =>
+              (status) =>
                 inTurn(res, () => {
                   res.writeHead(202, { 'Content-Type': 'application/json' });
-                  res.end(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }));
+                  res.end(stopAnswer(route.threadId, route.runId, status));
                 }),
               (error: unknown) => refuse(brokerRefusal(error)),
             );
@@ -601,6 +602,11 @@ function lastEventIdOf(header: string | string[] | null | undefined): string | u
 }
 
 /** The answer to a broker error raised before a stream starts: its status and message. */
+/** Route 4's answer: the run's ids and what stopping it found (a broker that tells nothing: stopping). */
+function stopAnswer(threadId: string, runId: string, status: RunStopStatus | void): string {
+  return JSON.stringify({ threadId, runId, status: status === 'finished' ? 'finished' : 'stopping' });
+}
+
 function brokerRefusal(error: unknown): Refusal {
   const status = statusOfBrokerError(error);
   const message = (error as Error | undefined)?.message;
@@ -834,12 +840,13 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       case 'events':
         return serve(broker.events(route.threadId, route.runId, lastEventId, access), route);
       case 'stop':
+        let status: RunStopStatus | void;
         try {
-          await broker.stop(route.threadId, route.runId, access);
+          status = await broker.stop(route.threadId, route.runId, access);
         } catch (error) {
           return refuse(brokerRefusal(error));
         }
-        return new Response(JSON.stringify({ threadId: route.threadId, runId: route.runId, status: 'stopping' }), { status: 202, headers: { 'Content-Type': 'application/json' } });
+        return new Response(stopAnswer(route.threadId, route.runId, status), { status: 202, headers: { 'Content-Type': 'application/json' } });
       case 'connect':
       case 'run': {
         const parsed = await readInput(request);

@@ -301,8 +301,11 @@ describe('createRunBroker', () => {
     };
     const frames$ = await broker.run(runInput('t1', 'stopped'), endless, access);
     const subscription = frames$.subscribe();
-    await broker.stop('t1', 'stopped', access);
+    // What stopping found: the running run is being cancelled; the finished one had nothing to cancel.
+    await expect(broker.stop('t1', 'stopped', access)).resolves.toBe('stopping');
     expect(signals.get('stopped')?.aborted).toBe(true);
+    await expect(broker.stop('t1', 'done', access)).resolves.toBe('finished');
+    expect(signals.get('done')?.aborted).toBe(false);
     subscription.unsubscribe();
   });
 

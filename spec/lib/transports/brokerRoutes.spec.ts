@@ -283,8 +283,9 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
         ['reasoning', 'Hmm'],
         ['assistant', 'Working'],
       ]);
-      // Stopping a finished run changes nothing.
-      expect((await send(stopUrl('t1', 'r1'), { method: 'POST' })).status).toBe(202);
+      // Stopping a finished run changes nothing, and says so.
+      const again = await send(stopUrl('t1', 'r1'), { method: 'POST' });
+      expect([again.status, JSON.parse(again.body)]).toEqual([202, { threadId: 't1', runId: 'r1', status: 'finished' }]);
       expect(framesOf((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).body)).toEqual(frames);
     });
 
