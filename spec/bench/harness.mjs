@@ -140,6 +140,12 @@ function oppositeOf(means) {
 const fmtTarget = (t, unit = 'x') => (t === undefined ? '—' : `${t.op === '>=' ? '≥' : '≤'} ${t.value}${unit === 'x' ? 'x' : ` ${unit}`}`);
 
 /** The results as one plain-text table (also valid Markdown). */
+/** One row as a line of progress: its item, name, figure, target and mark (the table has it all at the end). */
+export function rowLine(r) {
+  const target = r.target === undefined ? '' : ` (target ${fmtTarget(r.target, r.ratioUnit)})`;
+  return `[${r.item}] ${r.name}: ${fmtFigure(r)}${target}${r.pass === undefined ? '' : r.pass ? ' ✓' : ' ✗'}`;
+}
+
 export function table(rows, info) {
   const header = ['#', 'item', 'ours', 'median', 'baseline', 'median', 'ratio', 'target', ''];
   const lines = rows.map((r) => [

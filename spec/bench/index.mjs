@@ -7,7 +7,7 @@
 // linearity (17: per-chunk cost of one long message or tool call).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { machine, parseArgs, settings, table } from './harness.mjs';
+import { machine, parseArgs, rowLine, settings, table } from './harness.mjs';
 import * as throughput from './throughput.mjs';
 import * as operators from './operators.mjs';
 import * as encode from './encode.mjs';
@@ -48,7 +48,11 @@ for (const module of modules) {
   if (args.only && !args.only.includes(module.name)) continue;
   const t = performance.now();
   try {
-    for (const r of await module.run(ctx)) rows.push({ ...r, module: module.name });
+    for (const r of await module.run(ctx)) {
+      rows.push({ ...r, module: module.name });
+      // Each row as its item finishes, so that a long run shows its results before the table.
+      ctx.log(`  ${rowLine(r)}`);
+    }
   } catch (error) {
     // One broken item must not cost the others' results: it is reported as failed.
     process.exitCode = 1;
