@@ -162,6 +162,19 @@ export function stringField(event: Record<string, unknown>, field: string, value
   );
 }
 
+/**
+ * The message a tool call's event names as its parent: its `parentMessageId`, checked as
+ * {@link optionalString} does, and `undefined` for an empty one, which the client reads as none
+ * (`@ag-ui/client` names the call's message after the call then), so that every operator reads it
+ * as the client will.
+ *
+ * @throws {AguiRxError} `INVALID_EVENT` when `parentMessageId` is neither a string nor absent.
+ */
+export function parentMessageIdOf(event: Record<string, unknown>): string | undefined {
+  const named = stringField(event, 'parentMessageId', event.parentMessageId);
+  return named === '' ? undefined : named;
+}
+
 /** Reads and checks a required string field. */
 export function requiredString(event: Record<string, unknown>, field: string): string {
   const value = optionalString(event, field);

@@ -246,7 +246,8 @@ function onCallStart(t: Collisions, event: Fields) {
   const producerId = event.toolCallId;
   if (typeof producerId !== 'string') return t.out.next(event as AgentEvent);
   let toolCallId = callWire(t, producerId);
-  const parent = typeof event.parentMessageId === 'string' ? resolveParent(t, event, event.parentMessageId) : undefined;
+  // An empty parentMessageId names no message: the client names the call's message after the call (see parentMessageIdOf).
+  const parent = typeof event.parentMessageId === 'string' && event.parentMessageId !== '' ? resolveParent(t, event, event.parentMessageId) : undefined;
   // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
   if (!t.ids.isRunCall(toolCallId)) {
     // Without an assistant parent, the client creates a message named after the call.

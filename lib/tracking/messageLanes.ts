@@ -264,7 +264,8 @@ function next(this: Lanes, event: AgentEvent): void {
   // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
   if (route.boundary === 'run') closeAll(t);
   else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
-  t.out.next(typeof fields.parentMessageId === 'string' ? withParent(t, fields, event) : event);
+  // An empty parentMessageId names no message (see parentMessageIdOf).
+  t.out.next(typeof fields.parentMessageId === 'string' && fields.parentMessageId !== '' ? withParent(t, fields, event) : event);
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   laneFields,
   laneOf,
   optionalString,
+  parentMessageIdOf,
   requiredString,
   stringField,
   type AgentEvent,
@@ -171,7 +172,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
       );
     }
     const toolCallId = t.ids.claim(producerId, lane, false).id;
-    const parentMessageId = parentOf(t, lane, optionalString(event, 'parentMessageId'));
+    const parentMessageId = parentOf(t, lane, parentMessageIdOf(event));
     const call = register(t, toolCallId, lane, toolCallName);
     const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
     if (event.timestamp !== undefined) start.timestamp = event.timestamp;
@@ -189,7 +190,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
       return t.diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
     }
     const toolCallId = t.ids.claim(producerId, lane, false).id;
-    const parentMessageId = optionalString(event, 'parentMessageId');
+    const parentMessageId = parentMessageIdOf(event);
     if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
     if (parentMessageId !== undefined && turnMessageOf(t, lane) === undefined) setTurnMessage(t, lane, parentMessageId);
     register(t, toolCallId, lane, toolCallName);

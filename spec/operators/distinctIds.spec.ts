@@ -221,6 +221,21 @@ describe('distinctIds', () => {
       ]);
     });
 
+    it('should read an empty parentMessageId as none: a call named after a history message is renamed, as one without a parent is', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = { k: callStart('u1', ''), a: callArgs('u1', '{}'), K: callStart('id-1', ''), A: callArgs('id-1', '{}') };
+        // prettier-ignore
+        const e1 =  cold('-k-a-|', values);
+        // prettier-ignore
+        const expected = '-K-A-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        `TOOL_CALL_START starts a tool call under id 'u1', which names a user message of the conversation history (the client names the assistant message of a call without an assistant parentMessageId after the call); it was sent as 'id-1'. ${advice}`,
+      ]);
+    });
+
     it("should send a call whose parentMessageId names a message of the run that is no assistant message without parentMessageId, and say so", () => {
       const sink = diagnosticsSink();
       testScheduler.run(({ cold, expectObservable }) => {
@@ -473,6 +488,27 @@ describe('toAgui with a history (judged by the official client)', () => {
       expect(warn.mock.calls.filter((call) => String(call[0]).includes('parentMessageId'))).toEqual([]);
     } finally {
       warn.mockRestore();
+    }
+  });
+
+  it('should read an empty parentMessageId as none, as the client does: a call under a history message\'s id gets a message of its own', async () => {
+    for (const call of [
+      // A chunk, through the correlator, and an explicit START, as it is.
+      [{ type: EventType.TOOL_CALL_CHUNK, toolCallId: 'u1', parentMessageId: '', toolCallName: 'search', delta: '{}' }],
+      [
+        { type: EventType.TOOL_CALL_START, toolCallId: 'u1', parentMessageId: '', toolCallName: 'search' },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: 'u1', delta: '{}' },
+        { type: EventType.TOOL_CALL_END, toolCallId: 'u1' },
+      ],
+    ] as AgentEvent[][]) {
+      const { oracle } = await throughClient(call);
+      const added = oracle.messages.slice(history.length) as { id: string; role: string; toolCalls?: { id: string }[] }[];
+      // The history's user message 'u1' stays the only message under its id.
+      expect(oracle.messages.filter((message) => message.id === 'u1')).toEqual([history[0]]);
+      expect(added).toHaveLength(1);
+      expect(added[0].role).toBe('assistant');
+      expect(added[0].id).not.toBe('u1');
+      expect(added[0].toolCalls).toHaveLength(1);
     }
   });
 

@@ -456,6 +456,27 @@ describe('toolCallCorrelator', () => {
         expectObservable(e1.pipe(correlate())).toBe(expected, values);
       }));
 
+    it('should read an empty parentMessageId as none, as the client does: the turn\'s message, else a minted one', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{}', parentMessageId: '' }),
+          t: textStart('m1'),
+          b: chunk({ toolCallId: 'c2', toolCallName: 'lookup', delta: '{}', parentMessageId: '' }),
+          S: start('c1', 'search', 'id-1'),
+          A: args('c1', '{}'),
+          E: end('c1'),
+          T: start('c2', 'lookup', 'm1'),
+          B: args('c2', '{}'),
+          F: end('c2'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a------t------b------|', values);
+        // prettier-ignore
+        const expected = '--(SA)---(Et)---(TB)---(F|)';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values);
+      }));
+
     it('should make a chunk\'s own parentMessageId the turn\'s message when the turn had none', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {
