@@ -79,9 +79,10 @@ interface Collisions {
   renamed: number;
 }
 
-type Renames = Readonly<Record<Family | 'call', Map<string, string> | undefined>>;
+/** The renames, and `callSources`: a tool call's fresh id -> the producer id it was given for. */
+type Renames = Readonly<Record<Family | 'call' | 'callSources', Map<string, string> | undefined>>;
 
-const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined });
+const noRenames: Renames = Object.freeze({ text: undefined, reasoning: undefined, toolResult: undefined, activity: undefined, call: undefined, callSources: undefined });
 
 /**
  * Creates the id-collision tracker of one subscription: every message and tool call the run
@@ -162,8 +163,9 @@ function withField(event: Fields, field: string, id: string): AgentEvent {
 }
 
 function rename(t: Collisions, family: Family | 'call', producerId: string, fresh: string) {
-  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call', Map<string, string> | undefined>;
+  const renames = (t.renames === noRenames ? (t.renames = { ...noRenames }) : t.renames) as Record<Family | 'call' | 'callSources', Map<string, string> | undefined>;
   (renames[family] ??= new Map()).set(producerId, fresh);
+  if (family === 'call') (renames.callSources ??= new Map()).set(fresh, producerId);
   t.renamed++;
 }
 
@@ -248,16 +250,23 @@ function onCallStart(t: Collisions, event: Fields) {
   let toolCallId = callWire(t, producerId);
   // An empty parentMessageId names no message: the client names the call's message after the call (see parentMessageIdOf).
   const parent = typeof event.parentMessageId === 'string' && event.parentMessageId !== '' ? resolveParent(t, event, event.parentMessageId) : undefined;
-  // A call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
-  if (!t.ids.isRunCall(toolCallId)) {
+  const runCall = t.ids.isRunCall(toolCallId);
+  // The id this run gave a call it renamed, named by the producer (unrenamed) for a call of its own:
+  // a generateId that makes the producer's ids too gives both. Not that call, which goes by its own id.
+  const renamedFrom = runCall && toolCallId === producerId ? t.renames.callSources?.get(toolCallId) : undefined;
+  // Any other call the run already started is the upstream operator's to judge (toolCallCorrelator never lets one restart).
+  if (!runCall || renamedFrom !== undefined) {
     // Without an assistant parent, the client creates a message named after the call.
     const namedAfterCall = parent === undefined || !parent.usable;
-    const known = namedAfterCall ? t.ids.message(toolCallId) : undefined;
-    const collision = t.ids.isHistoryCall(toolCallId)
-      ? 'a tool call of the conversation history'
-      : known !== undefined
-        ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
-        : undefined;
+    const known = namedAfterCall && renamedFrom === undefined ? t.ids.message(toolCallId) : undefined;
+    const collision =
+      renamedFrom !== undefined
+        ? `the tool call this run sent under it for the producer's '${renamedFrom}' (generateId makes ids the producer also uses)`
+        : t.ids.isHistoryCall(toolCallId)
+          ? 'a tool call of the conversation history'
+          : known !== undefined
+            ? `${describeKnownMessage(known)} (the client names the assistant message of a call without an assistant parentMessageId after the call)`
+            : undefined;
     if (collision !== undefined) {
       // Not a call's id, nor a message's: a call without an assistant parent names its message after it.
       const fresh = mintUnused(t.mint, (id) => t.ids.isHistoryCall(id) || t.ids.isRunCall(id) || t.ids.message(id) !== undefined);

@@ -221,6 +221,35 @@ describe('distinctIds', () => {
       ]);
     });
 
+    it('should give a fresh id to a call the producer starts under the id this run gave another call, which goes on under its own', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          k: callStart('c1'),
+          l: callStart('id-1', 'm2'),
+          a: callArgs('c1', '{"a":1}'),
+          b: callArgs('id-1', '{"b":2}'),
+          e: callEnd('c1'),
+          f: callEnd('id-1'),
+          K: callStart('id-1'),
+          L: callStart('id-2', 'm2'),
+          A: callArgs('id-1', '{"a":1}'),
+          B: callArgs('id-2', '{"b":2}'),
+          E: callEnd('id-1'),
+          F: callEnd('id-2'),
+        };
+        // prettier-ignore
+        const e1 =  cold('-k-l-a-b-e-f-|', values);
+        // prettier-ignore
+        const expected = '-K-L-A-B-E-F-|';
+        expectObservable(e1.pipe(distinct(sink))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        `TOOL_CALL_START starts a tool call under id 'c1', which names a tool call of the conversation history; it was sent as 'id-1'. ${advice}`,
+        `TOOL_CALL_START starts a tool call under id 'id-1', which names the tool call this run sent under it for the producer's 'c1' (generateId makes ids the producer also uses); it was sent as 'id-2'. ${advice}`,
+      ]);
+    });
+
     it('should read an empty parentMessageId as none: a call named after a history message is renamed, as one without a parent is', () => {
       const sink = diagnosticsSink();
       testScheduler.run(({ cold, expectObservable }) => {
@@ -488,6 +517,29 @@ describe('toAgui with a history (judged by the official client)', () => {
       expect(warn.mock.calls.filter((call) => String(call[0]).includes('parentMessageId'))).toEqual([]);
     } finally {
       warn.mockRestore();
+    }
+  });
+
+  it('should keep two calls apart when the producer names its second with the id the run gave its first (a counter generateId)', async () => {
+    const first: AgentEvent[] = [
+      { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'f', delta: '{"a":1}' },
+      { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm2', delta: 'next' },
+    ];
+    // The id the run gives the history's call id 'c1' (the generator is the same at each run).
+    const given = (await collect(from(first).pipe(toAgui({ ...run, input, generateId: sequentialIds(), onDiagnostic: () => {} })))).find((event) => event.type === EventType.TOOL_CALL_START) as { toolCallId: string };
+    for (const second of [
+      // After the first call ended, and while it is open.
+      [...first, { type: EventType.TOOL_CALL_CHUNK, toolCallId: given.toolCallId, toolCallName: 'g', delta: '{"b":2}' }],
+      [first[0], { type: EventType.TOOL_CALL_START, toolCallId: given.toolCallId, toolCallName: 'g' }, { type: EventType.TOOL_CALL_ARGS, toolCallId: given.toolCallId, delta: '{"b":2}' }, { type: EventType.TOOL_CALL_END, toolCallId: given.toolCallId }],
+    ] as AgentEvent[][]) {
+      const { oracle, diagnostics } = await throughClient(second);
+      const calls = oracle.messages.slice(history.length).flatMap((message) => ((message as { toolCalls?: { id: string; function: { name: string; arguments: string } }[] }).toolCalls ?? []));
+      expect(calls.map((call) => [call.function.name, call.function.arguments])).toEqual([
+        ['f', '{"a":1}'],
+        ['g', '{"b":2}'],
+      ]);
+      expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+      expect(diagnostics.filter((message) => message.includes('generateId makes ids the producer also uses'))).toHaveLength(1);
     }
   });
 
