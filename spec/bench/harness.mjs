@@ -21,7 +21,7 @@ export function parseArgs(argv = process.argv.slice(2)) {
     else if (arg === '--only') args.only = argv[++i].split(',');
     else if (arg.startsWith('--only=')) args.only = arg.slice('--only='.length).split(',');
     else if (arg === '--help' || arg === '-h') {
-      console.log('Usage: npm run bench [-- --quick] [--json <file>] [--only <name[,name]>]\n  --quick  small workloads, 5 runs (about 15 s)\n  --json   also write the results as JSON\n  --only   run only these items (throughput, operators, encode, stateDelta, memory, latency, verify, broker)\nMethod and results: docs/performance.md');
+      console.log('Usage: npm run bench [-- --quick] [--json <file>] [--only <name[,name]>]\n  --quick  small workloads, 5 runs (under a minute)\n  --json   also write the results as JSON\n  --only   run only these items (throughput, operators, encode, stateDelta, memory, latency, verify, broker)\nMethod and results: docs/performance.md');
       process.exit(0);
     } else {
       console.error(`Unknown argument '${arg}'. Use --quick, --json <file>, --only <name[,name]>, or --help.`);

@@ -46,7 +46,7 @@ export async function run({ quick, runs, warmup, log }) {
 
   // The same contenders in the steady state: no full GC before each run, one more warm-up round.
   // After a full GC with no run open V8 optimises toAgui's per-event path again in each run (the
-  // rows above); a process that keeps serving keeps its code (docs/performance.md, thirteenth round).
+  // rows above); a process that keeps serving keeps its code (docs/performance-history.md, the thirteenth round).
   // Without the GCs, one contender's garbage may be collected in another's run: transformChunks
   // leaves the most.
   log(`throughput: the same, text-only ${label}, in the steady state (breakdown)`);
