@@ -175,9 +175,15 @@ function continued(t: Collisions, event: Fields, field: string, map: Map<string,
   t.out.next(withField(event, field, map.get(id) ?? id));
 }
 
+// The maps of renames, producer id -> fresh id (not `callSources`, which maps the other way).
+const renameMaps = (Object.keys(noRenames) as (keyof Renames)[]).filter((key) => key !== 'callSources');
+
 // Whether the run gave `id` to an entity it renamed (renames are rare: a few small maps to look through).
 function wasGiven(renames: Renames, id: string): boolean {
-  for (const map of Object.values(renames)) if (map !== undefined) for (const fresh of map.values()) if (fresh === id) return true;
+  for (const family of renameMaps) {
+    const map = renames[family];
+    if (map !== undefined) for (const fresh of map.values()) if (fresh === id) return true;
+  }
   return false;
 }
 

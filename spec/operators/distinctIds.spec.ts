@@ -543,6 +543,17 @@ describe('toAgui with a history (judged by the official client)', () => {
     }
   });
 
+  it('should go on updating an activity whose id is also the id of a history call the run renamed', async () => {
+    const { oracle, diagnostics } = await throughClient([
+      { type: EventType.ACTIVITY_SNAPSHOT, messageId: 'c1', activityType: 'plan', content: { step: 1 } },
+      { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{}' },
+      { type: EventType.ACTIVITY_SNAPSHOT, messageId: 'c1', activityType: 'plan', content: { step: 2 } },
+    ] as AgentEvent[]);
+    const activities = oracle.messages.filter((message) => message.role === 'activity' && (message as { activityType: string }).activityType === 'plan');
+    expect(activities).toEqual([{ id: 'c1', role: 'activity', activityType: 'plan', content: { step: 2 } }]);
+    expect(diagnostics).toEqual([`TOOL_CALL_START starts a tool call under id 'c1', which names a tool call of the conversation history; it was sent as 'id-2'. ${advice}`]);
+  });
+
   it('should read an empty parentMessageId as none, as the client does: a call under a history message\'s id gets a message of its own', async () => {
     for (const call of [
       // A chunk, through the correlator, and an explicit START, as it is.
