@@ -163,16 +163,22 @@ export function stringField(event: Record<string, unknown>, field: string, value
 }
 
 /**
- * The message a tool call's event names as its parent: its `parentMessageId`, checked as
- * {@link optionalString} does, and `undefined` for an empty one, which the client reads as none
- * (`@ag-ui/client` names the call's message after the call then), so that every operator reads it
- * as the client will.
+ * The message a `parentMessageId` value names, as the client reads it: a non-empty string; an
+ * empty one names none (`@ag-ui/client` names the call's message after the call then), and so
+ * does anything that is not a string. Every operator reads it so, as the client will.
+ */
+export function namedParentId(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * The message a tool call's event names as its parent: its `parentMessageId` checked as
+ * {@link optionalString} does, read as {@link namedParentId} reads it.
  *
  * @throws {AguiRxError} `INVALID_EVENT` when `parentMessageId` is neither a string nor absent.
  */
 export function parentMessageIdOf(event: Record<string, unknown>): string | undefined {
-  const named = stringField(event, 'parentMessageId', event.parentMessageId);
-  return named === '' ? undefined : named;
+  return namedParentId(stringField(event, 'parentMessageId', event.parentMessageId));
 }
 
 /** Reads and checks a required string field. */

@@ -1,5 +1,5 @@
 import { EventType } from '@ag-ui/core';
-import { eventTypeOf, type AgentEvent } from '../protocol/agentEvent.js';
+import { eventTypeOf, namedParentId, type AgentEvent } from '../protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../protocol/diagnostics.js';
 import { mintUnused, type IdGenerator } from '../protocol/generateId.js';
 import { entityEvents, entityKind, isTokenEventType, type EntityKind } from '../protocol/table.js';
@@ -175,12 +175,14 @@ function continued(t: Collisions, event: Fields, field: string, map: Map<string,
   t.out.next(withField(event, field, map.get(id) ?? id));
 }
 
-// The maps of renames, producer id -> fresh id (not `callSources`, which maps the other way).
-const renameMaps = (Object.keys(noRenames) as (keyof Renames)[]).filter((key) => key !== 'callSources');
+// Every message family, by name (the record's type holds the list complete).
+const families = Object.keys({ text: true, reasoning: true, toolResult: true, activity: true } satisfies Record<Family, true>) as Family[];
 
-// Whether the run gave `id` to an entity it renamed (renames are rare: a few small maps to look through).
+// Whether the run gave `id` to an entity it renamed: a call's fresh ids are `callSources`' keys; the
+// messages' renames are rare, a few small maps to look through.
 function wasGiven(renames: Renames, id: string): boolean {
-  for (const family of renameMaps) {
+  if (renames.callSources?.has(id) === true) return true;
+  for (const family of families) {
     const map = renames[family];
     if (map !== undefined) for (const fresh of map.values()) if (fresh === id) return true;
   }
@@ -254,8 +256,8 @@ function onCallStart(t: Collisions, event: Fields) {
   const producerId = event.toolCallId;
   if (typeof producerId !== 'string') return t.out.next(event as AgentEvent);
   let toolCallId = callWire(t, producerId);
-  // An empty parentMessageId names no message: the client names the call's message after the call (see parentMessageIdOf).
-  const parent = typeof event.parentMessageId === 'string' && event.parentMessageId !== '' ? resolveParent(t, event, event.parentMessageId) : undefined;
+  const parentId = namedParentId(event.parentMessageId);
+  const parent = parentId === undefined ? undefined : resolveParent(t, event, parentId);
   const runCall = t.ids.isRunCall(toolCallId);
   // The id this run gave a call it renamed, named by the producer (unrenamed) for a call of its own:
   // a generateId that makes the producer's ids too gives both. Not that call, which goes by its own id.

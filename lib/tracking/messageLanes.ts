@@ -4,6 +4,7 @@ import {
   eventTypeOf,
   laneFields,
   laneOf,
+  namedParentId,
   requiredString,
   stringField,
   type AgentEvent,
@@ -264,8 +265,8 @@ function next(this: Lanes, event: AgentEvent): void {
   // A subagent's SUBAGENT_FINISHED / ERROR names its own lane in `subagentRunId`.
   if (route.boundary === 'run') closeAll(t);
   else if (route.boundary !== undefined) closeLane(t, laneOf(fields));
-  // An empty parentMessageId names no message (see parentMessageIdOf).
-  t.out.next(typeof fields.parentMessageId === 'string' && fields.parentMessageId !== '' ? withParent(t, fields, event) : event);
+  const parentId = namedParentId(fields.parentMessageId);
+  t.out.next(parentId === undefined ? event : withParent(t, fields, event, parentId));
 }
 
 /**
@@ -278,8 +279,7 @@ function next(this: Lanes, event: AgentEvent): void {
  * text of that lane under the id starts (joining the call's message), and which another kind or
  * lane cannot take. An id only another lane uses is left as it is (`toolCallCorrelator` refuses it).
  */
-function withParent(t: Lanes, fields: Record<string, unknown>, event: AgentEvent): AgentEvent {
-  const producerId = fields.parentMessageId as string;
+function withParent(t: Lanes, fields: Record<string, unknown>, event: AgentEvent, producerId: string): AgentEvent {
   const lane = laneOf(fields);
   const renamedText = wireId(t, producerId, lane, TEXT);
   if (renamedText !== producerId && isAssistantText(t.messages?.get(renamedText))) return parentNamed(fields, renamedText);
