@@ -105,17 +105,36 @@ function sameEntity(existing: KnownMessage, start: MessageStart, activityType: s
 
 /** The state of one conversation's ids; the methods are the shared functions below (no closures per run). */
 interface ConversationIdsRecord extends ConversationIds {
-  // Both made at their first entry (a run without history or tool calls holds neither).
+  /**
+   * The first list of messages seeded (the history the run began with): its ids sorted, looked up
+   * by a binary search. An open stream keeps its history's ids for the whole run, and a table
+   * holds about 48 bytes per id (a `Map`'s hash table has room for twice its entries): the sorted
+   * arrays hold 16 (the bench's item 14 with a history). Ids seeded or started later go into the
+   * tables below, which come first in every lookup (a later record for an id replaces the earlier).
+   */
+  history: HistoryIndex | undefined;
+  // Both made at their first entry (a run without tool calls, or with nothing after its history, holds neither).
   /** Message id -> what the client holds under it. */
   messages: IdTable<KnownMessage> | undefined;
   /** Tool call id -> whether the history holds it (true) or the run started it (false). */
   calls: IdTable<boolean> | undefined;
 }
 
+/** A list of messages as {@link ConversationIdsRecord.history} holds it. */
+interface HistoryIndex {
+  /** The messages' ids, sorted by code unit, each once (the last message under an id stays, as a `Map` keeps the last value set). */
+  readonly messageIds: readonly string[];
+  /** What the client holds under each id, at its index. */
+  readonly messages: readonly KnownMessage[];
+  /** The ids of the messages' tool calls, sorted, each once. */
+  readonly callIds: readonly string[];
+}
+
 /** Creates the id bookkeeping of one conversation, seeded with `history` (RunAgentInput `messages`). */
 export function createConversationIds(history?: unknown): ConversationIds {
   // Its methods on a shared prototype: a record holds only its fields.
   const record = new ConversationRecord();
+  record.history = undefined;
   record.messages = undefined;
   record.calls = undefined;
   ConversationRecord.shaped(record);
@@ -141,6 +160,11 @@ function historyRecord(message: Record<string, unknown>): KnownMessage {
 
 function seed(this: ConversationIdsRecord, list: unknown): void {
   if (!Array.isArray(list)) return;
+  // The first list into an empty record (the history the run began with) is held sorted; later ones (a snapshot) go into the tables.
+  if (this.history === undefined && this.messages === undefined && this.calls === undefined) {
+    this.history = indexHistory(list);
+    return;
+  }
   for (const message of list) {
     if (!isObject(message) || typeof message.id !== 'string') continue;
     (this.messages ??= createIdTable()).set(message.id, historyRecord(message));
@@ -149,8 +173,51 @@ function seed(this: ConversationIdsRecord, list: unknown): void {
   }
 }
 
+/** `list`'s messages and tool calls as a {@link HistoryIndex}; anything not a message is skipped. */
+function indexHistory(list: readonly unknown[]): HistoryIndex | undefined {
+  const entries: [string, KnownMessage][] = [];
+  const callIds: string[] = [];
+  for (const message of list) {
+    if (!isObject(message) || typeof message.id !== 'string') continue;
+    entries.push([message.id, historyRecord(message)]);
+    if (!Array.isArray(message.toolCalls)) continue;
+    for (const call of message.toolCalls) if (isObject(call) && typeof call.id === 'string') callIds.push(call.id);
+  }
+  if (entries.length === 0 && callIds.length === 0) return undefined;
+  // A stable sort: of the messages under one id, the last given stays last, and is the one kept.
+  entries.sort(([a], [b]) => compareIds(a, b));
+  const kept = entries.filter(([id], i) => i === entries.length - 1 || entries[i + 1][0] !== id);
+  callIds.sort(compareIds);
+  // `map` and `filter` make arrays of their exact length: no room left over per open stream.
+  return {
+    messageIds: kept.map(([id]) => id),
+    messages: kept.map(([, known]) => known),
+    callIds: callIds.filter((id, i) => i === 0 || callIds[i - 1] !== id),
+  };
+}
+
+// Code unit order, the order `<` compares strings in (whatever the locale).
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Where `id` is in `sorted` (ids in code unit order), or -1. */
+function findId(sorted: readonly string[], id: string): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const at = sorted[middle];
+    if (at === id) return middle;
+    if (at < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
 function message(this: ConversationIdsRecord, id: string): KnownMessage | undefined {
-  return this.messages?.get(id);
+  const known = this.messages?.get(id);
+  if (known !== undefined || this.history === undefined) return known;
+  const at = findId(this.history.messageIds, id);
+  return at < 0 ? undefined : this.history.messages[at];
 }
 
 /**
@@ -177,7 +244,10 @@ function addMessage(this: ConversationIdsRecord, id: string, start: MessageStart
 }
 
 function isHistoryCall(this: ConversationIdsRecord, id: string): boolean {
-  return this.calls?.get(id) === true;
+  // A call the run started under the id (false) or a later snapshot's (true) decides; else the history.
+  const recorded = this.calls?.get(id);
+  if (recorded !== undefined) return recorded;
+  return this.history !== undefined && findId(this.history.callIds, id) >= 0;
 }
 
 function isRunCall(this: ConversationIdsRecord, id: string): boolean {
@@ -189,7 +259,7 @@ function addCall(this: ConversationIdsRecord, id: string): void {
 }
 
 function messageCollision(this: ConversationIdsRecord, id: string, start: MessageStart, activityType: string | undefined, role: string | undefined): string | undefined {
-  return collisionWith(this.messages?.get(id), start, activityType, role);
+  return collisionWith(this.message(id), start, activityType, role);
 }
 
 /**

@@ -109,4 +109,56 @@ describe('createConversationIds', () => {
     ids.seed([{ id: 'later', role: 'user' }]);
     expect(ids.message('later')?.history).toBe(true);
   });
+
+  it('should answer for the history it began with as tables of its ids would: the last message under an id, a later record first', () => {
+    // A model: what a Map of every id set in order answers.
+    const roles = ['user', 'assistant', 'activity', 'tool', 'narrator'];
+    for (let round = 0; round < 50; round++) {
+      let seedValue = round + 1;
+      const random = (n: number) => ((seedValue = (seedValue * 1103515245 + 12345) % 2147483648) % n);
+      const idOf = () => ['a', 'b', 'ab', 'b1', 'B', '', 'é', 'a\u{1F600}', 'z9', 'call_1_0'][random(10)];
+      const list = Array.from({ length: random(30) }, () => {
+        const role = roles[random(roles.length)];
+        const calls = Array.from({ length: random(3) }, () => ({ id: idOf(), type: 'function', function: { name: 'f', arguments: '{}' } }));
+        return { id: idOf(), role, ...(role === 'activity' ? { activityType: `t${random(2)}` } : {}), ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+      });
+      const messages = new Map<string, unknown>();
+      const calls = new Map<string, boolean>();
+      for (const m of list) {
+        messages.set(m.id, m.role === 'activity' ? { history: true, role: m.role, activityType: m.activityType } : { history: true, role: m.role });
+        for (const c of m.toolCalls ?? []) calls.set(c.id, true);
+      }
+      const ids = createConversationIds(list);
+      // What the run adds after: a message, a call, a snapshot, each replacing what an id named.
+      const added = idOf();
+      ids.addMessage(added, 'text', 'assistant');
+      messages.set(added, { history: false, role: 'assistant', start: 'text' });
+      const call = idOf();
+      ids.addCall(call);
+      calls.set(call, false);
+      const snapshotted = idOf();
+      ids.seed([{ id: snapshotted, role: 'user', toolCalls: [{ id: snapshotted, type: 'function', function: { name: 'f', arguments: '{}' } }] }]);
+      messages.set(snapshotted, { history: true, role: 'user' });
+      calls.set(snapshotted, true);
+      for (const id of ['a', 'b', 'ab', 'b1', 'B', '', 'é', 'a\u{1F600}', 'z9', 'call_1_0', 'absent']) {
+        expect([round, id, ids.message(id)]).toEqual([round, id, messages.get(id)]);
+        expect([round, id, ids.isHistoryCall(id), ids.isRunCall(id)]).toEqual([round, id, calls.get(id) === true, calls.get(id) === false]);
+      }
+    }
+  });
+
+  it('should keep the history it began with in sorted arrays, not in a table of its own (16 bytes an id, not about 48)', () => {
+    const sets = jest.spyOn(Map.prototype, 'set');
+    const history = Array.from({ length: 50 }, (_, i) => ({ id: `h${i}`, role: i % 2 === 0 ? 'user' : 'assistant', toolCalls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } }] }));
+    const ids = createConversationIds(history);
+    expect(sets).not.toHaveBeenCalled();
+    expect(ids.message('h49')).toEqual({ history: true, role: 'assistant' });
+    expect(ids.isHistoryCall('c0')).toBe(true);
+    // What comes after the history goes into the tables.
+    ids.addMessage('m1', 'text', 'assistant');
+    expect(sets).toHaveBeenCalledTimes(0);
+    ids.addMessage('m2', 'text', 'assistant');
+    expect(sets).toHaveBeenCalledTimes(1);
+    sets.mockRestore();
+  });
 });
