@@ -97,8 +97,8 @@ interface ToolCalls {
    * It and the other tables of calls are made at the first call: most runs never open one.
    */
   open: Map<string, OpenCall> | undefined;
-  /** Every call id sent (an ended one is used and not open), and the fresh ids of reused ones. */
-  readonly ids: EntityIds;
+  /** Every call id sent (an ended one is used and not open), and the fresh ids of reused ones. Made at the first call, as the tables are. */
+  ids: EntityIds | undefined;
   /** Calls started in this run and not yet answered by a TOOL_CALL_RESULT. */
   pending: Set<string> | undefined;
   /** The lane's latest call, continued by chunks without an id (kept once ended: their late ARGS are dropped). */
@@ -127,7 +127,7 @@ export function trackToolCalls({ mint, out, diagnose }: ToolCallTrackerOptions):
   t.out = out;
   t.diagnose = diagnose;
   t.open = undefined;
-  t.ids = createEntityIds(mint);
+  t.ids = undefined;
   t.pending = undefined;
   t.latest = undefined;
   t.turnMessage = undefined;
@@ -147,7 +147,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const toolCallName = stringField(event, 'toolCallName', event.toolCallName);
     const delta = stringField(event, 'delta', event.delta);
     const lane = laneOf(event);
-    const known = producerId === undefined ? (toolCallName === undefined ? t.latest?.get(lane) : undefined) : t.ids.wireId(producerId);
+    const known = producerId === undefined ? (toolCallName === undefined ? t.latest?.get(lane) : undefined) : wireIdOf(t, producerId);
     if (known !== undefined) {
       const call = t.open?.get(known);
       // A named chunk for an open call whose arguments are already complete JSON is a second,
@@ -161,7 +161,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
         }
         return sendArgs(t, known, call, delta, event);
       }
-      if (call === undefined && t.ids.isUsed(known) && toolCallName === undefined) return lateArgs(t, 'TOOL_CALL_CHUNK', producerId ?? known, delta, event);
+      if (call === undefined && isUsed(t, known) && toolCallName === undefined) return lateArgs(t, 'TOOL_CALL_CHUNK', producerId ?? known, delta, event);
     }
     if (toolCallName === undefined) {
       throw new AguiRxError(
@@ -171,7 +171,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
           : `TOOL_CALL_CHUNK opens tool call '${producerId}' without a toolCallName. Put the tool's name on the first chunk of each call.`,
       );
     }
-    const toolCallId = t.ids.claim(producerId, lane, false).id;
+    const toolCallId = (t.ids ??= createEntityIds(t.mint)).claim(producerId, lane, false).id;
     const parentMessageId = parentOf(t, lane, parentMessageIdOf(event));
     const call = register(t, toolCallId, lane, toolCallName);
     const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
@@ -186,10 +186,10 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const producerId = requiredString(event, 'toolCallId');
     const toolCallName = requiredString(event, 'toolCallName');
     const lane = laneOf(event);
-    if (t.open?.has(t.ids.wireId(producerId))) {
+    if (t.open?.has(wireIdOf(t, producerId))) {
       return t.diagnose({ message: `Dropped a second TOOL_CALL_START for tool call '${producerId}', which is already open. Send one START per call.`, event });
     }
-    const toolCallId = t.ids.claim(producerId, lane, false).id;
+    const toolCallId = (t.ids ??= createEntityIds(t.mint)).claim(producerId, lane, false).id;
     const parentMessageId = parentMessageIdOf(event);
     if (parentMessageId !== undefined) assertParentLane(t, parentMessageId, lane);
     if (parentMessageId !== undefined && turnMessageOf(t, lane) === undefined) setTurnMessage(t, lane, parentMessageId);
@@ -201,7 +201,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const t = this;
     const producerId = requiredString(event, 'toolCallId');
     const delta = requiredString(event, 'delta');
-    const toolCallId = t.ids.wireId(producerId);
+    const toolCallId = wireIdOf(t, producerId);
     const call = t.open?.get(toolCallId);
     if (call !== undefined) {
       const lane = laneOf(event);
@@ -212,14 +212,14 @@ const trackerMethods: ToolCallTracker = Object.freeze({
       // An untagged continuation is the opener's (AG-UI spec 1.1, Subagents, Ownership): sent with its tag.
       return t.out.next(withWireId(call.lane === lane ? event : copyWith(event, { subagentRunId: call.lane }), producerId, toolCallId));
     }
-    if (t.ids.isUsed(toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
+    if (isUsed(t, toolCallId)) return lateArgs(t, 'TOOL_CALL_ARGS', producerId, delta, event);
     throw new AguiRxError('INVALID_EVENT', `TOOL_CALL_ARGS for tool call '${producerId}', which was never started. Send TOOL_CALL_START (or a TOOL_CALL_CHUNK with a toolCallName) first.`);
   },
 
   end(this: ToolCalls, event: Fields) {
     const t = this;
     const producerId = requiredString(event, 'toolCallId');
-    const toolCallId = t.ids.wireId(producerId);
+    const toolCallId = wireIdOf(t, producerId);
     const call = t.open?.get(toolCallId);
     if (call === undefined) {
       if (t.endedEarly?.delete(toolCallId)) return;
@@ -234,7 +234,7 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const t = this;
     const producerId = requiredString(event, 'toolCallId');
     const lane = laneOf(event);
-    const toolCallId = t.ids.wireId(producerId);
+    const toolCallId = wireIdOf(t, producerId);
     const call = t.open?.get(toolCallId);
     if (call !== undefined) close(t, toolCallId, call);
     // A result means the model's turn is over: text after it is a new assistant message.
@@ -269,6 +269,12 @@ const trackerMethods: ToolCallTracker = Object.freeze({
   },
 });
 const ToolCallsRecord = recordType<ToolCalls>(trackerMethods);
+
+// The wire id of the producer's call `producerId` (its own before the run's first call).
+const wireIdOf = (t: ToolCalls, producerId: string): string => (t.ids === undefined ? producerId : t.ids.wireId(producerId));
+
+// Whether the run sent a call under `toolCallId` already.
+const isUsed = (t: ToolCalls, toolCallId: string): boolean => t.ids !== undefined && t.ids.isUsed(toolCallId);
 
 // The input event, under the wire id its call was given.
 function withWireId(event: Fields, producerId: string, toolCallId: string): AgentEvent {

@@ -426,4 +426,20 @@ describe('trackToolCalls', () => {
       );
     });
   });
+
+  describe('what a run holds', () => {
+    it('should make the table of call ids at the first call only: most runs never open one', () => {
+      const { calls, out } = tracking();
+      const ids = () => (calls as unknown as { ids: unknown }).ids;
+      // Text, a result of no call the run started, an END and ARGS of none: no call opened.
+      for (const event of [textStart('m1'), { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Hi' }, end('x'), result('h1', 'ok')]) feed(calls, event);
+      expect(() => feed(calls, args('x', '{}'))).toThrow();
+      expect(ids()).toBeUndefined();
+      expect(out.map((e) => e.type)).toEqual([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TOOL_CALL_RESULT]);
+      feed(calls, chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{}' }));
+      expect(ids()).toBeDefined();
+      // The producer's ids as they were before the table existed: the call is under its own.
+      expect(out.slice(3).map((e) => (e as { toolCallId?: string }).toolCallId)).toEqual(['c1', 'c1']);
+    });
+  });
 });
