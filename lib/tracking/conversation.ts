@@ -3,6 +3,7 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import { AguiRxError } from '../protocol/errors.js';
 import { assertSafePatch } from '../state/jsonPatch.js';
 import { copyWith } from '../protocol/values.js';
+import { namedParentId } from '../protocol/agentEvent.js';
 
 /** Any event, read field by field. */
 type Fields = Record<string, any>;
@@ -109,11 +110,13 @@ export function trackConversation(initial: readonly Message[] = []): Conversatio
       existing.function.name = event.toolCallName;
       return mergeInto(existing, event);
     }
-    const parent = event.parentMessageId === undefined ? undefined : byId(event.parentMessageId);
+    // As the client: an empty parentMessageId names no message.
+    const parentId = namedParentId(event.parentMessageId);
+    const parent = parentId === undefined ? undefined : byId(parentId);
     let owner = parent?.role === 'assistant' ? parent : undefined;
     if (owner === undefined) {
       // As the client: a parent id taken by another role falls back to the tool call's id.
-      owner = { id: parent === undefined ? (event.parentMessageId ?? event.toolCallId) : event.toolCallId, role: 'assistant', toolCalls: [] };
+      owner = { id: parent === undefined ? (parentId ?? event.toolCallId) : event.toolCallId, role: 'assistant', toolCalls: [] };
       if (event.subagentRunId != null) owner.subagentRunId = event.subagentRunId;
       append(owner);
     }

@@ -390,8 +390,12 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
       t.diagnose({ message: `${type} for message '${producerId}', which was already ended: it was reopened with ${kind.start} under its id, and the client appends to it. Send ${kind.start} before the content of a message you continue.`, event: source });
     }
   } else {
-    const claim = t.ids.claimId(candidate, lane, true);
+    // An empty id names nothing the client can point to (a tool call's parent: it reads '' as none): a fresh one, as for a taken id.
+    const claim = t.ids.claimId(candidate === '' ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : candidate, lane, true);
     messageId = claim.id;
+    if (candidate === '') {
+      t.diagnose({ message: `${type} has an empty messageId: it was sent as message '${messageId}', and the producer's later events under '' go to it (the client reads an empty id as none, and would put a tool call of the message in a message of its own). Give each message a non-empty id, or leave messageId out of chunks.`, event: source });
+    }
     if (producerId !== undefined && messageId !== candidate) rename(t, producerId, lane, slot, messageId);
     if (claim.conflict !== undefined && (explicitStart !== undefined || type === kind.content)) {
       const why =

@@ -944,6 +944,33 @@ describe('openMessageStartContentEnd', () => {
       ]);
     });
 
+    it('should send a message with an empty messageId under a minted id, and the producer\'s later events under \'\' to it, with one diagnostic', () => {
+      const sink = diagnosticsSink();
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: chunk('Hi', { messageId: '' }),
+          b: chunk('!', { messageId: '' }),
+          s: start(''),
+          c: content('', 'again'),
+          e: end(''),
+          S: start('id-1'),
+          C: content('id-1', 'Hi'),
+          D: content('id-1', '!'),
+          E: end('id-1'),
+          G: content('id-1', 'again'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a-----b-----e-----s-----c-----e-----|', values);
+        // prettier-ignore
+        const expected = '--(SC)--D-----E-----S-----G-----E-----|';
+
+        expectObservable(e1.pipe(openMessageStartContentEnd({ generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic }))).toBe(expected, values);
+      });
+      expect(sink.messages).toEqual([
+        "TEXT_MESSAGE_CHUNK has an empty messageId: it was sent as message 'id-1', and the producer's later events under '' go to it (the client reads an empty id as none, and would put a tool call of the message in a message of its own). Give each message a non-empty id, or leave messageId out of chunks.",
+      ]);
+    });
+
     it('should error with INVALID_EVENT on a null messageId where one is required', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = { a: invalid({ type: EventType.TEXT_MESSAGE_START, messageId: null, role: 'assistant' }) };

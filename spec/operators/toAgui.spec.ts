@@ -398,6 +398,29 @@ describe('toAgui', () => {
     });
   });
 
+  describe('empty ids', () => {
+    it.each([
+      ['text chunks', (id: string) => [{ type: EventType.TEXT_MESSAGE_CHUNK, messageId: id, delta: 'Let me look.' }]],
+      ['an explicit START, CONTENT and END', (id: string) => [{ type: EventType.TEXT_MESSAGE_START, messageId: id, role: 'assistant' }, { type: EventType.TEXT_MESSAGE_CONTENT, messageId: id, delta: 'Let me look.' }, { type: EventType.TEXT_MESSAGE_END, messageId: id }]],
+    ])('should build with an empty messageId the messages a non-empty one builds: its tool call in the same assistant message (%s)', async (_name, text) => {
+      const events = (id: string) =>
+        [
+          ...text(id),
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{}' },
+          { type: EventType.TOOL_CALL_RESULT, toolCallId: 'c1', content: 'ok' },
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: `${id}2`, delta: 'Found it.' },
+        ] as AgentEvent[];
+      const sink = diagnosticsSink();
+      const named = await runWithOracle(from(events('m')).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: () => {} })));
+      const empty = await runWithOracle(from(events('')).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic })));
+      const shape = (messages: OracleRun['messages']) => messages.map((m) => [m.role, 'content' in m ? m.content : undefined, 'toolCalls' in m ? m.toolCalls?.map((c) => c.id) : undefined]);
+      expect(shape(empty.messages)).toEqual(shape(named.messages));
+      expect(shape(empty.messages)[0]).toEqual(['assistant', 'Let me look.', ['c1']]);
+      expect(empty.messages.map((m) => m.id)).not.toContain('');
+      expect(sink.messages.filter((message) => message.includes('empty messageId'))).toHaveLength(1);
+    });
+  });
+
   describe('a generateId that repeats itself', () => {
     const input = { threadId: 'thread-1', runId: 'run-1', state: {}, messages: [{ id: 'u1', role: 'user' as const, content: 'Hi' }], tools: [], context: [], forwardedProps: {} };
     const cases: [string, () => unknown, AgentEvent[], object, RegExp][] = [

@@ -306,7 +306,14 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
           const batch: RunLogEntry[] = [];
           let end = false;
           for (const entry of entries) {
-            if (position !== undefined && compareIds(entry.id, position) <= 0) continue;
+            if (position !== undefined && compareIds(entry.id, position) <= 0) {
+              // The run ended at or before the reader's cursor (one ahead of the log): nothing more will come.
+              if (entry.run === runId && isTerminalEvent(entry.event)) {
+                end = true;
+                break;
+              }
+              continue;
+            }
             position = entry.id;
             if (entry.run !== runId) continue;
             batch.push({ cursor: entry.id, event: entry.event });

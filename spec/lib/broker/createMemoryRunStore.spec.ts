@@ -5,4 +5,5 @@ describeRunStore('createMemoryRunStore', {
   make: (options) => createMemoryRunStore({ retainMs: options?.retainMs, maxLen: options?.maxLen }),
   // One process: the "other instance" is the store itself.
   peer: (store) => store,
+  aheadCursor: () => '999999999999',
 });

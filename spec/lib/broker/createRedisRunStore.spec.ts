@@ -32,6 +32,8 @@ describeWithRedis('createRedisRunStore', () => {
   describeRunStore('createRedisRunStore', {
     make: (options) => createRedisRunStore({ url: server.url, retainMs: options?.retainMs, maxLen: options?.maxLen }),
     peer: () => createRedisRunStore({ url: server.url }),
+    // A stream id an hour ahead: Redis ids are the append time in ms.
+    aheadCursor: () => `${Date.now() + 3_600_000}-0`,
     });
 
   describe('over Redis', () => {

@@ -17,6 +17,8 @@ export interface RunStoreFactory {
   make(options?: RunStoreCaseOptions): RunStore;
   /** Another instance that shares `store`'s runs (another connection to the same Redis); for a single-process store, `store` itself. */
   peer(store: RunStore): RunStore;
+  /** A well-formed cursor after every entry a case appends: what a confused client, or a later run of the thread, may send. */
+  aheadCursor(): string;
 }
 
 let threads = 0;
@@ -217,6 +219,18 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.append(threadId, 'run-2', [text('other')]);
         const batches = await read;
         expect(batches.flat().map((entry) => entry.event)).toEqual([text('a'), finished(threadId, runId)]);
+      });
+
+      it('should complete a read whose cursor is after the run\'s end once the run ends, sending nothing', async () => {
+        const { store, threadId, runId } = await started();
+        const read = firstValueFrom(store.read(threadId, runId, factory.aheadCursor()).pipe(toArray()));
+        await store.append(threadId, runId, [text('a')]);
+        // The read is live by then (a Redis read sets up in a few ms): the end reaches it as a live entry, not in its replay.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await store.append(threadId, runId, [finished(threadId, runId)]);
+        expect((await read).flat()).toEqual([]);
+        // The same read of the finished run.
+        expect(await entries(store.read(threadId, runId, factory.aheadCursor()))).toEqual([]);
       });
 
       it('should replay a finished run and complete', async () => {

@@ -1,4 +1,6 @@
-import { EventType, type Message } from '@ag-ui/core';
+import { EventType, type Event, type Message } from '@ag-ui/core';
+import { of, type Observable } from 'rxjs';
+import { runWithOracle } from '../../support/oracle.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { trackConversation, type Conversation } from '../../../lib/tracking/conversation.js';
 
@@ -92,6 +94,13 @@ describe('trackConversation', () => {
         { id: 'm9', role: 'assistant', toolCalls: [{ id: 'tc1', type: 'function', function: { name: 'search', arguments: '' } }], subagentRunId: 'sub-1' },
         { id: 'tc2', role: 'assistant', toolCalls: [{ id: 'tc2', type: 'function', function: { name: 'search', arguments: '' } }] },
       ]);
+    });
+
+    it('should read an empty parentMessageId as none, as the client does: the call goes into a message named after it', async () => {
+      const events: Fields[] = [textStart(''), textContent('', 'Let me look.'), { type: EventType.TEXT_MESSAGE_END, messageId: '' }, callStart('tc1', { parentMessageId: '' }), { type: EventType.TOOL_CALL_END, toolCallId: 'tc1' }];
+      const client = await runWithOracle(of({ type: EventType.RUN_STARTED, threadId: 't', runId: 'r' }, ...events, { type: EventType.RUN_FINISHED, threadId: 't', runId: 'r' }) as Observable<Event>);
+      expect(built(...events)).toStrictEqual(client.messages);
+      expect(client.messages.map((m) => m.id)).toEqual(['', 'tc1']);
     });
 
     it("should fall back to the call's id when the parent id belongs to another role", () => {
