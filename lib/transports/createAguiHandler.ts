@@ -104,9 +104,11 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
   /**
    * How long frames may wait while the client takes no bytes at all before it is declared stalled,
    * in ms. Default: 30000. Then its connection is closed and what waited for it freed at once
-   * (without a broker the run is stopped; with one, only this reader leaves). A client that reads
-   * is not cut: on node:http, one that takes a 64 KiB piece of what waits in each stallTimeoutMs
-   * (32 KB/s at 2 s), however far behind it is. `Infinity`: never.
+   * (without a broker the run is stopped; with one, only this reader leaves). On node:http a
+   * client is seen reading when the kernel takes more of what waits, which Linux allows once about
+   * a third of the connection's send buffer (up to 4 MB) is read: the default keeps clients of a
+   * few tens of KB/s behind a large burst; a few seconds cut even one reading 128 KiB/s there
+   * (`FlowOptions.stallTimeoutMs`, docs/transports.md). `Infinity`: never.
    */
   stallTimeoutMs?: number | undefined;
   /**

@@ -16,8 +16,13 @@ export interface FlowOptions {
    * declared stalled. Default: 30000. Then the run is stopped (with a run broker, only this
    * reader leaves), the connection closed and the queued frames freed at once. A client that
    * takes bytes restarts the clock: on node:http, when Node has handed one of the 64 KiB pieces
-   * that wait to the kernel in full (so at least a piece per stallTimeoutMs); on a Web stream, at
-   * each pull. `Infinity`: never.
+   * that wait to the kernel in full; on a Web stream, at each pull. On node:http the kernel takes
+   * more only once the connection's send buffer (Linux grows it up to `net.ipv4.tcp_wmem`'s
+   * maximum, 4 MB by default) has room again, which Linux gives a writer after about a third of it
+   * is read: behind a large burst a client must read that much (up to about 1.3 MB) in each
+   * stallTimeoutMs to be seen reading. The default keeps clients of a few tens of KB/s (in a
+   * trial, 32 and 48 KB/s behind a 4 MB burst); a few seconds cut even one reading 128 KiB/s
+   * there. `Infinity`: never.
    */
   stallTimeoutMs?: number | undefined;
   /**

@@ -40,7 +40,9 @@ const stallStopped: StallTimer = { waiting() {}, idle() {}, stop() {} };
  * - The response's `'close'` (the client went away) unsubscribes `events$`, which aborts the agent.
  * - Backpressure: when `res.write()` returns false, frames wait in a queue until `'drain'`; a frame
  *   over 64 KiB is written in 64 KiB pieces, each after the previous one drained. A client that
- *   reads, however fast the run and however large a frame, gets every frame.
+ *   reads fast enough to be seen within `stallTimeoutMs` (see {@link FlowOptions.stallTimeoutMs}:
+ *   behind a large burst, about a third of the kernel's send buffer per stallTimeoutMs), however
+ *   fast the run and however large a frame, gets every frame.
  * - A stalled client — frames waited and it took no bytes (no `'drain'`) for `stallTimeoutMs`
  *   (default 30000 ms) — is dropped: `events$` is unsubscribed, the socket destroyed (no final frame:
  *   the client is not reading; also a peer that vanished without FIN) and the queue freed at once.
@@ -182,7 +184,8 @@ function wait(r: NodeStream): void {
   // The client takes bytes when the response's own buffer falls: 'drain' comes only once it is
   // empty, which a client reading slowly behind a kernel buffer of megabytes may not let happen
   // within stallTimeoutMs, while each write Node has handed to the kernel in full leaves it (64 KiB
-  // pieces here). A client that takes a piece per stallTimeoutMs is never cut.
+  // pieces here). The kernel takes a piece only once its send buffer has room, about a third of it
+  // read (FlowOptions.stallTimeoutMs): the most a client must read per stallTimeoutMs.
   (r.stall ??= stallTimer(r.stallTimeoutMs, () => onStall(r), () => r.res.writableLength)).waiting();
   r.options.demand?.close();
   r.res.once('drain', (r.onDrain ??= () => flush(r)));
