@@ -280,6 +280,8 @@ class Framer extends Subscription implements Observer<Event | BrokerFrame> {
   awaitingReady = false;
   /** Which scheduling is current: a tick's end runs once, by whichever of its two callbacks comes first. */
   tick = 0;
+  /** Protobuf only: the first half of a surrogate pair that ended a delta, by the delta's message or call (see keepPairsWhole). */
+  halfPairs: Map<string, string> | undefined = undefined;
 
   constructor(
     readonly sink: FrameSink,
@@ -452,8 +454,55 @@ function releaseHeld(f: Framer): void {
   if (held === undefined) return;
   f.held = undefined;
   const event = heldEvent(held);
-  const frame = frameOf(f, event, held.cursor);
-  if (frame !== undefined) put(f, frame, event);
+  const whole = f.protobuf ? keepPairsWhole(f, event) : event;
+  if (whole === undefined) return;
+  const frame = frameOf(f, whole, held.cursor);
+  if (frame !== undefined) put(f, frame, whole);
+}
+
+// The delta events, with the end of their message or call and where its id is.
+const pairEnds: ReadonlyMap<string, { readonly delta: string; readonly idField: 'messageId' | 'toolCallId' }> = new Map([
+  [EventType.TEXT_MESSAGE_END, { delta: EventType.TEXT_MESSAGE_CONTENT, idField: 'messageId' }],
+  [EventType.REASONING_MESSAGE_END, { delta: EventType.REASONING_MESSAGE_CONTENT, idField: 'messageId' }],
+  [EventType.TOOL_CALL_END, { delta: EventType.TOOL_CALL_ARGS, idField: 'toolCallId' }],
+]);
+const pairDeltas: ReadonlyMap<string, 'messageId' | 'toolCallId'> = new Map([...pairEnds.values()].map(({ delta, idField }) => [delta, idField]));
+
+/**
+ * For protobuf, which carries strings as UTF-8 (no lone surrogate: the encoder writes U+FFFD): a
+ * delta ending in the first half of a surrogate pair (a producer that slices text by UTF-16 units)
+ * keeps that half for the next delta of its message or call, so that the pair is encoded whole, as
+ * SSE's JSON carries it in two frames. Returns the event to send, `undefined` when nothing is left
+ * of it; a half still kept when its message or call ends goes out alone before the end (as U+FFFD:
+ * no later delta can complete it).
+ */
+function keepPairsWhole(f: Framer, event: Event): Event | undefined {
+  const fields = event as unknown as Record<string, unknown>;
+  const deltaId = pairDeltas.get(event.type);
+  if (deltaId !== undefined) {
+    const delta = fields.delta;
+    if (typeof delta !== 'string') return event;
+    const key = `${deltaId}:${String(fields[deltaId])}`;
+    const kept = f.halfPairs?.get(key);
+    if (kept !== undefined) f.halfPairs!.delete(key);
+    const joined = kept === undefined ? delta : kept + delta;
+    const last = joined.charCodeAt(joined.length - 1);
+    if (!(last >= 0xd800 && last <= 0xdbff)) return joined === delta ? event : ({ ...event, delta: joined } as Event);
+    (f.halfPairs ??= new Map()).set(key, joined.slice(-1));
+    return joined.length === 1 ? undefined : ({ ...event, delta: joined.slice(0, -1) } as Event);
+  }
+  const end = pairEnds.get(event.type);
+  if (end !== undefined && f.halfPairs !== undefined) {
+    const key = `${end.idField}:${String(fields[end.idField])}`;
+    const kept = f.halfPairs.get(key);
+    if (kept !== undefined) {
+      f.halfPairs.delete(key);
+      const alone = { type: end.delta, [end.idField]: fields[end.idField], delta: kept } as unknown as Event;
+      const frame = frameOf(f, alone, undefined);
+      if (frame !== undefined) put(f, frame, alone);
+    }
+  }
+  return event;
 }
 
 // The one event the held deltas make.
@@ -536,8 +585,10 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
     f.held = { first: { ...event } as Event, parts: [delta], chars: delta.length, cursor };
     return schedule(f);
   }
-  const frame = frameOf(f, event, cursor);
+  const whole = f.protobuf ? keepPairsWhole(f, event) : event;
+  if (whole === undefined) return;
+  const frame = frameOf(f, whole, cursor);
   if (frame === undefined) return;
   if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) f.terminal = true;
-  put(f, frame, event);
+  put(f, frame, whole);
 }

@@ -42,8 +42,22 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
 }
 
 /** The assistant text the official client builds from a run served at `url`. */
+/**
+ * The official client asking for protobuf frames: `HttpAgent` sends `Accept: text/event-stream`
+ * whatever its `headers` say (its request's own Accept comes last), so the header is set here.
+ */
+class ProtobufHttpAgent extends HttpAgent {
+  override requestInit(input: RunAgentInput): RequestInit {
+    const init = super.requestInit(input);
+    return { ...init, headers: { ...(init.headers as Record<string, string>), Accept: PROTO } };
+  }
+}
+
+/** The official client, over protobuf when `headers` asks for it (`Accept: PROTO`), else over SSE. */
+const clientFor = (url: string, headers: Record<string, string>) => (headers.Accept === PROTO ? new ProtobufHttpAgent({ url, threadId: 'thread-1' }) : new HttpAgent({ url, threadId: 'thread-1', headers }));
+
 async function clientText(url: string, headers: Record<string, string> = {}): Promise<string[]> {
-  const client = new HttpAgent({ url, threadId: 'thread-1', headers });
+  const client = clientFor(url, headers);
   await client.runAgent({ runId: 'run-1' });
   return client.messages.filter((message) => message.role === 'assistant').map((message) => message.content as string);
 }
@@ -78,8 +92,31 @@ describe('coalescing, adversarial', () => {
 
     const texts = await clientText(url, headers);
 
-    // Protobuf carries strings as UTF-8: a lone surrogate cannot survive it, a pair joined by merging does.
+    // Protobuf carries strings as UTF-8, which has no lone surrogate: a pair split across deltas is kept whole, merged or not.
     expect(texts).toEqual([pieces.join('')]);
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['SSE', {}],
+    ['protobuf', { Accept: PROTO }],
+  ])('should keep a surrogate pair whole when its halves come in two ticks, each the first frame of its tick (%s)', async (_name, headers) => {
+    // A producer that slices text by UTF-16 units: nothing merges the halves, each goes out at once.
+    const pieces = ['a', '\uD83D', '\uDE00', 'b\uD83D', '\uDC4D\uD83C', '\uDFFD'];
+    const args = ['{"q":"', '\uD83D', '\uDE00"}'];
+    const bursts: AgentEvent[][] = [
+      ...pieces.map((delta): AgentEvent[] => [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta }]),
+      ...args.map((delta): AgentEvent[] => [{ type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: 'search', parentMessageId: 'm1', delta }]),
+      // A message that ends on a lone first half: it goes out as it can (U+FFFD over protobuf), before the message's end.
+      [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm2', delta: 'x\uD83D' }],
+    ];
+    const url = await listen(createAguiHandler(bursty(bursts), { heartbeatMs: 0 }));
+    const client = clientFor(url, headers);
+    await client.runAgent({ runId: 'run-1' });
+
+    const [first, second] = client.messages;
+    expect(first).toMatchObject({ id: 'm1', content: 'a😀b👍🏽', toolCalls: [{ id: 'c1', function: { arguments: '{"q":"😀"}' } }] });
+    expect([...(second.content as string)].map((c) => c.codePointAt(0)!.toString(16))).toEqual(headers.Accept === PROTO ? ['78', 'fffd'] : ['78', 'd83d']);
+    expect(second.id).toBe('m2');
   });
 
   it('should send deltas, then the RUN_ERROR, when the agent errors in the tick of its deltas', async () => {
