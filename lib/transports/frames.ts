@@ -3,7 +3,7 @@ import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
 import { Subscription, type Observable, type Observer } from 'rxjs';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
-import { isTokenEventType } from '../protocol/table.js';
+import { entityKinds, isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
 
@@ -460,13 +460,11 @@ function releaseHeld(f: Framer): void {
   if (frame !== undefined) put(f, frame, whole);
 }
 
-// The delta events, with the end of their message or call and where its id is.
-const pairEnds: ReadonlyMap<string, { readonly delta: string; readonly idField: 'messageId' | 'toolCallId' }> = new Map([
-  [EventType.TEXT_MESSAGE_END, { delta: EventType.TEXT_MESSAGE_CONTENT, idField: 'messageId' }],
-  [EventType.REASONING_MESSAGE_END, { delta: EventType.REASONING_MESSAGE_CONTENT, idField: 'messageId' }],
-  [EventType.TOOL_CALL_END, { delta: EventType.TOOL_CALL_ARGS, idField: 'toolCallId' }],
-]);
-const pairDeltas: ReadonlyMap<string, 'messageId' | 'toolCallId'> = new Map([...pairEnds.values()].map(({ delta, idField }) => [delta, idField]));
+// The end of each message or call that streams deltas (the protocol table's), with its delta event and where its id is.
+const pairEnds: ReadonlyMap<string, { readonly delta: string; readonly idField: string }> = new Map(
+  entityKinds.filter((kind) => kind.content !== undefined).map((kind) => [kind.end[0], { delta: kind.content!, idField: kind.idField }]),
+);
+const pairDeltas: ReadonlyMap<string, string> = new Map([...pairEnds.values()].map(({ delta, idField }) => [delta, idField]));
 
 /**
  * For protobuf, which carries strings as UTF-8 (no lone surrogate: the encoder writes U+FFFD): a
