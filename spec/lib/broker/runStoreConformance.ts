@@ -225,8 +225,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         const { store, threadId, runId } = await started();
         const read = firstValueFrom(store.read(threadId, runId, factory.aheadCursor()).pipe(toArray()));
         await store.append(threadId, runId, [text('a')]);
-        // The read is live by then (a Redis read sets up in a few ms): the end reaches it as a live entry, not in its replay.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // A read from the start, made after it: once that one has 'a', the first (set up before it, in
+        // the same order) is live, and the end reaches it as a live entry, not in its replay.
+        await firstValueFrom(store.read(threadId, runId));
         await store.append(threadId, runId, [finished(threadId, runId)]);
         expect((await read).flat()).toEqual([]);
         // The same read of the finished run.
