@@ -364,11 +364,14 @@ function assertNotOpenElsewhere(type: string, producerId: string, opener: Messag
   }
 }
 
+// A minted id no lane owns yet.
+const freshId = (t: Lanes): string => mintUnused(t.mint, (id) => t.ids.hasOwner(id));
+
 // Opens a message in `slot` of `lane` under the producer's id: an ended message of the same lane,
 // kind and role is reopened under it; a fresh id replaces one that is absent or taken otherwise.
 function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string, producerId: string | undefined, source: Record<string, unknown>, explicitStart?: AgentEvent): string {
   const kind = laneKinds[slot];
-  const candidate = producerId === undefined ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : wireId(t, producerId, lane, slot);
+  const candidate = producerId === undefined ? freshId(t) : wireId(t, producerId, lane, slot);
   // One lookup: the message known under the id is open (elsewhere: refused when the producer opened it of this kind under this id, else another message) or ended.
   const known = t.messages?.get(candidate);
   const opener = openOf(known);
@@ -391,7 +394,7 @@ function open(t: Lanes, lane: Lane, state: LaneState, slot: number, type: string
     }
   } else {
     // An empty id names nothing the client can point to (a tool call's parent: it reads '' as none): a fresh one, as for a taken id.
-    const claim = t.ids.claimId(candidate === '' ? mintUnused(t.mint, (id) => t.ids.hasOwner(id)) : candidate, lane, true);
+    const claim = t.ids.claimId(candidate === '' ? freshId(t) : candidate, lane, true);
     messageId = claim.id;
     if (candidate === '') {
       t.diagnose({ message: `${type} has an empty messageId: it was sent as message '${messageId}', and the producer's later events under '' go to it (the client reads an empty id as none, and would put a tool call of the message in a message of its own). Give each message a non-empty id, or leave messageId out of chunks.`, event: source });

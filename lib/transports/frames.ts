@@ -474,18 +474,25 @@ const pairDeltas: ReadonlyMap<string, string> = new Map([...pairEnds.values()].m
  * of it; a half still kept when its message or call ends goes out alone before the end (as U+FFFD:
  * no later delta can complete it).
  */
+// Whether `text` ends in the first half of a surrogate pair (U+D800–U+DBFF).
+function endsInFirstHalf(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff;
+}
+
 function keepPairsWhole(f: Framer, event: Event): Event | undefined {
   const fields = event as unknown as Record<string, unknown>;
   const deltaId = pairDeltas.get(event.type);
   if (deltaId !== undefined) {
     const delta = fields.delta;
     if (typeof delta !== 'string') return event;
+    // Nearly every delta: no half kept, none left at its end; no key made.
+    if (f.halfPairs === undefined && !endsInFirstHalf(delta)) return event;
     const key = `${deltaId}:${String(fields[deltaId])}`;
     const kept = f.halfPairs?.get(key);
     if (kept !== undefined) f.halfPairs!.delete(key);
     const joined = kept === undefined ? delta : kept + delta;
-    const last = joined.charCodeAt(joined.length - 1);
-    if (!(last >= 0xd800 && last <= 0xdbff)) return joined === delta ? event : ({ ...event, delta: joined } as Event);
+    if (!endsInFirstHalf(joined)) return joined === delta ? event : ({ ...event, delta: joined } as Event);
     (f.halfPairs ??= new Map()).set(key, joined.slice(-1));
     return joined.length === 1 ? undefined : ({ ...event, delta: joined.slice(0, -1) } as Event);
   }
