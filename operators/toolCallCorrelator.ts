@@ -61,7 +61,8 @@ const textContent = entityKind.textMessage.content;
  *    output: `{"q":`): at RUN_FINISHED, or when upstream completes, the calls are ended and the
  *    output fails with `INCOMPLETE_STREAM` naming each such call (RUN_ERROR under
  *    `mapRunLifecycle`; the text before is kept). A call answered by a TOOL_CALL_RESULT is not
- *    checked: its tool has run.
+ *    checked: its tool has run; nor is any call of a run whose RUN_FINISHED is `cancelled` (the
+ *    cancel cut it, and a cancelled run runs no call), which passes with the calls ended.
  *
  * ## Example
  *

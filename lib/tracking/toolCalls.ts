@@ -301,6 +301,8 @@ function closeAll(t: ToolCalls) {
   for (const [toolCallId, call] of t.open) close(t, toolCallId, call);
 }
 
+const isCancelled = (outcome: unknown): boolean => typeof outcome === 'object' && outcome !== null && (outcome as { type?: unknown }).type === 'cancelled';
+
 // The run is over: a call still waiting for a result must have arguments a tool can run on.
 function assertArgumentsWhole(t: ToolCalls) {
   if (t.unfinished === undefined || t.unfinished.size === 0) return;
@@ -387,7 +389,10 @@ function passing(t: ToolCalls, type: string, event: Fields): AgentEvent {
     t.turnMessage = undefined;
     t.subagentTurnMessages = undefined;
     if (type === EventType.RUN_FINISHED) {
-      assertArgumentsWhole(t);
+      // A cancelled run runs none of its calls (no result is awaited): a call cut by the cancel is
+      // no broken output, as when the run's signal cancels it (mapRunLifecycle).
+      if (isCancelled(event.outcome)) t.unfinished?.clear();
+      else assertArgumentsWhole(t);
       const outcome = withPendingToolCalls(event.outcome as RunFinishedOutcome | undefined, t.pending === undefined ? [] : [...t.pending]);
       // Pending calls are the run's: a next run reports its own.
       t.pending?.clear();

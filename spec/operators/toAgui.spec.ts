@@ -766,6 +766,37 @@ describe('toAgui', () => {
         expect(calls(result)).toEqual([['search', '{"q": "tra']]);
       });
     }
+
+    // A cancel cuts what the agent was writing: the run ends cancelled whichever way the cancel comes.
+    it('should end the run RUN_FINISHED cancelled, not INCOMPLETE_STREAM, when upstream cancels it with a call whose arguments are cut', async () => {
+      const onError = jest.fn();
+      const sink = diagnosticsSink();
+      const result = await runWithOracle(() =>
+        of<AgentEvent[]>(
+          { type: EventType.TEXT_MESSAGE_CHUNK, delta: 'Searching.' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q": "tra' },
+          { type: EventType.RUN_FINISHED, threadId: run.threadId, runId: run.runId, outcome: { type: 'cancelled' } } as AgentEvent,
+        ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: sink.onDiagnostic, onError })),
+      );
+      const types = typesOf(result.events);
+      expect(types.filter((type) => type === EventType.TOOL_CALL_END || type === EventType.TEXT_MESSAGE_END)).toHaveLength(2);
+      expect(types).not.toContain(EventType.RUN_ERROR);
+      expect(result.events[result.events.length - 1]).toEqual({ type: EventType.RUN_FINISHED, threadId: run.threadId, runId: run.runId, outcome: { type: 'cancelled' } });
+      expect(projection(result).text).toBe('Searching.');
+      expect(onError).not.toHaveBeenCalled();
+      expect(sink.messages).toEqual([]);
+    });
+
+    it('should end the run cancelled when upstream ends a cut call itself, then cancels the run', async () => {
+      const result = await runWithOracle(() =>
+        of<AgentEvent[]>(
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'search', delta: '{"q": ' },
+          { type: EventType.TOOL_CALL_END, toolCallId: 'c1' },
+          { type: EventType.RUN_FINISHED, threadId: run.threadId, runId: run.runId, outcome: { type: 'cancelled' } } as AgentEvent,
+        ).pipe(toAgui({ ...run, generateId: sequentialIds(), onDiagnostic: diagnosticsSink().onDiagnostic })),
+      );
+      expect(result.events[result.events.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+    });
   });
 
   it('should say what is missing when called without options', () => {

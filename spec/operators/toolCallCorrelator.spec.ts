@@ -722,6 +722,27 @@ describe('toolCallCorrelator', () => {
         expectObservable(e1.pipe(correlate())).toBe(expected, values, incompleteStream(cutMessage(calls, 'their arguments are')));
       }));
 
+    it('should let a cancelled RUN_FINISHED pass, ending the calls its cancel cut, as the run runs none of them', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const cancelled = { ...runFinished(), outcome: { type: 'cancelled' } } as AgentEvent;
+        const values = {
+          a: chunk({ toolCallId: 'c1', toolCallName: 'search', delta: '{"q": "tra' }),
+          b: start('c2', 'calc', 'm1'),
+          c: args('c2', '[1, 2'),
+          e: end('c2'),
+          f: cancelled,
+          S: start('c1', 'search', 'id-1'),
+          A: args('c1', '{"q": "tra'),
+          E: end('c1'),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a----b--c--e--f---|', values);
+        // prettier-ignore
+        const expected = '--(SA)-b--c--e--(Ef)|';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values);
+      }));
+
     it('should let RUN_FINISHED pass when the call with incomplete arguments got its result, or the run failed or restarted', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {

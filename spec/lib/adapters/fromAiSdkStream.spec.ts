@@ -618,6 +618,25 @@ describe('fromAiSdkStream', () => {
       expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
     });
 
+    it('should end cancelled on abort in the middle of a call\'s arguments, the cut call ended, as the adapter promises', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const onError = jest.fn();
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([
+          startStep,
+          textDelta('Looking.', 't'),
+          { type: 'tool-input-start', id: 'c1', toolName: 'search' },
+          { type: 'tool-input-delta', id: 'c1', delta: '{"q":' },
+          { type: 'abort' },
+        ] as AiSdkStreamPart[]).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic, onError })),
+      );
+      expect(diagnostics).toEqual([]);
+      expect(onError).not.toHaveBeenCalled();
+      expect(run.events.map((event) => event.type)).not.toContain(EventType.RUN_ERROR);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+      expect(run.messages).toEqual([expect.objectContaining({ id: 't', role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":' } }] })]);
+    });
+
     it('should run to RUN_FINISHED with sources, files and data parts dropped, each type reported once', async () => {
       const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
       const { onDiagnostic: toAguiDiagnostic, messages: repairs } = diagnosticsSink();
