@@ -70,6 +70,8 @@ const entriesAfter = (seq: number) =>
     filter((batch: RunLogEntry[]) => batch.length > 0),
   );
 const CURSOR = /^(0|[1-9][0-9]{0,15})$/;
+/** Whether `text` is a cursor this store could have made: a sequence number read exactly (a safe integer). */
+const isSequence = (text: string) => CURSOR.test(text) && Number(text) <= Number.MAX_SAFE_INTEGER;
 
 /**
  * A {@link RunStore} in this process's memory: the run broker's default. No dependency, one
@@ -217,7 +219,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
         if (closed) return subscriber.error(new AguiRxError('STORE_UNAVAILABLE', 'The run store is closed.'));
         const run = runOf(threadId, runId);
         if (run === undefined) return subscriber.error(notFound(threadId, runId));
-        if (after !== undefined && !CURSOR.test(after)) return subscriber.error(new AguiRxError('INVALID_CURSOR', `'${after}' is not a cursor of this run log.`));
+        if (after !== undefined && !isSequence(after)) return subscriber.error(new AguiRxError('INVALID_CURSOR', `'${after}' is not a cursor of this run log.`));
         if (run.trimmedUpTo !== undefined && (after === undefined || Number(after) < run.trimmedUpTo)) {
           return subscriber.error(
             new AguiRxError('CURSOR_EXPIRED', `Run '${runId}' of thread '${threadId}' has entries the run store no longer keeps (maxLen ${maxLen}): read it again from its start, or raise maxLen.`),
@@ -276,7 +278,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     },
     inProcess: true,
     compare: (a, b) => Math.sign(Number(a) - Number(b)),
-    isCursor: (cursor) => CURSOR.test(cursor),
+    isCursor: isSequence,
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);

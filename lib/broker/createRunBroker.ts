@@ -10,7 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
-import { copyWith } from '../protocol/values.js';
+import { copyWith, hasLoneSurrogate } from '../protocol/values.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
 export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
@@ -755,6 +755,10 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     if (closed) throw new AguiRxError('STORE_UNAVAILABLE', 'The run broker is closed.');
     assertCursor(after);
     const { threadId, runId } = input;
+    // A store keeps ids as UTF-8 (Redis), and the run's URLs and events carry them so: half a surrogate pair would be another id there.
+    for (const [name, id] of [['threadId', threadId], ['runId', runId]] as const) {
+      if (hasLoneSurrogate(id)) throw new AguiRxError('INVALID_ARGUMENT', `The ${name} ${JSON.stringify(id.slice(0, 40))} holds half of a UTF-16 surrogate pair, which UTF-8 cannot carry: start runs under ids of whole characters.`);
+    }
     const now = Date.now();
     const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
     // With a hook, starting a run on a thread is its decision too: a thread id is no credential.

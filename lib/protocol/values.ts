@@ -48,3 +48,14 @@ function copyFields(target: Record<string, unknown>, source: object, omitted?: r
     else target[key] = value;
   }
 }
+
+/** A high surrogate not followed by a low one, or a low one not after a high one: half a pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Whether `text` holds half of a UTF-16 surrogate pair, which JSON can escape but UTF-8 cannot
+ * carry (an encoder writes U+FFFD for it; `encodeURIComponent` throws).
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}

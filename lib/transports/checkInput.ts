@@ -2,6 +2,7 @@ import type { RunAgentInput } from '@ag-ui/core';
 import { parse as parseContentType } from 'content-type';
 import { describeValue } from '../protocol/errors.js';
 import { valueAt } from '../protocol/validate.js';
+import { hasLoneSurrogate } from '../protocol/values.js';
 import { describeStateIssues, validateState, type StandardSchemaV1, type StateIssue } from '../state/decodeState.js';
 
 /** A request the handlers refuse before the stream starts: its status and the reason sent as `{ "error": reason }`. */
@@ -72,6 +73,14 @@ export function runInputProblems(json: unknown, issues: readonly SchemaIssue[]):
   const problems = issues.map((issue) => describeProblem(json, issue));
   for (const field of ['threadId', 'runId'] as const) {
     if (valueAt(json, [field]) === '') problems.push(`'${field}' is empty: it must name the ${field === 'threadId' ? 'thread' : 'run'}`);
+  }
+  for (const field of ['threadId', 'runId', 'parentRunId'] as const) {
+    const value = valueAt(json, [field]);
+    // JSON may escape half a surrogate pair; UTF-8 cannot carry it (it becomes U+FFFD): the client
+    // would see another id in the run's events, and its resume and stop URLs name no run.
+    if (typeof value === 'string' && hasLoneSurrogate(value)) {
+      problems.push(`'${field}' holds half of a UTF-16 surrogate pair (${JSON.stringify(value.slice(0, 40))}), which UTF-8 cannot carry: send ids of whole characters`);
+    }
   }
   return problems;
 }

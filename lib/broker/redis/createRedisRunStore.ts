@@ -4,6 +4,7 @@ import { createClient, ErrorReply } from 'redis';
 import { Observable, Subject } from 'rxjs';
 import { isTerminalEvent } from '../../protocol/agentEvent.js';
 import { AguiRxError } from '../../protocol/errors.js';
+import { hasLoneSurrogate } from '../../protocol/values.js';
 import type { RunLogEntry, RunRecord, RunStore } from '../runStore.js';
 import { describeClient, redactUrl, storeUnavailable, type RedisClient } from './redisClient.js';
 import { APPEND, CREATE_RUN, RENEW_LEASE, TOUCH_READER } from './scripts.js';
@@ -40,10 +41,32 @@ const scripts = { append: script(APPEND), createRun: script(CREATE_RUN), renewLe
 const RECORD_FIELDS = ['threadId', 'runId', 'input', 'owner', 'status', 'startedAt', 'finishedAt', 'leaseUntil'] as const;
 /** Stream ids are two unsigned 64-bit integers, `ms-seq`. */
 const CURSOR = /^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$/;
+/** The largest unsigned 64-bit integer: a part above it is no stream id (Redis refuses it). */
+const MAX_PART = '18446744073709551615';
+/** The last stream id there can be: nothing comes after it. */
+const LAST_ID = `${MAX_PART}-${MAX_PART}`;
+
+/** Whether `text` is a stream id Redis could have made: two decimal parts, each within 64 bits. */
+function isStreamId(text: string): boolean {
+  const parts = CURSOR.exec(text);
+  return parts !== null && compareDecimal(parts[1], MAX_PART) <= 0 && compareDecimal(parts[2], MAX_PART) <= 0;
+}
 /** Entries per XRANGE page of a replay, and most entries per XREAD. */
 const PAGE = 1000;
 /** How long one XREAD blocks before it is sent again, in ms (a bounded block notices a half-open connection). */
 const BLOCK_MS = 5000;
+
+/**
+ * An id as a part of a key, one key per id: URI-encoded (no ':', '{' or '}' left in it), and half
+ * of a surrogate pair, on which `encodeURIComponent` throws, as `%uD800` (a form it never writes).
+ */
+function keyPart(id: string): string {
+  if (!hasLoneSurrogate(id)) return encodeURIComponent(id);
+  let part = '';
+  // By code point: a whole pair is one character, half of one is alone.
+  for (const character of id) part += hasLoneSurrogate(character) ? `%u${character.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(character);
+  return part;
+}
 
 /** Compares two numbers written in decimal without leading zeros, of any size. */
 const compareDecimal = (a: string, b: string) => (a.length !== b.length ? Math.sign(a.length - b.length) : a < b ? -1 : a > b ? 1 : 0);
@@ -212,13 +235,13 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
     }
   };
 
-  const tag = (threadId: string) => `{${encodeURIComponent(threadId)}}`;
+  const tag = (threadId: string) => `{${keyPart(threadId)}}`;
   const keys = {
     stream: (threadId: string) => `${prefix}:thread:${tag(threadId)}`,
     runs: (threadId: string) => `${prefix}:runs:${tag(threadId)}`,
     running: (threadId: string) => `${prefix}:running:${tag(threadId)}`,
-    run: (threadId: string, runId: string) => `${prefix}:run:${tag(threadId)}:${encodeURIComponent(runId)}`,
-    readers: (threadId: string, runId: string) => `${prefix}:readers:${tag(threadId)}:${encodeURIComponent(runId)}`,
+    run: (threadId: string, runId: string) => `${prefix}:run:${tag(threadId)}:${keyPart(runId)}`,
+    readers: (threadId: string, runId: string) => `${prefix}:readers:${tag(threadId)}:${keyPart(runId)}`,
   };
 
   const toRecord = (values: readonly (string | null)[]): RunRecord | undefined => {
@@ -287,7 +310,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
     endRun: (threadId, runId, terminal) => call(threadId, runId, async () => (await appendEvents(threadId, runId, [terminal], 'end'))[0]),
     read(threadId, runId, after) {
       return new Observable<RunLogEntry[]>((subscriber) => {
-        if (after !== undefined && !CURSOR.test(after)) {
+        if (after !== undefined && !isStreamId(after)) {
           subscriber.error(new AguiRxError('INVALID_CURSOR', `'${after}' is not a cursor of this run log (a Redis stream id, e.g. '1733108400000-3').`));
           return;
         }
@@ -352,7 +375,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
               );
             }
             let start = after === undefined || compareIds(after, first) < 0 ? first : `(${after}`;
-            for (;;) {
+            // After the last id there can be (a confused client's cursor) nothing is replayed: Redis refuses its exclusive start.
+            while (start !== `(${LAST_ID}`) {
               const page = decodeEntries(await redis.xRange(streamKey, start, '+', { COUNT: PAGE }));
               if (stopped || deliver(page)) return;
               if (page.length < PAGE) break;
@@ -388,7 +412,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
       }),
     countReaders: (threadId, runId, at) => call(threadId, runId, () => redis.zCount(keys.readers(threadId, runId), `(${at}`, '+inf')),
     compare: (a, b) => compareIds(a, b),
-    isCursor: (cursor) => CURSOR.test(cursor),
+    isCursor: isStreamId,
     async close() {
       if (closed) return;
       closed = true;

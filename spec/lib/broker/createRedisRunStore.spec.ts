@@ -34,6 +34,9 @@ describeWithRedis('createRedisRunStore', () => {
     peer: () => createRedisRunStore({ url: server.url }),
     // A stream id an hour ahead: Redis ids are the append time in ms.
     aheadCursor: () => `${Date.now() + 3_600_000}-0`,
+    // A stream id is two unsigned 64-bit integers.
+    lastCursor: '18446744073709551615-18446744073709551615',
+    beyondCursors: ['18446744073709551616-0', '0-18446744073709551616', '99999999999999999999-0', '99999999999999999999-99999999999999999999'],
     });
 
   describe('over Redis', () => {

@@ -321,6 +321,22 @@ describe('createRunBroker', () => {
     await expect(broker.stop('t1', 'r1', access)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
   });
 
+  it('should start no run under an id holding half of a surrogate pair, refusing it with INVALID_ARGUMENT', async () => {
+    broker = createRunBroker({ authorize: allowAll });
+    const run = (threadId: string, runId: string) =>
+      from<Event[]>([
+        { type: EventType.RUN_STARTED, threadId, runId },
+        { type: EventType.RUN_FINISHED, threadId, runId },
+      ]);
+    const start = jest.fn(() => run('t1', 'r1'));
+    await expect(broker.run(runInput('t\ud800', 'r1'), start, access)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('The threadId "t\\ud800" holds half of a UTF-16 surrogate pair') });
+    await expect(broker.run(runInput('t1', '\udc00'), start, access)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('The runId "\\udc00"') });
+    expect(start).not.toHaveBeenCalled();
+    // A whole pair is a character as any other.
+    const whole = await collect(await broker.run(runInput('t\ud83d\ude00', 'r1'), () => run('t\ud83d\ude00', 'r1'), access));
+    expect(whole.map((frame) => frame.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+  });
+
   it("should end a reader on another instance with RUN_ERROR STORE_UNAVAILABLE once the store has not answered for a lease's time", async () => {
     const store = createMemoryRunStore();
     const owner = createRunBroker({ store: { ...store, close: async () => undefined }, authorize: allowAll, detachGraceMs: Infinity, leaseMs: 300 });

@@ -19,6 +19,10 @@ export interface RunStoreFactory {
   peer(store: RunStore): RunStore;
   /** A well-formed cursor after every entry a case appends: what a confused client, or a later run of the thread, may send. */
   aheadCursor(): string;
+  /** The largest cursor the store could ever make: nothing can come after it. */
+  lastCursor: string;
+  /** Cursors written like the store's but beyond what it could make (out of its numbers' range): a client's mistake. */
+  beyondCursors: readonly string[];
 }
 
 let threads = 0;
@@ -85,6 +89,16 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
     };
 
     describe('createRun / getRun / listRuns', () => {
+      it('should find no run, not fail as a store, under ids that hold half of a surrogate pair', async () => {
+        // JSON can escape such an id, UTF-8 cannot carry it (the broker starts no run under one); a read of one is a miss.
+        const store = make();
+        const threadId = `${freshThread()}\ud800`;
+        expect(await store.getRun(threadId, 'r\udc00')).toBeUndefined();
+        expect(await store.listRuns(threadId)).toEqual([]);
+        expect(await failure(entries(store.read(threadId, 'r\udc00')))).toMatchObject({ code: 'RUN_NOT_FOUND' });
+      });
+
+
       it('should create a run once: of two concurrent creates on two instances, exactly one is true', async () => {
         const store = make();
         const peer = peerOf(store);
@@ -232,6 +246,26 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect((await read).flat()).toEqual([]);
         // The same read of the finished run.
         expect(await entries(store.read(threadId, runId, factory.aheadCursor()))).toEqual([]);
+      });
+
+      it('should complete a read after the last cursor there can be once the run ends, sending nothing', async () => {
+        const { store, threadId, runId } = await started();
+        const read = firstValueFrom(store.read(threadId, runId, factory.lastCursor).pipe(toArray()));
+        await store.append(threadId, runId, [text('a')]);
+        await firstValueFrom(store.read(threadId, runId));
+        await store.append(threadId, runId, [finished(threadId, runId)]);
+        expect((await read).flat()).toEqual([]);
+        expect(await entries(store.read(threadId, runId, factory.lastCursor))).toEqual([]);
+        expect(store.isCursor(factory.lastCursor)).toBe(true);
+      });
+
+      it('should error INVALID_CURSOR, not fail as a store, for a cursor beyond what it could make', async () => {
+        const { store, threadId, runId } = await started();
+        await store.append(threadId, runId, [text('a'), finished(threadId, runId)]);
+        for (const cursor of factory.beyondCursors) {
+          expect(store.isCursor(cursor)).toBe(false);
+          expect(await failure(entries(store.read(threadId, runId, cursor)))).toMatchObject({ code: 'INVALID_CURSOR' });
+        }
       });
 
       it('should replay a finished run and complete', async () => {

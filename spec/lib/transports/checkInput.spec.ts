@@ -72,6 +72,15 @@ describe('runInputProblems', () => {
     expect(problemsOf(input())).toEqual([]);
   });
 
+  it('should refuse ids holding half of a surrogate pair, which UTF-8 cannot carry, and take whole pairs', () => {
+    expect(problemsOf(input({ threadId: 't\ud800', runId: '\udc00r', parentRunId: 'p\ud83d' }))).toEqual([
+      '\'threadId\' holds half of a UTF-16 surrogate pair ("t\\ud800"), which UTF-8 cannot carry: send ids of whole characters',
+      '\'runId\' holds half of a UTF-16 surrogate pair ("\\udc00r"), which UTF-8 cannot carry: send ids of whole characters',
+      '\'parentRunId\' holds half of a UTF-16 surrogate pair ("p\\ud83d"), which UTF-8 cannot carry: send ids of whole characters',
+    ]);
+    expect(problemsOf(input({ threadId: 'thread-\ud83d\ude00', runId: '\ud83d\ude00' }))).toEqual([]);
+  });
+
   it("should not depend on zod's messages", () => {
     const issues = [{ code: 'invalid_type', path: ['threadId'], expected: 'string', message: 'anything zod says' }];
     expect(runInputProblems({ threadId: 1 }, issues)).toEqual(["'threadId' must be a string, not number 1"]);

@@ -280,6 +280,12 @@ describe('createAguiHandler (node:http)', () => {
     ({ server, url } = await listen(createAguiHandler(scripted)));
     const emptyThread = await post(url, JSON.stringify({ ...input(), threadId: '' }));
     expect([emptyThread.status, JSON.parse(emptyThread.body)]).toEqual([400, { error: "The request body is not a valid RunAgentInput: 'threadId' is empty: it must name the thread." }]);
+    // Valid JSON, but no UTF-8 can carry it: the run's events and URLs would name another run.
+    const halfPair = await post(url, '{"threadId":"t","runId":"r\\ud800","messages":[],"tools":[],"context":[],"state":{}}');
+    expect([halfPair.status, JSON.parse(halfPair.body)]).toEqual([
+      400,
+      { error: 'The request body is not a valid RunAgentInput: \'runId\' holds half of a UTF-16 surrogate pair ("r\\ud800"), which UTF-8 cannot carry: send ids of whole characters.' },
+    ]);
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     const nested = await post(url, `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"state":${deep}}`);
     expect(nested.status).toBe(400);
