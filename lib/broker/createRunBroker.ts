@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, concatMap, from, lastValueFrom, of, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, Subject, concat, concatMap, defaultIfEmpty, from, lastValueFrom, map, of, takeWhile, tap, timeout, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { warnDiagnostic } from '../protocol/diagnostics.js';
@@ -11,6 +11,7 @@ import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
 import { copyWith, hasLoneSurrogate } from '../protocol/values.js';
+import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
 export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
@@ -209,6 +210,14 @@ interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>>, Unsubscribabl
   unreachableSince?: number | undefined;
   /** The cursor of the last entry handed to it. */
   lastCursor: string | undefined;
+  /**
+   * What the events handed to it left open, so that a RUN_ERROR that comes mid-run (the broker's
+   * own: the run was lost, the store failed) follows their closing events. For a reader that
+   * started after a cursor it knows only what opened since; its run's log is read then.
+   */
+  readonly open: OpenEntities;
+  /** Whether it started after a cursor: what its client was given before is not in `open`. */
+  readonly resumed: boolean;
   subscription?: Subscription | undefined;
   /** Its subscription to the owner's mirror, once the store failed under it. */
   fallback?: Subscription | undefined;
@@ -254,7 +263,9 @@ const forbidden = (action: BrokerAction) =>
  *   takes a {@link CancelSignal} (`aborted` and 'abort' listeners, as `toAgui`'s `signal`): the run's
  *   record is that signal, and no AbortSignal is made for the run (about 0.9 KB each in Node).
  * - `events(threadId, runId, after)` replays the run after cursor `after` (strictly), then live;
- *   it completes right after the run's terminal event (RUN_FINISHED or RUN_ERROR).
+ *   it completes right after the run's terminal event (RUN_FINISHED or RUN_ERROR). A RUN_ERROR
+ *   that ends the run mid-message (lost, or its store failing) comes after the closing events of
+ *   what was open (frames without a cursor), as toAgui sends them before its own.
  * - `connect(input)` rebuilds the thread: its finished runs compacted into RUN_STARTED,
  *   MESSAGES_SNAPSHOT, STATE_SNAPSHOT and RUN_FINISHED, then each running run from its start, live.
  * - `stop(threadId, runId)` cancels the run wherever it runs: its log ends RUN_FINISHED
@@ -573,6 +584,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         done: false,
         unreachableSince: undefined,
         lastCursor: after,
+        open: trackOpenEntities(),
+        resumed: after !== undefined,
         subscription: undefined,
         fallback: undefined,
         next: readerNext,
@@ -597,18 +610,21 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   function readerNext(this: Reader, entries: RunLogEntry[]) {
     this.lastEventAt = Date.now();
     for (const entry of entries) {
+      if (this.done) return;
       this.delivered++;
       this.lastCursor = entry.cursor;
+      if (isTerminalEvent(entry.event)) return end(this, entry);
+      this.open.observe(entry.event);
       this.subscriber.next(entry);
-      if (this.done) return;
     }
   }
   /** The store's read failed. */
   function readerError(this: Reader, error: unknown) {
     fail(this, error);
   }
-  /** The store's read ended after the run's terminal entry. */
+  /** The store's read ended after the run's terminal entry (already handed over, see `end`), or with none (a cursor past the run's end). */
   function readerComplete(this: Reader) {
+    if (this.done) return;
     this.done = true;
     this.subscriber.complete();
   }
@@ -675,6 +691,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     reader.fallback = mine.emitted.subscribe({
       next: (event) => deliver(reader, { event }),
       complete: () => {
+        if (reader.done) return;
         reader.done = true;
         reader.subscriber.complete();
       },
@@ -684,13 +701,12 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
 
   /** Hands a frame from the mirror to a reader; the terminal event ends its stream. */
   const deliver = (reader: Reader, frame: BrokerFrame) => {
+    if (reader.done) return;
     reader.delivered++;
     if (frame.cursor !== undefined) reader.lastCursor = frame.cursor;
+    if (isTerminalEvent(frame.event)) return end(reader, frame);
+    reader.open.observe(frame.event);
     reader.subscriber.next(frame);
-    if (isTerminalEvent(frame.event)) {
-      reader.done = true;
-      reader.subscriber.complete();
-    }
   };
 
   /** The store failed under a reader: a run this instance owns goes on from its memory; otherwise the reader gets a RUN_ERROR frame and its stream ends. */
@@ -698,15 +714,59 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     if (reader.done) return;
     const code = (error as { code?: unknown })?.code;
     if ((code === 'STORE_UNAVAILABLE' || code === 'RUN_NOT_FOUND') && fallBack(reader)) return;
-    reader.done = true;
-    reader.subscriber.next({
+    end(reader, {
       event: {
         type: EventType.RUN_ERROR,
         code: typeof code === 'string' ? code : 'STORE_UNAVAILABLE',
         message: errorMessage(error, 'The run log could not be read.'),
       },
     });
+  };
+
+  /**
+   * Hands a reader the run's terminal frame and ends its stream. A RUN_ERROR comes after the
+   * closing events of what the run left open, as toAgui sends them, whoever made it (the run's
+   * agent closes what it opened itself: then there is none): a run the broker ends (lost, or its
+   * store failing) ends mid-message. A reader that started after a cursor learns what its client
+   * was given before from the run's log first; when the log cannot be read, it closes what it knows.
+   */
+  const end = (reader: Reader, frame: BrokerFrame) => {
+    reader.done = true;
+    const { event } = frame;
+    if (event.type !== EventType.RUN_ERROR) return endWith(reader, [], frame);
+    const reason = { type: 'error', message: event.message } as const;
+    if (!reader.resumed) return endWith(reader, reader.open.closeAll(reason), frame);
+    void openBefore(reader).then(
+      (open) => endWith(reader, open.closeAll(reason), frame),
+      () => endWith(reader, reader.open.closeAll(reason), frame),
+    );
+  };
+
+  const endWith = (reader: Reader, closers: readonly Event[], frame: BrokerFrame) => {
+    for (const closer of closers) reader.subscriber.next({ event: closer });
+    reader.subscriber.next(frame);
     reader.subscriber.complete();
+  };
+
+  /**
+   * What the run's log, from its start up to the last entry a reader was given (its cursor, if it
+   * was given none since), leaves open. Rejects when the store fails, or does not get that far in a lease's time.
+   */
+  const openBefore = (reader: Reader): Promise<OpenEntities> => {
+    const open = trackOpenEntities();
+    const last = reader.lastCursor!;
+    return lastValueFrom(
+      store.read(reader.threadId, reader.runId).pipe(
+        concatMap((entries) => entries),
+        takeWhile((entry) => store.compare(entry.cursor, last) < 0, true),
+        tap((entry) => {
+          if (store.compare(entry.cursor, last) <= 0 && !isTerminalEvent(entry.event)) open.observe(entry.event);
+        }),
+        timeout(leaseMs),
+        defaultIfEmpty(undefined),
+        map(() => open),
+      ),
+    );
   };
 
   /** A reader's teardown: it stops reading and is no longer counted. */

@@ -5,6 +5,7 @@ import { from } from 'rxjs';
 import { runWithOfficialClient } from '../../lib/testing/runWithOfficialClient.js';
 import { toAgui } from '../../operators/toAgui.js';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
+import { entityKinds } from '../../lib/protocol/table.js';
 import { collect, pollUntil } from '../support/helpers.js';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer.js';
 import {
@@ -96,6 +97,19 @@ interface ChaosRun {
 
 /** Frames with their events only, ids dropped, for comparing with the computed events. */
 const eventsOf = (frames: Frame[]) => frames.map((frame) => frame.event);
+
+/** The entities (messages, calls, steps …) that `events` open and never close, as `kind id`: what a client is left with half-open. */
+function leftOpen(events: readonly Event[]): string[] {
+  const open = new Set<string>();
+  for (const event of events) {
+    for (const kind of entityKinds) {
+      const id = (event as unknown as Record<string, unknown>)[kind.idField];
+      if (event.type === kind.start) open.add(`${kind.name} ${String(id)}`);
+      else if (kind.end.includes(event.type)) open.delete(`${kind.name} ${String(id)}`);
+    }
+  }
+  return [...open];
+}
 
 describeWithRedis('run broker chaos: three instances, one Redis, runs cut and resumed', () => {
   let redis: RedisServer;
@@ -315,6 +329,8 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
       expect(result.end).toBe('ended');
       const last = result.frames[result.frames.length - 1];
       expect(last.event).toMatchObject({ type: 'RUN_ERROR', code: 'RUN_LOST' });
+      // Whatever the owner was writing when it died is closed before the RUN_ERROR.
+      expect(leftOpen(eventsOf(result.frames))).toEqual([]);
       figures.runLostMs.push(result.times[result.times.length - 1] - killedAt);
     }
     // Appended once: every reader got the same entry, and the log ends with it.
@@ -331,11 +347,13 @@ describeWithRedis('run broker chaos: three instances, one Redis, runs cut and re
     const again = await readStream(`${instances[0].url}/agent`, postRun(input, results[0].frames[0].id));
     expect(again.end).toBe('ended');
     expect(again.frames[again.frames.length - 1]).toEqual(results[0].frames[results[0].frames.length - 1]);
+    expect(leftOpen([results[0].frames[0].event, ...eventsOf(again.frames)])).toEqual([]);
     expect(await startsOf([input.runId])).toEqual({ [input.runId]: 0 });
     // The unread run: whoever comes to read it later learns it was lost, after what it had written.
     const late = await readStream(runPath(others[1].url, unread.threadId, unread.runId, 'events'), getEvents(unreadStarted.frames[0].id));
     expect(late.end).toBe('ended');
     expect(late.frames[late.frames.length - 1].event).toMatchObject({ type: 'RUN_ERROR', code: 'RUN_LOST' });
+    expect(leftOpen([unreadStarted.frames[0].event, ...eventsOf(late.frames)])).toEqual([]);
     // The other instance's run finished as if nothing happened.
     const bystanderResult = await bystanderRead;
     expect(eventsOf(bystanderResult.frames)).toEqual(await expectedEvents(bystander));

@@ -1,5 +1,5 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { Observable, Subject, firstValueFrom, from, throwError, toArray } from 'rxjs';
+import { Observable, Subject, firstValueFrom, from, take, throwError, toArray } from 'rxjs';
 import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
 import { createRunBroker, type BrokerActivity, type RunBroker, type RunBrokerOptions } from '../../../lib/broker/createRunBroker.js';
 import type { RunStore } from '../../../lib/broker/runStore.js';
@@ -355,6 +355,79 @@ describe('createRunBroker', () => {
     expect(lastOf(log)).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/^The run store has not answered for \d+ ms \(Connection refused\.\); the run's remaining events cannot be read\./) });
     first.unsubscribe();
     await owner.close();
+  });
+
+  describe('a RUN_ERROR the broker adds mid-message', () => {
+    // An owner that dies in the middle of a message and a call: the readers elsewhere end the run RUN_LOST.
+    const midMessage = [
+      { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' },
+      { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'Half a' },
+      { type: EventType.TOOL_CALL_START, toolCallId: 'c1', toolCallName: 'search', parentMessageId: 'm1' },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: '{"q":' },
+    ] as Event[];
+    const closers = [
+      { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+      { type: EventType.TOOL_CALL_END, toolCallId: 'c1' },
+    ];
+    let owner: RunBroker | undefined;
+    let logged: BrokerFrame[];
+    async function ownerDiesMidMessage() {
+      const store = createMemoryRunStore();
+      // Its lease is never renewed, as a killed server's.
+      owner = createRunBroker({ store: { ...store, close: async () => undefined, renewLease: async () => false }, authorize: allowAll, detachGraceMs: Infinity, leaseMs: 300 });
+      const frames$ = await owner.run(runInput('t1', 'r1'), () => new Observable<Event>((subscriber) => midMessage.forEach((event) => subscriber.next(event))), access);
+      logged = await firstValueFrom(frames$.pipe(take(midMessage.length), toArray()));
+      broker = createRunBroker({ store, authorize: allowAll, leaseMs: 300 });
+    }
+    afterEach(async () => {
+      await owner?.close();
+      owner = undefined;
+    });
+
+    it('should close what the run left open before RUN_LOST, for a reader from the start, as the official client takes it', async () => {
+      await ownerDiesMidMessage();
+      const frames = await collect(await broker!.events('t1', 'r1', undefined, access));
+      expect(frames.slice(0, 5)).toEqual(logged);
+      // The closers are the reader's, not the log's: no cursor.
+      expect(frames.slice(5, 7)).toEqual(expect.arrayContaining(closers.map((event) => ({ event }))));
+      expect(frames).toHaveLength(8);
+      expect(lastOf(frames)).toMatchObject({ type: EventType.RUN_ERROR, code: 'RUN_LOST' });
+      const result = await runWithOfficialClient(frames.map((frame) => frame.event));
+      expect(result.messages).toEqual([expect.objectContaining({ id: 'm1', role: 'assistant', content: 'Half a', toolCalls: [expect.objectContaining({ id: 'c1' })] })]);
+    });
+
+    it('should close what its client was given before its cursor too, for a reader that resumed after it', async () => {
+      await ownerDiesMidMessage();
+      const frames = await collect(await broker!.events('t1', 'r1', logged[2].cursor, access));
+      expect(frames.slice(0, 2)).toEqual(logged.slice(3));
+      expect(frames.slice(2, 4)).toEqual(expect.arrayContaining(closers.map((event) => ({ event }))));
+      expect(frames).toHaveLength(5);
+      expect(lastOf(frames)).toMatchObject({ type: EventType.RUN_ERROR, code: 'RUN_LOST' });
+      // Resumed after the run ended: its log is read for what was open.
+      const late = await collect(await broker!.events('t1', 'r1', logged[4].cursor, access));
+      expect(late.slice(0, 2)).toEqual(expect.arrayContaining(closers.map((event) => ({ event }))));
+      expect(late.map((frame) => frame.event.type)).toEqual([...closers.map(() => expect.any(String)), EventType.RUN_ERROR]);
+    });
+
+    it('should close what it was given before a RUN_ERROR of its own, when the store stops answering it', async () => {
+      const store = createMemoryRunStore();
+      owner = createRunBroker({ store: { ...store, close: async () => undefined }, authorize: allowAll, detachGraceMs: Infinity, leaseMs: 300 });
+      let down = false;
+      broker = createRunBroker({
+        store: { ...store, getRun: (...args) => (down ? Promise.reject(new AguiRxError('STORE_UNAVAILABLE', 'Connection refused.')) : store.getRun(...args)) },
+        authorize: allowAll,
+        leaseMs: 300,
+      });
+      const frames$ = await owner.run(runInput('t1', 'r1'), () => new Observable<Event>((subscriber) => midMessage.forEach((event) => subscriber.next(event))), access);
+      logged = await firstValueFrom(frames$.pipe(take(midMessage.length), toArray()));
+      const read = collect(await broker.events('t1', 'r1', undefined, access));
+      down = true;
+      const frames = await read;
+      expect(frames.slice(0, 5)).toEqual(logged);
+      expect(frames.slice(5, 7)).toEqual(expect.arrayContaining(closers.map((event) => ({ event }))));
+      expect(lastOf(frames)).toMatchObject({ type: EventType.RUN_ERROR, code: 'STORE_UNAVAILABLE' });
+    });
   });
 
   it('should cancel the runs it owns on close, each log ending cancelled', async () => {

@@ -90,6 +90,8 @@ describe('createRunBroker when its store fails', () => {
     const last = received.at(-1)!.event as Event & { code?: string; message?: string };
     expect(last).toMatchObject({ type: EventType.RUN_ERROR, code: 'STORE_UNAVAILABLE' });
     expect(last.message).toMatch(/could not be written to the run store for \d+ ms .*: \d+ events were not written, so the run was stopped/);
+    // The message it was in the middle of is ended before the RUN_ERROR: nothing is left half-open.
+    expect(received.slice(-2).map((frame) => frame.event)).toEqual([{ type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }, last]);
     expect(aborted).toBe(true);
     expect(activity.some((entry) => entry.type === 'store-error' && entry.unwritten > 0)).toBe(true);
     // What the reader got is still a stream the official client accepts.
