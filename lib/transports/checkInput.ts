@@ -149,15 +149,37 @@ export function withCheckedState(schema: StandardSchemaV1 | undefined, refuse: (
  * @param type The request's `Content-Type` header, if any.
  * @param origin The request's `Origin` header, if any.
  */
-export function contentTypeRefusal(type: string | undefined, origin: string | undefined): InputRefusal | undefined {
+export function contentTypeRefusal(type: string | undefined, origin: string | undefined, encoding?: string): InputRefusal | undefined {
   const fix = "POST the RunAgentInput as JSON, with the header 'Content-Type: application/json'";
+  // A compressed body would be read as JSON text: garbage in the 400's message, not a reason.
+  if (encoding !== undefined && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity') {
+    return { status: 415, reason: `The request body is sent with 'Content-Encoding: ${encoding.slice(0, 40)}', which this endpoint does not decode: send the RunAgentInput uncompressed.` };
+  }
   if (type === undefined || type === '') {
     return origin === undefined ? undefined : { status: 415, reason: `The request has no Content-Type: ${fix}. A browser sends an untyped body across sites without asking first, so it is refused.` };
   }
-  // The media type, lowercased, without its parameters (`; charset=utf-8`).
-  const mediaType = parseContentType(type).type;
+  // The media type, lowercased, and its parameters (`; charset=utf-8`).
+  const { type: mediaType, parameters } = parseContentType(type);
+  const charset = parameters.charset?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return { status: 415, reason: `The Content-Type says 'charset=${charset.slice(0, 40)}', but JSON is sent as UTF-8 (RFC 8259 §8.1): send the RunAgentInput as UTF-8, with 'charset=utf-8' or none.` };
+  }
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) return undefined;
   // What fetch and `new Request` send a string body as when not told otherwise.
   const implicit = mediaType === 'text/plain' ? " (fetch and new Request send a string body as text/plain unless given the header)" : '';
   return { status: 415, reason: `The Content-Type '${mediaType}' is not JSON${implicit}: ${fix}. A browser sends other types across sites without asking first, so they are refused.` };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A request body's bytes as text, or the 400 for bytes that are no UTF-8: JSON between systems is
+ * UTF-8 (RFC 8259 §8.1), and a body in another encoding read as UTF-8 would change its text silently.
+ */
+export function bodyText(bytes: Uint8Array): string | InputRefusal {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return { status: 400, reason: 'The request body is not valid UTF-8: send the RunAgentInput as UTF-8 JSON (RFC 8259 §8.1), converting text that is in another encoding first.' };
+  }
 }

@@ -15,7 +15,7 @@ import { toBrokerFramesResponse, toSSEResponse } from './toSSEStream.js';
 import { createResponseTurns } from './responseTurns.js';
 import type { AgentResult, SliceOptions } from './fromAgentResult.js';
 import { agentRun, type AgentRunOptions } from './agentRun.js';
-import { checkState, contentTypeRefusal, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
+import { bodyText, checkState, contentTypeRefusal, invalidRunInput, runInputProblems, withCheckedState } from './checkInput.js';
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { recordType, type RecordType } from '../protocol/recordType.js';
@@ -157,6 +157,12 @@ const tooLarge = (maxBodyBytes: number): Refusal => ({
 });
 
 /** The RunAgentInput in a request body, or why there is none (invalid JSON, or a field the schema refuses). */
+/** {@link parseRunAgentInput} of a body's bytes, which must be UTF-8. */
+function parseBody(bytes: Uint8Array): RunAgentInput | Refusal {
+  const text = bodyText(bytes);
+  return typeof text === 'string' ? parseRunAgentInput(text) : text;
+}
+
 function parseRunAgentInput(body: string): RunAgentInput | Refusal {
   let json: unknown;
   try {
@@ -396,13 +402,14 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * - An `Accept` that refuses (`q=0`) both `text/event-stream` and `application/vnd.ag-ui.event+proto`:
  *   406 (one that names neither, or only a wildcard, gets SSE).
  * - A `Content-Type` that is not JSON (`application/json`, `+json`), or none on a browser's request
- *   (with `Origin`): 415 (a browser sends those cross-site without a CORS preflight).
+ *   (with `Origin`): 415 (a browser sends those cross-site without a CORS preflight); so is a
+ *   `charset` other than UTF-8, or a `Content-Encoding` (the body is not decompressed).
  * - A body over `maxBodyBytes` (default 1 MiB): 413, decided from `Content-Length` or while reading,
  *   before anything is parsed. With `Expect: 100-continue`, serve the handler for the server's
  *   `'checkContinue'` event too (`server.on('checkContinue', handler)`): it then sends `100 Continue`
  *   only when it reads the body, so an oversize one is refused before the client sends it.
- * - A body that is not JSON (a UTF-8 BOM before it is fine), or not a RunAgentInput by the
- *   `@ag-ui/core/schemas` validator: 400; the reason names the field.
+ * - A body that is not UTF-8, not JSON (a UTF-8 BOM before it is fine), or not a RunAgentInput by the
+ *   `@ag-ui/core/schemas` validator (an id holding half a surrogate pair included): 400; the reason names the field.
  * - A body a parser read first (`express.json()`; `text()`, `raw()` with a JSON `type`) is taken from `req.body` and
  *   validated the same way (the parser's own size limit applied); one read without leaving `req.body`
  *   is a 400 that says so.
@@ -517,7 +524,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
           req.resume();
           return refuse(notAcceptable);
         }
-        const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+        const wrongType = contentTypeRefusal(req.headers['content-type'], req.headers.origin, req.headers['content-encoding']);
         if (wrongType !== undefined) {
           req.resume();
           return refuse(wrongType);
@@ -538,7 +545,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         return refuse(route);
       }
       // Every POST route (run, connect, stop) changes state, with a body or without.
-      const wrongType = route.kind === 'events' ? undefined : contentTypeRefusal(req.headers['content-type'], req.headers.origin);
+      const wrongType = route.kind === 'events' ? undefined : contentTypeRefusal(req.headers['content-type'], req.headers.origin, req.headers['content-encoding']);
       if (wrongType !== undefined) {
         req.resume();
         return refuse(wrongType);
@@ -657,7 +664,7 @@ const bodyPartlyConsumed: Refusal = {
 /** A body parser's result (`req.body` of express.json(), text(), raw()): the RunAgentInput it holds, or why not. */
 function parsedBodyInput(body: unknown): RunAgentInput | Refusal {
   if (typeof body === 'string') return parseRunAgentInput(body);
-  if (body instanceof Uint8Array) return parseRunAgentInput(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  if (body instanceof Uint8Array) return parseBody(body);
   return validateRunAgentInput(body);
 }
 
@@ -705,7 +712,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
     req.removeListener('data', onData);
     req.removeListener('error', onError).on('error', ignoreError);
     if (refused) return;
-    const parsed = parseRunAgentInput(Buffer.concat(chunks).toString('utf8'));
+    const parsed = parseBody(Buffer.concat(chunks));
     if ('status' in parsed) return refuse(parsed);
     then(parsed);
   });
@@ -771,14 +778,14 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
     // Read by middleware before us (Hono's `c.req.json()` on the raw request …): reading again would throw "Body is unusable".
     if (request.bodyUsed) return { status: 400, reason: 'The request body was already read before this handler (by middleware or a body parser). Pass the handler a request whose body is unread, e.g. request.clone() taken before reading it.' };
-    let body: string | undefined;
+    let body: Uint8Array | undefined;
     try {
       body = await readBounded(request, maxBodyBytes);
     } catch (error) {
       return { status: 400, reason: `The request body could not be read: ${errorMessage(error, 'no reason given')}.` };
     }
     if (body === undefined) return tooLarge(maxBodyBytes);
-    return parseRunAgentInput(body);
+    return parseBody(body);
   };
   /** With `context`, what it makes of the request, or the refusal when it throws. */
   const contextOf = async (request: Request, report: Served['report']): Promise<{ context: Context | undefined } | Refusal> => {
@@ -872,11 +879,12 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
 }
 
 /** {@link contentTypeRefusal} of a Web request's headers. */
-const typeRefusalOf = (request: Request) => contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined);
+const typeRefusalOf = (request: Request) =>
+  contentTypeRefusal(request.headers.get('content-type') ?? undefined, request.headers.get('origin') ?? undefined, request.headers.get('content-encoding') ?? undefined);
 
-/** The body of a request as text, or undefined once it passes `maxBytes` (reading stops there). */
-async function readBounded(request: Request, maxBytes: number): Promise<string | undefined> {
-  if (request.body === null) return '';
+/** The body of a request, or undefined once it passes `maxBytes` (reading stops there). */
+async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -906,5 +914,5 @@ async function readBounded(request: Request, maxBytes: number): Promise<string |
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }

@@ -2,10 +2,11 @@ import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { NEVER, defer, from, mergeAll, of } from 'rxjs';
 import { z } from 'zod';
 import { createRunBroker, decodeState, parseSSE, type AguiAgent, type RunBroker, type StandardSchemaV1 } from '../../../lib/index.js';
-import { contentTypeRefusal, runInputProblems } from '../../../lib/transports/checkInput.js';
+import { bodyText, contentTypeRefusal, runInputProblems } from '../../../lib/transports/checkInput.js';
 import { createAguiFetchHandler, createAguiHandler } from '../../../lib/transports/createAguiHandler.js';
 import { collect, pollUntil } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -134,10 +135,70 @@ describe('contentTypeRefusal', () => {
     expect(contentTypeRefusal(type, undefined)).toEqual({ status: 415, reason });
   });
 
+  it('should refuse a charset other than UTF-8, and take utf-8 and utf8 in any case', () => {
+    expect(contentTypeRefusal('application/json; charset=ISO-8859-1', undefined)).toEqual({
+      status: 415,
+      reason: "The Content-Type says 'charset=iso-8859-1', but JSON is sent as UTF-8 (RFC 8259 §8.1): send the RunAgentInput as UTF-8, with 'charset=utf-8' or none.",
+    });
+    expect(contentTypeRefusal('application/json; charset=utf-16', undefined)?.status).toBe(415);
+    for (const type of ['application/json; charset=UTF-8', 'application/json;charset=utf8', 'application/json; charset="utf-8"']) expect(contentTypeRefusal(type, undefined)).toBeUndefined();
+  });
+
+  it('should refuse a compressed body, whatever its type, and take identity or none', () => {
+    expect(contentTypeRefusal('application/json', undefined, 'gzip')).toEqual({
+      status: 415,
+      reason: "The request body is sent with 'Content-Encoding: gzip', which this endpoint does not decode: send the RunAgentInput uncompressed.",
+    });
+    expect(contentTypeRefusal(undefined, undefined, 'br')?.status).toBe(415);
+    for (const encoding of [undefined, '', 'identity', 'Identity']) expect(contentTypeRefusal('application/json', undefined, encoding)).toBeUndefined();
+  });
+
   it("should refuse a browser's request without a Content-Type (it would skip the CORS preflight), and take a server's", () => {
     expect(contentTypeRefusal(undefined, 'https://evil.example')).toEqual({ status: 415, reason: `The request has no Content-Type: ${FIX}. A browser sends an untyped body across sites without asking first, so it is refused.` });
     expect(contentTypeRefusal('', 'https://evil.example')?.status).toBe(415);
     expect(contentTypeRefusal(undefined, undefined)).toBeUndefined();
+  });
+});
+
+describe('bodyText', () => {
+  it('should read UTF-8, dropping a byte order mark, and refuse bytes that are no UTF-8 with a 400 saying so', () => {
+    expect(bodyText(new TextEncoder().encode('{"a":"café 😀"}'))).toBe('{"a":"café 😀"}');
+    expect(bodyText(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('{}');
+    // Latin-1 'é', a lone continuation byte, a cut sequence, an encoded surrogate: none is UTF-8.
+    for (const bytes of [[0x22, 0x63, 0x61, 0x66, 0xe9, 0x22], [0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80]]) {
+      expect(bodyText(new Uint8Array(bytes))).toEqual({
+        status: 400,
+        reason: 'The request body is not valid UTF-8: send the RunAgentInput as UTF-8 JSON (RFC 8259 §8.1), converting text that is in another encoding first.',
+      });
+    }
+  });
+});
+
+describe('the handlers and a body that is not UTF-8 JSON', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+  });
+
+  it.each([
+    ['Latin-1 bytes', { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ ...input(), threadId: 'café' }), 'latin1'), 400, /^The request body is not valid UTF-8/],
+    ['a Latin-1 charset', { 'Content-Type': 'application/json; charset=iso-8859-1' }, Buffer.from(JSON.stringify(input())), 415, /charset=iso-8859-1/],
+    ['a gzipped body', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, gzipSync(JSON.stringify(input())), 415, /^The request body is sent with 'Content-Encoding: gzip'/],
+  ])('should refuse %s before running the agent, saying what to send (node:http and fetch)', async (_name, headers, body, status, reason) => {
+    let runs = 0;
+    const agent: AguiAgent = () => defer(() => (runs++, of({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' } as Event)));
+    server = createServer(createAguiHandler(agent));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+    const viaNode = await fetch(url, { method: 'POST', headers, body });
+    const viaFetch = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', headers, body }));
+    for (const response of [viaNode, viaFetch]) {
+      expect(response.status).toBe(status);
+      expect((await response.json()).error).toMatch(reason);
+    }
+    expect(runs).toBe(0);
   });
 });
 
