@@ -2,7 +2,7 @@ import type { Message } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers } from '../lib/protocol/createOperator.js';
-import { recordType } from '../lib/protocol/recordType.js';
+import { keepShapes, recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../lib/protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
@@ -90,6 +90,9 @@ export function distinctIds(options: DistinctIdsOptions = {}): OperatorFunction<
     return DistinctIdsRecord.shaped(stage);
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
+
+// The objects a call and a subscription make once, one of each kept (see keepShapes).
+keepShapes({ history: undefined, mint: undefined, diagnose: undefined, out: undefined }, { readsAgentEvents: undefined, passesMessageContentWhenIdle: true });
 
 /** One subscription of {@link distinctIds}: its handlers, with a method every subscription shares. */
 interface DistinctIds extends OperatorHandlers<AgentEvent> {

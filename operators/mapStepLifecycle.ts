@@ -3,7 +3,7 @@ import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, laneFields, laneOf, optionalString, requiredString, type AgentEvent, type Lane } from '../lib/protocol/agentEvent.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
-import { recordType } from '../lib/protocol/recordType.js';
+import { keepShapes, recordType } from '../lib/protocol/recordType.js';
 import { operatorLifecycleMessage, stepBoundaryOf } from '../lib/protocol/table.js';
 import { trackStepsAndSubagents, type StepsAndSubagents } from '../lib/tracking/steps.js';
 
@@ -73,6 +73,9 @@ export function mapStepLifecycle(options: MapStepLifecycleOptions = {}): Operato
     readsAgentEvents: diagnose,
   });
 }
+
+// The options a call makes once, one kept (see keepShapes).
+keepShapes({ passesTokenEvents: true, readsAgentEvents: undefined });
 
 /** One subscription of {@link mapStepLifecycle}. */
 interface StepStage extends OperatorHandlers<AgentEvent> {

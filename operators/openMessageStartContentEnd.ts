@@ -1,6 +1,7 @@
 import type { OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator } from '../lib/protocol/createOperator.js';
+import { keepShapes } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { trackMessageLanes } from '../lib/tracking/messageLanes.js';
@@ -68,3 +69,6 @@ export function openMessageStartContentEnd(options: OpenMessageStartContentEndOp
   // One tracker per subscription, its own handlers (`next`, `flush`): its decisions go straight out.
   return createOperator<AgentEvent, AgentEvent>((subscriber) => trackMessageLanes({ mint, diagnose, out: subscriber }), { readsAgentEvents: diagnose });
 }
+
+// The objects a call and a subscription make once, one of each kept (see keepShapes).
+keepShapes({ mint: undefined, diagnose: undefined, out: undefined }, { readsAgentEvents: undefined });

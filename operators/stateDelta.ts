@@ -7,7 +7,7 @@ import { stripWithDiagnostic } from '../lib/protocol/unrecognised.js';
 import { AguiRxError } from '../lib/protocol/errors.js';
 import { applyPatchInOrder, assertSafePatch } from '../lib/state/jsonPatch.js';
 import { createOperator, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
-import { recordType } from '../lib/protocol/recordType.js';
+import { keepShapes, recordType } from '../lib/protocol/recordType.js';
 import { createStateMirror, serialiseState, type StateMirror } from '../lib/state/stateDiff.js';
 
 /** Options of {@link stateDelta}. */
@@ -112,6 +112,8 @@ export function stateDelta(options: StateDeltaOptions = {}): OperatorFunction<Ag
     { passesTokenEvents: true, readsAgentEvents: diagnose },
   );
 }
+// The options a call makes once, one kept (see keepShapes).
+keepShapes({ passesTokenEvents: true, readsAgentEvents: undefined });
 
 const runMethods: Pick<Run, 'next'> = Object.freeze({
   next(this: Run, event: AgentEvent) {

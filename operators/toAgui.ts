@@ -4,6 +4,7 @@ import type { AgentEvent } from '../lib/protocol/agentEvent.js';
 import type { DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import type { IdGenerator } from '../lib/protocol/generateId.js';
 import { fuse } from '../lib/protocol/createOperator.js';
+import { keepShapes } from '../lib/protocol/recordType.js';
 import { mapRunLifecycle, type MapRunLifecycleOptions } from './mapRunLifecycle.js';
 import { activityDelta } from './activityDelta.js';
 import { distinctIds } from './distinctIds.js';
@@ -95,3 +96,11 @@ export function toAgui(options: ToAguiOptions): OperatorFunction<AgentEvent, Eve
     mapRunLifecycle(options),
   );
 }
+
+// One of each options object a call makes, kept: their hidden classes outlive the runs (see keepShapes).
+keepShapes(
+  { generateId: undefined, onDiagnostic: undefined },
+  { messages: undefined, generateId: undefined, onDiagnostic: undefined },
+  { onDiagnostic: undefined },
+  { initialState: undefined, immutable: undefined, onDiagnostic: undefined },
+);

@@ -2,7 +2,7 @@ import { EventType } from '@ag-ui/core';
 import type { OperatorFunction } from 'rxjs';
 import { eventTypeOf, type AgentEvent } from '../lib/protocol/agentEvent.js';
 import { createOperator, type OperatorContext, type OperatorHandlers, type OperatorSink } from '../lib/protocol/createOperator.js';
-import { recordType } from '../lib/protocol/recordType.js';
+import { keepShapes, recordType } from '../lib/protocol/recordType.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../lib/protocol/diagnostics.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../lib/protocol/generateId.js';
 import { entityKind } from '../lib/protocol/table.js';
@@ -97,6 +97,9 @@ export function toolCallCorrelator(options: ToolCallCorrelatorOptions = {}): Ope
     return CorrelatorRecord.shaped(correlator);
   }, { readsAgentEvents: diagnose, passesMessageContentWhenIdle: true });
 }
+
+// The objects a call and a subscription make once, one of each kept (see keepShapes).
+keepShapes({ mint: undefined, diagnose: undefined, out: undefined }, { readsAgentEvents: undefined, passesMessageContentWhenIdle: true });
 
 /** One subscription of {@link toolCallCorrelator}: its handlers, with methods every subscription shares. */
 interface Correlator extends OperatorHandlers<AgentEvent> {

@@ -1,7 +1,7 @@
 import { Observable, Subscription, pipe, type Observer, type OperatorFunction, type Subscriber, type Unsubscribable } from 'rxjs';
 import { warnDiagnostic, type DiagnosticHandler } from './diagnostics.js';
 import { createAgentEventReader, type AgentEventReader } from './normalizeAgentEvent.js';
-import { recordType } from './recordType.js';
+import { keepShapes, recordType } from './recordType.js';
 import { entityKind, isTokenEventType } from './table.js';
 
 /**
@@ -140,6 +140,9 @@ export function createOperator<T, R>(init: OperatorInit<T, R>, options: CreateOp
   operator[recipeKey] = recipes[0];
   return operator;
 }
+
+// An operator made by a call, kept (see keepShapes): its recipe field is a hidden class of its own.
+keepShapes(createOperator(() => ({ next: ignore })));
 
 /**
  * Composes operators built by `createOperator` into one that behaves as `pipe(...operators)` but runs
@@ -520,8 +523,9 @@ class Upstream extends Subscription implements Observer<unknown> {
   }
 }
 // Keeps the class's hidden class when no run is open (see recordType: the class of a constructor's
-// records dies with the last of them, and the code that reads them is deoptimised).
-const keptUpstream = new Upstream(undefined as unknown as Chain);
+// records dies with the last of them, and the code that reads them is deoptimised). Held by
+// keepShapes: a module's variable that nothing reads is no root for V8's GC.
+keepShapes(new Upstream(undefined as unknown as Chain));
 
 function chainUnsubscribe(this: Chain): void {
   safeUnsubscribe(this.upstream);

@@ -64,3 +64,23 @@ function emptyLike(Type: new () => Record<string, unknown>, record: Record<strin
   }
   return empty;
 }
+
+// The objects keepShapes holds for the life of the process: a few small ones per module.
+const keptShapes: object[] = [];
+
+/**
+ * Keeps `objects` for the life of the process, so that V8 keeps their hidden classes when no run
+ * holds an object of them. Give it, at module load, one object of each shape a run makes once
+ * (its options, its RUN_STARTED): made the same way (the same literal, the same fields assigned in
+ * the same order), it has the same hidden class.
+ *
+ * Why: V8 gives a function its feedback (where a literal's class is kept) only after a few calls,
+ * so the objects a run makes once get their class through transitions that every full GC forgets
+ * when none of them is alive. The optimised per-event code that checks such a class is then thrown
+ * away, and the next run starts on unoptimised code: after each full GC taken between runs (a
+ * server idle for a while, a benchmark's GC before each run). Records made by {@link recordType}
+ * need none of this; `spec/operators/toAgui.hiddenClasses.spec.ts` finds the objects that do.
+ */
+export function keepShapes(...objects: object[]): void {
+  keptShapes.push(...objects);
+}

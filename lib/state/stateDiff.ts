@@ -1,6 +1,7 @@
 import type { Operation } from 'fast-json-patch';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { firstLine } from './jsonPatch.js';
+import { keepShapes } from '../protocol/recordType.js';
 
 /** Options of {@link createStateMirror}. */
 export interface StateMirrorOptions {
@@ -526,6 +527,10 @@ function createWalk(): Walk {
     keyLists: new WeakMap<object, string[]>(),
   };
 }
+
+// A run makes one mirror, its options and its walk: one of each kept (see keepShapes).
+const mirrorOptions = { immutable: false };
+keepShapes(mirrorOptions, createStateMirror(mirrorOptions), createWalk());
 
 /** Begins a diff of the producer's state `root`. */
 function startWalk(w: Walk, immutable: boolean, root: unknown): void {

@@ -17,7 +17,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue, isPlainTextStartOrEnd } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
-import { recordType } from '../protocol/recordType.js';
+import { keepShapes, recordType } from '../protocol/recordType.js';
 import { copyWith, copyWithout } from '../protocol/values.js';
 
 /** Any event, read field by field. */
@@ -152,6 +152,19 @@ interface Lifecycle extends RunLifecycle {
   /** Usage reported during the run, upstream's terminal event's first; made at the first report (most runs have none). */
   usage: TokenUsage[] | undefined;
 }
+
+// The events and answers a run makes once, one of each kept (see keepShapes): made as the functions
+// below make them, so that theirs are the same hidden classes.
+const finishedFields = { type: EventType.RUN_FINISHED, threadId: '', runId: '' };
+const finishedEvent = copyWith(undefined, finishedFields) as Fields;
+finishedEvent.outcome = undefined;
+keepShapes(
+  { type: EventType.RUN_STARTED, threadId: '', runId: '', protocolVersion: '1.0' },
+  finishedFields,
+  finishedEvent,
+  { closers: [] },
+  { closers: [], diagnostic: undefined },
+);
 
 function start(this: Lifecycle, upstream?: Fields): RunStartedEvent {
   const { threadId, runId, parentRunId, input } = this.run;

@@ -1,5 +1,6 @@
 import { describeLane, type Lane } from '../protocol/agentEvent.js';
 import { entityKind, type LifecycleFacts, type LifecycleRuleName } from '../protocol/table.js';
+import { keepShapes } from '../protocol/recordType.js';
 
 /** A step or subagent rule an event breaks: its name (the table's `lifecycleRules`) and what its message says. */
 export interface LifecycleProblem {
@@ -126,3 +127,6 @@ export function trackStepsAndSubagents(): StepsAndSubagents {
     },
   };
 }
+
+// A run makes one: one kept (see keepShapes).
+keepShapes(trackStepsAndSubagents());

@@ -7,6 +7,7 @@ import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
 import { checkedInput, unreportedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
 import { reportTeardownError } from '../protocol/createOperator.js';
+import { keepShapes } from '../protocol/recordType.js';
 
 /** `toAgui`'s options that every run of a handler (or agent) shares: the run's ids, input and signal are its own. */
 type SharedToAguiOptions = Omit<ToAguiOptions, 'threadId' | 'runId' | 'parentRunId' | 'input' | 'signal'>;
@@ -106,8 +107,9 @@ class AgentRunState extends Subscription implements Observer<Event> {
   }
 }
 // Keeps the class's hidden class when no run is open (see recordType: the class of a constructor's
-// objects dies with the last of them, and the code that reads them is deoptimised).
-const keptRun = new AgentRunState(undefined as unknown as Subscriber<Event>, undefined);
+// objects dies with the last of them, and the code that reads them is deoptimised). Held by
+// keepShapes: a module's variable that nothing reads is no root for V8's GC.
+keepShapes(new AgentRunState(undefined as unknown as Subscriber<Event>, undefined));
 
 function runAgent(subscriber: Subscriber<Event>, start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel: CancelSignal | undefined): Unsubscribable {
   const run = new AgentRunState(subscriber, cancel);

@@ -6,6 +6,7 @@ import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { entityKinds, isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
+import { keepShapes } from '../protocol/recordType.js';
 
 /**
  * The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts).
@@ -324,8 +325,9 @@ const sharedEncoder = new EventEncoder();
 const encodeSse = (event: Event): string => sseFrame(event, sharedEncoder);
 const encodeProtobuf = (event: Event): Uint8Array => sharedEncoder.encodeProtobuf(event);
 // Keeps the class's hidden class when no stream is open (see recordType: the class of a constructor's
-// objects dies with the last of them, and the code that reads them is deoptimised).
-const keptFramer = new Framer(undefined as unknown as FrameSink, {}, false, false, encodeSse, 0, false, false);
+// objects dies with the last of them, and the code that reads them is deoptimised). Held by
+// keepShapes: a module's variable that nothing reads is no root for V8's GC.
+keepShapes(new Framer(undefined as unknown as FrameSink, {}, false, false, encodeSse, 0, false, false));
 
 function stopHeartbeat(f: Framer): void {
   if (f.timer !== undefined) clearTimeout(f.timer);
