@@ -174,62 +174,57 @@ describe('bodyText', () => {
   });
 });
 
-describe('the handlers and a body that is not UTF-8 JSON', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-    server = undefined;
-  });
+/**
+ * POSTs `body` with `headers` to one agent served both ways (node:http on loopback, and the fetch
+ * handler called directly): each answer's status and error, and how many times the agent ran.
+ */
+async function refusalsOfBoth(headers: Record<string, string>, body: RequestInit['body'], options: { cors?: { origins: string[]; credentials: boolean } } = {}) {
+  let runs = 0;
+  const agent: AguiAgent = () => defer(() => (runs++, of({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' } as Event)));
+  const server = createServer(createAguiHandler(agent, options));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
+    const viaNode = await fetch(url, { method: 'POST', headers, body });
+    const viaFetch = await createAguiFetchHandler(agent, options)(new Request('http://localhost/agent', { method: 'POST', headers, body }));
+    const answers = [];
+    for (const response of [viaNode, viaFetch]) answers.push({ status: response.status, error: (await response.json()).error as string });
+    return { answers, runs };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
+describe('the handlers and a body that is not UTF-8 JSON', () => {
   it.each([
     ['Latin-1 bytes', { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ ...input(), threadId: 'café' }), 'latin1'), 400, /^The request body is not valid UTF-8/],
     ['a Latin-1 charset', { 'Content-Type': 'application/json; charset=iso-8859-1' }, Buffer.from(JSON.stringify(input())), 415, /charset=iso-8859-1/],
     ['a gzipped body', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, gzipSync(JSON.stringify(input())), 415, /^The request body is sent with 'Content-Encoding: gzip'/],
   ])('should refuse %s before running the agent, saying what to send (node:http and fetch)', async (_name, headers, body, status, reason) => {
-    let runs = 0;
-    const agent: AguiAgent = () => defer(() => (runs++, of({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' } as Event)));
-    server = createServer(createAguiHandler(agent));
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
-    const viaNode = await fetch(url, { method: 'POST', headers, body });
-    const viaFetch = await createAguiFetchHandler(agent)(new Request('http://localhost/agent', { method: 'POST', headers, body }));
-    for (const response of [viaNode, viaFetch]) {
-      expect(response.status).toBe(status);
-      expect((await response.json()).error).toMatch(reason);
+    const { answers, runs } = await refusalsOfBoth(headers, body as RequestInit['body']);
+    for (const answer of answers) {
+      expect(answer.status).toBe(status);
+      expect(answer.error).toMatch(reason);
     }
     expect(runs).toBe(0);
   });
 });
 
 describe('the handlers and a cross-site POST a browser sends without a preflight', () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-    server = undefined;
-  });
-
   it.each([
     ['text/plain', { 'Content-Type': 'text/plain;charset=UTF-8' }],
     ['a form', { 'Content-Type': 'application/x-www-form-urlencoded' }],
     ['a body without a type', {}],
   ])('should answer 415 and never run the agent for %s from another origin, with cors set (node:http and fetch)', async (_name, headers) => {
-    let runs = 0;
-    const agent: AguiAgent = () => defer(() => (runs++, of({ type: EventType.TEXT_MESSAGE_CHUNK, delta: 'x' } as Event)));
     const cors = { origins: ['https://app.example.com'], credentials: true };
     const sent = { ...headers, Origin: 'https://evil.example', Cookie: 's=victim' };
-    server = createServer(createAguiHandler(agent, { cors }));
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
     // Node's fetch sends a string body as text/plain unless told: a Blob without a type has none.
     const body = 'Content-Type' in headers ? JSON.stringify(input()) : new Blob([JSON.stringify(input())]);
-    const viaNode = await fetch(url, { method: 'POST', headers: sent, body });
-    const viaFetch = await createAguiFetchHandler(agent, { cors })(new Request('http://localhost/agent', { method: 'POST', headers: sent, body }));
-
-    for (const response of [viaNode, viaFetch]) {
-      expect(response.status).toBe(415);
-      expect((await response.json()).error).toMatch(/Content-Type: application\/json/);
+    const { answers, runs } = await refusalsOfBoth(sent, body, { cors });
+    for (const answer of answers) {
+      expect(answer.status).toBe(415);
+      expect(answer.error).toMatch(/Content-Type: application\/json/);
     }
     expect(runs).toBe(0);
   });
