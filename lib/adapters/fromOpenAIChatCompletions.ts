@@ -68,7 +68,8 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    first piece of a call (its `id` and `function.name`) gives TOOL_CALL_CHUNK with `toolCallId`,
  *    `toolCallName` and `parentMessageId` = the chunk's `id`; later pieces give TOOL_CALL_CHUNK with
  *    the same `toolCallId` and their `function.arguments` fragment. A piece with a new `id` at a
- *    known index starts a new call; a call without `id` gets a minted one.
+ *    known index starts a new call; a call without `id` gets a minted one, and so does a call
+ *    whose `id` another call of the message has (with an `onDiagnostic`: merged, the two would break).
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
@@ -182,7 +183,14 @@ export function fromOpenAIChatCompletions(
         return;
       }
       if (name === undefined || name === '') throw invalid(unnamedCall(where, id, 'function.name'));
-      const toolCallId = startCall(pieces, index, id ?? mint());
+      let toolCallId = id ?? mint();
+      if (streamed.has(toolCallId)) {
+        // Two calls of one message under one id (a server's mistake) would be merged downstream.
+        const fresh = mint();
+        onDiagnostic({ message: `fromOpenAIChatCompletions: ${where} starts a tool call under id '${toolCallId}', which another call of this message has; it is sent as '${fresh}' so that the two stay apart. Each call needs an id of its own: check the server.`, event: input });
+        toolCallId = fresh;
+      }
+      startCall(pieces, index, toolCallId);
       streamed.set(toolCallId, { id: toolCallId, name, args: args ?? '' });
       emit(toolCallStart(toolCallId, name, messageId, args));
     };

@@ -448,6 +448,38 @@ describe('fromOpenAIChatCompletions', () => {
       ).toEqual([callStart('call-a', 'one', '{}'), callStart('call-b', 'two', '{"x":1}'), callArgs('call-b', ' ')]);
     });
 
+    it('should give a call whose id another call of the message has a fresh id, saying so, and the client both calls', async () => {
+      const sink = diagnosticsSink();
+      const inputs: Input[] = [
+        toolPiece(0, { id: 'call-a', name: 'heat', args: '{"c":' }),
+        toolPiece(1, { id: 'call-a', name: 'kettle', args: '{"on":' }),
+        toolPiece(0, { args: '21}' }),
+        toolPiece(1, { args: 'true}' }),
+        finish('tool_calls'),
+        '[DONE]',
+      ];
+      expect(await adapt(inputs, { generateId: sequentialIds('fresh-'), onDiagnostic: sink.onDiagnostic })).toEqual([
+        callStart('call-a', 'heat', '{"c":'),
+        callStart('fresh-1', 'kettle', '{"on":'),
+        callArgs('call-a', '21}'),
+        callArgs('fresh-1', 'true}'),
+      ]);
+      expect(sink.messages).toEqual([
+        "fromOpenAIChatCompletions: choices[0].delta.tool_calls[0] starts a tool call under id 'call-a', which another call of this message has; it is sent as 'fresh-1' so that the two stay apart. Each call needs an id of its own: check the server.",
+      ]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ generateId: sequentialIds('fresh-'), onDiagnostic: () => undefined }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call-a', 'fresh-1'] } });
+      expect(run.messages).toEqual([
+        expect.objectContaining({
+          role: 'assistant',
+          toolCalls: [
+            { id: 'call-a', type: 'function', function: { name: 'heat', arguments: '{"c":21}' } },
+            { id: 'fresh-1', type: 'function', function: { name: 'kettle', arguments: '{"on":true}' } },
+          ],
+        }),
+      ]);
+    });
+
     it('should mint an id for a call that has none', async () => {
       expect(await adapt([toolPiece(0, { name: 'lookup' }), toolPiece(0, { args: '{}' })], { generateId: sequentialIds('call-') })).toEqual([
         callStart('call-1', 'lookup'),
