@@ -81,3 +81,14 @@ export function joinInstructions(parts: readonly string[]): string | undefined {
 export function parametersOf(parameters: unknown): Record<string, unknown> {
   return parameters === undefined || parameters === null ? { type: 'object', properties: {} } : (parameters as Record<string, unknown>);
 }
+
+/**
+ * Whether a tool message answers no tool call of an earlier assistant message in `calls` (the ids
+ * seen so far): then it is dropped, with a warning, as an API that keeps no state (Chat
+ * Completions, Anthropic Messages) refuses the whole request for a result without its call.
+ */
+export function isOrphanResult(converter: string, message: { id: string; toolCallId: string }, calls: ReadonlySet<string>, warn: ConverterWarning): boolean {
+  if (calls.has(message.toolCallId)) return false;
+  warn(`${converter} dropped tool message '${message.id}': it answers tool call '${message.toolCallId}', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.`);
+  return true;
+}

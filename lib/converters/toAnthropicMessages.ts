@@ -1,5 +1,5 @@
 import type { ContentPart, Message } from '@ag-ui/core';
-import { defaultWarning, mimeOf, namePart, nameSource, textOf, toolResultText, type ConverterWarning, type ConverterOptions } from './converterInternals.js';
+import { defaultWarning, isOrphanResult, mimeOf, namePart, nameSource, textOf, toolResultText, type ConverterWarning, type ConverterOptions } from './converterInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Where an Anthropic image or document comes from. */
@@ -185,6 +185,8 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
     if (last !== undefined && last.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
+  // The ids of the calls made so far: a result needs its call before it.
+  const calls = new Set<string>();
   for (const message of conversation) {
     switch (message.role) {
       case 'user':
@@ -192,11 +194,15 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
         break;
       case 'assistant': {
         const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '');
-        for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, message.id, warn) });
+        for (const call of message.toolCalls ?? []) {
+          blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, message.id, warn) });
+          calls.add(call.id);
+        }
         add('assistant', blocks);
         break;
       }
       case 'tool': {
+        if (isOrphanResult('toAnthropicMessages', message, calls, warn)) break;
         const content = message.content;
         const failed = message.error !== undefined && message.error !== '';
         const textOnly = typeof content === 'string' || content.every((part) => part.type === 'text');

@@ -2,6 +2,7 @@ import type { ContentPart, Message } from '@ag-ui/core';
 import {
   defaultWarning,
   fileNameOf,
+  isOrphanResult,
   mimeOf,
   namePart,
   nameSource,
@@ -162,6 +163,8 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
 export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
   const warn = options.onWarning ?? defaultWarning;
   const out: OpenAIChatMessage[] = [];
+  // The ids of the calls made so far: a result needs its call before it.
+  const calls = new Set<string>();
   for (const message of messages) {
     switch (message.role) {
       case 'system':
@@ -176,16 +179,18 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
       }
       case 'assistant': {
         const text = message.content ?? '';
-        const calls = message.toolCalls ?? [];
-        if (text === '' && calls.length === 0) break;
+        const made = message.toolCalls ?? [];
+        if (text === '' && made.length === 0) break;
         const converted: OpenAIChatMessage = { role: 'assistant', content: text === '' ? null : text };
-        if (calls.length > 0) {
-          converted.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }));
+        if (made.length > 0) {
+          converted.tool_calls = made.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }));
+          for (const call of made) calls.add(call.id);
         }
         out.push(named(converted, message.name));
         break;
       }
       case 'tool': {
+        if (isOrphanResult('toOpenAIChatMessages', message, calls, warn)) break;
         if (typeof message.content !== 'string') {
           message.content.forEach((part, index) => {
             if (part.type !== 'text') {

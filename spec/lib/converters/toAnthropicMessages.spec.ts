@@ -90,12 +90,25 @@ describe('toAnthropicMessages', () => {
     ]);
   });
 
+  it('should drop a tool message that answers no earlier call, with a warning, as the API refuses it', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 't9', role: 'tool', toolCallId: 'c9', content: 'stray' }])).toEqual({
+      result: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] },
+      warnings: [
+        "toAnthropicMessages dropped tool message 't9': it answers tool call 'c9', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.",
+      ],
+    });
+  });
+
   it('should send tool results with media as text, image and document blocks', () => {
     expect(
-      convert([{ id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }, { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } }] }]),
+      convert([
+        { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'chart', '{}')] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }, { type: 'audio', source: { type: 'data', value: 'UklGRg==', mimeType: 'audio/wav' } }] },
+      ]),
     ).toEqual({
       result: {
         messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'chart', input: {} }] },
           {
             role: 'user',
             content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],

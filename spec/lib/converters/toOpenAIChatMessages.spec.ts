@@ -2,6 +2,10 @@ import type { Message } from '@ag-ui/core';
 import { toOpenAIChatMessages } from '../../../lib/converters/toOpenAIChatMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'look', arguments: '{}' } });
+// The assistant message that made calls `ids`, and what it converts to: a result needs its call before it.
+const calling = (...ids: string[]): Message => ({ id: 'a0', role: 'assistant', toolCalls: ids.map(call) });
+const called = (...ids: string[]) => ({ role: 'assistant', content: null, tool_calls: ids.map(call) });
 
 /** Converts with a warning sink, and returns both. */
 function convert(messages: Message[]) {
@@ -50,6 +54,7 @@ describe('toOpenAIChatMessages', () => {
   it('should turn tool messages into tool role messages, with the text of their parts and their error', () => {
     expect(
       convert([
+        calling('c1', 'c2', 'c3', 'c4'),
         { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
         { id: 't2', role: 'tool', toolCallId: 'c2', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
         { id: 't3', role: 'tool', toolCallId: 'c3', content: '', error: 'timeout' },
@@ -57,6 +62,7 @@ describe('toOpenAIChatMessages', () => {
       ]),
     ).toEqual({
       result: [
+        called('c1', 'c2', 'c3', 'c4'),
         { role: 'tool', tool_call_id: 'c1', content: 'Sunny' },
         { role: 'tool', tool_call_id: 'c2', content: 'a\nb' },
         { role: 'tool', tool_call_id: 'c3', content: 'Error: timeout' },
@@ -66,9 +72,19 @@ describe('toOpenAIChatMessages', () => {
     });
   });
 
+  it('should drop a tool message that answers no earlier call, with a warning, as the API refuses it', () => {
+    expect(convert([{ id: 't0', role: 'tool', toolCallId: 'c0', content: 'early' }, calling('c1'), { id: 't1', role: 'tool', toolCallId: 'c1', content: 'ok' }, { id: 't2', role: 'tool', toolCallId: 'c9', content: 'stray' }])).toEqual({
+      result: [called('c1'), { role: 'tool', tool_call_id: 'c1', content: 'ok' }],
+      warnings: [
+        "toOpenAIChatMessages dropped tool message 't0': it answers tool call 'c0', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.",
+        "toOpenAIChatMessages dropped tool message 't2': it answers tool call 'c9', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.",
+      ],
+    });
+  });
+
   it('should drop the media parts of a tool message with a warning that names them', () => {
-    expect(convert([{ id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }] }])).toEqual({
-      result: [{ role: 'tool', tool_call_id: 'c1', content: 'chart:' }],
+    expect(convert([calling('c1'), { id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: png }] }])).toEqual({
+      result: [called('c1'), { role: 'tool', tool_call_id: 'c1', content: 'chart:' }],
       warnings: ["toOpenAIChatMessages dropped the image part at index 1 of tool message 't1': Chat Completions tool messages take text only. Describe the image in text, or send it in a user message."],
     });
   });
