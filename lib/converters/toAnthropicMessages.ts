@@ -190,7 +190,9 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
   for (const message of conversation) {
     switch (message.role) {
       case 'user':
-        add('user', typeof message.content === 'string' ? textBlocks(message.content) : blocksOf(message, message.content, warn));
+        // Anthropic refuses an empty text block, and a turn without content.
+        if (message.content === '') warn(`toAnthropicMessages dropped user message '${message.id}': it has no content, and Anthropic refuses an empty message.`);
+        else add('user', typeof message.content === 'string' ? textBlocks(message.content) : blocksOf(message, message.content, warn));
         break;
       case 'assistant': {
         const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '');

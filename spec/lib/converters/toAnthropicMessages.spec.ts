@@ -223,7 +223,7 @@ describe('toAnthropicMessages', () => {
     ).toEqual([{ role: 'assistant', content: [{ type: 'redacted_thinking', data: 'EmwKAhgB' }, { type: 'text', text: 'Done.' }] }]);
   });
 
-  it('should drop reasoning without encryptedValue and activity messages with warnings that name them', () => {
+  it('should drop reasoning without encryptedValue, activity messages and empty user messages with warnings that name them', () => {
     expect(
       convert([
         { id: 'r1', role: 'reasoning', content: 'plain' },
@@ -235,6 +235,7 @@ describe('toAnthropicMessages', () => {
       warnings: [
         "toAnthropicMessages dropped reasoning message 'r1': it has no encryptedValue (signature), and Anthropic refuses thinking blocks without one.",
         "toAnthropicMessages dropped activity message 'x1' (plan): activity is shown to the user, not sent to the model.",
+        "toAnthropicMessages dropped user message 'u1': it has no content, and Anthropic refuses an empty message.",
       ],
     });
   });
