@@ -213,9 +213,10 @@ interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>>, Unsubscribabl
   /**
    * What the events handed to it left open, so that a RUN_ERROR that comes mid-run (the broker's
    * own: the run was lost, the store failed) follows their closing events. For a reader that
-   * started after a cursor it knows only what opened since; its run's log is read then.
+   * started after a cursor it knows only what opened since; its run's log is read then. None with
+   * a store in this process, which neither fails nor loses an owner mid-run: its log is read then.
    */
-  readonly open: OpenEntities;
+  readonly open: OpenEntities | undefined;
   /** Whether it started after a cursor: what its client was given before is not in `open`. */
   readonly resumed: boolean;
   subscription?: Subscription | undefined;
@@ -584,7 +585,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
         done: false,
         unreachableSince: undefined,
         lastCursor: after,
-        open: trackOpenEntities(),
+        open: store.inProcess === true ? undefined : trackOpenEntities(),
         resumed: after !== undefined,
         subscription: undefined,
         fallback: undefined,
@@ -614,7 +615,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       this.delivered++;
       this.lastCursor = entry.cursor;
       if (isTerminalEvent(entry.event)) return end(this, entry);
-      this.open.observe(entry.event);
+      this.open?.observe(entry.event);
       this.subscriber.next(entry);
     }
   }
@@ -705,7 +706,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     reader.delivered++;
     if (frame.cursor !== undefined) reader.lastCursor = frame.cursor;
     if (isTerminalEvent(frame.event)) return end(reader, frame);
-    reader.open.observe(frame.event);
+    reader.open?.observe(frame.event);
     reader.subscriber.next(frame);
   };
 
@@ -727,18 +728,19 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
    * Hands a reader the run's terminal frame and ends its stream. A RUN_ERROR comes after the
    * closing events of what the run left open, as toAgui sends them, whoever made it (the run's
    * agent closes what it opened itself: then there is none): a run the broker ends (lost, or its
-   * store failing) ends mid-message. A reader that started after a cursor learns what its client
-   * was given before from the run's log first; when the log cannot be read, it closes what it knows.
+   * store failing) ends mid-message. A reader that started after a cursor, or one of a store in this
+   * process, learns what its client was given from the run's log first; when the log cannot be
+   * read, it closes what it knows.
    */
   const end = (reader: Reader, frame: BrokerFrame) => {
     reader.done = true;
     const { event } = frame;
     if (event.type !== EventType.RUN_ERROR) return endWith(reader, [], frame);
     const reason = { type: 'error', message: event.message } as const;
-    if (!reader.resumed) return endWith(reader, reader.open.closeAll(reason), frame);
+    if (!reader.resumed && reader.open !== undefined) return endWith(reader, reader.open.closeAll(reason), frame);
     void openBefore(reader).then(
       (open) => endWith(reader, open.closeAll(reason), frame),
-      () => endWith(reader, reader.open.closeAll(reason), frame),
+      () => endWith(reader, reader.open?.closeAll(reason) ?? [], frame),
     );
   };
 
@@ -752,9 +754,11 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
    * What the run's log, from its start up to the last entry a reader was given (its cursor, if it
    * was given none since), leaves open. Rejects when the store fails, or does not get that far in a lease's time.
    */
-  const openBefore = (reader: Reader): Promise<OpenEntities> => {
+  const openBefore = async (reader: Reader): Promise<OpenEntities> => {
     const open = trackOpenEntities();
-    const last = reader.lastCursor!;
+    const last = reader.lastCursor;
+    // Given nothing from the start: nothing is open for its client.
+    if (last === undefined) return open;
     return lastValueFrom(
       store.read(reader.threadId, reader.runId).pipe(
         concatMap((entries) => entries),
