@@ -557,7 +557,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
         const send = (frames: Promise<Observable<BrokerFrame>>, run: Partial<RunErrorReport>) =>
           frames.then(
             (frames$) => sendFrames(res, frames$, report, run, streamSetup, accept),
-            (error: unknown) => refuse(brokerRefusal(error)),
+            (error: unknown) => refuse(brokerRefusal(error, errorMessages, report)),
           );
         switch (route.kind) {
           case 'events':
@@ -572,7 +572,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
                   res.writeHead(202, { 'Content-Type': 'application/json' });
                   res.end(stopAnswer(route.threadId, route.runId, status));
                 }),
-              (error: unknown) => refuse(brokerRefusal(error)),
+              (error: unknown) => refuse(brokerRefusal(error, errorMessages, report)),
             );
           case 'connect':
             return readNodeBody(req, res, maxBodyBytes, refuse, (input) => inTurn(res, () => void send(broker.connect(input, access), reportedRun(runSetup, input, 'thread'))));
@@ -610,16 +610,24 @@ function lastEventIdOf(header: string | string[] | null | undefined): string | u
   return value === undefined || value === null || value.trim() === '' ? undefined : value.trim();
 }
 
-/** The answer to a broker error raised before a stream starts: its status and message. */
 /** Route 4's answer: the run's ids and what stopping it found (a broker that tells nothing: stopping). */
 function stopAnswer(threadId: string, runId: string, status: RunStopStatus | void): string {
   return JSON.stringify({ threadId, runId, status: status === 'finished' ? 'finished' : 'stopping' });
 }
 
-function brokerRefusal(error: unknown): Refusal {
+/**
+ * The answer to a broker error raised before a stream starts: its status and message (403, 404,
+ * 400, 429, 503); any other error is a 500 that `onError` is told of, with a reference.
+ */
+function brokerRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, report: Served['report']): Refusal {
   const status = statusOfBrokerError(error);
   const message = (error as Error | undefined)?.message;
-  return { status, reason: status === 500 || typeof message !== 'string' ? 'The run broker failed to serve this request.' : message };
+  if (status !== 500) return { status, reason: typeof message === 'string' ? message : 'The run broker refused this request.' };
+  // A failure of the server's own (an `authorize` hook that throws, a broken store): told to
+  // `onError` with a reference, and worded for the client by the same policy as a run's error.
+  const reference = newReference();
+  report(error, { reference });
+  return { status, reason: applyMessagePolicy({ type: EventType.RUN_ERROR, message: errorMessage(error, 'The run broker failed to serve this request.') }, error, policy, reference).message };
 }
 
 /** Whether the client waits for `100 Continue` before sending its body, and Node has not sent it (the server's 'checkContinue' event leaves it to us). */
@@ -842,7 +850,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
       try {
         return toBrokerFramesResponse(reportedFrames(await frames, report, run), copyWith(stream, { onFailure: (error: unknown) => report(error, run) }));
       } catch (error) {
-        return refuse(brokerRefusal(error));
+        return refuse(brokerRefusal(error, errorMessages, report));
       }
     };
     switch (route.kind) {
@@ -853,7 +861,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
         try {
           status = await broker.stop(route.threadId, route.runId, access);
         } catch (error) {
-          return refuse(brokerRefusal(error));
+          return refuse(brokerRefusal(error, errorMessages, report));
         }
         return new Response(stopAnswer(route.threadId, route.runId, status), { status: 202, headers: { 'Content-Type': 'application/json' } });
       case 'connect':

@@ -340,9 +340,10 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
       }
     });
 
-    it('should refuse when authorize resolves false, and answer 500 without crashing when it throws or rejects', async () => {
+    it('should refuse when authorize resolves false, and answer 500 without crashing when it throws or rejects, telling onError', async () => {
       let answer: () => boolean | Promise<boolean> = () => false;
-      await setup({ authorize: () => answer() });
+      const reports: [unknown, { reference?: string }][] = [];
+      await setup({ authorize: () => answer() }, { onError: (error, report) => void reports.push([error, report]) });
       // Refused a start, nothing runs.
       expect((await post(base, runInput('t1', 'r1'))).status).toBe(403);
       expect((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).status).toBe(403);
@@ -354,11 +355,32 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
         throw new Error('auth backend down');
       };
       const thrown = await send(eventsUrl('t1', 'r1'), { method: 'GET' });
-      expect([thrown.status, JSON.parse(thrown.body)]).toEqual([500, { error: 'The run broker failed to serve this request.' }]);
+      // Worded as a run's error is (shown outside production), and in the server's log under a reference.
+      expect([thrown.status, JSON.parse(thrown.body)]).toEqual([500, { error: 'auth backend down' }]);
+      expect(reports).toEqual([[new Error('auth backend down'), expect.objectContaining({ reference: expect.any(String) })]]);
       answer = () => Promise.reject(new Error('auth backend down'));
       expect((await send(stopUrl('t1', 'r1'), { method: 'POST' })).status).toBe(500);
+      expect(reports).toHaveLength(2);
       answer = () => Promise.resolve(true);
       expect(framesOf((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).body).at(-1)!.event.type).toBe(EventType.RUN_FINISHED);
+    });
+
+    it('should keep a throwing authorize hook\'s message from the client under redact, giving the reference its log has', async () => {
+      const reports: [unknown, { reference?: string }][] = [];
+      await setup(
+        {
+          authorize: () => {
+            throw new Error('secret: db password rejected');
+          },
+        },
+        { errorMessages: 'redact', onError: (error, report) => void reports.push([error, report]) },
+      );
+      const thrown = await send(eventsUrl('t1', 'r1'), { method: 'GET' });
+      expect(thrown.status).toBe(500);
+      const { error } = JSON.parse(thrown.body) as { error: string };
+      expect(error).not.toContain('secret');
+      expect(reports).toHaveLength(1);
+      expect(error).toContain(reports[0][1].reference!);
     });
 
     it('should answer 429 with a clear message past maxSubscribers', async () => {
