@@ -1,11 +1,11 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, tap } from 'rxjs';
+import { Observable, isObservable, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
-import { errorMessage } from '../protocol/errors.js';
+import { AguiRxError, describeValue, errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi, type RunStopStatus } from './brokerRoutes.js';
@@ -468,12 +468,13 @@ const serverFault = (refusal: Refusal) => refusal.status >= 500;
  * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
- * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
+ * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
+ * AguiRxError `INVALID_OPTIONS` when `agent` is not a function or `broker` is not a run broker.
  */
 export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<IncomingMessage, Context> = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Checked here, where a mistake surfaces at startup, rather than in every response.
-  assertHandlerOptions(options);
+  assertHandlerOptions(agent, options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';
@@ -639,10 +640,21 @@ function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
 
 /**
  * Refuses, when a handler is made, a limit that would silently do something else: `NaN` from an
- * unset environment variable would lift the body limit, flood heartbeats or stall every iterable run.
- * @throws RangeError naming the option and what it takes.
+ * unset environment variable would lift the body limit, flood heartbeats or stall every iterable
+ * run; and an agent or a broker of the wrong kind, which would fail every request (JavaScript
+ * lets both through).
+ * @throws RangeError naming the limit and what it takes; AguiRxError `INVALID_OPTIONS` for the agent or the broker.
  */
-function assertHandlerOptions(options: AguiHandlerOptions<any, any>): void {
+function assertHandlerOptions(agent: unknown, options: AguiHandlerOptions<any, any>): void {
+  if (typeof agent !== 'function') {
+    const wrap = isObservable(agent) ? ': wrap it, (input) => events$, so that each request runs the agent anew' : '';
+    throw new AguiRxError('INVALID_OPTIONS', `The agent must be a function of the request's RunAgentInput that returns its events, not ${describeValue(agent)}${wrap}.`);
+  }
+  const { broker } = options as { broker?: unknown };
+  if (broker !== undefined && !isRunBroker(broker)) {
+    const call = typeof broker === 'function' ? ': call it, broker: createRunBroker({ … })' : '';
+    throw new AguiRxError('INVALID_OPTIONS', `'broker' must be a run broker made by createRunBroker() (with run, events, connect and stop), not ${describeValue(broker)}${call}.`);
+  }
   const check = (name: keyof AguiHandlerOptions<any, any>, ok: (value: number) => boolean, takes: string) => {
     const value = options[name];
     if (value !== undefined && (typeof value !== 'number' || !ok(value))) throw new RangeError(`'${name}' must be ${takes}, not ${String(value)}.`);
@@ -653,6 +665,10 @@ function assertHandlerOptions(options: AguiHandlerOptions<any, any>): void {
   check('sliceMs', (value) => value >= 0, 'a number of ms ≥ 0');
   check('maxPipelinedRequests', (value) => value >= 0 && (Number.isInteger(value) || value === Infinity), 'a whole number of requests ≥ 0 (or Infinity)');
 }
+
+/** Whether `value` has a run broker's methods (what the routes call). */
+const isRunBroker = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && ['run', 'events', 'connect', 'stop'].every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
 
 /** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
 const ignoreError = () => undefined;
@@ -762,11 +778,12 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * in production), `context` (the caller, for the agent and `authorize`; a throw with a 4xx `status`
  * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
- * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event).
+ * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
+ * AguiRxError `INVALID_OPTIONS` when `agent` is not a function or `broker` is not a run broker.
  */
 export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<Request, Context> = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  assertHandlerOptions(options);
+  assertHandlerOptions(agent, options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);
   const { broker } = options;
   const basePath = options.basePath ?? '';

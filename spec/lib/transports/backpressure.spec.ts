@@ -7,7 +7,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { from } from 'rxjs';
+import { from, of } from 'rxjs';
 import { createRunBroker, type RunBroker } from '../../../lib/broker/createRunBroker.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiAgent, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
@@ -292,5 +292,25 @@ describe('the handlers’ flow options', () => {
     expect(() => create(agent, { sliceMs: -1 })).toThrow(RangeError);
     expect(() => create(agent, { maxPipelinedRequests: Number.NaN })).toThrow(RangeError);
     expect(() => create(agent, { heartbeatMs: Infinity, maxBodyBytes: Infinity, maxPipelinedRequests: Infinity })).not.toThrow();
+  });
+
+  it.each([
+    ['createAguiHandler', createAguiHandler],
+    ['createAguiFetchHandler', createAguiFetchHandler],
+  ] as const)('%s should refuse, when created, an agent that is not a function and a broker that is not one, saying what to pass', (_name, create) => {
+    const agent: AguiAgent = () => from([]);
+    const invalid = (message: string) => expect.objectContaining({ code: 'INVALID_OPTIONS', message });
+    // What JavaScript lets through, and every request would then fail on.
+    expect(() => create(of({ type: 'TEXT_MESSAGE_CHUNK', delta: 'x' }) as unknown as AguiAgent)).toThrow(
+      invalid("The agent must be a function of the request's RunAgentInput that returns its events, not an object: wrap it, (input) => events$, so that each request runs the agent anew."),
+    );
+    expect(() => create(undefined as unknown as AguiAgent)).toThrow(invalid("The agent must be a function of the request's RunAgentInput that returns its events, not undefined."));
+    expect(() => create(agent, { broker: createRunBroker as unknown as RunBroker })).toThrow(
+      invalid("'broker' must be a run broker made by createRunBroker() (with run, events, connect and stop), not a function: call it, broker: createRunBroker({ … })."),
+    );
+    expect(() => create(agent, { broker: {} as RunBroker })).toThrow(invalid("'broker' must be a run broker made by createRunBroker() (with run, events, connect and stop), not an object."));
+    const broker = createRunBroker();
+    expect(() => create(agent, { broker })).not.toThrow();
+    void broker.close();
   });
 });
