@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, concatMap, defaultIfEmpty, from, lastValueFrom, map, of, takeWhile, tap, timeout, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, Subject, concat, concatMap, defaultIfEmpty, from, lastValueFrom, map, of, takeLast, takeWhile, tap, timeout, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { warnDiagnostic } from '../protocol/diagnostics.js';
@@ -623,11 +623,21 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
   function readerError(this: Reader, error: unknown) {
     fail(this, error);
   }
-  /** The store's read ended after the run's terminal entry (already handed over, see `end`), or with none (a cursor past the run's end). */
+  /**
+   * The store's read ended: after the run's terminal entry (already handed over, see `end`), or with
+   * none, for a cursor at or past the run's end (a later run's of the thread, or one never made).
+   * The reader then learns why nothing comes, rather than reconnecting for ever.
+   */
   function readerComplete(this: Reader) {
     if (this.done) return;
     this.done = true;
-    this.subscriber.complete();
+    const reader = this;
+    const after = reader.lastCursor;
+    // The cursor of the run's own end: its client has the end, and nothing more is to come.
+    void lastEntryOf(reader).then(
+      (last) => (last === undefined || last.cursor === after ? reader.subscriber.complete() : endPastTheRun(reader, after)),
+      () => reader.subscriber.complete(),
+    );
   }
   /** Its connection is gone (or the read ended): it leaves the run. */
   function readerUnsubscribe(this: Reader) {
@@ -749,6 +759,27 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     reader.subscriber.next(frame);
     reader.subscriber.complete();
   };
+
+  /** A reader whose cursor is past its run's end learns why nothing comes, rather than reconnecting for ever. */
+  const endPastTheRun = (reader: Reader, after: string | undefined) =>
+    endWith(reader, [], {
+      event: {
+        type: EventType.RUN_ERROR,
+        code: 'INVALID_CURSOR',
+        message: `Run '${reader.runId}' of thread '${reader.threadId}' has nothing after Last-Event-ID '${String(after).slice(0, 80)}': the run ended before it (it is a later run's cursor, or one this server never gave). Read the run from its start, without Last-Event-ID, for its events and its end.`,
+      },
+    });
+
+  /** The last entry of a reader's run, which has ended. Rejects when the store fails, or does not answer in a lease's time. */
+  const lastEntryOf = (reader: Reader): Promise<RunLogEntry | undefined> =>
+    lastValueFrom(
+      store.read(reader.threadId, reader.runId).pipe(
+        concatMap((entries) => entries),
+        takeLast(1),
+        timeout(leaseMs),
+        defaultIfEmpty(undefined),
+      ),
+    );
 
   /**
    * What the run's log, from its start up to the last entry a reader was given (its cursor, if it

@@ -118,6 +118,23 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
       expect([afterLast.status, afterLast.body]).toEqual([200, '']);
       expect(h.starts).toEqual(['r1']);
     });
+
+    it('should end the stream of a cursor past the run\'s end (a later run\'s, or one never given) with RUN_ERROR INVALID_CURSOR, on every route', async () => {
+      await setup({ authorize: allowAll });
+      const first = framesOf((await post(base, runInput('t1', 'r1'))).body);
+      const later = framesOf((await post(base, runInput('t1', 'r2'))).body);
+      const message = (cursor: string) =>
+        `Run 'r1' of thread 't1' has nothing after Last-Event-ID '${cursor}': the run ended before it (it is a later run's cursor, or one this server never gave). Read the run from its start, without Last-Event-ID, for its events and its end.`;
+      for (const cursor of [later.at(-1)!.id!, '999999']) {
+        for (const answer of [await post(base, runInput('t1', 'r1'), { 'Last-Event-ID': cursor }), await send(eventsUrl('t1', 'r1'), { method: 'GET', headers: { 'Last-Event-ID': cursor } })]) {
+          expect(answer.status).toBe(200);
+          expect(framesOf(answer.body)).toEqual([{ event: { type: EventType.RUN_ERROR, code: 'INVALID_CURSOR', message: message(cursor) } }]);
+        }
+      }
+      // The run's own end and what came before it are read as ever.
+      expect(framesOf((await send(eventsUrl('t1', 'r1'), { method: 'GET', headers: { 'Last-Event-ID': first.at(-2)!.id! } })).body)).toEqual(first.slice(-1));
+      expect(h.starts).toEqual(['r1', 'r2']);
+    });
   });
 
   describe('route 2: GET <base>/threads/<threadId>/runs/<runId>/events', () => {
