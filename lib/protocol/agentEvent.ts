@@ -8,6 +8,7 @@ import {
 } from '@ag-ui/core';
 import { AguiRxError, describeValue } from './errors.js';
 import { terminalEventTypes } from './table.js';
+import { hintForUntyped } from './eventHints.js';
 
 /**
  * Toolkit-only event types: things AG-UI has no event for, which a producer still needs to say.
@@ -130,7 +131,7 @@ export function eventTypeOf(event: unknown): string {
   }
   const type = (event as { type?: unknown }).type;
   if (typeof type !== 'string') {
-    throw new AguiRxError('INVALID_EVENT', `Received an event without a string 'type' (got ${describeValue(type)}). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'.`);
+    throw new AguiRxError('INVALID_EVENT', `Received an event without a string 'type' (got ${describeValue(type)}). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'.${hintForUntyped(event)}`);
   }
   return type;
 }

@@ -18,6 +18,7 @@ import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue, isPlainTextStartOrEnd } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 import { keepShapes, recordType } from '../protocol/recordType.js';
+import { hintForUnknownType } from '../protocol/eventHints.js';
 import { copyWith, copyWithout } from '../protocol/values.js';
 
 /** Any event, read field by field. */
@@ -204,7 +205,7 @@ function admit(this: Lifecycle, fields: Fields, type: string): string | undefine
   if (type === EventType.RUN_STARTED) return lateRunStarted;
   // AG-UI spec 1.1, Processing Model: an event of a type the protocol does not describe MUST NOT abort the run; it is dropped, with a warning.
   if (!isAgentEventType(type)) {
-    return `Dropped an event of unknown type '${type}': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.`;
+    return `Dropped an event of unknown type '${type}': AG-UI 1.0 does not describe it, and a consumer drops it. Emit one of the AG-UI 1.0 event types (EventType from @ag-ui/core), or wrap provider data in a RAW or CUSTOM event.${hintForUnknownType(type)}`;
   }
   // Relaxed fields pass: an operator after this one may still fill them in.
   assertAgentEventFields(fields);

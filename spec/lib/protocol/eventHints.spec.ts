@@ -1,0 +1,46 @@
+import { from } from 'rxjs';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { hintForUnknownType, hintForUntyped } from '../../../lib/protocol/eventHints.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { collect, diagnosticsSink } from '../../support/helpers.js';
+
+describe('hintForUnknownType', () => {
+  it('should name the AG-UI type an event spells in another case', () => {
+    for (const type of ['text_message_chunk', 'Tool_Call_Chunk', 'state-snapshot', 'run.finished']) {
+      expect(hintForUnknownType(type)).toMatch(/^ Did you mean '[A-Z_]+'\? AG-UI's event types are written in upper case\.$/);
+    }
+    expect(hintForUnknownType('text_message_chunk')).toContain("'TEXT_MESSAGE_CHUNK'");
+  });
+
+  it("should name the adapter of a provider's stream event", () => {
+    expect(hintForUnknownType('content_block_delta')).toBe(" It looks like an Anthropic Messages stream event: read the provider's stream with fromAnthropicMessages() before toAgui.");
+    expect(hintForUnknownType('response.output_text.delta')).toContain('fromOpenAIResponses()');
+    expect(hintForUnknownType('text-delta')).toContain('fromAiSdkStream()');
+    expect(hintForUnknownType('tool-input-start')).toContain('fromAiSdkStream()');
+  });
+
+  it('should have nothing to say of another type', () => {
+    for (const type of ['MY_EVENT', 'weather_update', 'TEXT_MESSAGE_CHUNKS']) expect(hintForUnknownType(type)).toBe('');
+  });
+});
+
+describe('hintForUntyped', () => {
+  it("should name the adapter of a provider's chunk, and nothing else", () => {
+    expect(hintForUntyped({ id: 'c1', object: 'chat.completion.chunk', choices: [] })).toContain('fromOpenAIChatCompletions()');
+    expect(hintForUntyped({ event: 'on_chat_model_stream', data: {} })).toContain('fromLangChainStreamEvents()');
+    expect(hintForUntyped({ delta: 'Hi' })).toBe('');
+  });
+});
+
+describe('toAgui and an event it cannot read', () => {
+  it('should say in its diagnostic and its error what was most likely meant', async () => {
+    const sink = diagnosticsSink();
+    const events = await collect(
+      from([{ type: 'text_message_chunk', delta: 'x' }, { object: 'chat.completion.chunk', choices: [] }] as unknown as AgentEvent[]).pipe(
+        toAgui({ threadId: 't', runId: 'r', onDiagnostic: sink.onDiagnostic, onError: () => undefined }),
+      ),
+    );
+    expect(sink.messages).toEqual([expect.stringMatching(/^Dropped an event of unknown type 'text_message_chunk': .* Did you mean 'TEXT_MESSAGE_CHUNK'\?/)]);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'INVALID_EVENT', message: expect.stringContaining('fromOpenAIChatCompletions() before toAgui') });
+  });
+});
