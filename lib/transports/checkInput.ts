@@ -1,4 +1,5 @@
 import type { RunAgentInput } from '@ag-ui/core';
+import { MessageSchema } from '@ag-ui/core/schemas';
 import { parse as parseContentType } from 'content-type';
 import { describeValue } from '../protocol/errors.js';
 import { valueAt } from '../protocol/validate.js';
@@ -38,6 +39,13 @@ function alternative(issues: readonly SchemaIssue[]): string {
   return `a value whose '${first.path.map(String).join('.')}' is ${what}`;
 }
 
+/** The roles of the `@ag-ui/core` message schema's kinds, read from it (none if its form changes). */
+const messageRoles: readonly string[] = (() => {
+  const kinds = (MessageSchema as unknown as { options?: readonly { shape?: { role?: { value?: unknown } } }[] }).options ?? [];
+  const roles = kinds.map((kind) => kind.shape?.role?.value);
+  return roles.every((role) => typeof role === 'string') ? (roles as string[]) : [];
+})();
+
 /** One issue in our own words: where, what was there, and what is accepted. */
 function describeProblem(json: unknown, issue: SchemaIssue): string {
   const where = issue.path.length === 0 ? 'the body' : `'${issue.path.map(String).join('.')}'`;
@@ -48,7 +56,11 @@ function describeProblem(json: unknown, issue: SchemaIssue): string {
       return value === undefined ? `${where} is missing: it must be ${withArticle(issue.expected)}` : `${where} must be ${withArticle(issue.expected)}, not ${got}`;
     case 'invalid_union': {
       const alternatives = issue.errors ?? issue.unionErrors?.map((error) => error.issues) ?? [];
-      if (alternatives.length === 0) return `${where} is ${got}, which is not one of the values accepted there`;
+      if (alternatives.length === 0) {
+        // A message's role names its kind: the schema's kinds are what it accepts there.
+        const accepted = issue.path.length === 3 && issue.path[0] === 'messages' && issue.path[2] === 'role' ? messageRoles : [];
+        return `${where} is ${got}, which is not one of the values accepted there${accepted.length > 0 ? ` (${accepted.map((role) => JSON.stringify(role)).join(', ')})` : ''}`;
+      }
       return `${where} is ${got}, which matches none of the accepted forms (${alternatives.map(alternative).join('; ')})`;
     }
     case 'invalid_value':

@@ -164,6 +164,7 @@ function parseBody(bytes: Uint8Array): RunAgentInput | Refusal {
 }
 
 function parseRunAgentInput(body: string): RunAgentInput | Refusal {
+  if (body.trim() === '') return { status: 400, reason: 'The request body is empty: POST a RunAgentInput as JSON.' };
   let json: unknown;
   try {
     // A UTF-8 byte order mark (some Windows tools write one) is not part of the JSON text (RFC 8259 §8.1 lets a parser ignore it).

@@ -58,7 +58,8 @@ describe('runInputProblems', () => {
 
   it('should say which forms a union accepts, and name an unknown role and nested fields', () => {
     expect(problemsOf(input({ messages: [{ id: 'm1', role: 'robot', content: 'x' }, { id: 'm2', role: 'user' }], context: [{ value: 1 }] }))).toEqual([
-      "'messages.0.role' is \"robot\", which is not one of the values accepted there",
+      // The accepted roles come from @ag-ui/core's message schema.
+      '\'messages.0.role\' is "robot", which is not one of the values accepted there ("developer", "system", "assistant", "user", "tool", "activity", "reasoning")',
       "'messages.1.content' is undefined, which matches none of the accepted forms (a string; an array)",
       "'context.0.description' is missing: it must be a string",
       "'context.0.value' must be a string, not number 1",

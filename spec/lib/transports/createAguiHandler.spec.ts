@@ -256,6 +256,9 @@ describe('createAguiHandler (node:http)', () => {
     expect(get.headers.allow).toBe('POST');
     expect(JSON.parse(get.body)).toEqual({ error: 'GET is not supported here: POST a RunAgentInput (the AG-UI HTTP binding).' });
 
+    const empty = await post(url, '');
+    expect([empty.status, JSON.parse(empty.body)]).toEqual([400, { error: 'The request body is empty: POST a RunAgentInput as JSON.' }]);
+
     const notJson = await post(url, '{"threadId": ');
     expect(notJson.status).toBe(400);
     expect(JSON.parse(notJson.body).error).toMatch(/^The request body is not valid JSON: .+\. POST a RunAgentInput as JSON\.$/);
