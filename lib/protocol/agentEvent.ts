@@ -7,7 +7,7 @@ import {
   type ToolCallResultEvent,
 } from '@ag-ui/core';
 import { AguiRxError, describeValue } from './errors.js';
-import { terminalEventTypes } from './table.js';
+import { entityEvents, terminalEventTypes } from './table.js';
 import { hintForUntyped } from './eventHints.js';
 
 /**
@@ -186,7 +186,11 @@ export function parentMessageIdOf(event: Record<string, unknown>): string | unde
 export function requiredString(event: Record<string, unknown>, field: string): string {
   const value = optionalString(event, field);
   if (value === undefined) {
-    throw new AguiRxError('INVALID_EVENT', `${String(event.type)} has no '${field}'. Add '${field}' (a string) to the event.`);
+    // A content event without its id: the chunk of its kind is what gets an id filled in.
+    const entry = entityEvents.get(event.type as string);
+    const chunk = entry !== undefined && entry.role === 'content' && entry.kind.idField === field ? entry.kind.chunk : undefined;
+    const instead = chunk === undefined ? '' : `, or send ${chunk}, whose ${field} toAgui fills in`;
+    throw new AguiRxError('INVALID_EVENT', `${String(event.type)} has no '${field}'. Add '${field}' (a string) to the event${instead}.`);
   }
   return value;
 }

@@ -43,4 +43,16 @@ describe('toAgui and an event it cannot read', () => {
     expect(sink.messages).toEqual([expect.stringMatching(/^Dropped an event of unknown type 'text_message_chunk': .* Did you mean 'TEXT_MESSAGE_CHUNK'\?/)]);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'INVALID_EVENT', message: expect.stringContaining('fromOpenAIChatCompletions() before toAgui') });
   });
+
+  it("should point a content event without its id to its kind's chunk, which gets one", async () => {
+    const failure = async (event: Record<string, unknown>) =>
+      (await collect(from([event] as unknown as AgentEvent[]).pipe(toAgui({ threadId: 't', runId: 'r', onDiagnostic: () => undefined, onError: () => undefined })))).at(-1);
+    expect(await failure({ type: 'TEXT_MESSAGE_CONTENT', delta: 'x' })).toMatchObject({
+      code: 'INVALID_EVENT',
+      message: "TEXT_MESSAGE_CONTENT has no 'messageId'. Add 'messageId' (a string) to the event, or send TEXT_MESSAGE_CHUNK, whose messageId toAgui fills in.",
+    });
+    expect(await failure({ type: 'TOOL_CALL_ARGS', delta: '{}' })).toMatchObject({ message: expect.stringContaining('or send TOOL_CALL_CHUNK, whose toolCallId toAgui fills in.') });
+    // A start names what it starts: no chunk can stand for it.
+    expect(await failure({ type: 'TEXT_MESSAGE_END' })).toMatchObject({ message: expect.not.stringContaining('CHUNK') });
+  });
 });
