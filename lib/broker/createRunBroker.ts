@@ -248,7 +248,7 @@ const forbidden = (action: BrokerAction) =>
     'FORBIDDEN',
     action === 'attach'
       ? 'This run exists already and this request may not read it. Configure the run broker\'s `authorize` hook to let clients attach to, resume, connect to and stop runs.'
-      : `This request may not ${action === 'events' ? 'read this run' : action === 'connect' ? 'connect to this thread' : 'stop this run'}. Configure the run broker's \`authorize\` hook to allow it.`,
+      : `This request may not ${{ start: 'start this run', events: 'read this run', connect: 'connect to this thread', stop: 'stop this run' }[action]}. Configure the run broker's \`authorize\` hook to allow it.`,
   );
 
 /**

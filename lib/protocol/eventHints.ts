@@ -28,9 +28,14 @@ export function hintForUnknownType(type: string): string {
 /** For an event without a string `type`: the adapter that reads it, when it looks like a provider's chunk. */
 export function hintForUntyped(event: object): string {
   const fields = event as { object?: unknown; choices?: unknown; event?: unknown };
-  if (fields.object === 'chat.completion.chunk' || Array.isArray(fields.choices)) {
-    return ' It looks like an OpenAI Chat Completions chunk: read the provider\'s stream with fromOpenAIChatCompletions() before toAgui.';
+  // A hint never replaces the error it adds to: a field that throws when read (a hostile getter) gives none.
+  try {
+    if (fields.object === 'chat.completion.chunk' || Array.isArray(fields.choices)) {
+      return ' It looks like an OpenAI Chat Completions chunk: read the provider\'s stream with fromOpenAIChatCompletions() before toAgui.';
+    }
+    if (typeof fields.event === 'string' && fields.event.startsWith('on_')) return ' It looks like a LangChain stream event: read the stream with fromLangChainStreamEvents() before toAgui.';
+  } catch {
+    return '';
   }
-  if (typeof fields.event === 'string' && fields.event.startsWith('on_')) return ' It looks like a LangChain stream event: read the stream with fromLangChainStreamEvents() before toAgui.';
   return '';
 }

@@ -315,6 +315,13 @@ describe('createRunBroker', () => {
     await expect(broker.stop('t1', 'r1', access)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(broker.connect(runInput('t1', 'r1'), access)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(broker.events('t1', 'r1', 'not a cursor', access)).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    // Each action is named as what was refused: a hook that refuses starts too.
+    const refusing = createRunBroker({ authorize: () => false });
+    await expect(refusing.run(runInput('t1', 'r1'), () => from<Event[]>([]), access)).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: "This request may not start this run. Configure the run broker's `authorize` hook to allow it.",
+    });
+    await refusing.close();
     await broker.close();
     broker = createRunBroker({ authorize: allowAll });
     await expect(broker.events('t1', 'r1', undefined, access)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });

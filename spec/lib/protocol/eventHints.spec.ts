@@ -30,6 +30,20 @@ describe('hintForUntyped', () => {
     expect(hintForUntyped({ event: 'on_chat_model_stream', data: {} })).toContain('fromLangChainStreamEvents()');
     expect(hintForUntyped({ delta: 'Hi' })).toBe('');
   });
+
+  it('should give no hint, and never throw, for an event whose fields throw when read', async () => {
+    const hostile = Object.defineProperty({ kind: 'x' }, 'choices', {
+      get() {
+        throw new Error('lazy getter failed');
+      },
+    });
+    expect(hintForUntyped(hostile)).toBe('');
+    const trap = new Proxy({}, { get: () => { throw new Error('trap'); } });
+    expect(hintForUntyped(trap)).toBe('');
+    // The error it would add to is the run's, as before.
+    const events = await collect(from([hostile] as unknown as AgentEvent[]).pipe(toAgui({ threadId: 't', runId: 'r', onDiagnostic: () => undefined, onError: () => undefined })));
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'INVALID_EVENT', message: "Received an event without a string 'type' (got undefined). Every event needs a type, e.g. 'TEXT_MESSAGE_CHUNK'." });
+  });
 });
 
 describe('toAgui and an event it cannot read', () => {
