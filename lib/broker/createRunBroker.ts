@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Observable, Subject, concat, concatMap, defaultIfEmpty, from, lastValueFrom, map, of, takeLast, takeWhile, tap, timeout, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, Subject, concat, concatMap, defaultIfEmpty, from, lastValueFrom, of, takeLast, takeWhile, tap, timeout, toArray, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { warnDiagnostic } from '../protocol/diagnostics.js';
@@ -771,15 +771,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     });
 
   /** The last entry of a reader's run, which has ended. Rejects when the store fails, or does not answer in a lease's time. */
-  const lastEntryOf = (reader: Reader): Promise<RunLogEntry | undefined> =>
-    lastValueFrom(
-      store.read(reader.threadId, reader.runId).pipe(
-        concatMap((entries) => entries),
-        takeLast(1),
-        timeout(leaseMs),
-        defaultIfEmpty(undefined),
-      ),
-    );
+  const lastEntryOf = (reader: Reader): Promise<RunLogEntry | undefined> => lastValueFrom(logOf(reader).pipe(takeLast(1), timeout(leaseMs), defaultIfEmpty(undefined)));
 
   /**
    * What the run's log, from its start up to the last entry a reader was given (its cursor, if it
@@ -790,19 +782,19 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     const last = reader.lastCursor;
     // Given nothing from the start: nothing is open for its client.
     if (last === undefined) return open;
-    return lastValueFrom(
-      store.read(reader.threadId, reader.runId).pipe(
-        concatMap((entries) => entries),
-        takeWhile((entry) => store.compare(entry.cursor, last) < 0, true),
-        tap((entry) => {
-          if (store.compare(entry.cursor, last) <= 0 && !isTerminalEvent(entry.event)) open.observe(entry.event);
-        }),
-        timeout(leaseMs),
-        defaultIfEmpty(undefined),
-        map(() => open),
-      ),
-    );
+    const observe = (entry: RunLogEntry) => {
+      if (store.compare(entry.cursor, last) <= 0 && !isTerminalEvent(entry.event)) open.observe(entry.event);
+    };
+    await lastValueFrom(logOf(reader, last).pipe(tap(observe), timeout(leaseMs), defaultIfEmpty(undefined)));
+    return open;
   };
+
+  /** A reader's run's entries from its start, one by one: all of them, or up to the first at or past cursor `until`. */
+  const logOf = (reader: Reader, until?: string): Observable<RunLogEntry> =>
+    store.read(reader.threadId, reader.runId).pipe(
+      concatMap((entries) => entries),
+      takeWhile((entry) => until === undefined || store.compare(entry.cursor, until) < 0, true),
+    );
 
   /** A reader's teardown: it stops reading and is no longer counted. */
   const leave = (reader: Reader) => {

@@ -8,7 +8,6 @@ import {
 } from '@ag-ui/core';
 import { AguiRxError, describeValue } from './errors.js';
 import { entityEvents, terminalEventTypes } from './table.js';
-import { hintForUntyped } from './eventHints.js';
 
 /**
  * Toolkit-only event types: things AG-UI has no event for, which a producer still needs to say.
@@ -218,4 +217,42 @@ export function hasNoBaseFields(event: Record<string, unknown>): boolean {
 /** `{ subagentRunId }` when the lane is a subagent, else nothing: optional fields are omitted, never undefined-valued. */
 export function laneFields(lane: Lane): { subagentRunId?: string } {
   return lane === undefined ? {} : { subagentRunId: lane };
+}
+
+/**
+ * What a person most likely meant by an event AG-UI does not describe: the same type written in
+ * another case, or a provider's stream event given to the operators without its adapter. Each
+ * hint starts with a space, to follow a message; empty when there is none.
+ */
+
+// Provider stream event types (from each API's streaming reference), by the adapter that reads them.
+const providerTypes: readonly [test: (type: string) => boolean, adapter: string, provider: string][] = [
+  [(type) => /^(message_(start|delta|stop)|content_block_(start|delta|stop)|ping)$/.test(type), 'fromAnthropicMessages()', 'an Anthropic Messages'],
+  [(type) => type.startsWith('response.'), 'fromOpenAIResponses()', 'an OpenAI Responses'],
+  [(type) => /^(text|reasoning|tool-input)-(start|delta|end)$|^(start|finish)-step$|^tool-(call|result|error)$/.test(type), 'fromAiSdkStream()', 'an AI SDK'],
+];
+
+/** For an event whose `type` AG-UI does not describe: the AG-UI type it spells in another case, or the adapter that reads it. */
+export function hintForUnknownType(type: string): string {
+  const spelled = type.toUpperCase().replace(/[-.\s]/g, '_');
+  if (spelled !== type && agentEventTypes.has(spelled)) return ` Did you mean '${spelled}'? AG-UI's event types are written in upper case.`;
+  for (const [test, adapter, provider] of providerTypes) {
+    if (test(type)) return ` It looks like ${provider} stream event: read the provider's stream with ${adapter} before toAgui.`;
+  }
+  return '';
+}
+
+/** For an event without a string `type`: the adapter that reads it, when it looks like a provider's chunk. */
+export function hintForUntyped(event: object): string {
+  const fields = event as { object?: unknown; choices?: unknown; event?: unknown };
+  // A hint never replaces the error it adds to: a field that throws when read (a hostile getter) gives none.
+  try {
+    if (fields.object === 'chat.completion.chunk' || Array.isArray(fields.choices)) {
+      return ' It looks like an OpenAI Chat Completions chunk: read the provider\'s stream with fromOpenAIChatCompletions() before toAgui.';
+    }
+    if (typeof fields.event === 'string' && fields.event.startsWith('on_')) return ' It looks like a LangChain stream event: read the stream with fromLangChainStreamEvents() before toAgui.';
+  } catch {
+    // No hint.
+  }
+  return '';
 }

@@ -11,14 +11,13 @@ import {
 } from '@ag-ui/core';
 import { RunAgentInputSchema, TokenUsageSchema } from '@ag-ui/core/schemas';
 import { checkedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
-import { isAgentEventType } from '../protocol/agentEvent.js';
+import { hintForUnknownType, isAgentEventType } from '../protocol/agentEvent.js';
 import type { AguiDiagnostic } from '../protocol/diagnostics.js';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { withPendingToolCalls } from '../protocol/pendingToolCalls.js';
 import { assertAgentEventFields, assertWireEvent, describeIssue, isPlainTextStartOrEnd } from '../protocol/validate.js';
 import { trackOpenEntities, type OpenEntities } from './openEntities.js';
 import { keepShapes, recordType } from '../protocol/recordType.js';
-import { hintForUnknownType } from '../protocol/eventHints.js';
 import { copyWith, copyWithout } from '../protocol/values.js';
 
 /** Any event, read field by field. */

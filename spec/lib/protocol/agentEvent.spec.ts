@@ -1,6 +1,6 @@
 import { from } from 'rxjs';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
-import { hintForUnknownType, hintForUntyped } from '../../../lib/protocol/eventHints.js';
+import { hintForUnknownType, hintForUntyped } from '../../../lib/protocol/agentEvent.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, diagnosticsSink } from '../../support/helpers.js';
 
