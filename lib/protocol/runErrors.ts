@@ -55,15 +55,20 @@ export function isSafeToShow(error: unknown): boolean {
   }
 }
 
-/** The text that stands in for a withheld message. */
+/** The text that stands in for a withheld message of a run's error. */
 export const redactedMessage = (reference: string): string =>
   `The agent failed on the server. Its log has the details under reference ${reference}; quote it when reporting the problem.`;
 
+/** The text that stands in for a withheld message of a request refused before any run (a hook of the server's own failed). */
+export const redactedRequestMessage = (reference: string): string =>
+  `The server failed to serve this request. Its log has the details under reference ${reference}; quote it when reporting the problem.`;
+
 /**
  * The RUN_ERROR `failed` built for `error`, with its message (and code, and stack) as `policy`
- * allows: a withheld message leaves no trace of the error on the wire (code INTERNAL_ERROR, no stack).
+ * allows: a withheld message leaves no trace of the error on the wire (code INTERNAL_ERROR, no
+ * stack), and `withheld(reference)` stands in for it.
  */
-export function applyMessagePolicy(event: RunErrorEvent, error: unknown, policy: ErrorMessagePolicy, reference: string): RunErrorEvent {
+export function applyMessagePolicy(event: RunErrorEvent, error: unknown, policy: ErrorMessagePolicy, reference: string, withheld = redactedMessage): RunErrorEvent {
   if (policy === 'expose') return event;
   if (typeof policy === 'function') {
     let message: unknown;
@@ -76,7 +81,7 @@ export function applyMessagePolicy(event: RunErrorEvent, error: unknown, policy:
   } else if (isSafeToShow(error)) {
     return event;
   }
-  return copyWith(withoutStack(event), { code: INTERNAL_ERROR, message: redactedMessage(reference) });
+  return copyWith(withoutStack(event), { code: INTERNAL_ERROR, message: withheld(reference) });
 }
 
 const withoutStack = (event: RunErrorEvent): RunErrorEvent => {

@@ -118,6 +118,7 @@ export function statusOfBrokerError(error: unknown): number {
     case 'RUN_NOT_FOUND':
       return 404;
     case 'INVALID_CURSOR':
+    case 'INVALID_ARGUMENT':
       return 400;
     case 'TOO_MANY_SUBSCRIBERS':
       return 429;

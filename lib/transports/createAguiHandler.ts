@@ -6,7 +6,7 @@ import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, describeValue, errorMessage } from '../protocol/errors.js';
-import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
+import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, redactedRequestMessage, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi, type RunStopStatus } from './brokerRoutes.js';
 import { closeGate, createDemandGate, flowLimitsOf, openGate, type DemandGate, type GateState } from './flowControl.js';
@@ -372,10 +372,12 @@ function reportIfLost({ event }: BrokerFrame, report: Served['report'], run: Par
 }
 
 /**
- * The answer to a `context(request)` that threw: a status it carries (`status` or `statusCode`, 400–599,
- * as `http-errors` sets them) with its message (a 5xx one worded by the policy), else 500 worded by it.
+ * The answer to a hook of the server's that threw (`context(request)`, the broker's `authorize`): a
+ * status it carries (`status` or `statusCode`, 400–599, as `http-errors` sets them) with its
+ * message; else 500. A 5xx is a failure of the server's own: told to `onError` with a reference,
+ * and worded for the client by the same policy as a run's error.
  */
-function contextRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, reference: string): Refusal {
+function hookRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, report: Served['report']): Refusal {
   let status: unknown;
   try {
     status = (error as { status?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
@@ -387,12 +389,11 @@ function contextRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['
     // http-errors shows a 4xx message unless told `expose: false`.
     return { status, reason: (error as { expose?: unknown }).expose === false ? 'The request was refused.' : message };
   }
-  const worded = applyMessagePolicy({ type: EventType.RUN_ERROR, message }, error, policy, reference).message;
+  const reference = newReference();
+  report(error, { reference });
+  const worded = applyMessagePolicy({ type: EventType.RUN_ERROR, message }, error, policy, reference, redactedRequestMessage).message;
   return { status: typeof status === 'number' && Number.isInteger(status) && status >= 500 && status < 600 ? status : 500, reason: worded };
 }
-
-/** Whether a refusal came from a failed `context` that `onError` hears of (a 5xx). */
-const serverFault = (refusal: Refusal) => refusal.status >= 500;
 
 /**
  * A node:http request handler serving one agent over the AG-UI HTTP binding (and, with a run
@@ -509,10 +510,7 @@ export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context
       const make = options.context;
       new Promise<Context>((resolve) => resolve(make(req))).then(then, (error: unknown) => {
         req.resume();
-        const reference = newReference();
-        const refusal = contextRefusal(error, errorMessages, reference);
-        if (serverFault(refusal)) report(error, { reference });
-        refuse(refusal);
+        refuse(hookRefusal(error, errorMessages, report));
       });
     };
     const serve = () => {
@@ -619,17 +617,14 @@ function stopAnswer(threadId: string, runId: string, status: RunStopStatus | voi
 
 /**
  * The answer to a broker error raised before a stream starts: its status and message (403, 404,
- * 400, 429, 503); any other error is a 500 that `onError` is told of, with a reference.
+ * 400, 429, 503); any other error (an `authorize` hook that throws, a broken store) is answered as
+ * a hook's ({@link hookRefusal}: its own 4xx status, else a 500 that `onError` is told of).
  */
 function brokerRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, report: Served['report']): Refusal {
   const status = statusOfBrokerError(error);
+  if (status === 500) return hookRefusal(error, policy, report);
   const message = (error as Error | undefined)?.message;
-  if (status !== 500) return { status, reason: typeof message === 'string' ? message : 'The run broker refused this request.' };
-  // A failure of the server's own (an `authorize` hook that throws, a broken store): told to
-  // `onError` with a reference, and worded for the client by the same policy as a run's error.
-  const reference = newReference();
-  report(error, { reference });
-  return { status, reason: applyMessagePolicy({ type: EventType.RUN_ERROR, message: errorMessage(error, 'The run broker failed to serve this request.') }, error, policy, reference).message };
+  return { status, reason: typeof message === 'string' ? message : 'The run broker refused this request.' };
 }
 
 /** Whether the client waits for `100 Continue` before sending its body, and Node has not sent it (the server's 'checkContinue' event leaves it to us). */
@@ -819,10 +814,7 @@ export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Co
     try {
       return { context: await options.context(request) };
     } catch (error) {
-      const reference = newReference();
-      const refusal = contextRefusal(error, errorMessages, reference);
-      if (serverFault(refusal)) report(error, { reference });
-      return refusal;
+      return hookRefusal(error, errorMessages, report);
     }
   };
   const answer = async (request: Request): Promise<Response> => {

@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { createRunBroker, type AuthorizeRequest, type RunBroker, type RunBrokerOptions } from '../../../lib/broker/createRunBroker.js';
 import { runWithOfficialClient } from '../../../lib/testing/runWithOfficialClient.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { matchBrokerRoute, type BrokerFrame, type RunBrokerApi } from '../../../lib/transports/brokerRoutes.js';
 import { createAguiFetchHandler, createAguiHandler, type AguiHandlerOptions } from '../../../lib/transports/createAguiHandler.js';
 import { ConnectingHttpAgent, agentHarness, quietly } from './brokerHarness.js';
@@ -398,6 +399,49 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
       expect(error).not.toContain('secret');
       expect(reports).toHaveLength(1);
       expect(error).toContain(reports[0][1].reference!);
+      // The hook failed, not an agent: the words say so.
+      expect(error).toMatch(/^The server failed to serve this request\. Its log has the details under reference /);
+    });
+
+    it('should answer 400 with its message when a broker refuses an argument (INVALID_ARGUMENT), not 500', async () => {
+      const real = await setup({ authorize: () => true });
+      await server!.close();
+      const refusing: RunBroker = { ...real, stop: () => Promise.reject(new AguiRxError('INVALID_ARGUMENT', 'The runId holds half of a surrogate pair.')) };
+      const reports: unknown[] = [];
+      server = await serve(h.agent, { broker: refusing, basePath: '/agent', heartbeatMs: 0, onError: (error) => void reports.push(error) });
+      base = `${server.origin}/agent`;
+      const refused = await send(stopUrl('t1', 'r1'), { method: 'POST' });
+      expect([refused.status, JSON.parse(refused.body)]).toEqual([400, { error: 'The runId holds half of a surrogate pair.' }]);
+      expect(reports).toEqual([]);
+    });
+
+    it('should answer the 4xx status a throwing authorize hook carries with its message, as for context, and tell onError only of a 5xx', async () => {
+      let thrown: unknown = Object.assign(new Error('Sign in first: the session expired.'), { status: 401, expose: true });
+      const reports: unknown[] = [];
+      await setup(
+        {
+          authorize: () => {
+            if (thrown === undefined) return true;
+            throw thrown;
+          },
+        },
+        { onError: (error) => void reports.push(error) },
+      );
+      const unauthorized = await send(eventsUrl('t1', 'r1'), { method: 'GET' });
+      expect([unauthorized.status, JSON.parse(unauthorized.body)]).toEqual([401, { error: 'Sign in first: the session expired.' }]);
+      // A start refused so runs nothing.
+      expect((await post(base, runInput('t1', 'r1'))).status).toBe(401);
+      thrown = Object.assign(new Error('Not your thread.'), { statusCode: 403, expose: false });
+      const hidden = await send(stopUrl('t1', 'r1'), { method: 'POST' });
+      expect([hidden.status, JSON.parse(hidden.body)]).toEqual([403, { error: 'The request was refused.' }]);
+      expect(reports).toEqual([]);
+      thrown = Object.assign(new Error('Session store unreachable.'), { status: 503 });
+      const unavailable = await post(`${base}/connect`, runInput('t1', 'r2'));
+      expect([unavailable.status, JSON.parse(unavailable.body)]).toEqual([503, { error: 'Session store unreachable.' }]);
+      expect(reports).toEqual([thrown]);
+      // The refused start ran nothing: once allowed, there is no such run.
+      thrown = undefined;
+      expect((await send(eventsUrl('t1', 'r1'), { method: 'GET' })).status).toBe(404);
     });
 
     it('should answer 429 with a clear message past maxSubscribers', async () => {

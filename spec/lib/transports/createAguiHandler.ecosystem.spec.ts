@@ -180,6 +180,8 @@ describe.each([
       expect(answer.body).not.toContain('hunter2');
       expect(calls).toHaveLength(1);
       expect(JSON.parse(answer.body).error).toContain(calls[0].report.reference);
+      // No agent ran: the words are the request's, not a run's.
+      expect(JSON.parse(answer.body).error).toMatch(/^The server failed to serve this request\. Its log has the details under reference /);
       expect(calls[0].report.request).toBeInstanceOf(RequestType);
     });
   });
