@@ -229,17 +229,29 @@ export function laneFields(lane: Lane): { subagentRunId?: string } {
 const providerTypes: readonly [test: (type: string) => boolean, adapter: string, provider: string][] = [
   [(type) => /^(message_(start|delta|stop)|content_block_(start|delta|stop)|ping)$/.test(type), 'fromAnthropicMessages()', 'an Anthropic Messages'],
   [(type) => type.startsWith('response.'), 'fromOpenAIResponses()', 'an OpenAI Responses'],
-  [(type) => /^(text|reasoning|tool-input)-(start|delta|end)$|^(start|finish)-step$|^tool-(call|result|error)$/.test(type), 'fromAiSdkStream()', 'an AI SDK'],
+  [
+    (type) =>
+      /^(text|reasoning|tool-input)-(start|delta|end)$|^(start|finish)-step$|^tool-(call|result|error|input-(available|error)|output-(available|error|denied)|approval-request)$|^(start|finish|abort|stream-start|(response|message)-metadata|source(-url|-document)?|file|raw)$|^data-./.test(type),
+    'fromAiSdkStream()',
+    'an AI SDK',
+  ],
 ];
+
+// The error event of the Anthropic Messages and AI SDK streams (their other types tell which it is; this one does not).
+const providerError = " It looks like a provider's error event (Anthropic Messages and the AI SDK send `{ type: 'error' }`): read the provider's stream with fromAnthropicMessages() or fromAiSdkStream() before toAgui, which turn it into RUN_ERROR; an agent of your own emits RUN_ERROR itself.";
 
 /** For an event whose `type` AG-UI does not describe: the AG-UI type it spells in another case, or the adapter that reads it. */
 export function hintForUnknownType(type: string): string {
+  if (type === 'error') return providerError;
   const spelled = type.toUpperCase().replace(/[-.\s]/g, '_');
-  if (spelled !== type && agentEventTypes.has(spelled)) return ` Did you mean '${spelled}'? AG-UI's event types are written in upper case.`;
+  const meant = spelled !== type && agentEventTypes.has(spelled) ? ` Did you mean '${spelled}'? AG-UI's event types are written in upper case.` : '';
   for (const [test, adapter, provider] of providerTypes) {
-    if (test(type)) return ` It looks like ${provider} stream event: read the provider's stream with ${adapter} before toAgui.`;
+    if (!test(type)) continue;
+    // Both (an AI SDK 'reasoning-start' spells REASONING_START): the event's fields tell which it is.
+    if (meant !== '') return `${meant} If it is ${provider} stream event, read the provider's stream with ${adapter} before toAgui.`;
+    return ` It looks like ${provider} stream event: read the provider's stream with ${adapter} before toAgui.`;
   }
-  return '';
+  return meant;
 }
 
 /** For an event without a string `type`: the adapter that reads it, when it looks like a provider's chunk. */

@@ -19,6 +19,25 @@ describe('hintForUnknownType', () => {
     expect(hintForUnknownType('tool-input-start')).toContain('fromAiSdkStream()');
   });
 
+  it("should name the adapter of every part type of the AI SDK's streams (fullStream and UI message stream)", () => {
+    const parts = [
+      'start', 'finish', 'abort', 'stream-start', 'start-step', 'finish-step', 'response-metadata', 'message-metadata',
+      'text-start', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'tool-input-delta', 'tool-input-end',
+      'tool-call', 'tool-result', 'tool-error', 'tool-input-available', 'tool-input-error', 'tool-output-available', 'tool-output-error', 'tool-output-denied', 'tool-approval-request',
+      'source', 'source-url', 'source-document', 'file', 'data-weather',
+    ];
+    for (const type of parts) expect([type, hintForUnknownType(type)]).toEqual([type, expect.stringContaining('fromAiSdkStream()')]);
+    // Two of them spell AG-UI types as well: both are named.
+    expect(hintForUnknownType('reasoning-start')).toBe(" Did you mean 'REASONING_START'? AG-UI's event types are written in upper case. If it is an AI SDK stream event, read the provider's stream with fromAiSdkStream() before toAgui.");
+    // A part named after nothing the SDK sends is no AI SDK part.
+    for (const type of ['data-', 'finish-line', 'tool-input']) expect(hintForUnknownType(type)).toBe('');
+  });
+
+  it("should name both adapters whose streams send a bare 'error' event, and RUN_ERROR", () => {
+    const hint = hintForUnknownType('error');
+    for (const part of ['fromAnthropicMessages()', 'fromAiSdkStream()', 'RUN_ERROR']) expect(hint).toContain(part);
+  });
+
   it('should have nothing to say of another type', () => {
     for (const type of ['MY_EVENT', 'weather_update', 'TEXT_MESSAGE_CHUNKS']) expect(hintForUnknownType(type)).toBe('');
   });
