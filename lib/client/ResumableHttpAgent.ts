@@ -151,6 +151,22 @@ function describeFailure(error: unknown): string {
   return cause === undefined ? message : `${message}: ${cause}`;
 }
 
+/**
+ * Whether `fetch` failed because the server refused the connection (ECONNREFUSED: nothing listens on
+ * its port), so the request was never sent. Node's fetch puts the socket's error in `cause`, or, having
+ * tried each address of the host, an AggregateError of them there. A browser's fetch tells nothing: false.
+ */
+function isConnectionRefused(error: unknown): boolean {
+  try {
+    const cause = (error as { cause?: { code?: unknown; errors?: unknown } } | null)?.cause;
+    if (cause?.code === 'ECONNREFUSED') return true;
+    const each = cause?.errors;
+    return Array.isArray(each) && each.length > 0 && each.every((one) => (one as { code?: unknown } | null)?.code === 'ECONNREFUSED');
+  } catch {
+    return false;
+  }
+}
+
 /** The `error` reason of a JSON error body (`{ "error": "…" }`), else the body's text, shortened. */
 async function readReason(response: Response): Promise<string> {
   const text = await response.text().catch(() => '');
@@ -193,7 +209,9 @@ function refusalHint(status: number): string {
  * 2. When the body errors or ends before the run's RUN_FINISHED / RUN_ERROR, it waits (exponential
  *    backoff from `initialDelayMs`, doubling up to `maxDelayMs`, `jitter` of it random), then GETs
  *    `<url>/threads/<threadId>/runs/<runId>/events` with `Last-Event-ID: <cursor>` and continues with
- *    the events after the cursor. Each frame received resets the attempt count.
+ *    the events after the cursor. Each frame received resets the attempt count. A first request the
+ *    server refused to connect (ECONNREFUSED, in Node: the request was never sent) is retried the
+ *    same way; any other failure of it is final, as the agent may have started.
  * 3. After `maxRetries` failed attempts in a row it gives up with a {@link ResumeError}
  *    `RESUME_FAILED`, which `runAgent()` rejects with. A 4xx answer to a resume (403: not
  *    authorized, 404: unknown run) is final at once: `RESUME_REFUSED`, with the status and the
@@ -306,9 +324,17 @@ export class ResumableHttpAgent extends HttpAgent {
     });
   }
 
-  /** The first request: the parent's handling unless the answer is an event stream. */
+  /**
+   * The first request: the parent's handling unless the answer is an event stream. A connection the
+   * server refused (nothing listening: it is restarting) is another attempt, as the request was
+   * never sent; a failure after it may have been (then the agent may run) is final, as in `HttpAgent`.
+   */
   private requestOnce(url: string, input: RunAgentInput, session: Session, signal: AbortSignal): Observable<BaseEvent> {
-    return this.fetchOnce(signal, (fetchSignal) => this.fetch(url, { ...this.requestInit(enforceOutgoingInput(input)), signal: fetchSignal }), (response) => {
+    const request = (fetchSignal: AbortSignal) =>
+      this.fetch(url, { ...this.requestInit(enforceOutgoingInput(input)), signal: fetchSignal }).catch((error: unknown) => {
+        throw !signal.aborted && isConnectionRefused(error) ? new Interruption(`the server refused the connection, so the request was not sent (${describeFailure(error)})`, error) : error;
+      });
+    return this.fetchOnce(signal, request, (response) => {
       if (!response.ok || !isEventStream(response)) return transformHttpEventStream(runHttpRequest(() => Promise.resolve(response)), this.debugLogger);
       session.streaming = true;
       session.resumable = true;
@@ -408,6 +434,13 @@ export class ResumableHttpAgent extends HttpAgent {
     if (signal.aborted) throw abortReason(signal);
     if (!(error instanceof Interruption)) throw error;
     const { maxRetries, initialDelayMs, maxDelayMs, jitter } = this.resumeOptions;
+    if (attempt > maxRetries && !session.streaming) {
+      throw new ResumeError(
+        'RESUME_FAILED',
+        `Gave up ${session.kind === 'run' ? `starting run '${session.runId}' of` : 'connecting to'} thread '${session.threadId}' after ${maxRetries} attempt${maxRetries === 1 ? '' : 's'}: ${error.message}. Nothing was sent to the server: check that it is running at ${this.url}, or allow it more time to start with resume.maxRetries and resume.maxDelayMs.`,
+        maxRetries,
+      );
+    }
     if (attempt > maxRetries) {
       throw new ResumeError(
         'RESUME_FAILED',

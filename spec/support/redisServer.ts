@@ -19,7 +19,7 @@ export interface RedisServer {
 }
 
 /** A free TCP port on 127.0.0.1, as the system hands one out. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

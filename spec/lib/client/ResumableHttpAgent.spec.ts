@@ -7,6 +7,7 @@ import { toAgui } from '../../../operators/toAgui.js';
 import { createRunBroker, type RunBroker } from '../../../lib/broker/createRunBroker.js';
 import { createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { freePort } from '../../support/redisServer.js';
 import { ResumableHttpAgent, ResumeError, type ReconnectingInfo, type ResumableHttpAgentConfig } from '../../../lib/client/index.js';
 
 /** A run's events as the toolkit makes them: text, a tool call and its result, state, more text. */
@@ -52,6 +53,8 @@ interface ScriptOptions {
   produced?: number;
   /** Whether frames carry `id:` lines. Default: true. */
   ids?: boolean;
+  /** The port to listen on. Default: a free one. */
+  port?: number;
 }
 
 interface RequestSeen {
@@ -166,7 +169,7 @@ async function startScriptedServer(options: ScriptOptions) {
     }
     json(res, 404, { error: 'no such route' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
   return {
     url,
@@ -349,6 +352,56 @@ describe('ResumableHttpAgent', () => {
         onReconnecting: () => void server.close(),
       });
       await expect(agent.runAgent({ runId: 'run-1' })).rejects.toThrow(/^Gave up resuming run 'run-1' of thread 'thread-1' after 1 attempt: the resume request failed \(fetch failed: .*ECONNREFUSED.*\)\. /);
+    });
+
+    it('should retry a first request the server refused to connect (nothing listening yet), sending it once it is up', async () => {
+      const port = await freePort();
+      let server: Scripted | undefined;
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      const { agent, reconnecting } = resumableAgent(`http://127.0.0.1:${port}/agent`, {
+        // Enough attempts for the server's start, which comes during the second wait.
+        resume: { maxRetries: 8, initialDelayMs: 1, maxDelayMs: 50, jitter: 0 },
+        onReconnecting: (info) => {
+          reconnecting.push(info);
+          if (info.attempt === 2) void scripted({ runs: [{ runId: 'run-1', events: run1 }], port }).then((started) => (server = started));
+        },
+      });
+      await agent.runAgent({ runId: 'run-1' });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(reconnecting.length).toBeGreaterThanOrEqual(2);
+      expect(reconnecting[0].error.message).toMatch(/^the server refused the connection, so the request was not sent \(fetch failed: .*ECONNREFUSED/);
+      // The run was asked for once: the refused attempts sent nothing.
+      expect(server!.requests).toEqual([{ route: 'POST /agent' }]);
+    });
+
+    it('should give up on a server that stays unreachable, saying nothing was sent and where it looked', async () => {
+      quietClientErrors();
+      const port = await freePort();
+      const { agent, reconnecting } = resumableAgent(`http://127.0.0.1:${port}/agent`, { resume: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2, jitter: 0 } });
+      const failure = agent.runAgent({ runId: 'run-1' });
+      await expect(failure).rejects.toThrow(/^Gave up starting run 'run-1' of thread 'thread-1' after 2 attempts: the server refused the connection, so the request was not sent \(.*ECONNREFUSED.*\)\. Nothing was sent to the server: check that it is running at http:\/\/127\.0\.0\.1:\d+\/agent, /);
+      await expect(failure).rejects.toMatchObject({ code: 'RESUME_FAILED', attempts: 2 });
+      expect(reconnecting).toHaveLength(2);
+    });
+
+    it('should not send the first request again after a failure once connected: the agent may have started', async () => {
+      quietClientErrors();
+      const requests: string[] = [];
+      // Reads the request, then resets the connection before any answer.
+      const resetting = createServer((req) => {
+        requests.push(`${req.method} ${req.url}`);
+        req.resume();
+        req.on('end', () => req.socket.destroy());
+      });
+      await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+      try {
+        const { agent, reconnecting } = resumableAgent(`http://127.0.0.1:${(resetting.address() as AddressInfo).port}/agent`);
+        await expect(agent.runAgent({ runId: 'run-1' })).rejects.toThrow(/fetch failed/);
+        expect(requests).toEqual(['POST /agent']);
+        expect(reconnecting).toEqual([]);
+      } finally {
+        await new Promise<void>((resolve) => resetting.close(() => resolve()));
+      }
     });
 
     it.each([
