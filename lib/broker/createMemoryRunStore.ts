@@ -1,7 +1,7 @@
 import type { Event } from '@ag-ui/core';
 import { Observable, Subject, filter, map, pipe, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
-import { AguiRxError } from '../protocol/errors.js';
+import { AguiRxError, assertNumberOption } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
 import { copyWith } from '../protocol/values.js';
 
@@ -92,9 +92,12 @@ const isSequence = (text: string) => CURSOR.test(text) && Number(text) <= Number
  * ```
  *
  * @param options `retainMs` (ms), `maxLen` and the clock.
+ * @throws RangeError when `retainMs` or `maxLen` is not a valid number (`NaN`, negative, a fraction of an entry).
  * @return The store.
  */
 export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore {
+  assertNumberOption(options, 'retainMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: keep finished runs)');
+  assertNumberOption(options, 'maxLen', (value) => value >= 1 && (Number.isInteger(value) || value === Infinity), 'a whole number of entries ≥ 1 (or Infinity)');
   const retainMs = options.retainMs ?? 600_000;
   const now = options.now ?? Date.now;
   const maxLen = options.maxLen ?? Infinity;

@@ -4,7 +4,7 @@ import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { safeUnsubscribe } from '../protocol/createOperator.js';
 import { warnDiagnostic } from '../protocol/diagnostics.js';
 import type { CancelListener, CancelSignal } from '../protocol/cancelSignal.js';
-import { AguiRxError, errorMessage } from '../protocol/errors.js';
+import { AguiRxError, assertFunctionOption, assertNumberOption, describeValue, errorMessage } from '../protocol/errors.js';
 import { generateId } from '../protocol/generateId.js';
 import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brokerRoutes.js';
 import { compactRuns, type FinishedRun } from './compactThread.js';
@@ -288,8 +288,10 @@ const forbidden = (action: BrokerAction) =>
  *
  * @param options The store, grace and lease times (ms), the reader limit, `authorize` and `onActivity`.
  * @return The broker; pass it to `createAguiHandler` / `createAguiFetchHandler` as `broker`.
+ * @throws RangeError when `leaseMs`, `detachGraceMs` or `maxSubscribers` is not a valid number (`NaN`, negative, a fraction of a reader); AguiRxError `INVALID_OPTIONS` when `authorize` or `onActivity` is not a function, `store` is not a run store, or `instanceId` is not a non-empty string.
  */
 export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
+  assertBrokerOptions(options);
   const store = options.store ?? createMemoryRunStore();
   const detachGraceMs = options.detachGraceMs ?? 30_000;
   const leaseMs = options.leaseMs ?? 15_000;
@@ -931,4 +933,32 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
       await store.close();
     },
   };
+}
+
+// What a run store must have: what the broker calls.
+const storeMethods = ['createRun', 'getRun', 'listRuns', 'append', 'endRun', 'read', 'renewLease', 'requestStop', 'stopRequests', 'touchReader', 'removeReader', 'countReaders', 'compare', 'isCursor', 'close'] as const;
+
+/**
+ * Refuses, when the broker is made, an option that would silently do something else: a lease of
+ * `NaN` ms never lapses (a dead owner's readers would wait for ever), a grace of `NaN` never
+ * cancels, a hook or a store of the wrong kind fails every request.
+ * @throws RangeError for a number; AguiRxError `INVALID_OPTIONS` for a hook, the store or the instance id.
+ */
+function assertBrokerOptions(options: RunBrokerOptions): void {
+  assertNumberOption(options, 'leaseMs', (value) => value > 0 && Number.isFinite(value), 'a number of ms > 0 (finite: a dead owner is found when its lease lapses)');
+  assertNumberOption(options, 'detachGraceMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: runs always finish)');
+  assertNumberOption(options, 'maxSubscribers', (value) => value >= 1 && (Number.isInteger(value) || value === Infinity), 'a whole number of readers ≥ 1 (or Infinity)');
+  assertFunctionOption(options, 'authorize', 'of the request, resolving true to allow it');
+  assertFunctionOption(options, 'onActivity', 'of the activity');
+  const { store, instanceId } = options;
+  if (store !== undefined) {
+    const missing = storeMethods.filter((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function');
+    if (missing.length > 0) {
+      throw new AguiRxError(
+        'INVALID_OPTIONS',
+        `'store' must be a run store (createMemoryRunStore() or createRedisRunStore({ url }) from agui-rx/broker/redis), not ${describeValue(store)}${typeof store === 'object' && store !== null ? ` without ${missing.join(', ')}` : ''}.`,
+      );
+    }
+  }
+  if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) throw new AguiRxError('INVALID_OPTIONS', `'instanceId' must be a non-empty string, not ${describeValue(instanceId)}.`);
 }

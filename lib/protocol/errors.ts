@@ -53,3 +53,24 @@ export function errorMessage(error: unknown, fallback: string): string {
     return describeValue(error);
   }
 }
+
+/**
+ * Refuses, where a handler, broker or store is made, a numeric option that would silently do
+ * something else: `NaN` from an unset environment variable, a negative time, a fraction of a count.
+ * An absent option (`undefined`) takes its default and passes.
+ * @throws RangeError naming the option, what it takes and what it got.
+ */
+export function assertNumberOption(options: object, name: string, ok: (value: number) => boolean, takes: string): void {
+  const value = (options as Record<string, unknown>)[name];
+  if (value !== undefined && (typeof value !== 'number' || !ok(value))) throw new RangeError(`'${name}' must be ${takes}, not ${typeof value === 'number' ? String(value) : describeValue(value)}.`);
+}
+
+/**
+ * Refuses an option that must be a function (a hook) and is something else, which would fail every
+ * request that calls it. An absent option passes.
+ * @throws AguiRxError `INVALID_OPTIONS` naming the option and what it got.
+ */
+export function assertFunctionOption(options: object, name: string, what: string): void {
+  const value = (options as Record<string, unknown>)[name];
+  if (value !== undefined && typeof value !== 'function') throw new AguiRxError('INVALID_OPTIONS', `'${name}' must be a function ${what}, not ${describeValue(value)}.`);
+}

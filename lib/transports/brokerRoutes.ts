@@ -67,7 +67,8 @@ const RUN_PATH = /^\/threads\/([^/]+)\/runs\/([^/]+)\/(events|stop)\/?$/;
 
 /**
  * Matches a request to the broker routes, relative to `basePath` (where the handler is mounted;
- * '' when the framework strips the mount point, as Express's `app.use` does):
+ * '' when the framework strips the mount point, as Express's `app.use` does; a missing leading or
+ * an extra trailing slash is read as meant: 'agent/' is '/agent'):
  *
  * 1. `POST <base>`: start or attach to a run.
  * 2. `GET <base>/threads/<threadId>/runs/<runId>/events`: replay then live.
@@ -77,7 +78,9 @@ const RUN_PATH = /^\/threads\/([^/]+)\/runs\/([^/]+)\/(events|stop)\/?$/;
  * Ids are URL-decoded path segments. Anything else is 404 (a path) or 405 (a method, with `Allow`).
  */
 export function matchBrokerRoute(method: string | undefined, url: string, basePath: string): BrokerRoute {
-  const base = basePath.replace(/\/+$/, '');
+  // A request's path always starts with '/': 'agent' means '/agent', as 'agent/' does.
+  const trimmed = basePath.replace(/\/+$/, '');
+  const base = trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
   const path = url.split('?')[0].split('#')[0];
   if (path !== base && !path.startsWith(`${base}/`)) return notFound(path, base);
   const rest = path.slice(base.length);

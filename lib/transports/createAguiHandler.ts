@@ -5,7 +5,7 @@ import { Observable, isObservable, tap } from 'rxjs';
 import { toAgui, type ToAguiOptions } from '../../operators/toAgui.js';
 import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentEvent } from '../protocol/agentEvent.js';
-import { AguiRxError, describeValue, errorMessage } from '../protocol/errors.js';
+import { AguiRxError, assertFunctionOption, assertNumberOption, describeValue, errorMessage } from '../protocol/errors.js';
 import { applyMessagePolicy, defaultErrorMessages, errorOfRunErrorEvent, logRunError, newReference, redactedRequestMessage, reportRunError, type RunErrorReport } from '../protocol/runErrors.js';
 import { createCors, type CorsAnswer, type CorsOptions } from './cors.js';
 import { matchBrokerRoute, runThroughBroker, statusOfBrokerError, type BrokerFrame, type BrokerRoute, type RunBrokerApi, type RunStopStatus } from './brokerRoutes.js';
@@ -471,7 +471,7 @@ function hookRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['err
  * @return `(req, res) => void`, for `http.createServer` or an Express/Fastify route (with a broker,
  * mount it for every method under its path).
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
- * AguiRxError `INVALID_OPTIONS` when `agent` is not a function or `broker` is not a run broker.
+ * AguiRxError `INVALID_OPTIONS` when `agent`, `context` or `onError` is not a function, `broker` is not a run broker, or `basePath` is not a path.
  */
 export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<IncomingMessage, Context> = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -639,7 +639,7 @@ function expectsContinue(req: IncomingMessage, res: ServerResponse): boolean {
  * unset environment variable would lift the body limit, flood heartbeats or stall every iterable
  * run; and an agent or a broker of the wrong kind, which would fail every request (JavaScript
  * lets both through).
- * @throws RangeError naming the limit and what it takes; AguiRxError `INVALID_OPTIONS` for the agent or the broker.
+ * @throws RangeError naming the limit and what it takes; AguiRxError `INVALID_OPTIONS` for the agent, the hooks, the broker or the base path.
  */
 function assertHandlerOptions(agent: unknown, options: AguiHandlerOptions<any, any>): void {
   if (typeof agent !== 'function') {
@@ -651,10 +651,13 @@ function assertHandlerOptions(agent: unknown, options: AguiHandlerOptions<any, a
     const call = typeof broker === 'function' ? ': call it, broker: createRunBroker({ … })' : '';
     throw new AguiRxError('INVALID_OPTIONS', `'broker' must be a run broker made by createRunBroker() (with run, events, connect and stop), not ${describeValue(broker)}${call}.`);
   }
-  const check = (name: keyof AguiHandlerOptions<any, any>, ok: (value: number) => boolean, takes: string) => {
-    const value = options[name];
-    if (value !== undefined && (typeof value !== 'number' || !ok(value))) throw new RangeError(`'${name}' must be ${takes}, not ${String(value)}.`);
-  };
+  const check = (name: keyof AguiHandlerOptions<any, any>, ok: (value: number) => boolean, takes: string) => assertNumberOption(options, name, ok, takes);
+  assertFunctionOption(options, 'context', 'of the request, returning what the agent and authorize get as context (may be async)');
+  assertFunctionOption(options, 'onError', 'of the error and its report');
+  const { basePath } = options;
+  if (basePath !== undefined && (typeof basePath !== 'string' || /[?#]/.test(basePath) || /^[a-z][a-z\d+.-]*:/i.test(basePath))) {
+    throw new AguiRxError('INVALID_OPTIONS', `'basePath' must be the path the handler is mounted at, such as '/agent' (no origin, query or fragment), not ${describeValue(basePath)}.`);
+  }
   check('maxBodyBytes', (value) => value >= 0, 'a number of bytes ≥ 0 (or Infinity)');
   check('heartbeatMs', (value) => value >= 0, 'a number of ms ≥ 0 (0 or Infinity: no heartbeat)');
   check('sliceEvents', (value) => value >= 1 && Number.isInteger(value), 'a whole number of events ≥ 1');
@@ -775,7 +778,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * is that answer, another is 500), `cors` (preflights 204 on every route), and `toAgui`'s options.
  * @return `(request) => Promise<Response>`.
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
- * AguiRxError `INVALID_OPTIONS` when `agent` is not a function or `broker` is not a run broker.
+ * AguiRxError `INVALID_OPTIONS` when `agent`, `context` or `onError` is not a function, `broker` is not a run broker, or `basePath` is not a path.
  */
 export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<Request, Context> = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -3,7 +3,7 @@ import type { Event } from '@ag-ui/core';
 import { createClient, ErrorReply } from 'redis';
 import { Observable, Subject } from 'rxjs';
 import { isTerminalEvent } from '../../protocol/agentEvent.js';
-import { AguiRxError } from '../../protocol/errors.js';
+import { AguiRxError, assertNumberOption } from '../../protocol/errors.js';
 import { hasLoneSurrogate } from '../../protocol/values.js';
 import type { RunLogEntry, RunRecord, RunStore } from '../runStore.js';
 import { describeClient, redactUrl, storeUnavailable, type RedisClient } from './redisClient.js';
@@ -138,12 +138,15 @@ function parseStopRequest(message: string): { threadId: string; runId: string } 
  *
  * @param options `url` or `client`, the key prefix, retention (ms), the stream cap, how long to wait for Redis (ms) and the clock.
  * @return The store; its connections open at once, and `close()` releases them.
- * @throws `INVALID_OPTIONS` when neither or both of `url` and `client` are given.
+ * @throws `INVALID_OPTIONS` when neither or both of `url` and `client` are given; RangeError when `retainMs`, `maxLen` or `unavailableAfterMs` is not a valid number (`NaN`, negative).
  */
 export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
   if ((options.url === undefined) === (options.client === undefined)) {
     throw new AguiRxError('INVALID_OPTIONS', 'createRedisRunStore needs where Redis is: pass `url` (e.g. process.env.REDIS_URL) or a connected node-redis `client`, not both.');
   }
+  assertNumberOption(options, 'retainMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: keep finished runs)');
+  assertNumberOption(options, 'maxLen', (value) => value >= 1 && Number.isSafeInteger(value), 'a whole number of entries ≥ 1');
+  assertNumberOption(options, 'unavailableAfterMs', (value) => value > 0 && Number.isFinite(value), 'a number of ms > 0');
   const prefix = options.keyPrefix ?? 'agui';
   const retainMs = options.retainMs ?? 600_000;
   const maxLen = options.maxLen ?? 1_000_000;

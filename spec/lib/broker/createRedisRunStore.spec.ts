@@ -162,6 +162,13 @@ describeWithRedis('createRedisRunStore', () => {
       expect(Date.now() - startedAt).toBeLessThan(2_000);
     });
 
+    it('should refuse, when made, a limit that is NaN or negative, before connecting', () => {
+      const url = 'redis://127.0.0.1:1';
+      expect(() => createRedisRunStore({ url, retainMs: Number.NaN })).toThrow(new RangeError("'retainMs' must be a number of ms ≥ 0 (Infinity: keep finished runs), not NaN."));
+      expect(() => createRedisRunStore({ url, maxLen: Infinity })).toThrow(new RangeError("'maxLen' must be a whole number of entries ≥ 1, not Infinity."));
+      expect(() => createRedisRunStore({ url, unavailableAfterMs: -1 })).toThrow(new RangeError("'unavailableAfterMs' must be a number of ms > 0, not -1."));
+    });
+
     it('should serve once Redis comes up after the store was created', async () => {
       const late = await startRedisServer();
       open.push({ close: () => late.stop() });

@@ -242,6 +242,36 @@ describe.each(servers)('createRunBroker over %s', (_name, serve) => {
 });
 
 describe('createRunBroker', () => {
+  it('should refuse, when made, a limit that would silently do something else, naming it and what it takes', () => {
+    // NaN is what `Number(process.env.UNSET)` gives: a lease of NaN never lapses, a grace of NaN never cancels.
+    expect(() => createRunBroker({ leaseMs: Number.NaN })).toThrow(new RangeError("'leaseMs' must be a number of ms > 0 (finite: a dead owner is found when its lease lapses), not NaN."));
+    expect(() => createRunBroker({ leaseMs: Infinity })).toThrow(RangeError);
+    expect(() => createRunBroker({ leaseMs: 0 })).toThrow(RangeError);
+    expect(() => createRunBroker({ detachGraceMs: Number.NaN })).toThrow(new RangeError("'detachGraceMs' must be a number of ms ≥ 0 (Infinity: runs always finish), not NaN."));
+    expect(() => createRunBroker({ detachGraceMs: -1 })).toThrow(RangeError);
+    expect(() => createRunBroker({ maxSubscribers: 0 })).toThrow(new RangeError("'maxSubscribers' must be a whole number of readers ≥ 1 (or Infinity), not 0."));
+    expect(() => createRunBroker({ maxSubscribers: 1.5 })).toThrow(RangeError);
+    expect(() => createRunBroker({ leaseMs: '300' as unknown as number })).toThrow(new RangeError("'leaseMs' must be a number of ms > 0 (finite: a dead owner is found when its lease lapses), not \"300\"."));
+    expect(() => createMemoryRunStore({ retainMs: Number.NaN })).toThrow(new RangeError("'retainMs' must be a number of ms ≥ 0 (Infinity: keep finished runs), not NaN."));
+    expect(() => createMemoryRunStore({ maxLen: 0.5 })).toThrow(new RangeError("'maxLen' must be a whole number of entries ≥ 1 (or Infinity), not 0.5."));
+    const fine = createRunBroker({ leaseMs: 300, detachGraceMs: Infinity, maxSubscribers: Infinity, store: createMemoryRunStore({ retainMs: Infinity, maxLen: 10 }) });
+    return fine.close();
+  });
+
+  it('should refuse, when made, a hook that is not a function, a store that is not one and an empty instance id', () => {
+    const invalid = (message: string) => expect.objectContaining({ code: 'INVALID_OPTIONS', message });
+    // JavaScript lets `authorize: true` through: every request, the starting POST too, would then be a 500.
+    expect(() => createRunBroker({ authorize: true as unknown as () => boolean })).toThrow(invalid("'authorize' must be a function of the request, resolving true to allow it, not boolean true."));
+    expect(() => createRunBroker({ onActivity: console as unknown as () => void })).toThrow(invalid("'onActivity' must be a function of the activity, not an object."));
+    expect(() => createRunBroker({ store: {} as RunStore })).toThrow(
+      invalid(
+        "'store' must be a run store (createMemoryRunStore() or createRedisRunStore({ url }) from agui-rx/broker/redis), not an object without createRun, getRun, listRuns, append, endRun, read, renewLease, requestStop, stopRequests, touchReader, removeReader, countReaders, compare, isCursor, close.",
+      ),
+    );
+    expect(() => createRunBroker({ store: createMemoryRunStore as unknown as RunStore })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('not a function.') }));
+    expect(() => createRunBroker({ instanceId: '' })).toThrow(invalid("'instanceId' must be a non-empty string, not \"\"."));
+  });
+
   let broker: RunBroker | undefined;
   afterEach(async () => {
     await broker?.close();

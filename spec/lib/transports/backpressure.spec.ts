@@ -313,4 +313,20 @@ describe('the handlers’ flow options', () => {
     expect(() => create(agent, { broker })).not.toThrow();
     void broker.close();
   });
+
+  it.each([
+    ['createAguiHandler', createAguiHandler],
+    ['createAguiFetchHandler', createAguiFetchHandler],
+  ] as const)('%s should refuse, when created, hooks that are not functions and a basePath that is no path', (_name, create) => {
+    const agent: AguiAgent = () => from([]);
+    const invalid = (message: string) => expect.objectContaining({ code: 'INVALID_OPTIONS', message });
+    expect(() => create(agent, { context: { userId: 'u1' } as unknown as () => unknown })).toThrow(
+      invalid("'context' must be a function of the request, returning what the agent and authorize get as context (may be async), not an object."),
+    );
+    expect(() => create(agent, { onError: 'log' as unknown as () => void })).toThrow(invalid("'onError' must be a function of the error and its report, not \"log\"."));
+    for (const basePath of ['https://example.com/agent', '/agent?x=1', 7 as unknown as string]) {
+      expect(() => create(agent, { basePath })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/^'basePath' must be the path the handler is mounted at, such as '\/agent' \(no origin, query or fragment\), not /) }));
+    }
+    expect(() => create(agent, { basePath: 'agent', context: async () => undefined, onError: () => undefined })).not.toThrow();
+  });
 });

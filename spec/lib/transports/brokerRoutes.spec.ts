@@ -572,5 +572,12 @@ describe('matchBrokerRoute', () => {
     expect(matchBrokerRoute('POST', '/threads/t/runs/r/stop/', '')).toEqual({ kind: 'stop', threadId: 't', runId: 'r' });
     expect(matchBrokerRoute('GET', '/agentx', '/agent')).toMatchObject({ kind: 'refused', status: 404 });
   });
+
+  it("should read a basePath without its leading slash as meant ('agent' is '/agent'), as one with a trailing slash", () => {
+    expect(matchBrokerRoute('POST', '/agent', 'agent')).toEqual({ kind: 'run' });
+    expect(matchBrokerRoute('POST', '/agent/connect', 'agent/')).toEqual({ kind: 'connect' });
+    expect(matchBrokerRoute('GET', '/agent/threads/t/runs/r/events', 'agent')).toEqual({ kind: 'events', threadId: 't', runId: 'r' });
+    expect(matchBrokerRoute('GET', '/nope', 'agent')).toMatchObject({ kind: 'refused', status: 404, reason: expect.stringContaining('POST /agent/connect') });
+  });
 });
 
