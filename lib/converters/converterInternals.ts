@@ -1,11 +1,11 @@
-import type { ContentPart, Message, PartSource } from '@ag-ui/core';
+import type { ContentPart, Message, PartSource, ToolMessage } from '@ag-ui/core';
 
-/** Where a converter's warnings go: a message naming what was dropped and why. */
+/** Where a converter's warnings go: a message naming what was dropped (or answered for), and why. */
 export type ConverterWarning = (message: string) => void;
 
 /** Options every message converter takes. */
 export interface ConverterOptions {
-  /** Called once for each message or part the provider cannot take and that is therefore dropped. Default: `console.warn` with an `[agui-rx]` prefix. */
+  /** Called once for each message or part the provider cannot take and that is therefore dropped, and for each tool call sent with a failed result because no tool message answers it. Default: `console.warn` with an `[agui-rx]` prefix. */
   onWarning?: ConverterWarning | undefined;
 }
 
@@ -91,4 +91,67 @@ export function isOrphanResult(converter: string, message: { id: string; toolCal
   if (calls.has(message.toolCallId)) return false;
   warn(`${converter} dropped tool message '${message.id}': it answers tool call '${message.toolCallId}', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.`);
   return true;
+}
+
+/** The `error` of the result a converter sends for a tool call that no tool message answers. */
+export const UNANSWERED_CALL_ERROR = 'the call did not complete, and no result was returned for it.';
+
+/**
+ * The conversation with each tool call's results directly after the assistant message that made
+ * the call, as every API wants them: Chat Completions refuses a call whose tool messages do not
+ * directly follow it, Anthropic one whose `tool_result` is not in the very next user turn, and the
+ * Responses API a `function_call` without its `function_call_output`.
+ *
+ * 1. A tool message that answers a call of an earlier assistant message (the latest that made a
+ *    call of that id) is moved to directly after that message, in the order the results came, past
+ *    any user, system or assistant message between them.
+ * 2. A call that no later tool message answers gets a failed result of its own after them, a tool
+ *    message with `error` {@link UNANSWERED_CALL_ERROR}, with a warning. A run cut or stopped mid-call,
+ *    or a client tool left unanswered, leaves such a call, and no API takes one, not even at the end
+ *    of the conversation. A failed result rather than leaving the call out: the model still sees
+ *    what it tried and that it did not complete, and thinking or reasoning sent back with the call
+ *    keeps what followed it.
+ * 3. Every other message keeps its place, a tool message that answers no earlier call too (each
+ *    converter decides whether its API takes one).
+ *
+ * @param converter The converter's name, for the warnings.
+ * @param messages The AG-UI messages, oldest first.
+ * @param warn Where the warnings go.
+ * @return The messages in the order to convert them, with the failed results added.
+ */
+export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning): Message[] {
+  // The index of the latest assistant message that made each call id so far.
+  const madeBy = new Map<string, number>();
+  // The tool messages that answer an assistant message's calls, by its index; the indexes they leave.
+  const results = new Map<number, ToolMessage[]>();
+  const moved = new Set<number>();
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) madeBy.set(call.id, index);
+    else if (message.role === 'tool') {
+      const at = madeBy.get(message.toolCallId);
+      if (at === undefined) return;
+      const answers = results.get(at);
+      if (answers === undefined) results.set(at, [message]);
+      else answers.push(message);
+      moved.add(index);
+    }
+  });
+  const out: Message[] = [];
+  messages.forEach((message, index) => {
+    if (moved.has(index)) return;
+    out.push(message);
+    if (message.role !== 'assistant') return;
+    const answers = results.get(index) ?? [];
+    out.push(...answers);
+    const answered = new Set(answers.map((answer) => answer.toolCallId));
+    for (const call of message.toolCalls ?? []) {
+      if (answered.has(call.id)) continue;
+      answered.add(call.id);
+      warn(
+        `${converter} sent tool call '${call.id}' (${call.function.name}) of assistant message '${message.id}' with a failed result ("Error: ${UNANSWERED_CALL_ERROR}"): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`,
+      );
+      out.push({ id: `${message.id}-${call.id}-unanswered`, role: 'tool', toolCallId: call.id, content: '', error: UNANSWERED_CALL_ERROR });
+    }
+  });
+  return out;
 }

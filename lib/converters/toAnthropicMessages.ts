@@ -1,5 +1,16 @@
 import type { ContentPart, Message } from '@ag-ui/core';
-import { defaultWarning, isOrphanResult, mimeOf, namePart, nameSource, textOf, toolResultText, type ConverterWarning, type ConverterOptions } from './converterInternals.js';
+import {
+  defaultWarning,
+  isOrphanResult,
+  mimeOf,
+  namePart,
+  nameSource,
+  pairToolResults,
+  textOf,
+  toolResultText,
+  type ConverterWarning,
+  type ConverterOptions,
+} from './converterInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Where an Anthropic image or document comes from. */
@@ -152,12 +163,22 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  *    `tool_result` blocks first in their turn. Its content is text when it has only text, else
  *    text, image and document blocks as in rule 2; when it failed, `is_error: true` and
  *    `Error: <error>` appended.
- * 6. Roles must alternate: consecutive messages of one role (assistant text then more calls,
+ * 6. A call's `tool_result` goes in the user turn right after the assistant turn that made it,
+ *    the only place the API takes it: a tool message that came later (after the assistant's next
+ *    turn, say) is moved to directly after the assistant message with the call. A call that no
+ *    tool message answers (a run cut or stopped mid-call, a client tool never answered) gets a
+ *    failed result, `is_error: true` with `Error: the call did not complete, and no result was
+ *    returned for it.`, with a warning: the API refuses a `tool_use` without its `tool_result`, at
+ *    the end of the conversation too. A failed result rather than leaving the call out, so that
+ *    the model still sees what it tried, and signed thinking keeps the `tool_use` it came with. To
+ *    send a call's real result, add its tool message to the messages before converting them.
+ * 7. Roles must alternate: consecutive messages of one role (assistant text then more calls,
  *    several tool results, tool results then the user's next words) are merged into one turn.
  *    A turn left with no blocks (empty text, or only dropped parts) is left out.
- * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
- *    refuses unsigned thinking), `activity` messages, audio and video parts, and documents
- *    other than PDF and text.
+ * 8. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
+ *    refuses unsigned thinking), `activity` messages, audio and video parts, documents other than
+ *    PDF and text, empty user messages, and tool messages that answer no call of an earlier
+ *    assistant message (the API refuses them).
  *
  * ## Example
  *
@@ -173,7 +194,7 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * @param options Where warnings about dropped messages and parts and unparsable arguments go.
+ * @param options Where warnings about dropped messages and parts, unparsable arguments and unanswered calls go.
  * @return The request's `system` (absent when none) and `messages`, oldest first.
  */
 export function toAnthropicMessages(messages: readonly Message[], options: ToAnthropicMessagesOptions = {}): AnthropicRequestMessages {
@@ -187,7 +208,7 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
   };
   // The ids of the calls made so far: a result needs its call before it.
   const calls = new Set<string>();
-  for (const message of conversation) {
+  for (const message of pairToolResults('toAnthropicMessages', conversation, warn)) {
     switch (message.role) {
       case 'user':
         // Anthropic refuses an empty text block, and a turn without content.

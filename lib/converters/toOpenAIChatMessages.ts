@@ -7,6 +7,7 @@ import {
   namePart,
   nameSource,
   openAIAudioFormat,
+  pairToolResults,
   textOf,
   toolResultText,
   urlOf,
@@ -137,10 +138,19 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  *    with neither text nor calls is left out (it tells the model nothing).
  * 4. A `tool` message becomes `{ role: 'tool', tool_call_id, content }`, its content the text of
  *    its text parts; its `error`, if any, is appended as `Error: <error>`.
- * 5. Dropped, each with a warning that names it: `reasoning` messages (Chat Completions takes
+ * 5. The tool messages of a call go directly after the assistant message that made it, the only
+ *    place the API takes them: one that came later (after the user's next words, say) is moved
+ *    there. A call that no tool message answers (a run cut or stopped mid-call, a client tool never
+ *    answered) gets a failed result, `Error: the call did not complete, and no result was returned
+ *    for it.`, with a warning: the API refuses a call without its result, at the end of the
+ *    conversation too. A failed result rather than leaving the call out, so that the model still
+ *    sees what it tried. To send a call's real result (a tool run once the user approved it, say),
+ *    add its tool message to the messages before converting them.
+ * 6. Dropped, each with a warning that names it: `reasoning` messages (Chat Completions takes
  *    no reasoning back), `activity` messages (UI-only), video parts, audio other than base64
- *    wav/mp3, documents other than PDF and URL-sourced documents, provider-file images, and
- *    media parts of tool results (Chat Completions takes text only there). A user message whose
+ *    wav/mp3, documents other than PDF and URL-sourced documents, provider-file images, media
+ *    parts of tool results (Chat Completions takes text only there), and tool messages that
+ *    answer no call of an earlier assistant message (the API refuses them). A user message whose
  *    every part was dropped is left out.
  *
  * ## Example
@@ -157,7 +167,7 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * @param options Where warnings about dropped messages and parts go.
+ * @param options Where warnings about dropped messages and parts, and unanswered calls, go.
  * @return The Chat Completions messages, oldest first.
  */
 export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
@@ -165,7 +175,7 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
   const out: OpenAIChatMessage[] = [];
   // The ids of the calls made so far: a result needs its call before it.
   const calls = new Set<string>();
-  for (const message of messages) {
+  for (const message of pairToolResults('toOpenAIChatMessages', messages, warn)) {
     switch (message.role) {
       case 'system':
       case 'developer':

@@ -1,5 +1,5 @@
 import type { ContentPart, Message } from '@ag-ui/core';
-import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, pairToolResults, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Text in a Responses input message. */
@@ -134,12 +134,23 @@ export type ToOpenAIResponsesInputOptions = ConverterOptions;
  *    text, then one `function_call` item `{ call_id, name, arguments }` per tool call. AG-UI ids
  *    are not sent as item ids (the API only takes its own `msg_`/`fc_` ids).
  * 4. A `tool` message becomes `function_call_output` `{ call_id, output }`: the text when it has
- *    only text (its `error` appended as `Error: <error>`), else a part list as in rule 2.
- * 5. A `reasoning` message with an `encryptedValue` becomes `{ type: 'reasoning',
+ *    only text (its `error` appended as `Error: <error>`), else a part list as in rule 2. One that
+ *    answers no call in the messages is kept: its call may be in the `previous_response_id`
+ *    response.
+ * 5. A call's `function_call_output` goes directly after the assistant message's `function_call`
+ *    items: one that came later is moved there. A call that no tool message answers (a run cut or
+ *    stopped mid-call, a client tool never answered) gets a failed output, `Error: the call did not
+ *    complete, and no result was returned for it.`, with a warning: the API refuses a
+ *    `function_call` without its output ("No tool output found for function call"), at the end of
+ *    `input` too, and with `previous_response_id` too, as only `input` can answer a call in
+ *    `input`. A failed output rather than leaving the call out, so that the model still sees what
+ *    it tried, and a reasoning item keeps the item that followed it. To send a call's real result,
+ *    add its tool message to the messages before converting them.
+ * 6. A `reasoning` message with an `encryptedValue` becomes `{ type: 'reasoning',
  *    encrypted_content, summary }` (its content as one `summary_text`, none when empty), with
  *    `id` when the message id is the API's own (`rs_…`). Send the request with
  *    `include: ['reasoning.encrypted_content']` and `store: false`.
- * 6. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
+ * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
  *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3. A
  *    user message whose every part was dropped is left out.
  *
@@ -157,14 +168,14 @@ export type ToOpenAIResponsesInputOptions = ConverterOptions;
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * @param options Where warnings about dropped messages and parts go.
+ * @param options Where warnings about dropped messages and parts, and unanswered calls, go.
  * @return The request's `instructions` (absent when none) and `input` items, oldest first.
  */
 export function toOpenAIResponsesInput(messages: readonly Message[], options: ToOpenAIResponsesInputOptions = {}): ResponsesRequestInput {
   const warn = options.onWarning ?? defaultWarning;
   const { system, messages: conversation } = splitSystemMessages(messages);
   const input: ResponsesInputItem[] = [];
-  for (const message of conversation) {
+  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn)) {
     switch (message.role) {
       case 'user': {
         const content: ResponsesInputContent[] = typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : inputParts(message, message.content, warn);

@@ -24,7 +24,10 @@ describe('toAnthropicMessages', () => {
 
   it('should turn assistant text and tool calls into text and tool_use blocks, input parsed from the arguments', () => {
     expect(
-      convert([{ id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Paris"}'), call('c2', 'now', ''), call('c3', 'noop', '  ')] }]),
+      convert([
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Paris"}'), call('c2', 'now', ''), call('c3', 'noop', '  ')] },
+        ...['c1', 'c2', 'c3'].map((id): Message => ({ id: `t-${id}`, role: 'tool', toolCallId: id, content: 'ok' })),
+      ]),
     ).toEqual({
       result: {
         messages: [
@@ -37,6 +40,7 @@ describe('toAnthropicMessages', () => {
               { type: 'tool_use', id: 'c3', name: 'noop', input: {} },
             ],
           },
+          { role: 'user', content: ['c1', 'c2', 'c3'].map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })) },
         ],
       },
       warnings: [],
@@ -44,8 +48,25 @@ describe('toAnthropicMessages', () => {
   });
 
   it('should send invalid or non-object arguments as {} with a warning', () => {
-    expect(convert([{ id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{"city":'), call('c2', 'list', '[1,2]')] }])).toEqual({
-      result: { messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }, { type: 'tool_use', id: 'c2', name: 'list', input: {} }] }] },
+    expect(
+      convert([
+        { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{"city":'), call('c2', 'list', '[1,2]')] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: '', error: 'bad input' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: '', error: 'bad input' },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }, { type: 'tool_use', id: 'c2', name: 'list', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'c1', content: 'Error: bad input', is_error: true },
+              { type: 'tool_result', tool_use_id: 'c2', content: 'Error: bad input', is_error: true },
+            ],
+          },
+        ],
+      },
       warnings: [
         'toAnthropicMessages sent tool call \'c1\' of assistant message \'a1\' with input {}: its arguments "{\\"city\\":" are not a JSON object, and tool_use input must be one.',
         "toAnthropicMessages sent tool call 'c2' of assistant message 'a1' with input {}: its arguments \"[1,2]\" are not a JSON object, and tool_use input must be one.",
@@ -96,6 +117,86 @@ describe('toAnthropicMessages', () => {
       warnings: [
         "toAnthropicMessages dropped tool message 't9': it answers tool call 'c9', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.",
       ],
+    });
+  });
+
+  it('should answer a call that no tool message answers with a failed tool_result in the next user turn, with a warning, also at the end', () => {
+    const unanswered = (id: string, name: string, messageId: string) =>
+      `toAnthropicMessages sent tool call '${id}' (${name}) of assistant message '${messageId}' with a failed result ("Error: the call did not complete, and no result was returned for it."): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`;
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
+        { id: 'r1', role: 'reasoning', content: 'Need the tool.', encryptedValue: 'sig-1' },
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Oslo"}')] },
+        { id: 'u2', role: 'user', content: 'Try again please.' },
+        { id: 'a2', role: 'assistant', toolCalls: [call('c2', 'weather', '{"city":"Oslo"}')] },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'Need the tool.', signature: 'sig-1' },
+              { type: 'text', text: 'Checking.' },
+              { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Oslo' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.', is_error: true },
+              { type: 'text', text: 'Try again please.' },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c2', name: 'weather', input: { city: 'Oslo' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c2', content: 'Error: the call did not complete, and no result was returned for it.', is_error: true }] },
+        ],
+      },
+      warnings: [unanswered('c1', 'weather', 'a1'), unanswered('c2', 'weather', 'a2')],
+    });
+  });
+
+  it('should answer the parallel calls that got no result after the results that came', () => {
+    const { result, warnings } = convert([
+      { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{}'), call('c2', 'now', '{}')] },
+      { id: 't2', role: 'tool', toolCallId: 'c2', content: 'noon' },
+      { id: 'u2', role: 'user', content: 'And?' },
+    ]);
+    expect(result.messages).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }, { type: 'tool_use', id: 'c2', name: 'now', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c2', content: 'noon' },
+          { type: 'tool_result', tool_use_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.', is_error: true },
+          { type: 'text', text: 'And?' },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^toAnthropicMessages sent tool call 'c1' \(weather\) of assistant message 'a1' with a failed result/)]);
+  });
+
+  it('should move a result that comes after a later assistant turn into the user turn right after its call', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather?' },
+        { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{}')] },
+        { id: 'u2', role: 'user', content: 'Still there?' },
+        { id: 'a2', role: 'assistant', content: 'Still waiting.' },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Sunny' }, { type: 'text', text: 'Still there?' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'Still waiting.' }] },
+        ],
+      },
+      warnings: [],
     });
   });
 

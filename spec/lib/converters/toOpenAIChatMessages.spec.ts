@@ -37,13 +37,93 @@ describe('toOpenAIChatMessages', () => {
     expect(
       convert([
         { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', 'weather', '{"city":"Paris"}')] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
         { id: 'a2', role: 'assistant', toolCalls: [call('c2', 'now', '')] },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: 'noon' },
         { id: 'a3', role: 'assistant', content: 'Done.' },
-      ]).result,
-    ).toEqual([
-      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'now', arguments: '' } }] },
-      { role: 'assistant', content: 'Done.' },
+      ]),
+    ).toEqual({
+      result: [
+        { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'Sunny' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'now', arguments: '' } }] },
+        { role: 'tool', tool_call_id: 'c2', content: 'noon' },
+        { role: 'assistant', content: 'Done.' },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('should answer a call that no tool message answers with a failed result and a warning, before the next turn and at the end', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
+        // A run cut inside the call: its arguments stop short.
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Os' } }] },
+        { id: 'u2', role: 'user', content: 'Try again please.' },
+        // A client tool the user has not answered yet.
+        { id: 'a2', role: 'assistant', toolCalls: [call('c2')] },
+      ]),
+    ).toEqual({
+      result: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Os' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.' },
+        { role: 'user', content: 'Try again please.' },
+        { role: 'assistant', content: null, tool_calls: [call('c2')] },
+        { role: 'tool', tool_call_id: 'c2', content: 'Error: the call did not complete, and no result was returned for it.' },
+      ],
+      warnings: [
+        `toOpenAIChatMessages sent tool call 'c1' (weather) of assistant message 'a1' with a failed result ("Error: the call did not complete, and no result was returned for it."): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`,
+        `toOpenAIChatMessages sent tool call 'c2' (look) of assistant message 'a2' with a failed result ("Error: the call did not complete, and no result was returned for it."): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`,
+      ],
+    });
+  });
+
+  it('should answer the parallel calls that got no result after the results that came, in the order they came', () => {
+    const { result, warnings } = convert([
+      calling('c1', 'c2', 'c3'),
+      { id: 't3', role: 'tool', toolCallId: 'c3', content: 'three' },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'one' },
+      { id: 'u2', role: 'user', content: 'Never mind.' },
+    ]);
+    expect(result).toEqual([
+      called('c1', 'c2', 'c3'),
+      { role: 'tool', tool_call_id: 'c3', content: 'three' },
+      { role: 'tool', tool_call_id: 'c1', content: 'one' },
+      { role: 'tool', tool_call_id: 'c2', content: 'Error: the call did not complete, and no result was returned for it.' },
+      { role: 'user', content: 'Never mind.' },
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^toOpenAIChatMessages sent tool call 'c2' \(look\) of assistant message 'a0' with a failed result/)]);
+  });
+
+  it('should move a result that comes after other messages to directly after its call, as the API wants it', () => {
+    expect(
+      convert([
+        calling('c1'),
+        { id: 'u2', role: 'user', content: 'Still there?' },
+        { id: 's1', role: 'system', content: 'Be brief.' },
+        { id: 'a2', role: 'assistant', content: 'Still waiting.' },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'late' },
+      ]),
+    ).toEqual({
+      result: [
+        called('c1'),
+        { role: 'tool', tool_call_id: 'c1', content: 'late' },
+        { role: 'user', content: 'Still there?' },
+        { role: 'system', content: 'Be brief.' },
+        { role: 'assistant', content: 'Still waiting.' },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('should answer a call whose only result came before it, dropping that result', () => {
+    const { result, warnings } = convert([{ id: 't1', role: 'tool', toolCallId: 'c1', content: 'early' }, calling('c1')]);
+    expect(result).toEqual([called('c1'), { role: 'tool', tool_call_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.' }]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^toOpenAIChatMessages sent tool call 'c1' \(look\) of assistant message 'a0' with a failed result/),
+      expect.stringMatching(/^toOpenAIChatMessages dropped tool message 't1': it answers tool call 'c1', which no earlier assistant message made/),
     ]);
   });
 

@@ -2,6 +2,7 @@ import type { Message } from '@ag-ui/core';
 import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'weather', arguments: args } });
 
 function convert(messages: Message[]) {
   const warnings: string[] = [];
@@ -80,13 +81,22 @@ describe('toOpenAIResponsesInput', () => {
             { id: 'c2', type: 'function', function: { name: 'now', arguments: '{}' } },
           ],
         },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: 'noon' },
         { id: 'a2', role: 'assistant', content: '' },
-      ]).result.input,
-    ).toEqual([
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
-      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
-      { type: 'function_call', call_id: 'c2', name: 'now', arguments: '{}' },
-    ]);
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+          { type: 'function_call', call_id: 'c2', name: 'now', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'Sunny' },
+          { type: 'function_call_output', call_id: 'c2', output: 'noon' },
+        ],
+      },
+      warnings: [],
+    });
   });
 
   it('should turn tool messages into function_call_output items: text as a string, media as parts', () => {
@@ -113,6 +123,53 @@ describe('toOpenAIResponsesInput', () => {
         ],
       },
       warnings: [],
+    });
+  });
+
+  it('should answer a function call that no tool message answers with a failed output and a warning, before the next turn and at the end', () => {
+    const unanswered = (id: string, messageId: string) =>
+      `toOpenAIResponsesInput sent tool call '${id}' (weather) of assistant message '${messageId}' with a failed result ("Error: the call did not complete, and no result was returned for it."): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`;
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather in Oslo?' },
+        { id: 'a1', role: 'assistant', content: 'Checking.', toolCalls: [call('c1', '{"city":"Os')] },
+        { id: 'u2', role: 'user', content: 'Try again please.' },
+        { id: 'a2', role: 'assistant', toolCalls: [call('c2', '{"city":"Oslo"}')] },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Oslo?' }] },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Os' },
+          { type: 'function_call_output', call_id: 'c1', output: 'Error: the call did not complete, and no result was returned for it.' },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Try again please.' }] },
+          { type: 'function_call', call_id: 'c2', name: 'weather', arguments: '{"city":"Oslo"}' },
+          { type: 'function_call_output', call_id: 'c2', output: 'Error: the call did not complete, and no result was returned for it.' },
+        ],
+      },
+      warnings: [unanswered('c1', 'a1'), unanswered('c2', 'a2')],
+    });
+  });
+
+  it('should answer the parallel calls that got no output after the outputs that came, and move a late output to its call', () => {
+    expect(
+      convert([
+        { id: 'a1', role: 'assistant', toolCalls: [call('c1', '{}'), call('c2', '{}')] },
+        { id: 'u2', role: 'user', content: 'Still there?' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: 'late' },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{}' },
+          { type: 'function_call', call_id: 'c2', name: 'weather', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c2', output: 'late' },
+          { type: 'function_call_output', call_id: 'c1', output: 'Error: the call did not complete, and no result was returned for it.' },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Still there?' }] },
+        ],
+      },
+      warnings: [expect.stringMatching(/^toOpenAIResponsesInput sent tool call 'c1' \(weather\) of assistant message 'a1' with a failed result/)],
     });
   });
 
