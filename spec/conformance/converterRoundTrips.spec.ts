@@ -1,5 +1,7 @@
 import { EventType, type Event, type Message } from '@ag-ui/core';
-import { concat, from, of, type Observable } from 'rxjs';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { concat, from, of, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { fromAnthropicMessages, type AnthropicStreamEvent } from '../../lib/adapters/fromAnthropicMessages.js';
 import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../lib/adapters/fromOpenAIChatCompletions.js';
@@ -83,6 +85,7 @@ describe('converter round trips through the adapters and the official client', (
     const sink = noWarnings();
     const chat = toOpenAIChatMessages(conversation, sink);
     expect(sink.warnings).toEqual([]);
+    expect(chatPairingFaults(chat)).toEqual([]);
 
     /** One assistant message as the chunks Chat Completions streams for it. */
     const chunksOf = (message: Extract<OpenAIChatMessage, { role: 'assistant' }>, id: string): (ChatCompletionChunk | '[DONE]')[] => {
@@ -127,6 +130,7 @@ describe('converter round trips through the adapters and the official client', (
     const sink = noWarnings();
     const { instructions, input } = toOpenAIResponsesInput(conversation, sink);
     expect(sink.warnings).toEqual([]);
+    expect(responsesPairingFaults(input)).toEqual([]);
     expect(instructions).toBeUndefined();
 
     /** One response (consecutive output items) as the events the Responses API streams for it. */
@@ -193,6 +197,7 @@ describe('converter round trips through the adapters and the official client', (
     const sink = noWarnings();
     const { system, messages } = toAnthropicMessages(withThinking, sink);
     expect(sink.warnings).toEqual([]);
+    expect(anthropicPairingFaults(messages)).toEqual([]);
     expect(system).toBeUndefined();
 
     /** One assistant turn as the events the Messages API streams for it. */
@@ -241,5 +246,153 @@ describe('converter round trips through the adapters and the official client', (
     expect(said(run.messages)).toEqual(said(withThinking));
     // And the client's conversation converts to the very request we started from.
     expect(toAnthropicMessages(run.messages, sink)).toEqual({ messages });
+  });
+});
+
+/** A recorded stream's events: each `data:` line as JSON (Chat Completions' `[DONE]` as it is). */
+function recorded(path: string): unknown[] {
+  return readFileSync(resolve(__dirname, '../fixtures', path), 'utf8')
+    .split(/\r\n|\r|\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice('data:'.length).trim())
+    .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
+}
+
+/**
+ * A run cut inside a tool call (the output limit), through its adapter, toAgui and the official
+ * client: it ends with RUN_ERROR INCOMPLETE_STREAM and leaves the cut call in the client's
+ * messages. The user then says something new: the conversation the next request is made from.
+ */
+async function cutRunThenNewTurn(path: string, adapter: OperatorFunction<never, AgentEvent>): Promise<Message[]> {
+  const user: Message = { id: 'u1', role: 'user', content: 'Write it down, please.' };
+  const events$ = from(recorded(path) as never[]).pipe(adapter, toAgui({ threadId: 'thread-1', runId: 'run-1', onError: () => undefined })) as Observable<Event>;
+  const run = await runWithOracle(events$, { initialMessages: [user] });
+  expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: 'INCOMPLETE_STREAM' });
+  const [, assistant, ...rest] = run.messages;
+  expect(rest).toEqual([]);
+  expect(assistant).toMatchObject({ role: 'assistant', toolCalls: [{ type: 'function' }] });
+  return [...run.messages, { id: 'u2', role: 'user', content: 'Try again, shorter.' }];
+}
+
+const unanswered = 'Error: the call did not complete, and no result was returned for it.';
+
+/** Where a Chat Completions request breaks "an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'", or has a tool message that answers no call of the assistant message before it. */
+function chatPairingFaults(messages: readonly OpenAIChatMessage[]): string[] {
+  const faults: string[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant') {
+      const answered = new Set<string>();
+      for (let next = index + 1; messages[next]?.role === 'tool'; next++) answered.add((messages[next] as Extract<OpenAIChatMessage, { role: 'tool' }>).tool_call_id);
+      for (const toolCall of message.tool_calls ?? []) if (!answered.has(toolCall.id)) faults.push(`messages[${index}]: no tool message follows for '${toolCall.id}'`);
+    } else if (message.role === 'tool') {
+      let at = index - 1;
+      while (messages[at]?.role === 'tool') at--;
+      const owner = messages[at];
+      if (owner?.role !== 'assistant' || !(owner.tool_calls ?? []).some((toolCall) => toolCall.id === message.tool_call_id)) faults.push(`messages[${index}]: '${message.tool_call_id}' answers no call just before it`);
+    }
+  });
+  return faults;
+}
+
+/** Where an Anthropic request breaks its rules: turns alternate from a user turn; "each tool_use block must have a corresponding tool_result block in the next message", tool_result blocks first; a tool_result answers a tool_use of the turn before. */
+function anthropicPairingFaults(messages: readonly AnthropicMessageParam[]): string[] {
+  const faults: string[] = [];
+  messages.forEach((turn, index) => {
+    if (turn.role !== (index % 2 === 0 ? 'user' : 'assistant')) faults.push(`messages[${index}]: ${turn.role} out of turn`);
+    const results = turn.content.filter((block) => block.type === 'tool_result');
+    if (turn.content.slice(0, results.length).some((block) => block.type !== 'tool_result')) faults.push(`messages[${index}]: tool_result blocks not first`);
+    const uses = (messages[index - 1]?.content ?? []).flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+    for (const block of results) if (block.type === 'tool_result' && !uses.includes(block.tool_use_id)) faults.push(`messages[${index}]: '${block.tool_use_id}' answers no tool_use just before it`);
+    const answered = (messages[index + 1]?.content ?? []).flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : []));
+    for (const block of turn.content) if (block.type === 'tool_use' && !answered.includes(block.id)) faults.push(`messages[${index}]: no tool_result follows for '${block.id}'`);
+  });
+  return faults;
+}
+
+/** Where a Responses input (without previous_response_id) has a function_call without its function_call_output after it, or an output without its call before it. */
+function responsesPairingFaults(input: readonly ResponsesInputItem[]): string[] {
+  const faults: string[] = [];
+  input.forEach((item, index) => {
+    if (item.type === 'function_call' && !input.slice(index + 1).some((later) => later.type === 'function_call_output' && later.call_id === item.call_id)) faults.push(`input[${index}]: no output for '${item.call_id}'`);
+    if (item.type === 'function_call_output' && !input.slice(0, index).some((earlier) => earlier.type === 'function_call' && earlier.call_id === item.call_id)) faults.push(`input[${index}]: no call for '${item.call_id}'`);
+  });
+  return faults;
+}
+
+describe('a run cut inside a tool call, then a new user turn, converted for the next request', () => {
+  it('should send OpenAI chat completions the cut call with a failed result before the new turn', async () => {
+    const history = await cutRunThenNewTurn('openai-chat-completions/finish-length-in-tool-arguments.sse', fromOpenAIChatCompletions() as OperatorFunction<never, AgentEvent>);
+    const warnings: string[] = [];
+    const chat = toOpenAIChatMessages(history, { onWarning: (message) => void warnings.push(message) });
+    expect(chat).toEqual([
+      { role: 'user', content: 'Write it down, please.' },
+      {
+        role: 'assistant',
+        content: 'I will file the report now.',
+        tool_calls: [{ id: 'call_r3PortCut00000001', type: 'function', function: { name: 'file_report', arguments: '{"title": "Q3 review", "body": "Revenue rose by 4% while' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_r3PortCut00000001', content: unanswered },
+      { role: 'user', content: 'Try again, shorter.' },
+    ]);
+    expect(chatPairingFaults(chat)).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/^toOpenAIChatMessages sent tool call 'call_r3PortCut00000001' \(file_report\) of assistant message 'chatcmpl-BfLenTool7Qx2' with a failed result/)]);
+  });
+
+  it('should send the OpenAI Responses API the cut function_call with a failed output before the new turn', async () => {
+    const history = await cutRunThenNewTurn('openai-responses/incomplete-inside-call.sse', fromOpenAIResponses() as OperatorFunction<never, AgentEvent>);
+    const warnings: string[] = [];
+    const { input } = toOpenAIResponsesInput(history, { onWarning: (message) => void warnings.push(message) });
+    expect(input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Write it down, please.' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Saving your note now.' }] },
+      { type: 'function_call', call_id: 'call_cut_save', name: 'save_note', arguments: '{"title":"Tides","body":"High tide 14:05, low' },
+      { type: 'function_call_output', call_id: 'call_cut_save', output: unanswered },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Try again, shorter.' }] },
+    ]);
+    expect(responsesPairingFaults(input)).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/^toOpenAIResponsesInput sent tool call 'call_cut_save' \(save_note\) of assistant message '[^']+' with a failed result/)]);
+  });
+
+  it('should send Anthropic the cut tool_use with a failed tool_result in the new user turn', async () => {
+    const history = await cutRunThenNewTurn('anthropic-messages/max-tokens-in-tool-use.sse', fromAnthropicMessages() as OperatorFunction<never, AgentEvent>);
+    const warnings: string[] = [];
+    const { messages } = toAnthropicMessages(history, { onWarning: (message) => void warnings.push(message) });
+    expect(messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Write it down, please.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me write the summary to the notes file.' },
+          { type: 'tool_use', id: 'toolu_01NotesCutOpen000001', name: 'write_notes', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_01NotesCutOpen000001', content: unanswered, is_error: true },
+          { type: 'text', text: 'Try again, shorter.' },
+        ],
+      },
+    ]);
+    expect(anthropicPairingFaults(messages)).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^toAnthropicMessages sent tool call 'toolu_01NotesCutOpen000001' \(write_notes\) of assistant message 'msg_01MaxTokToolOpen0001' with a failed result/),
+      expect.stringMatching(/^toAnthropicMessages sent tool call 'toolu_01NotesCutOpen000001' of assistant message 'msg_01MaxTokToolOpen0001' with input {}: its arguments .* are not a JSON object/),
+    ]);
+  });
+
+  it('should hold the pairing checks to the rules they check: an unanswered call is a fault, and the converters leave none', () => {
+    const cut: Message[] = [
+      { id: 'u1', role: 'user', content: 'Hi' },
+      { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'look', '{}')] },
+    ];
+    expect(chatPairingFaults([{ role: 'user', content: 'Hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{}' } }] }])).toEqual(["messages[1]: no tool message follows for 'c1'"]);
+    expect(anthropicPairingFaults([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'look', input: {} }] }])).toEqual(["messages[1]: no tool_result follows for 'c1'"]);
+    expect(responsesPairingFaults([{ type: 'function_call', call_id: 'c1', name: 'look', arguments: '{}' }])).toEqual(["input[0]: no output for 'c1'"]);
+    // The converters answer it, so that the same history passes.
+    const quiet = { onWarning: () => undefined };
+    expect(chatPairingFaults(toOpenAIChatMessages(cut, quiet))).toEqual([]);
+    expect(anthropicPairingFaults(toAnthropicMessages(cut, quiet).messages)).toEqual([]);
+    expect(responsesPairingFaults(toOpenAIResponsesInput(cut, quiet).input)).toEqual([]);
   });
 });
