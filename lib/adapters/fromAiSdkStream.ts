@@ -39,8 +39,8 @@ interface Call {
 
 /**
  * Turns a Vercel AI SDK stream (`fullStream` parts, provider stream parts or UI message stream
- * chunks) into agent events: text, reasoning, tool calls and results, steps, usage and the run's
- * outcome.
+ * chunks; AI SDK 4 and AI SDK 5 and later) into agent events: text, reasoning, tool calls and
+ * results, steps, usage and the run's outcome.
  *
  * Each model call (a step, or a provider response) is one assistant message: its text, its tool
  * calls (`parentMessageId`) and, under `<id>-reasoning`, its reasoning.
@@ -54,42 +54,51 @@ interface Call {
  *
  * Rules:
  * 1. The assistant message of a model call is named by the provider's response id
- *    (`response-metadata`), else by the id of its first text or reasoning part, else minted; an
- *    id an earlier message had gets a `-<n>` suffix. `start-step`, `finish-step` and a
- *    `response-metadata` with another id begin a new message. The UI stream's `start.messageId`
- *    names the whole multi-step UI message and is not used.
- * 2. `text-delta` becomes TEXT_MESSAGE_CHUNK with the message's id, `reasoning-delta`
- *    REASONING_MESSAGE_CHUNK with `<message id>-reasoning`; the delta is read from `delta`, or
- *    from `text` (`fullStream`). Empty deltas, and `*-start`/`*-end`, send nothing.
- * 3. `tool-input-start` opens a call (TOOL_CALL_CHUNK with `toolCallId`, `toolCallName` and
- *    `parentMessageId`), `tool-input-delta` adds its argument text; a new response ends the calls
- *    the last one left open (TOOL_CALL_END). `tool-call`,
- *    `tool-input-available` and `tool-input-error` carry the whole input: it is sent only when no
- *    argument text was (opening the call if needed), so arguments are never doubled. Object input
- *    is sent as JSON text.
+ *    (`response-metadata`), else by AI SDK 4's `step-start.messageId`, else by the id of its first
+ *    text or reasoning part, else minted; an id an earlier message had gets a `-<n>` suffix.
+ *    `start-step`, `finish-step` and a `response-metadata` with another id begin a new message.
+ *    The UI stream's `start.messageId` names the whole multi-step UI message and is not used.
+ * 2. `text-delta` becomes TEXT_MESSAGE_CHUNK with the message's id, `reasoning-delta` (AI SDK 4:
+ *    `reasoning`) REASONING_MESSAGE_CHUNK with `<message id>-reasoning`; the delta is read from
+ *    `delta`, `text` (`fullStream`) or `textDelta` (AI SDK 4). Empty deltas, and
+ *    `*-start`/`*-end`, send nothing; a delta part with none of those fields is an `INVALID_EVENT`.
+ * 3. `tool-input-start` (AI SDK 4: `tool-call-streaming-start`) opens a call (TOOL_CALL_CHUNK with
+ *    `toolCallId`, `toolCallName` and `parentMessageId`), `tool-input-delta` (AI SDK 4:
+ *    `tool-call-delta`, `argsTextDelta`) adds its argument text, and an AI SDK 4 provider's
+ *    `tool-call-delta`, which comes without a start, opens its call with the tool it names; a new
+ *    response ends the calls the last one left open (TOOL_CALL_END). `tool-call`,
+ *    `tool-input-available` and `tool-input-error` carry the whole input (`input`, AI SDK 4:
+ *    `args`): it is sent only when no argument text was (opening the call if needed), so
+ *    arguments are never doubled. Object input is sent as JSON text. A delta without argument
+ *    text, or a `tool-call` / `tool-input-available` with neither `input` nor `args`, is an
+ *    `INVALID_EVENT`.
  * 4. `tool-result` and `tool-output-available` become TOOL_CALL_RESULT with the output (`output`,
- *    or `result`); preliminary outputs are skipped. `tool-error`, `tool-output-error`, a
+ *    AI SDK 4: `result`); a `tool-result` with neither is sent empty and reported through
+ *    `onDiagnostic`; preliminary outputs are skipped. `tool-error`, `tool-output-error`, a
  *    `tool-result` with `isError` and `tool-output-denied` become TOOL_CALL_RESULT too, whose
  *    content is `Error: <message>` (or says the call was denied), so that no call is left
  *    without an answer.
  * 5. `tool-approval-request` is held as an interrupt `{ id: approvalId, reason: 'tool_approval',
  *    toolCallId, message }`; at `finish`, or when the source completes, the interrupts end the run:
  *    RUN_FINISHED with `outcome: { type: 'interrupt', interrupts }`.
- * 6. `start-step` becomes STEP_STARTED `step-<n>` (n counts from 1), `finish-step` its
- *    STEP_FINISHED.
+ * 6. `start-step` (AI SDK 4: `step-start`) becomes STEP_STARTED `step-<n>` (n counts from 1),
+ *    `finish-step` (`step-finish`) its STEP_FINISHED.
  * 7. Usage becomes TOKEN_USAGE (`inputTokens`, `outputTokens`, `totalTokens`, `reasoningTokens`,
  *    `cachedInputTokens`, `cacheWriteInputTokens`, and `model` from `response-metadata` or the
- *    step's response; absent counts omitted), flat and nested forms alike. `finish` sends its
+ *    step's response; absent counts omitted), flat and nested forms alike, and AI SDK 4's
+ *    `promptTokens` / `completionTokens` as `inputTokens` / `outputTokens`. `finish` sends its
  *    `totalUsage` (or `usage`); without one, the steps' `finish-step` usage is sent instead, at
- *    `finish` or when the source completes or errors.
+ *    `finish` or when the source completes or errors. A usage object with none of those counts
+ *    sends nothing and is reported through `onDiagnostic`.
  * 8. `error` is a `PROVIDER_ERROR` error; `abort` sends the usage held, then RUN_FINISHED with
  *    `outcome: { type: 'cancelled' }`, and later parts are ignored.
  * 9. `start`, `stream-start`, `message-metadata`, `raw` and the `*-start`/`*-end` parts are
- *    bookkeeping and send nothing. `source`, `source-url`, `source-document`, `file`, `data-*` and
- *    parts of unknown types carry content with no AG-UI form: they are dropped, with one
- *    `onDiagnostic` per part type per subscription. A part that is not an object with a string
- *    `type`, or whose fields have the wrong types, is an `INVALID_EVENT` error. Under `toAgui`
- *    both errors become RUN_ERROR.
+ *    bookkeeping and send nothing. `source`, `source-url`, `source-document`, `file`, `data-*`,
+ *    AI SDK 4's `reasoning-signature` and `redacted-reasoning` (AI SDK 5 carries signatures in
+ *    `providerMetadata`, not read either) and parts of unknown types carry content this adapter
+ *    does not send: they are dropped, with one `onDiagnostic` per part type per subscription. A
+ *    part that is not an object with a string `type`, or whose fields have the wrong types, is an
+ *    `INVALID_EVENT` error. Under `toAgui` both errors become RUN_ERROR.
  *
  * ## Example
  *
@@ -180,6 +189,14 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       emit(toolCallStart(toolCallId, toolName, parentMessageId, args));
     };
 
+    // A usage object in neither version's words: its counts are not sent, and the reader is told once.
+    const unreadUsage = (where: string, part: Fields) =>
+      report(
+        'usage:unread',
+        `fromAiSdkStream could not read ${where}: it has none of the AI SDK's token counts (inputTokens / outputTokens / totalTokens of AI SDK 5 and later, promptTokens / completionTokens of AI SDK 4), so no usage is reported for it. Later usage of that kind is not reported again.`,
+        part,
+      );
+
     const result = (toolCallId: string, content: unknown) => {
       openCalls.delete(toolCallId);
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: content === undefined ? '' : content === null ? 'null' : (content as string) });
@@ -188,10 +205,11 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     const onPart = (part: Fields, type: string) => {
       switch (type) {
         case 'text-delta':
-        case 'reasoning-delta': {
+        case 'reasoning-delta':
+        case 'reasoning': {
           const id = string(part, 'id', type);
-          const delta = string(part, 'delta', type) ?? string(part, 'text', type);
-          if (delta === undefined || delta === '') return;
+          const delta = deltaText(part, type);
+          if (delta === '') return;
           const owner = messageId(id);
           // Text and reasoning end the calls before them (toolCallCorrelator closes them too).
           openCalls.clear();
@@ -199,20 +217,28 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           else emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${owner}-reasoning`, delta });
           return;
         }
-        case 'tool-input-start': {
+        case 'tool-input-start':
+        case 'tool-call-streaming-start': {
           const toolCallId = callId(part, type);
           if (calls.has(toolCallId)) return;
           openCall(toolCallId, required(part, 'toolName', type));
           return;
         }
-        case 'tool-input-delta': {
+        case 'tool-input-delta':
+        case 'tool-call-delta': {
           const toolCallId = callId(part, type);
-          const delta = string(part, 'inputTextDelta', type) ?? string(part, 'delta', type);
+          const delta = argsDelta(part, type);
           const call = calls.get(toolCallId);
           if (call === undefined) {
-            throw invalid(`tool-input-delta for tool call '${toolCallId}' came before its tool-input-start, which names the tool. Is the stream cut short or reordered?`);
+            // AI SDK 4's provider parts stream a call without a start part: its deltas name the tool.
+            const toolName = string(part, 'toolName', type);
+            if (toolName === undefined || toolName === '') {
+              throw invalid(`${type} for tool call '${toolCallId}' came before its ${type === 'tool-call-delta' ? 'tool-call-streaming-start' : 'tool-input-start'}, which names the tool. Is the stream cut short or reordered?`);
+            }
+            openCall(toolCallId, toolName, delta);
+            return;
           }
-          if (delta === undefined || delta === '') return;
+          if (delta === '') return;
           call.hasArgs = true;
           emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
           return;
@@ -222,7 +248,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'tool-input-error': {
           const toolCallId = required(part, 'toolCallId', type);
           const toolName = required(part, 'toolName', type);
-          const args = inputText(part.input, type);
+          const args = inputText(callInput(part, type, toolCallId), type);
           const call = calls.get(toolCallId);
           if (call === undefined) openCall(toolCallId, toolName, args);
           else if (!call.hasArgs && args !== '') {
@@ -235,6 +261,15 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'tool-output-available': {
           const toolCallId = required(part, 'toolCallId', type);
           if (part.preliminary === true) return;
+          // The UI stream's JSON leaves out an undefined output (a tool that returned nothing); a
+          // fullStream part always has one of its version's fields.
+          if (type === 'tool-result' && !('output' in part) && !('result' in part)) {
+            report(
+              'tool-result:no-output',
+              `fromAiSdkStream read a 'tool-result' part for tool call '${toolCallId}' with neither 'output' (AI SDK 5 and later) nor 'result' (AI SDK 4), so its result is sent empty, as for a tool that returned nothing. Later such parts are not reported again.`,
+              part,
+            );
+          }
           const output = 'output' in part ? part.output : part.result;
           if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output, 'no message given')}`);
           return result(toolCallId, output);
@@ -273,16 +308,22 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           return;
         }
         case 'start-step':
+        case 'step-start': {
           if (stepOpen) emit({ type: EventType.STEP_FINISHED, stepName: `step-${steps}` });
           steps++;
           stepOpen = true;
           endMessage();
+          // AI SDK 4 names the step's response message; a continued step (isContinued) reuses the name, suffixed.
+          const named = string(part, 'messageId', type);
+          if (named !== undefined && named !== '') nextResponse = named;
           emit({ type: EventType.STEP_STARTED, stepName: `step-${steps}` });
           return;
-        case 'finish-step': {
+        }
+        case 'finish-step':
+        case 'step-finish': {
           const answer = part.response;
           if (isObject(answer)) model = string(answer, 'modelId', `${type}.response`) ?? model;
-          const usage = usageOf(part.usage, 'finish-step.usage', model);
+          const usage = usageOf(part.usage, `${type}.usage`, model, (where) => unreadUsage(where, part));
           if (usage !== undefined) stepUsage.push(usage);
           if (stepOpen) emit({ type: EventType.STEP_FINISHED, stepName: `step-${steps}` });
           stepOpen = false;
@@ -290,7 +331,8 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           return;
         }
         case 'finish': {
-          const total = part.totalUsage !== undefined ? usageOf(part.totalUsage, 'finish.totalUsage', model) : usageOf(part.usage, 'finish.usage', model);
+          const unread = (where: string) => unreadUsage(where, part);
+          const total = part.totalUsage !== undefined ? usageOf(part.totalUsage, 'finish.totalUsage', model, unread) : usageOf(part.usage, 'finish.usage', model, unread);
           if (total !== undefined) {
             stepUsage = [];
             sendUsage([total]);
@@ -322,7 +364,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'raw':
           return;
         default:
-          // source, source-url, source-document, file, data-* and types added later carry content AG-UI has no event for.
+          // source, source-url, source-document, file, data-*, AI SDK 4's reasoning signatures and types added later carry content not sent.
           return report(
             type,
             `fromAiSdkStream dropped a '${type}' part (${typeof part.id === 'string' && part.id !== '' ? `id '${part.id}', ` : ''}${stepOpen ? `in step-${steps}` : 'outside a step'}): it has no AG-UI form. Later '${type}' parts of this stream are dropped without another warning.`,
@@ -361,6 +403,32 @@ function callId(part: Fields, where: string): string {
   return id;
 }
 
+/** A text or reasoning part's piece of text: `delta` (provider parts, UI stream), `text` (`fullStream` 5 and later) or `textDelta` (AI SDK 4). */
+function deltaText(part: Fields, where: string): string {
+  const delta = string(part, 'delta', where) ?? string(part, 'text', where) ?? string(part, 'textDelta', where);
+  if (delta === undefined) {
+    throw invalid(`${where} has no text: neither 'delta' nor 'text' (AI SDK 5 and later) nor 'textDelta' (AI SDK 4). Each ${where} part carries its piece of text in one of them; is the stream from another library?`);
+  }
+  return delta;
+}
+
+/** A piece of a tool call's argument text: `delta` (`fullStream`, provider parts), `inputTextDelta` (UI stream) or `argsTextDelta` (AI SDK 4). */
+function argsDelta(part: Fields, where: string): string {
+  const delta = string(part, 'inputTextDelta', where) ?? string(part, 'delta', where) ?? string(part, 'argsTextDelta', where);
+  if (delta === undefined) {
+    throw invalid(`${where} has no argument text: neither 'delta' / 'inputTextDelta' (AI SDK 5 and later) nor 'argsTextDelta' (AI SDK 4). Each ${where} part carries a piece of the call's arguments in one of them.`);
+  }
+  return delta;
+}
+
+/** A tool call's whole input: `input` (AI SDK 5 and later) or `args` (AI SDK 4); `tool-input-error` may have none (the model's input was the error). */
+function callInput(part: Fields, where: string, toolCallId: string): unknown {
+  if ('input' in part) return part.input;
+  if ('args' in part) return part.args;
+  if (where === 'tool-input-error') return undefined;
+  throw invalid(`${where} for tool call '${toolCallId}' has neither 'input' (AI SDK 5 and later) nor 'args' (AI SDK 4), the call's arguments. Each ${where} part carries them, '{}' for a tool without parameters.`);
+}
+
 /** A tool call's whole input as JSON text: as it came when a string, serialised when parsed. */
 function inputText(input: unknown, where: string): string {
   if (input === undefined) return '';
@@ -372,10 +440,21 @@ function inputText(input: unknown, where: string): string {
   }
 }
 
-/** The part's usage as TokenUsage (flat or nested form), or `undefined` when it reports no count. */
-function usageOf(usage: unknown, where: string, model: string | undefined): TokenUsage | undefined {
+// The count fields of each version's usage: an object with none of them is not usage this adapter can read.
+const usageFields = ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens', 'inputTokenDetails', 'outputTokenDetails', 'promptTokens', 'completionTokens'];
+
+/**
+ * The part's usage as TokenUsage (AI SDK 5's flat or the provider's nested form, or AI SDK 4's
+ * `promptTokens` / `completionTokens`), or `undefined` when it reports no count; `unread` is told
+ * of a usage object with none of those fields.
+ */
+function usageOf(usage: unknown, where: string, model: string | undefined, unread: (where: string) => void): TokenUsage | undefined {
   if (usage === undefined || usage === null) return undefined;
   const fields = object(usage, where, '{ inputTokens: 9, outputTokens: 1 }');
+  if (!usageFields.some((field) => field in fields)) {
+    unread(where);
+    return undefined;
+  }
   // NaN, like absent, means "not reported" (the AI SDK's own convention).
   const n = (value: unknown, path: string) => count(Number.isNaN(value) ? undefined : value, `${where}.${path}`);
   const at = (value: unknown, field: string, path: string) => n(isObject(value) ? value[field] : undefined, path);
@@ -390,8 +469,8 @@ function usageOf(usage: unknown, where: string, model: string | undefined): Toke
           cacheWriteInputTokens: at(input, 'cacheWrite', 'inputTokens.cacheWrite'),
         }
       : {
-          inputTokens: n(input, 'inputTokens'),
-          outputTokens: n(output, 'outputTokens'),
+          inputTokens: n(input, 'inputTokens') ?? n(fields.promptTokens, 'promptTokens'),
+          outputTokens: n(output, 'outputTokens') ?? n(fields.completionTokens, 'completionTokens'),
           totalTokens: n(fields.totalTokens, 'totalTokens'),
           reasoningTokens: n(fields.reasoningTokens, 'reasoningTokens') ?? at(fields.outputTokenDetails, 'reasoningTokens', 'outputTokenDetails.reasoningTokens'),
           cachedInputTokens: n(fields.cachedInputTokens, 'cachedInputTokens') ?? at(fields.inputTokenDetails, 'cacheReadTokens', 'inputTokenDetails.cacheReadTokens'),

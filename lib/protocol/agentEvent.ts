@@ -231,7 +231,9 @@ const providerTypes: readonly [test: (type: string) => boolean, adapter: string,
   [(type) => type.startsWith('response.'), 'fromOpenAIResponses()', 'an OpenAI Responses'],
   [
     (type) =>
-      /^(text|reasoning|tool-input)-(start|delta|end)$|^(start|finish)-step$|^tool-(call|result|error|input-(available|error)|output-(available|error|denied)|approval-request)$|^(start|finish|abort|stream-start|(response|message)-metadata|source(-url|-document)?|file|raw)$|^data-./.test(type),
+      /^(text|reasoning|tool-input)-(start|delta|end)$|^(start|finish)-step$|^tool-(call|result|error|input-(available|error)|output-(available|error|denied)|approval-request)$|^(start|finish|abort|stream-start|(response|message)-metadata|source(-url|-document)?|file|raw)$|^data-./.test(type) ||
+      // AI SDK 4's own part types.
+      /^(reasoning|reasoning-signature|redacted-reasoning|tool-call-streaming-start|tool-call-delta|step-start|step-finish)$/.test(type),
     'fromAiSdkStream()',
     'an AI SDK',
   ],

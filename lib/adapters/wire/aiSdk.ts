@@ -5,18 +5,22 @@
 
 /**
  * Token counts as the AI SDK reports them: v5's flat `LanguageModelUsage` (v6 adds the
- * `inputTokenDetails`/`outputTokenDetails`), or the provider-level LanguageModelV3 form whose
- * `inputTokens` and `outputTokens` are objects. A count the provider did not return is absent,
- * `undefined` or `NaN`.
+ * `inputTokenDetails`/`outputTokenDetails`; v4 names the counts `promptTokens` and
+ * `completionTokens`), or the provider-level LanguageModelV3 form whose `inputTokens` and
+ * `outputTokens` are objects. A count the provider did not return is absent, `undefined` or `NaN`.
  */
 export type AiSdkUsage = AiSdkFlatUsage | AiSdkNestedUsage;
 
-/** `LanguageModelUsage` of `streamText` (v5, v6): counts at the top level. */
+/** `LanguageModelUsage` of `streamText` (v4, v5, v6) and LanguageModelV1 usage: counts at the top level. */
 export interface AiSdkFlatUsage {
-  /** Prompt tokens (AI SDK 4/5 flat usage). */
+  /** Prompt tokens (AI SDK 5 and later). */
   inputTokens?: number | undefined;
-  /** Completion tokens. */
+  /** Completion tokens (AI SDK 5 and later). */
   outputTokens?: number | undefined;
+  /** Prompt tokens (AI SDK 4, LanguageModelV1 `finish`). */
+  promptTokens?: number | undefined;
+  /** Completion tokens (AI SDK 4, LanguageModelV1 `finish`). */
+  completionTokens?: number | undefined;
   /** Prompt plus completion tokens. */
   totalTokens?: number | undefined;
   /** Reasoning tokens, part of `outputTokens`. */
@@ -69,24 +73,33 @@ export interface AiSdkNestedUsage {
   raw?: unknown;
 }
 
-/** Start, delta or end of a text or reasoning part. `fullStream` spells the delta `text`, providers and UI streams `delta`. */
+/**
+ * Start, delta or end of a text or reasoning part. `fullStream` spells the delta `text`, providers
+ * and UI streams `delta`; AI SDK 4 sends only deltas, `text-delta` and `reasoning`, without id, as `textDelta`.
+ */
 export interface AiSdkTextPart {
-  /** Discriminant: `'text-start'`, `'text-delta'`, `'text-end'`, `'reasoning-start'`, `'reasoning-delta'`, `'reasoning-end'`. */
-  type: 'text-start' | 'text-delta' | 'text-end' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end';
-  /** The part's id: the same on its start, deltas and end. */
-  id: string;
+  /** Discriminant: `'text-start'`, `'text-delta'`, `'text-end'`, `'reasoning-start'`, `'reasoning-delta'`, `'reasoning-end'`, AI SDK 4's `'reasoning'`. */
+  type: 'text-start' | 'text-delta' | 'text-end' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end' | 'reasoning';
+  /** The part's id: the same on its start, deltas and end (absent in AI SDK 4). */
+  id?: string | undefined;
   /** A piece of the text (LanguageModelV2/V3 parts, UI message stream chunks). */
   delta?: string | undefined;
   /** A piece of the text (`streamText().fullStream`). */
   text?: string | undefined;
+  /** A piece of the text (AI SDK 4 `fullStream`, LanguageModelV1 parts). */
+  textDelta?: string | undefined;
   /** Provider-specific data; not read. */
   providerMetadata?: Record<string, unknown> | undefined;
 }
 
-/** The start, a piece or the end of a tool call's input, streamed as JSON text. */
+/**
+ * The start, a piece or the end of a tool call's input, streamed as JSON text. AI SDK 4 spells
+ * them `tool-call-streaming-start` and `tool-call-delta` (its provider parts have no start: each
+ * delta names the tool).
+ */
 export interface AiSdkToolInputPart {
-  /** Discriminant: `'tool-input-start'`, `'tool-input-delta'`, `'tool-input-end'`. */
-  type: 'tool-input-start' | 'tool-input-delta' | 'tool-input-end';
+  /** Discriminant: `'tool-input-start'`, `'tool-input-delta'`, `'tool-input-end'`, AI SDK 4's `'tool-call-streaming-start'`, `'tool-call-delta'`. */
+  type: 'tool-input-start' | 'tool-input-delta' | 'tool-input-end' | 'tool-call-streaming-start' | 'tool-call-delta';
   /** The call's id in `fullStream` and provider parts. */
   id?: string | undefined;
   /** The call's id in UI message stream chunks. */
@@ -97,6 +110,8 @@ export interface AiSdkToolInputPart {
   delta?: string | undefined;
   /** A piece of the input's JSON text (UI message stream). */
   inputTextDelta?: string | undefined;
+  /** A piece of the input's JSON text (AI SDK 4 `tool-call-delta`). */
+  argsTextDelta?: string | undefined;
   /** Set for tools the provider ran itself; not read. */
   providerExecuted?: boolean | undefined;
   /** Set for tools not known statically (MCP tools); not read. */
@@ -117,6 +132,8 @@ export interface AiSdkToolCallPart {
   toolName: string;
   /** The call's whole arguments: sent as JSON text when no fragment was. */
   input?: unknown;
+  /** The call's whole arguments (AI SDK 4: parsed in `fullStream`, JSON text in LanguageModelV1 parts). */
+  args?: unknown;
   /** `tool-input-error`: why the input was rejected. */
   errorText?: string | undefined;
   /** Set for tools the provider ran itself; not read. */
@@ -184,11 +201,15 @@ export interface AiSdkToolApprovalRequestPart {
   } | undefined;
 }
 
-/** The run's and each step's start and end. `finish` has the run's usage (`totalUsage` in `fullStream`, `usage` in provider parts). */
+/**
+ * The run's and each step's start and end. `finish` has the run's usage (`totalUsage` in
+ * `fullStream`, `usage` in provider parts and AI SDK 4's `fullStream`). AI SDK 4 spells the steps
+ * `step-start` and `step-finish`.
+ */
 export interface AiSdkLifecyclePart {
-  /** Discriminant: `'abort'`, `'start'`, `'finish'`, `'start-step'`, `'finish-step'`, `'stream-start'`. */
-  type: 'start' | 'finish' | 'start-step' | 'finish-step' | 'stream-start' | 'abort';
-  /** `start` (UI): the UI message's id. */
+  /** Discriminant: `'abort'`, `'start'`, `'finish'`, `'start-step'`, `'finish-step'`, `'stream-start'`, AI SDK 4's `'step-start'`, `'step-finish'`. */
+  type: 'start' | 'finish' | 'start-step' | 'finish-step' | 'stream-start' | 'abort' | 'step-start' | 'step-finish';
+  /** `start` (UI): the UI message's id, not read; `step-start` (AI SDK 4): the step's message id, which names its assistant message. */
   messageId?: string | undefined;
   /** `finish-step`: the step's usage; `finish` (provider parts): the call's usage. */
   usage?: AiSdkUsage | undefined;
@@ -230,16 +251,19 @@ export interface AiSdkErrorPart {
   errorText?: string | undefined;
 }
 
-/** Parts with no AG-UI form: raw provider chunks and message metadata (bookkeeping), sources, files and custom `data-*` parts (dropped, and reported through `onDiagnostic`). */
+/**
+ * Parts not sent: raw provider chunks and message metadata (bookkeeping), sources, files, custom
+ * `data-*` parts and AI SDK 4's reasoning signatures (dropped, and reported through `onDiagnostic`).
+ */
 export interface AiSdkIgnoredPart {
-  /** Discriminant: `'source'`, `'source-url'`, `'source-document'`, `'file'`, `'raw'`, `'message-metadata'`, `data-…`. */
-  type: 'source' | 'source-url' | 'source-document' | 'file' | 'raw' | 'message-metadata' | `data-${string}`;
+  /** Discriminant: `'source'`, `'source-url'`, `'source-document'`, `'file'`, `'raw'`, `'message-metadata'`, `data-…`, `'reasoning-signature'`, `'redacted-reasoning'`. */
+  type: 'source' | 'source-url' | 'source-document' | 'file' | 'raw' | 'message-metadata' | `data-${string}` | 'reasoning-signature' | 'redacted-reasoning';
   [field: string]: unknown;
 }
 
 /**
- * One part of a Vercel AI SDK stream: `streamText().fullStream` (v5, v6), a provider's
- * `doStream()` (LanguageModelV2/V3 parts), or a UI message stream (`toUIMessageStream()`, the
+ * One part of a Vercel AI SDK stream: `streamText().fullStream` (v4, v5, v6), a provider's
+ * `doStream()` (LanguageModelV1/V2/V3 parts), or a UI message stream (`toUIMessageStream()`, the
  * chunks behind `data: {…}` lines of a UI message stream response).
  */
 export type AiSdkStreamPart =

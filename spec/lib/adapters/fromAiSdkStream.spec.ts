@@ -552,6 +552,118 @@ describe('fromAiSdkStream', () => {
     });
   });
 
+  describe('AI SDK 4 parts', () => {
+    // streamText().fullStream of AI SDK 4 (its TextStreamPart): deltas as textDelta, arguments as args, usage as promptTokens / completionTokens.
+    const v4Usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+    const v4Steps: AiSdkStreamPart[] = [
+      { type: 'step-start', messageId: 'msg-1', request: {}, warnings: [] },
+      { type: 'reasoning', textDelta: 'Weather first.' },
+      { type: 'text-delta', textDelta: 'Checking' },
+      { type: 'text-delta', textDelta: ' Oslo.' },
+      { type: 'tool-call-streaming-start', toolCallId: 'c1', toolName: 'weather' },
+      { type: 'tool-call-delta', toolCallId: 'c1', toolName: 'weather', argsTextDelta: '{"city":' },
+      { type: 'tool-call-delta', toolCallId: 'c1', toolName: 'weather', argsTextDelta: '"Oslo"}' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Oslo' } },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'time', args: {} },
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'weather', args: { city: 'Oslo' }, result: { celsius: 4 } },
+      { type: 'tool-result', toolCallId: 'c2', toolName: 'time', args: {}, result: '12:00' },
+      { type: 'step-finish', messageId: 'msg-1', finishReason: 'tool-calls', usage: v4Usage(10, 5), response: { id: 'resp-1', modelId: 'gpt-4o' }, isContinued: false },
+      { type: 'step-start', messageId: 'msg-2', request: {}, warnings: [] },
+      { type: 'text-delta', textDelta: '4 °C at noon.' },
+      { type: 'step-finish', messageId: 'msg-2', finishReason: 'stop', usage: v4Usage(20, 6), response: { id: 'resp-2', modelId: 'gpt-4o' }, isContinued: false },
+      { type: 'finish', finishReason: 'stop', usage: v4Usage(30, 11), response: { id: 'resp-2', modelId: 'gpt-4o' } },
+    ] as AiSdkStreamPart[];
+
+    it('should read a fullStream of AI SDK 4: textDelta, reasoning, tool-call-streaming-start / -delta, args, result, steps named by messageId, promptTokens', async () => {
+      expect(await adapt(v4Steps)).toEqual([
+        stepStarted(1),
+        reasoning('Weather first.', 'msg-1-reasoning'),
+        text('Checking', 'msg-1'),
+        text(' Oslo.', 'msg-1'),
+        callStart('c1', 'weather', 'msg-1'),
+        callArgs('c1', '{"city":'),
+        callArgs('c1', '"Oslo"}'),
+        callStart('c2', 'time', 'msg-1', '{}'),
+        callResult('c1', { celsius: 4 }),
+        callResult('c2', '12:00'),
+        stepFinished(1),
+        stepStarted(2),
+        text('4 °C at noon.', 'msg-2'),
+        stepFinished(2),
+        tokenUsage({ inputTokens: 30, outputTokens: 11, totalTokens: 41, model: 'gpt-4o' }),
+      ]);
+    });
+
+    it("should read a LanguageModelV1 provider stream: a tool-call-delta without start opens its call, args as JSON text, the finish's usage", async () => {
+      expect(
+        await adapt([
+          { type: 'response-metadata', id: 'chatcmpl-1', modelId: 'gpt-4o-mini' },
+          { type: 'text-delta', textDelta: 'Let me look.' },
+          { type: 'tool-call-delta', toolCallType: 'function', toolCallId: 'c1', toolName: 'search', argsTextDelta: '' },
+          { type: 'tool-call-delta', toolCallType: 'function', toolCallId: 'c1', toolName: 'search', argsTextDelta: '{"q":"rx"}' },
+          { type: 'tool-call', toolCallType: 'function', toolCallId: 'c1', toolName: 'search', args: '{"q":"rx"}' },
+          { type: 'tool-call', toolCallType: 'function', toolCallId: 'c2', toolName: 'now', args: '{}' },
+          { type: 'finish', finishReason: 'tool-calls', usage: { promptTokens: 12, completionTokens: 8 } },
+        ] as AiSdkStreamPart[]),
+      ).toEqual([
+        text('Let me look.', 'chatcmpl-1'),
+        callStart('c1', 'search', 'chatcmpl-1'),
+        callArgs('c1', '{"q":"rx"}'),
+        callStart('c2', 'now', 'chatcmpl-1', '{}'),
+        tokenUsage({ inputTokens: 12, outputTokens: 8, model: 'gpt-4o-mini' }),
+      ]);
+    });
+
+    it('should send the steps AI SDK 4 usage when finish has none, and name a continued step apart', async () => {
+      expect(
+        await adapt([
+          { type: 'step-start', messageId: 'msg-1' },
+          { type: 'text-delta', textDelta: 'Part one' },
+          { type: 'step-finish', messageId: 'msg-1', usage: v4Usage(3, 2), isContinued: true },
+          { type: 'step-start', messageId: 'msg-1' },
+          { type: 'text-delta', textDelta: ', part two.' },
+          { type: 'step-finish', messageId: 'msg-1', usage: { promptTokens: 4, completionTokens: Number.NaN, totalTokens: Number.NaN }, isContinued: false },
+          { type: 'finish' },
+        ] as AiSdkStreamPart[]),
+      ).toEqual([
+        stepStarted(1),
+        text('Part one', 'msg-1'),
+        stepFinished(1),
+        stepStarted(2),
+        text(', part two.', 'msg-1-2'),
+        stepFinished(2),
+        tokenUsage({ inputTokens: 3, outputTokens: 2, totalTokens: 5 }),
+        tokenUsage({ inputTokens: 4 }),
+      ]);
+    });
+
+    it("should send a tool-result with neither output nor result empty, and a usage in neither version's words not at all, telling onDiagnostic once each", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(
+        await adapt(
+          [
+            toolCall('c1', 'a', {}),
+            { type: 'tool-result', toolCallId: 'c1', toolName: 'a' },
+            { type: 'tool-result', toolCallId: 'c2', toolName: 'a' },
+            { type: 'step-finish', usage: { prompt_tokens: 3 } },
+            { type: 'finish', usage: { input_tokens: 3 } },
+          ] as AiSdkStreamPart[],
+          { onDiagnostic },
+        ),
+      ).toEqual([callStart('c1', 'a', 'm1', '{}'), callResult('c1', ''), callResult('c2', '')]);
+      expect(messages).toEqual([
+        "fromAiSdkStream read a 'tool-result' part for tool call 'c1' with neither 'output' (AI SDK 5 and later) nor 'result' (AI SDK 4), so its result is sent empty, as for a tool that returned nothing. Later such parts are not reported again.",
+        "fromAiSdkStream could not read step-finish.usage: it has none of the AI SDK's token counts (inputTokens / outputTokens / totalTokens of AI SDK 5 and later, promptTokens / completionTokens of AI SDK 4), so no usage is reported for it. Later usage of that kind is not reported again.",
+      ]);
+    });
+
+    it("should send a UI stream's tool-output-available without output (a tool that returned nothing) empty, without a diagnostic", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt([{ type: 'tool-output-available', toolCallId: 'c1' } as AiSdkStreamPart], { onDiagnostic })).toEqual([callResult('c1', '')]);
+      expect(messages).toEqual([]);
+    });
+  });
+
   describe('errors', () => {
     it('should describe a provider error from error, errorText or a bare value', async () => {
       const message = (detail: string) => `The AI SDK stream reported an error: ${detail}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`;
@@ -577,6 +689,36 @@ describe('fromAiSdkStream', () => {
       ['a bad count', bad({ type: 'finish', totalUsage: { inputTokens: -1 } }), 'finish.totalUsage.inputTokens is number -1, but token counts must be non-negative integers.'],
       ['a non-object usage', bad({ type: 'finish-step', usage: 7 }), 'finish-step.usage is number 7, but it must be an object such as { inputTokens: 9, outputTokens: 1 }.'],
       ['an approval without id', bad({ type: 'tool-approval-request', toolCallId: 'c1' }), "tool-approval-request has no 'approvalId'. Each tool-approval-request part must carry one."],
+      [
+        'a text-delta in neither version\'s words',
+        bad({ type: 'text-delta', id: 't1', content: 'Hi' }),
+        "text-delta has no text: neither 'delta' nor 'text' (AI SDK 5 and later) nor 'textDelta' (AI SDK 4). Each text-delta part carries its piece of text in one of them; is the stream from another library?",
+      ],
+      [
+        'an AI SDK 4 reasoning part without textDelta',
+        bad({ type: 'reasoning', reasoning: 'Hm' }),
+        "reasoning has no text: neither 'delta' nor 'text' (AI SDK 5 and later) nor 'textDelta' (AI SDK 4). Each reasoning part carries its piece of text in one of them; is the stream from another library?",
+      ],
+      [
+        'a tool-call-delta without argsTextDelta',
+        bad({ type: 'tool-call-delta', toolCallId: 'c1', toolName: 'a', args: '{}' }),
+        "tool-call-delta has no argument text: neither 'delta' / 'inputTextDelta' (AI SDK 5 and later) nor 'argsTextDelta' (AI SDK 4). Each tool-call-delta part carries a piece of the call's arguments in one of them.",
+      ],
+      [
+        'a tool-call-delta that names no tool before its start',
+        bad({ type: 'tool-call-delta', toolCallId: 'c9', argsTextDelta: '{' }),
+        "tool-call-delta for tool call 'c9' came before its tool-call-streaming-start, which names the tool. Is the stream cut short or reordered?",
+      ],
+      [
+        'a tool-call with neither input nor args',
+        bad({ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', arguments: { city: 'Oslo' } }),
+        "tool-call for tool call 'c1' has neither 'input' (AI SDK 5 and later) nor 'args' (AI SDK 4), the call's arguments. Each tool-call part carries them, '{}' for a tool without parameters.",
+      ],
+      [
+        'a tool-input-available without input',
+        bad({ type: 'tool-input-available', toolCallId: 'c1', toolName: 'weather' }),
+        "tool-input-available for tool call 'c1' has neither 'input' (AI SDK 5 and later) nor 'args' (AI SDK 4), the call's arguments. Each tool-input-available part carries them, '{}' for a tool without parameters.",
+      ],
     ])('should fail with INVALID_EVENT on %s', async (_, part, detail) => {
       const error = await failure([part]);
       expect(error).toBeInstanceOf(AguiRxError);
@@ -662,6 +804,66 @@ describe('fromAiSdkStream', () => {
       ]);
       expect(run.messages).toEqual([expect.objectContaining({ id: 't', role: 'assistant', content: 'Sources: two.' })]);
       expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+    });
+
+    it('should build the messages and usage of an AI SDK 4 fullStream: its text, the call with its arguments, no diagnostic', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const run = await runWithOracle(
+        from([
+          { type: 'text-delta', textDelta: 'Hello' },
+          { type: 'text-delta', textDelta: ' world' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Oslo' } },
+          { type: 'finish', finishReason: 'tool-calls', usage: { promptTokens: 5, completionTokens: 7, totalTokens: 12 } },
+        ] as AiSdkStreamPart[]).pipe(fromAiSdkStream({ generateId: sequentialIds('m'), onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic })),
+      );
+      expect(diagnostics).toEqual([]);
+      expect(run.messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hello world', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] }]);
+      expect(run.events.at(-1)).toMatchObject({
+        type: EventType.RUN_FINISHED,
+        outcome: { type: 'success', pendingToolCallIds: ['c1'] },
+        usage: [{ inputTokens: 5, outputTokens: 7, totalTokens: 12 }],
+      });
+    });
+
+    it('should build two steps of an AI SDK 4 fullStream: reasoning, streamed arguments, results, the answer and the usage', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([
+          { type: 'step-start', messageId: 'msg-1' },
+          { type: 'reasoning', textDelta: 'Weather first.' },
+          { type: 'text-delta', textDelta: 'Checking.' },
+          { type: 'tool-call-streaming-start', toolCallId: 'c1', toolName: 'weather' },
+          { type: 'tool-call-delta', toolCallId: 'c1', toolName: 'weather', argsTextDelta: '{"city":' },
+          { type: 'tool-call-delta', toolCallId: 'c1', toolName: 'weather', argsTextDelta: '"Oslo"}' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Oslo' } },
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'weather', args: { city: 'Oslo' }, result: { celsius: 4 } },
+          { type: 'step-finish', messageId: 'msg-1', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, response: { id: 'resp-1', modelId: 'gpt-4o' } },
+          { type: 'step-start', messageId: 'msg-2' },
+          { type: 'text-delta', textDelta: '4 °C.' },
+          { type: 'step-finish', messageId: 'msg-2', usage: { promptTokens: 20, completionTokens: 2, totalTokens: 22 }, response: { id: 'resp-2', modelId: 'gpt-4o' } },
+          { type: 'finish', finishReason: 'stop', usage: { promptTokens: 30, completionTokens: 7, totalTokens: 37 } },
+        ] as AiSdkStreamPart[]).pipe(fromAiSdkStream({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic })),
+      );
+      expect(diagnostics).toEqual([]);
+      expect(run.messages).toEqual([
+        expect.objectContaining({ id: 'msg-1-reasoning', role: 'reasoning', content: 'Weather first.' }),
+        { id: 'msg-1', role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+        expect.objectContaining({ role: 'tool', toolCallId: 'c1', content: '{"celsius":4}' }),
+        { id: 'msg-2', role: 'assistant', content: '4 °C.' },
+      ]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' }, usage: [{ inputTokens: 30, outputTokens: 7, totalTokens: 37, model: 'gpt-4o' }] });
+    });
+
+    it('should end an AI SDK 4 part it cannot read with RUN_ERROR naming the fields it expected, after the text before it', async () => {
+      const run = await runWithOracle(
+        from([textDelta('Hi'), { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', arguments: '{}' }] as AiSdkStreamPart[]).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })),
+      );
+      expect(run.messages).toEqual([{ id: 't1', role: 'assistant', content: 'Hi' }]);
+      expect(run.events.at(-1)).toMatchObject({
+        type: EventType.RUN_ERROR,
+        code: 'INVALID_EVENT',
+        message: invalidEvent("tool-call for tool call 'c1' has neither 'input' (AI SDK 5 and later) nor 'args' (AI SDK 4), the call's arguments. Each tool-call part carries them, '{}' for a tool without parameters.").message,
+      });
     });
 
     it('should end with RUN_ERROR on a provider error part', async () => {

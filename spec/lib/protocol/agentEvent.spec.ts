@@ -29,8 +29,12 @@ describe('hintForUnknownType', () => {
     for (const type of parts) expect([type, hintForUnknownType(type)]).toEqual([type, expect.stringContaining('fromAiSdkStream()')]);
     // Two of them spell AG-UI types as well: both are named.
     expect(hintForUnknownType('reasoning-start')).toBe(" Did you mean 'REASONING_START'? AG-UI's event types are written in upper case. If it is an AI SDK stream event, read the provider's stream with fromAiSdkStream() before toAgui.");
+    // AI SDK 4's fullStream and provider parts too.
+    for (const type of ['reasoning', 'reasoning-signature', 'redacted-reasoning', 'tool-call-streaming-start', 'tool-call-delta', 'step-start', 'step-finish']) {
+      expect([type, hintForUnknownType(type)]).toEqual([type, " It looks like an AI SDK stream event: read the provider's stream with fromAiSdkStream() before toAgui."]);
+    }
     // A part named after nothing the SDK sends is no AI SDK part.
-    for (const type of ['data-', 'finish-line', 'tool-input']) expect(hintForUnknownType(type)).toBe('');
+    for (const type of ['data-', 'finish-line', 'tool-input', 'step-end', 'reasoning-text']) expect(hintForUnknownType(type)).toBe('');
   });
 
   it("should name both adapters whose streams send a bare 'error' event, and RUN_ERROR", () => {
