@@ -23,9 +23,9 @@ export interface FromLangGraphStreamOptions {
 }
 
 /**
- * Turns LangGraph JS `graph.stream()` output with `streamMode: ["values", "messages"]` into agent
- * events: the model's text, reasoning and tool calls, the tools' results, token usage, and the
- * graph's state.
+ * Turns LangGraph JS `graph.stream()` output with `streamMode: ["values", "messages"]` (or
+ * `streamMode: "messages"` alone; `subgraphs: true` or not) into agent events: the model's text,
+ * reasoning and tool calls, the tools' results, token usage, and the graph's state.
  *
  * One AI message (its chunks share an `id`) is one assistant message, and the parent of its tool calls.
  *
@@ -37,7 +37,11 @@ export interface FromLangGraphStreamOptions {
  * ```
  *
  * Rules:
- * 1. Messages may be message objects, their plain JSON or their `lc`-serialised form
+ * 1. Items are `[mode, payload]` (streamMode an array) or, with `subgraphs: true`,
+ *    `[namespace, mode, payload]` (`namespace` `[]` for the root graph, else the subgraph's path,
+ *    `['research:<task id>']`). A single `streamMode: 'messages'` yields bare `[message, metadata]`
+ *    pairs (with `subgraphs: true`, `[namespace, [message, metadata]]`), read as `messages` items.
+ *    Messages may be message objects, their plain JSON or their `lc`-serialised form
  *    (`{ lc: 1, type: 'constructor', id: [..., 'AIMessageChunk'], kwargs }`).
  * 2. An AI message chunk is read as `fromLangChainStreamEvents` reads a chunk: reasoning
  *    (`additional_kwargs.reasoning_content`, `additional_kwargs.reasoning` summaries, `thinking`
@@ -55,10 +59,14 @@ export interface FromLangGraphStreamOptions {
  * 5. A ToolMessage becomes TOOL_CALL_RESULT for its `tool_call_id`, with its `id` as `messageId`
  *    and its content as text (text blocks joined, anything else as JSON). Human and system
  *    messages send nothing: they are the input, not the run's output.
- * 6. A `values` state becomes STATE_SNAPSHOT **without its `messages` key**: the messages travel
- *    as messages (point 2 to 5), and `stateDelta` sends only what changed. Other modes send nothing.
- * 7. An item that is not a `[mode, payload]` tuple, a `messages` payload that is not
- *    `[message, metadata]`, or a malformed chunk is an `INVALID_EVENT` error.
+ * 6. A `values` state of the root graph becomes STATE_SNAPSHOT **without its `messages` key**: the
+ *    messages travel as messages (point 2 to 5), and `stateDelta` sends only what changed. A
+ *    subgraph's `values` send nothing: its state is its own, and what it returns reaches the
+ *    root's next state. A subgraph's messages stream like the root's. Other modes send nothing.
+ * 7. An item in none of the shapes of point 1 is an `INVALID_EVENT` error whose message says to
+ *    pass `streamMode` as an array: the bare payloads of another single mode (a `values` state,
+ *    an `updates` object) cannot be told apart. So is a `messages` payload that is not
+ *    `[message, metadata]`, or a malformed chunk.
  *
  * ## Example
  *
@@ -115,14 +123,10 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
     return {
       next(input) {
         if (raw) emit(rawEvent(input, 'langgraph'));
-        if (!Array.isArray(input) || input.length < 2 || input.length > 3) {
-          throw new AguiRxError(
-            'INVALID_EVENT',
-            `fromLangGraphStream received ${describeValue(input)} where a [mode, payload] tuple was expected. Stream the graph with graph.stream(input, { streamMode: ['values', 'messages'] }) and pass its items unchanged; streamEvents() output needs fromLangChainStreamEvents.`,
-          );
-        }
-        const [mode, payload] = input.length === 3 ? [input[1], input[2]] : [input[0], input[1]];
+        const { namespace, mode, payload } = readItem(input);
         if (mode === 'values') {
+          // A subgraph's state is its own, not the run's: the root graph's next state holds what the subgraph returns to it.
+          if (namespace.length > 0) return;
           if (!isObject(payload)) {
             emit({ type: EventType.STATE_SNAPSHOT, snapshot: payload });
             return;
@@ -145,6 +149,61 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
 }
 
 const { invalid } = fieldReaders({ adapter: 'fromLangGraphStream', malformed: 'a malformed item', unit: 'item' });
+
+/** One `graph.stream()` item, read: the subgraph it came from (`[]` for the root graph), its mode and payload. */
+interface StreamItem {
+  namespace: readonly string[];
+  mode: string;
+  payload: unknown;
+}
+
+// What `messageKind` calls LangChain's message classes and types: a pair that begins with one is a 'messages' payload.
+const messageKinds = new Set(['ai', 'human', 'system', 'tool', 'function', 'chat', 'generic', 'remove', 'developer']);
+
+const root: readonly string[] = [];
+
+// What to do when the items carry no mode.
+const asArray = "Pass streamMode as an array, e.g. graph.stream(input, { streamMode: ['messages', 'values'] }), and its items unchanged.";
+
+/**
+ * Reads an item in each shape `graph.stream()` yields: `[mode, payload]` (streamMode an array),
+ * `[namespace, mode, payload]` (and `subgraphs: true`), and for a single `streamMode: 'messages'`
+ * the bare `[message, metadata]` pair (with `subgraphs: true`, `[namespace, [message, metadata]]`).
+ * The bare payloads of another single mode (a state, an update) cannot be told apart: an error.
+ */
+function readItem(input: unknown): StreamItem {
+  if (Array.isArray(input)) {
+    if (input.length === 3 && isNamespace(input[0]) && typeof input[1] === 'string') return { namespace: input[0], mode: input[1], payload: input[2] };
+    if (input.length === 2) {
+      const [first, payload] = input;
+      if (typeof first === 'string') return { namespace: root, mode: first, payload };
+      if (isMessagePair(input)) return { namespace: root, mode: 'messages', payload: input };
+      if (isNamespace(first)) {
+        if (isMessagePair(payload)) return { namespace: first, mode: 'messages', payload };
+        throw new AguiRxError(
+          'INVALID_EVENT',
+          `fromLangGraphStream received a [namespace, payload] item without its mode (graph.stream() with subgraphs: true and a single streamMode) whose payload is ${describeValue(payload)}, not a [message, metadata] pair: a state and an update cannot be told apart. ${asArray}`,
+        );
+      }
+    }
+  }
+  throw new AguiRxError(
+    'INVALID_EVENT',
+    `fromLangGraphStream received ${describeValue(input)} where a [mode, payload] item (with subgraphs: true, [namespace, mode, payload]) was expected. graph.stream() with a single streamMode other than 'messages' yields bare states or updates, which cannot be told apart. ${asArray} streamEvents() output needs fromLangChainStreamEvents.`,
+  );
+}
+
+/** Whether `value` is a subgraph namespace: a list of `<node>:<task id>` strings, `[]` for the root graph. */
+function isNamespace(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((segment) => typeof segment === 'string');
+}
+
+/** Whether `value` is a 'messages' payload: a LangChain message and its metadata (an object, when there). */
+function isMessagePair(value: unknown): value is [unknown, unknown] {
+  if (!Array.isArray(value) || value.length !== 2 || (value[1] !== undefined && !isObject(value[1]))) return false;
+  const kind = messageKind(value[0]);
+  return kind !== undefined && messageKinds.has(kind);
+}
 
 /** Whether a chunk says nothing: no text, reasoning, tool call or usage. */
 function carriesNothing(fields: Fields): boolean {

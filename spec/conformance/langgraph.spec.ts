@@ -146,7 +146,8 @@ function streamEventsIntent(events: Raw[]): Intent {
 
 function graphStreamIntent(parts: any[][]): Intent {
   const payloadOf = (part: any[]): any[] => (part.length === 3 ? [part[1], part[2]] : part);
-  const values = parts.map(payloadOf).filter(([mode]) => mode === 'values').map(([, state]) => state);
+  // The run's state is the root graph's (namespace []): a subgraph's values are its own.
+  const values = parts.filter((part) => part.length === 2 || part[0].length === 0).map(payloadOf).filter(([mode]) => mode === 'values').map(([, state]) => state);
   const input = new Set(values[0].messages.map((message: Raw) => fieldsOf(message).id));
   const produced = values[values.length - 1].messages.filter((message: Raw) => !input.has(fieldsOf(message).id));
   const ais = produced.filter((message: Raw) => kindOf(message) === 'ai').map(fieldsOf);
@@ -278,6 +279,10 @@ describe('our own LangGraph fixtures through fromLangChainStreamEvents / fromLan
 
     const graph = readLines(join(ownDir, 'plain-json-subgraph-namespace.values-messages.jsonl'));
     expect(graph.every((part) => part.length === 3 && Array.isArray(part[0]))).toBe(true);
+    // The root graph's states (namespace []) around the subgraph's, with a key of the root's own.
+    const states = graph.filter((part) => part[1] === 'values');
+    expect(states.map((part) => part[0].length === 0)).toEqual([true, false, false, false, false, true]);
+    expect(states.map((part) => 'topic' in part[2])).toEqual([true, false, false, false, false, true]);
     expect(graph.some((part) => part[1] === 'messages' && part[2][0].type === 'tool' && Array.isArray(part[2][0].content))).toBe(true);
     const summaryIndexes = new Set(graph.flatMap((part) => (part[1] === 'messages' ? (part[2][0].additional_kwargs?.reasoning?.summary ?? []) : [])).map((part: Raw) => part.index));
     expect([...summaryIndexes]).toEqual([0, 1]);

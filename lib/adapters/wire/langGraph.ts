@@ -1,7 +1,7 @@
 import type { LangChainMessageLike } from './langChain.js';
 
 /**
- * LangGraph JS `graph.stream()` items (`streamMode: ["values", "messages"]`): what `fromLangGraphStream` reads.
+ * LangGraph JS `graph.stream()` items (`streamMode: ["values", "messages"]`, or `"messages"` alone): what `fromLangGraphStream` reads.
  * Types only: the adapter checks every field it reads, so these document the format, they do not vouch for it.
  */
 
@@ -22,7 +22,9 @@ export interface LangGraphMessageMetadata {
  * One item of LangGraph JS `graph.stream(input, { streamMode: ['values', 'messages'] })`:
  * `['messages', [messageChunk, metadata]]` for each message chunk (and each whole message a node
  * returns), `['values', state]` after each step. With `subgraphs: true` the namespace comes first:
- * `[namespace, mode, payload]`. Other modes (`updates`, `custom`, `debug` …) are read and ignored.
+ * `[namespace, mode, payload]` (`[]` for the root graph). Other modes (`updates`, `custom`,
+ * `debug` …) are read and ignored. `streamMode: 'messages'` alone yields the bare
+ * `[messageChunk, metadata]` pair (with `subgraphs: true`, `[namespace, [messageChunk, metadata]]`).
  */
 export type LangGraphStreamPart =
   | ['messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
@@ -30,4 +32,6 @@ export type LangGraphStreamPart =
   | [string, unknown]
   | [string[], 'messages', [LangChainMessageLike, LangGraphMessageMetadata?]]
   | [string[], 'values', Record<string, unknown>]
-  | [string[], string, unknown];
+  | [string[], string, unknown]
+  | [LangChainMessageLike, LangGraphMessageMetadata?]
+  | [string[], [LangChainMessageLike, LangGraphMessageMetadata?]];

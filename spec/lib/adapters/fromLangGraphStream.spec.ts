@@ -232,10 +232,38 @@ describe('fromLangGraphStream', () => {
       ]);
     });
 
-    it('should read the [namespace, mode, payload] items of subgraphs', async () => {
-      expect(await adapt([bad([['sub:1'], 'messages', [lc('AIMessageChunk', { id: 'run-1', content: 'Hi' }), metadata]]), bad([['sub:1'], 'values', { messages: [], n: 1 }])])).toEqual([
-        text('Hi'),
-        snapshot({ n: 1 }),
+    it("should read the [namespace, mode, payload] items of subgraphs: a subgraph's messages stream, its state is not the run's", async () => {
+      expect(
+        await adapt([
+          bad([[], 'values', { messages: [], topic: 'oslo', report: null }]),
+          bad([['sub:1'], 'messages', [lc('AIMessageChunk', { id: 'run-1', content: 'Hi' }), metadata]]),
+          bad([['sub:1'], 'values', { messages: [], n: 1 }]),
+          bad([['sub:1', 'model:2'], 'values', { messages: [], n: 2 }]),
+          bad([[], 'values', { messages: [], topic: 'oslo', report: 'done' }]),
+        ]),
+      ).toEqual([snapshot({ topic: 'oslo', report: null }), text('Hi'), snapshot({ topic: 'oslo', report: 'done' })]);
+    });
+
+    it("should read a single streamMode: 'messages', whose items are bare [message, metadata] pairs (with subgraphs: true, [namespace, pair])", async () => {
+      const pair = (item: LangGraphStreamPart) => (item as [string, unknown])[1] as LangGraphStreamPart;
+      expect(
+        await adapt([
+          pair(say('Calling.')),
+          pair(piece(0, { id: 'call-1', name: 'search', args: '{"q":1}' })),
+          pair(tool('call-1', 'found')),
+          pair(ai({ id: 'run-2', content: 'Found', usage_metadata: { input_tokens: 3, output_tokens: 1, total_tokens: 4 } })),
+          bad([[], pair(say('.', 'run-2'))]),
+          bad([['research:abc'], pair(say('Sub', 'run-3'))]),
+          pair(['messages', [{ type: 'human', content: 'Hi' }, {}]]),
+        ]),
+      ).toEqual([
+        text('Calling.'),
+        callStart('call-1', 'search', '{"q":1}'),
+        result('call-1', 'found'),
+        text('Found', 'run-2'),
+        tokenUsage({ model: 'gpt-test', inputTokens: 3, outputTokens: 1, totalTokens: 4 }),
+        text('.', 'run-2'),
+        text('Sub', 'run-3'),
       ]);
     });
   });
@@ -282,11 +310,29 @@ describe('fromLangGraphStream', () => {
       [null, 'null'],
       [{ event: 'on_chat_model_stream' }, 'an object'],
       [['values'], 'an array of 1'],
-    ])('should refuse %p and say how to stream the graph', async (input, described) => {
+      // A single streamMode: 'values' yields the state itself, 'updates' { node: update }.
+      [{ messages: [], topic: 'oslo' }, 'an object'],
+      [{ agent: { messages: [] } }, 'an object'],
+      // Not a namespace, or not a mode.
+      [['sub:1', 'values', {}], 'an array of 3'],
+      [[['sub:1'], 7, {}], 'an array of 3'],
+      // Not a message and its metadata.
+      [[{ content: 'Hi' }, {}], 'an array of 2'],
+      [[lc('AIMessageChunk', { content: 'Hi' }), 'agent'], 'an array of 2'],
+    ])('should refuse %p and say to pass streamMode as an array', async (input, described) => {
       const error = await failure([bad(input)]);
       expect({ code: error.code, message: error.message }).toEqual({
         code: 'INVALID_EVENT',
-        message: `fromLangGraphStream received ${described} where a [mode, payload] tuple was expected. Stream the graph with graph.stream(input, { streamMode: ['values', 'messages'] }) and pass its items unchanged; streamEvents() output needs fromLangChainStreamEvents.`,
+        message: `fromLangGraphStream received ${described} where a [mode, payload] item (with subgraphs: true, [namespace, mode, payload]) was expected. graph.stream() with a single streamMode other than 'messages' yields bare states or updates, which cannot be told apart. Pass streamMode as an array, e.g. graph.stream(input, { streamMode: ['messages', 'values'] }), and its items unchanged. streamEvents() output needs fromLangChainStreamEvents.`,
+      });
+    });
+
+    it('should refuse a [namespace, payload] item of a single streamMode other than messages, and say to pass streamMode as an array', async () => {
+      const error = await failure([bad([['research:abc'], { messages: [], notes: [] }])]);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'INVALID_EVENT',
+        message:
+          "fromLangGraphStream received a [namespace, payload] item without its mode (graph.stream() with subgraphs: true and a single streamMode) whose payload is an object, not a [message, metadata] pair: a state and an update cannot be told apart. Pass streamMode as an array, e.g. graph.stream(input, { streamMode: ['messages', 'values'] }), and its items unchanged.",
       });
     });
 
@@ -344,6 +390,48 @@ describe('fromLangGraphStream', () => {
       ]);
       expect(run.state).toEqual({ todos: ['done'] });
       expect(run.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', usage: [{ inputTokens: 5, outputTokens: 2, totalTokens: 7, model: 'gpt-test' }] });
+    });
+  });
+
+  describe('streamMode shapes through toAgui and the official client', () => {
+    const chunk = (content: string) => lc('AIMessageChunk', { id: 'chatcmpl-1', content, additional_kwargs: {}, response_metadata: {}, tool_call_chunks: [], tool_calls: [], invalid_tool_calls: [] });
+    const meta = { langgraph_node: 'agent', langgraph_step: 1, ls_model_name: 'gpt-4o' };
+
+    it("should build the assistant message of a single streamMode: 'messages' (graph.stream(input, { streamMode: 'messages' }))", async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const run = await runWithOracle(
+        from([bad([chunk('Hello'), meta]), bad([chunk(' world'), meta])]).pipe(fromLangGraphStream({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1', onDiagnostic })),
+      );
+      expect(diagnostics).toEqual([]);
+      expect(run.messages).toEqual([{ id: 'chatcmpl-1', role: 'assistant', content: 'Hello world' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+    });
+
+    it("should end a single streamMode: 'values' with RUN_ERROR that says to pass streamMode as an array, never an empty success", async () => {
+      const run = await runWithOracle(from([bad({ messages: [], topic: 'oslo' })]).pipe(fromLangGraphStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
+      expect(run.events.at(-1)).toMatchObject({ code: 'INVALID_EVENT', message: expect.stringContaining("Pass streamMode as an array, e.g. graph.stream(input, { streamMode: ['messages', 'values'] })") });
+    });
+
+    it("should keep the root graph's state while a subgraph's states and tokens come (subgraphs: true)", async () => {
+      const run = await runWithOracle(
+        from([
+          bad([[], 'values', { messages: [], topic: 'oslo', report: null }]),
+          bad([['research:abc'], 'values', { messages: [], notes: ['n1'] }]),
+          bad([['research:abc'], 'messages', [chunk('Researching.'), { ...meta, langgraph_node: 'research_model' }]]),
+          bad([['research:abc'], 'values', { messages: [], notes: ['n1', 'n2'] }]),
+          bad([[], 'values', { messages: [], topic: 'oslo', report: 'done' }]),
+        ]).pipe(fromLangGraphStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })),
+      );
+      const states = run.events.filter((event) => event.type === EventType.STATE_SNAPSHOT || event.type === EventType.STATE_DELTA);
+      expect(states).toEqual([
+        expect.objectContaining({ type: EventType.STATE_SNAPSHOT, snapshot: { topic: 'oslo', report: null } }),
+        // (a snapshot again: smaller than its delta)
+        expect.objectContaining({ type: EventType.STATE_SNAPSHOT, snapshot: { topic: 'oslo', report: 'done' } }),
+      ]);
+      expect(run.state).toEqual({ topic: 'oslo', report: 'done' });
+      expect(run.messages).toEqual([{ id: 'chatcmpl-1', role: 'assistant', content: 'Researching.' }]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
     });
   });
 
