@@ -67,6 +67,10 @@ interface Item {
   /** Another item: its fields as last seen, and whether it was dealt with (a result, RAW, or a diagnostic). */
   fields?: Fields;
   handled?: boolean;
+  /** A reasoning item: its `encrypted_content`, until sent; a whole item's replaces what the added item held. */
+  encrypted?: string;
+  /** A reasoning item: whether its encrypted content went out (once: the completed output repeats the item). */
+  sealed?: boolean;
 }
 
 /** The response being read. */
@@ -131,6 +135,11 @@ const contentFields = ['delta', 'text'] as const;
  * 4. Reasoning summary deltas and reasoning text deltas (`response.reasoning_text.delta`, and
  *    `reasoning_text` content parts) become REASONING_MESSAGE_CHUNK with `messageId` = the
  *    reasoning item's first id; its parts are one reasoning message, separated by a blank line.
+ *    The item's `encrypted_content` (with `include: ['reasoning.encrypted_content']`) becomes
+ *    REASONING_ENCRYPTED_VALUE `{ subtype: 'message', entityId: <that id>, encryptedValue }` once,
+ *    when the item is done (`output_item.done`, else the response's output; an added item's value is
+ *    sent only if neither gives one), after its text; an item with no text (an empty summary) gets a
+ *    REASONING_MESSAGE_START first, so that the value has a message to land on.
  * 5. The whole texts (`.done` events, `content_part.done`, `output_item.done`, the output of
  *    `response.completed` / `response.incomplete`) send what the deltas did not: all of it when no
  *    delta sent any, the rest when it begins with what they sent; streamed text is never sent twice.
@@ -280,13 +289,27 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       if (text !== '' && !item.sent.has(part)) (item.snapshot ??= new Map()).set(part, text);
     };
 
-    // Sends what the item held since it was added, for the parts no delta and no whole text came for.
+    // Sends what the item held since it was added, for the parts no delta and no whole text came for, then a reasoning
+    // item's encrypted content.
     const flush = (item: Item) => {
       const held = item.snapshot;
-      if (held === undefined) return;
-      item.snapshot = undefined;
-      for (const [part, text] of held) if (!item.sent.has(part)) send(item, part, text);
-      if (item.kind === 'call') startCall(item);
+      if (held !== undefined) {
+        item.snapshot = undefined;
+        for (const [part, text] of held) if (!item.sent.has(part)) send(item, part, text);
+        if (item.kind === 'call') startCall(item);
+      }
+      seal(item);
+    };
+
+    // A reasoning item's encrypted content on its reasoning message, once; an item that sent no text (an empty summary)
+    // opens the message first, so that the value has a message to land on and the next request can send it back.
+    const seal = (item: Item) => {
+      const encryptedValue = item.encrypted;
+      if (encryptedValue === undefined) return;
+      item.encrypted = undefined;
+      item.sealed = true;
+      if (item.sent.size === 0) emit({ type: EventType.REASONING_MESSAGE_START, messageId: item.id, role: 'reasoning' });
+      emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: item.id, encryptedValue });
     };
 
     // The first TOOL_CALL_CHUNK of a call, once its name is known, with the arguments held so far; a call whose added
@@ -466,6 +489,9 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
           const onPart = whole ? onPartDone : onPartAdded;
           list(fields, 'summary', where).forEach((part, i) => onPart(item, i, part, `${where}.summary[${i}]`));
           list(fields, 'content', where).forEach((part, i) => onPart(item, i, part, `${where}.content[${i}]`));
+          // The done item's value encrypts the whole reasoning: it replaces what the added item held.
+          const encrypted = nonEmpty(string(fields, 'encrypted_content', where));
+          if (encrypted !== undefined && !item.sealed) item.encrypted = encrypted;
           if (whole) flush(item);
           return;
         }

@@ -37,6 +37,18 @@ const withThinking: Message[] = [
   ...conversation.slice(1),
 ];
 
+/**
+ * The same conversation with the model's encrypted reasoning (Responses API, `store: false`):
+ * summarised before the calls, without a summary (the default) before the answer.
+ */
+const withEncryptedReasoning: Message[] = [
+  conversation[0],
+  { id: 'rs_1', role: 'reasoning', content: 'Two independent lookups: call both tools at once.', encryptedValue: 'gAAAAABo-first-reasoning' },
+  ...conversation.slice(1, 4),
+  { id: 'rs_2', role: 'reasoning', content: '', encryptedValue: 'gAAAAABo-second-reasoning' },
+  conversation[4],
+];
+
 /** What a conversation says, without the ids a provider renames (message ids; call ids are kept). */
 function said(messages: readonly Message[]) {
   return messages.map((message) => {
@@ -126,9 +138,12 @@ describe('converter round trips through the adapters and the official client', (
     expect(toOpenAIChatMessages(run.messages, sink)).toEqual(chat);
   });
 
-  it('should give the same conversation back through the OpenAI Responses API', async () => {
+  it.each([
+    ['', conversation],
+    [', encrypted reasoning included', withEncryptedReasoning],
+  ])('should give the same conversation back through the OpenAI Responses API%s', async (_, start) => {
     const sink = noWarnings();
-    const { instructions, input } = toOpenAIResponsesInput(conversation, sink);
+    const { instructions, input } = toOpenAIResponsesInput(start, sink);
     expect(sink.warnings).toEqual([]);
     expect(responsesPairingFaults(input)).toEqual([]);
     expect(instructions).toBeUndefined();
@@ -162,6 +177,19 @@ describe('converter round trips through the adapters and the official client', (
           const done: ResponseOutputItem = { id: itemId, type: 'function_call', status: 'completed', call_id: item.call_id, name: item.name, arguments: item.arguments };
           push({ type: 'response.output_item.done', output_index: index, item: done });
           output.push(done);
+        } else if (item.type === 'reasoning') {
+          const itemId = item.id ?? `rs_${id}_${index}`;
+          // The added item holds the reasoning so far, encrypted; the done item's value is the one to send back.
+          push({ type: 'response.output_item.added', output_index: index, item: { id: itemId, type: 'reasoning', summary: [], encrypted_content: `${item.encrypted_content}-so-far` } });
+          item.summary.forEach((part, summary_index) => {
+            push({ type: 'response.reasoning_summary_part.added', item_id: itemId, output_index: index, summary_index, part: { type: 'summary_text', text: '' } });
+            for (const delta of pieces(part.text)) push({ type: 'response.reasoning_summary_text.delta', item_id: itemId, output_index: index, summary_index, delta });
+            push({ type: 'response.reasoning_summary_text.done', item_id: itemId, output_index: index, summary_index, text: part.text });
+            push({ type: 'response.reasoning_summary_part.done', item_id: itemId, output_index: index, summary_index, part: { type: 'summary_text', text: part.text } });
+          });
+          const done: ResponseOutputItem = { id: itemId, type: 'reasoning', summary: item.summary, encrypted_content: item.encrypted_content };
+          push({ type: 'response.output_item.done', output_index: index, item: done });
+          output.push(done);
         } else throw new Error(`unexpected ${item.type} item in a played-back response`);
       });
       push({
@@ -172,7 +200,7 @@ describe('converter round trips through the adapters and the official client', (
     };
 
     const [user, ...rest] = input;
-    expect(user).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: conversation[0].content }] });
+    expect(user).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: start[0].content }] });
     // Consecutive output items are one response; a function_call_output is the agent's tool result.
     const turns: Observable<AgentEvent>[] = [];
     let response: ResponsesInputItem[] = [];
@@ -187,8 +215,8 @@ describe('converter round trips through the adapters and the official client', (
       } else response.push(item);
     }
     flush();
-    const run = await playBack([conversation[0]], turns);
-    expect(said(run.messages)).toEqual(said(conversation));
+    const run = await playBack([start[0]], turns);
+    expect(said(run.messages)).toEqual(said(start));
     // And the client's conversation converts to the very request we started from.
     expect(toOpenAIResponsesInput(run.messages, sink)).toEqual({ input });
   });

@@ -52,6 +52,8 @@ function intent(inputs: readonly Raw[]) {
   // The assistant messages, in order: per response, the first message or call takes the response's id, later messages their first item id.
   const assistants: string[] = [];
   const reasoningIds: string[] = [];
+  // Each reasoning message's encrypted content: its item's first whole value (output_item.done, else the completed output).
+  const encrypted: (string | undefined)[] = [];
   const usage = new Map<string, Raw>();
   // Tool results (server-executed items) by call id, and approval interrupts.
   const results = new Map<string, string>();
@@ -59,12 +61,16 @@ function intent(inputs: readonly Raw[]) {
   let responseId: string | undefined;
   // output_index -> the item id first seen there, in the response being read.
   let firstIds = new Map<number, string>();
+  // output_index -> the encrypted content of the reasoning item done there, in the response being read.
+  let doneEncrypted = new Map<number, string>();
   for (const event of inputs) {
     if (event.type === 'response.created') {
       responseId = event.response.id;
       firstIds = new Map();
+      doneEncrypted = new Map();
     }
     if (event.type === 'response.output_item.added' && !firstIds.has(event.output_index)) firstIds.set(event.output_index, event.item.id);
+    if (event.type === 'response.output_item.done' && event.item.type === 'reasoning' && event.item.encrypted_content) doneEncrypted.set(event.output_index, event.item.encrypted_content);
     if (event.type !== 'response.completed' && event.type !== 'response.incomplete') continue;
     let claimed = false;
     (event.response.output as Raw[]).forEach((item, index) => {
@@ -89,9 +95,12 @@ function intent(inputs: readonly Raw[]) {
         claimed = true;
       } else if (item.type === 'reasoning') {
         const said = [...(item.summary as Raw[]), ...((item.content as Raw[] | undefined) ?? [])].map((part) => part.text).filter((part) => part !== '');
-        if (said.length > 0) {
+        // Encrypted reasoning has a message to go back in the next request, summary or not.
+        const sealed: string | undefined = doneEncrypted.get(index) ?? (item.encrypted_content || undefined);
+        if (said.length > 0 || sealed !== undefined) {
           reasoning.push(said.join('\n\n'));
           reasoningIds.push(firstIds.get(index)!);
+          encrypted.push(sealed);
         }
       }
     });
@@ -111,7 +120,7 @@ function intent(inputs: readonly Raw[]) {
       usage.set(model, sum);
     }
   }
-  return { text, reasoning, args, names, assistants, reasoningIds, usage, results, interrupts };
+  return { text, reasoning, args, names, assistants, reasoningIds, encrypted, usage, results, interrupts };
 }
 
 /** The arguments of the tool items our fixtures hold, as docs/adapters.md says each is mapped. */
@@ -157,6 +166,8 @@ async function checkRecording(path: string): Promise<void> {
   // One assistant message per response (its text and calls together), named after it; reasoning under the item's id.
   expect(assistant.map((message) => message.id)).toEqual(expected.assistants);
   expect(reasoning.map((message) => message.id)).toEqual(expected.reasoningIds);
+  // Encrypted reasoning reaches the client, to be sent back (toOpenAIResponsesInput).
+  expect(reasoning.map((message) => (message as { encryptedValue?: string }).encryptedValue)).toEqual(expected.encrypted);
 
   // Server-executed items come with their results; an approval request ends the run in an interrupt.
   const toolMessages = run.messages.filter((message) => message.role === 'tool');

@@ -123,7 +123,10 @@ export interface ResponseReasoningItem {
     /** A reasoning text part. */
     text: string;
   }[] | undefined;
-  /** With `include: ['reasoning.encrypted_content']`. */
+  /**
+   * The reasoning, encrypted (with `include: ['reasoning.encrypted_content']` and `store: false`):
+   * REASONING_ENCRYPTED_VALUE on the reasoning message, to send back in the next request.
+   */
   encrypted_content?: string | null | undefined;
   /** The item's status. */
   status?: 'in_progress' | 'completed' | 'incomplete' | undefined;

@@ -4,6 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -51,11 +52,17 @@ const summaryDelta = (output_index: number, delta: string, summary_index = 0, it
   summary_index,
   delta,
 });
+const reasoningDone = (output_index: number, summary: string[], encrypted_content?: string | null, id = 'rs_1'): ResponseStreamEvent => ({
+  type: 'response.output_item.done',
+  output_index,
+  item: { type: 'reasoning', id, summary: summary.map((text) => ({ type: 'summary_text' as const, text })), ...(encrypted_content === undefined ? {} : { encrypted_content }) },
+});
 const bad = (value: unknown) => value as ResponseStreamEvent;
 
 // Agent events out.
 const text = (delta: string, messageId = 'resp_1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
 const reasoning = (delta: string, messageId = 'rs_1'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
+const encrypted = (encryptedValue: string, entityId = 'rs_1'): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
 const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'resp_1'): AgentEvent => ({
   type: EventType.TOOL_CALL_CHUNK,
   toolCallId,
@@ -501,6 +508,45 @@ describe('fromOpenAIResponses', () => {
       expect(diagnostics).toEqual([
         `fromOpenAIResponses dropped a content part of type "output_audio" (response.content_part.done.part): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
       ]);
+    });
+
+    it("should send a reasoning item's encrypted_content as REASONING_ENCRYPTED_VALUE once, after its text, from the done item", async () => {
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        // An added item's value encrypts an earlier state of the reasoning; the done item's replaces it.
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-added' } },
+        summaryDelta(0, 'Plan: call weather'),
+        reasoningDone(0, ['Plan: call weather'], 'gAAAA-done'),
+        callAdded(1, 'call_1', 'get_weather'),
+        argsDone(1, '{"city":"Oslo"}'),
+        // The completed output repeats the item, re-encrypted: nothing more is sent.
+        completed(undefined, {
+          output: [
+            { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Plan: call weather' }], encrypted_content: 'gAAAA-final' },
+            { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' },
+          ],
+        }),
+      ]);
+      expect(events).toEqual([reasoning('Plan: call weather'), encrypted('gAAAA-done'), callStart('call_1', 'get_weather'), callArgs('call_1', '{"city":"Oslo"}')]);
+      expect(diagnostics).toEqual([]);
+      // Only in the completed output; only in the added item (no whole item came): sent when the response ends.
+      expect(await adapt([created(), reasoningAdded(0), summaryDelta(0, 'Hm'), completed(undefined, { output: [{ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Hm' }], encrypted_content: 'gAAAA-final' }] })])).toEqual([
+        reasoning('Hm'),
+        encrypted('gAAAA-final'),
+      ]);
+      expect(await adapt([created(), { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-added' } }, summaryDelta(0, 'Hm'), completed()])).toEqual([
+        reasoning('Hm'),
+        encrypted('gAAAA-added'),
+      ]);
+    });
+
+    it('should open the reasoning message of an item with encrypted content and an empty summary, and send nothing for one with neither', async () => {
+      expect(await adapt([created(), reasoningAdded(0), reasoningDone(0, [], 'gAAAA-1'), messageAdded(1), textDelta(1, 'Sunny.'), completed()])).toEqual([
+        { type: EventType.REASONING_MESSAGE_START, messageId: 'rs_1', role: 'reasoning' },
+        encrypted('gAAAA-1'),
+        text('Sunny.'),
+      ]);
+      expect(await adapt([created(), reasoningAdded(0), reasoningDone(0, [], null), reasoningDone(1, [], '', 'rs_2'), completed()])).toEqual([]);
     });
 
     it('should fill in reasoning that only arrives in output_item.done', async () => {
@@ -954,6 +1000,54 @@ describe('fromOpenAIResponses', () => {
         code: 'INCOMPLETE_STREAM',
         message: "fromOpenAIResponses: the model's output was cut by its token limit (max_output_tokens) inside tool call 'call_1' (lookup), so its arguments are incomplete JSON and the call must not run. The text before it is kept. Raise max_output_tokens, or retry the request.",
       });
+    });
+
+    it('should give the client the encrypted reasoning, which toOpenAIResponsesInput sends back, also for an empty summary', async () => {
+      const rs = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Plan: call weather' }], encrypted_content: 'gAAAA-1' };
+      const fc = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' };
+      const first = await throughClient([
+        created(),
+        itemAdded(0, { ...rs, summary: [] }),
+        summaryDelta(0, 'Plan: call weather'),
+        itemDone(0, rs),
+        callAdded(1, 'call_1', 'get_weather'),
+        argsDone(1, '{"city":"Oslo"}'),
+        itemDone(1, fc),
+        completed(undefined, { output: [rs, fc] as never }),
+      ]);
+      expect(first.messages).toEqual([
+        { id: 'rs_1', role: 'reasoning', content: 'Plan: call weather', encryptedValue: 'gAAAA-1' },
+        assistant('resp_1', undefined, [{ id: 'call_1', name: 'get_weather', args: '{"city":"Oslo"}' }]),
+      ]);
+      expect(first.last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(first.diagnostics).toEqual([]);
+      // The next turn reasons without a summary (the default without reasoning.summary): its message has no text, only the value.
+      const second = await throughClient([
+        created({ id: 'resp_2' }),
+        itemAdded(0, { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAAA-2-added' }),
+        itemDone(0, { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAAA-2' }),
+        messageAdded(1, 'msg_2'),
+        textDelta(1, 'Sunny in Oslo.', 0, 'msg_2'),
+        completed(undefined, { id: 'resp_2' }),
+      ]);
+      expect(second.messages).toEqual([{ id: 'rs_2', role: 'reasoning', content: '', encryptedValue: 'gAAAA-2' }, assistant('resp_2', 'Sunny in Oslo.')]);
+      expect(second.last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(second.diagnostics).toEqual([]);
+      // The thread, converted for the request after it: each reasoning item goes back, by its id, with its summary.
+      const warnings: string[] = [];
+      const next = toOpenAIResponsesInput(
+        [{ id: 'u1', role: 'user', content: 'Weather in Oslo?' }, ...first.messages, { id: 't1', role: 'tool', toolCallId: 'call_1', content: 'sunny' }, ...second.messages],
+        { onWarning: (warning) => void warnings.push(warning) },
+      );
+      expect(warnings).toEqual([]);
+      expect(next.input).toEqual([
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Oslo?' }] },
+        { type: 'reasoning', id: 'rs_1', encrypted_content: 'gAAAA-1', summary: [{ type: 'summary_text', text: 'Plan: call weather' }] },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
+        { type: 'reasoning', id: 'rs_2', encrypted_content: 'gAAAA-2', summary: [] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Sunny in Oslo.' }] },
+      ]);
     });
   });
 
