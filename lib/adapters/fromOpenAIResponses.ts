@@ -8,6 +8,7 @@ import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
+import { annotationKey, droppedAnnotation } from './responsesAnnotations.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
 
@@ -21,9 +22,9 @@ export interface FromOpenAIResponsesOptions {
   /** Also send each event as it came, as `RAW { event, source: 'openai-responses' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
   /**
-   * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, outputs
-   * for calls the stream did not make, final texts that disagree with their deltas, incomplete responses (and the
-   * server-run tools they stopped). Default: `console.warn`.
+   * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, text
+   * annotations (citations), outputs for calls the stream did not make, final texts that disagree with their deltas,
+   * incomplete responses (and the server-run tools they stopped). Default: `console.warn`.
    */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
@@ -71,6 +72,8 @@ interface Item {
   encrypted?: string;
   /** A reasoning item: whether its encrypted content went out (once: the completed output repeats the item). */
   sealed?: boolean;
+  /** A message: the annotations dropped and reported, by content part and what they say. */
+  annotations?: Set<string>;
 }
 
 /** The response being read. */
@@ -161,7 +164,10 @@ const contentFields = ['delta', 'text'] as const;
  *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it
  *    already), also when it was added and never done; a `*_output` item never done is reported. An
  *    event of a type the adapter does not read that carries a `delta` or `text` is reported once per
- *    type, except the progress events of the tool items above, whose whole item carries it.
+ *    type, except the progress events of the tool items above, whose whole item carries it. A text
+ *    annotation (`url_citation`, `file_citation`, `container_file_citation`, `file_path`: AG-UI has no
+ *    citation event), from `response.output_text.annotation.added` or a part's `annotations`, is
+ *    dropped and reported once per annotation, however many events carry it.
  * 8. `response.completed` and `response.incomplete` end the response (its text is kept) and send its
  *    `usage` as TOKEN_USAGE (`inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`,
  *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted). An incomplete
@@ -368,11 +374,23 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         `fromOpenAIResponses dropped a content part of type ${describeValue(type)} (${where}): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
       );
 
+    // An annotation of a message's text part (a citation): no AG-UI form. Each is reported once, wherever it comes from.
+    const dropAnnotation = (item: Item, partIndex: number, annotation: unknown, where: string) => {
+      const fields = object(annotation, where, "{ type: 'url_citation', url, title, start_index, end_index }");
+      const key = `c${partIndex}:${annotationKey(fields)}`;
+      const reported = (item.annotations ??= new Set());
+      if (reported.has(key)) return;
+      reported.add(key);
+      diagnose({ message: droppedAnnotation(fields, item.id, partIndex), event: input });
+    };
+
     // The key and text of content part `partIndex` of `item`; `undefined` (and a diagnostic) for a part with no AG-UI form.
+    // Its annotations are dropped, each reported.
     const readPart = (item: Item, partIndex: number, part: unknown, where: string): { key: string; text: string | undefined } | undefined => {
       const fields = object(part, where);
       const kind = partKinds.get(fields.type);
       if (kind !== item.kind) return void dropPart(fields.type, where);
+      list(fields, 'annotations', where).forEach((annotation, i) => dropAnnotation(item, partIndex, annotation, `${where}.annotations[${i}]`));
       return { key: `${fields.type === 'summary_text' ? 's' : 'c'}${partIndex}`, text: string(fields, fields.type === 'refusal' ? 'refusal' : 'text', where) };
     };
 
@@ -607,6 +625,8 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
           const whole = requiredString(event, type === 'response.output_text.done' ? 'text' : 'refusal', type);
           return catchUp(item, `c${partIndex(event, 'content_index', type)}`, whole, type);
         }
+        case 'response.output_text.annotation.added':
+          return dropAnnotation(itemAt(outputIndex(event, type), 'message', type, event.item_id), partIndex(event, 'content_index', type), event.annotation, `${type}.annotation`);
         case 'response.content_part.added':
         case 'response.content_part.done': {
           // Any item's parts: text parts of a message, reasoning_text parts of a reasoning item (LM Studio, OpenRouter).

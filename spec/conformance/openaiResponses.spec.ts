@@ -54,6 +54,8 @@ function intent(inputs: readonly Raw[]) {
   const reasoningIds: string[] = [];
   // Each reasoning message's encrypted content: its item's first whole value (output_item.done, else the completed output).
   const encrypted: (string | undefined)[] = [];
+  // The annotations of the final texts, each of which the adapter reports.
+  const annotations: Raw[] = [];
   const usage = new Map<string, Raw>();
   // Tool results (server-executed items) by call id, and approval interrupts.
   const results = new Map<string, string>();
@@ -76,6 +78,7 @@ function intent(inputs: readonly Raw[]) {
     (event.response.output as Raw[]).forEach((item, index) => {
       if (item.type === 'message') {
         text += (item.content as Raw[]).map((part) => part.text ?? part.refusal ?? '').join('');
+        for (const part of item.content as Raw[]) annotations.push(...(part.annotations ?? []));
         assistants.push(claimed ? firstIds.get(index)! : responseId!);
         claimed = true;
       } else if (item.type === 'function_call') {
@@ -120,7 +123,7 @@ function intent(inputs: readonly Raw[]) {
       usage.set(model, sum);
     }
   }
-  return { text, reasoning, args, names, assistants, reasoningIds, encrypted, usage, results, interrupts };
+  return { text, reasoning, args, names, assistants, reasoningIds, encrypted, annotations, usage, results, interrupts };
 }
 
 /** The arguments of the tool items our fixtures hold, as docs/adapters.md says each is mapped. */
@@ -149,10 +152,13 @@ async function checkRecording(path: string): Promise<void> {
   expect(terminals(received)).toEqual([received[received.length - 1]]);
   expect(received[received.length - 1]).toMatchObject({ type: EventType.RUN_FINISHED, threadId: 'thread-1', runId: 'run-1' });
   expect(diagnostics).toEqual([]);
-  // The adapter reports only the items it has no AG-UI form for, and each incomplete response (its reason).
+  // The adapter reports only the items it has no AG-UI form for, each annotation, and each incomplete response (its reason).
   const formless = new Set(inputs.flatMap((event: Raw) => (event.type === 'response.output_item.done' && event.item.type === 'mcp_list_tools' ? [event.item.type] : [])));
   const incomplete = inputs.filter((event: Raw) => event.type === 'response.incomplete').map((event: Raw) => event.response.incomplete_details.reason);
-  expect(adapterSink.messages).toHaveLength(formless.size + incomplete.length);
+  expect(adapterSink.messages).toHaveLength(formless.size + expected.annotations.length + incomplete.length);
+  for (const annotation of expected.annotations) {
+    expect(adapterSink.messages).toContainEqual(expect.stringContaining(`dropped a ${annotation.type} annotation (title ${JSON.stringify(annotation.title)}, url ${JSON.stringify(annotation.url)})`));
+  }
   for (const reason of incomplete) expect(adapterSink.messages).toContainEqual(expect.stringContaining(`is incomplete: the model's output was cut by its token limit (${reason})`));
 
   // The client's messages carry the provider's final text, reasoning and each call's exact arguments.
@@ -223,6 +229,7 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
       'response-failed.sse',
       'rotating-item-ids.jsonl',
       'two-calls-interleaved.sse',
+      'web-search-citations.sse',
     ]);
   });
 
@@ -305,5 +312,9 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
     expect(tools.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['web_search_call', 'mcp_call', 'custom_tool_call', 'local_shell_call']);
     expect(tools.filter((event) => event.type === 'response.custom_tool_call_input.delta').length).toBeGreaterThan(1);
     expect(events('mcp-approval-request.sse').filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    const cited = events('web-search-citations.sse');
+    expect(cited.filter((event) => event.type === 'response.output_text.annotation.added').map((event) => event.annotation.type)).toEqual(['url_citation', 'url_citation']);
+    const carriers = cited.filter((event) => (event.part ?? event.item?.content?.[0] ?? event.response?.output?.[1]?.content?.[0])?.annotations?.length === 2);
+    expect(carriers.map((event) => event.type)).toEqual(['response.content_part.done', 'response.output_item.done', 'response.completed']);
   });
 });

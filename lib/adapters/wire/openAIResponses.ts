@@ -76,7 +76,7 @@ export type ResponseOutputContent = {
   type: 'output_text';
   /** The text. */
   text: string;
-  /** Annotations (citations) of an `output_text` part; not read. */
+  /** Annotations (citations) of an `output_text` part: no AG-UI form, each dropped and reported once. */
   annotations?: unknown[] | undefined;
   /** Log probabilities, when requested; not read. */
   logprobs?: unknown[] | undefined;
@@ -224,6 +224,26 @@ export interface ResponseTextDoneEvent extends ResponseEventBase {
   text: string;
 }
 
+/** `response.output_text.annotation.added`: an annotation (a citation) of a text part; no AG-UI form, dropped and reported once. */
+export interface ResponseTextAnnotationAddedEvent extends ResponseEventBase {
+  /** Discriminant: `'response.output_text.annotation.added'`. */
+  type: 'response.output_text.annotation.added';
+  /** The output item's id; not trusted (some servers change it on every event). */
+  item_id?: string | undefined;
+  /** The output item's position in the response. */
+  output_index: number;
+  /** The content part's position in its item. */
+  content_index?: number | undefined;
+  /** The annotation's position in its part; not read (an annotation is known by what it says). */
+  annotation_index?: number | undefined;
+  /** The annotation: `url_citation` (`url`, `title`), `file_citation` (`file_id`, `filename`), `container_file_citation`, `file_path` … */
+  annotation: {
+    /** Its type. */
+    type?: string | undefined;
+    [field: string]: unknown;
+  };
+}
+
 /** `response.refusal.done`: a refusal part's whole text. */
 export interface ResponseRefusalDoneEvent extends ResponseEventBase {
   /** Discriminant: `'response.refusal.done'`. */
@@ -362,7 +382,7 @@ export interface ResponseErrorEvent extends ResponseEventBase {
   } | null | undefined;
 }
 
-/** An event this adapter does not read (built-in tools' progress, annotations, audio …): skipped. */
+/** An event this adapter does not read (built-in tools' progress, audio …): skipped. */
 export interface ResponseOtherEvent extends ResponseEventBase {
   /** Any other event type: skipped. */
   type: string & {};
@@ -380,6 +400,7 @@ export type ResponseStreamEvent =
   | ResponseContentPartEvent
   | ResponseTextDeltaEvent
   | ResponseTextDoneEvent
+  | ResponseTextAnnotationAddedEvent
   | ResponseRefusalDoneEvent
   | ResponseFunctionCallArgumentsDeltaEvent
   | ResponseFunctionCallArgumentsDoneEvent

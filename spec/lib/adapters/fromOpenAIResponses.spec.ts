@@ -57,6 +57,14 @@ const reasoningDone = (output_index: number, summary: string[], encrypted_conten
   output_index,
   item: { type: 'reasoning', id, summary: summary.map((text) => ({ type: 'summary_text' as const, text })), ...(encrypted_content === undefined ? {} : { encrypted_content }) },
 });
+const annotationAdded = (output_index: number, annotation: Record<string, unknown>, annotation_index: number, item_id = 'msg_1'): ResponseStreamEvent => ({
+  type: 'response.output_text.annotation.added',
+  item_id,
+  output_index,
+  content_index: 0,
+  annotation_index,
+  annotation,
+});
 const bad = (value: unknown) => value as ResponseStreamEvent;
 
 // Agent events out.
@@ -72,6 +80,10 @@ const callStart = (toolCallId: string, toolCallName: string, delta?: string, par
 });
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+
+/** The diagnostic of a dropped text annotation. */
+const droppedAnnotation = (what: string, where: string) =>
+  `fromOpenAIResponses dropped ${what} on ${where}: AG-UI has no citation event, so the client gets the text without it. To show citations, pass raw: true and read them from the RAW events (response.output_text.annotation.added, or the output of response.completed), then send them yourself (a CUSTOM event, or links in the text).`;
 
 /** The error of a stream cut outside any tool call. */
 const endedEarly = (when: string) =>
@@ -861,6 +873,8 @@ describe('fromOpenAIResponses', () => {
       expect(diagnostics).toEqual([
         "fromOpenAIResponses dropped the 'delta' of response.foo.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
         "fromOpenAIResponses dropped the 'delta' of response.audio.transcript.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+        // An annotation event is a known type: the annotation it adds is reported as such.
+        droppedAnnotation('an annotation', "message 'resp_1' (content part 0)"),
       ]);
     });
 
@@ -1049,6 +1063,46 @@ describe('fromOpenAIResponses', () => {
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Sunny in Oslo.' }] },
       ]);
     });
+
+    it('should drop each text annotation and report it once, however many events carry it, keeping the text', async () => {
+      const url = { type: 'url_citation', url: 'https://tides.example/oslo', title: 'Oslo tides', start_index: 22, end_index: 37 };
+      const file = { type: 'file_citation', file_id: 'file-abc', filename: 'tides.pdf', index: 21 };
+      const container = { type: 'container_file_citation', container_id: 'cntr_1', file_id: 'cfile_1', filename: 'plot.png', start_index: 4, end_index: 12 };
+      const path = { type: 'file_path', file_id: 'file-xyz', index: 4 };
+      const tides = 'High tide is at 14:05 (tides.example).';
+      const plot = 'See plot.png.';
+      const part = (text: string, annotations: Record<string, unknown>[]) => ({ type: 'output_text', text, annotations });
+      const { messages, last, diagnostics } = await throughClient([
+        created(),
+        messageAdded(0),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+        textDelta(0, tides),
+        annotationAdded(0, url, 0),
+        annotationAdded(0, file, 1),
+        textDone(0, tides),
+        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: part(tides, [url, file]) as never },
+        itemDone(0, { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [part(tides, [url, file])] }),
+        // A second message whose annotations come only with its whole item.
+        messageAdded(1, 'msg_2'),
+        textDelta(1, plot, 0, 'msg_2'),
+        itemDone(1, { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path])] }),
+        // The completed output repeats them all, one with its fields in another order.
+        completed(undefined, {
+          output: [
+            { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [part(tides, [{ end_index: 37, start_index: 22, title: 'Oslo tides', url: 'https://tides.example/oslo', type: 'url_citation' }, file])] },
+            { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path])] },
+          ] as never,
+        }),
+      ]);
+      expect(messages).toEqual([assistant('resp_1', tides), assistant('msg_2', plot)]);
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(diagnostics).toEqual([
+        droppedAnnotation('a url_citation annotation (title "Oslo tides", url "https://tides.example/oslo")', "characters 22 to 37 of message 'resp_1' (content part 0)"),
+        droppedAnnotation('a file_citation annotation (file_id "file-abc", filename "tides.pdf")', "character 21 of message 'resp_1' (content part 0)"),
+        droppedAnnotation('a container_file_citation annotation (container_id "cntr_1", file_id "cfile_1", filename "plot.png")', "characters 4 to 12 of message 'msg_2' (content part 0)"),
+        droppedAnnotation('a file_path annotation (file_id "file-xyz")', "character 4 of message 'msg_2' (content part 0)"),
+      ]);
+    });
   });
 
   describe('id rotation (GitHub Copilot)', () => {
@@ -1192,6 +1246,12 @@ describe('fromOpenAIResponses', () => {
       expect(await failure([created(), callAdded(0, 'call_1', 'search'), bad({ type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'x' })])).toEqual(invalidEvent('response.output_text.delta is for output_index 0, which holds a tool call, not a message.'));
       expect(await failure([completed({ input_tokens: -1 })])).toEqual(invalidEvent('response.completed.response.usage.input_tokens is number -1, but token counts must be non-negative integers.'));
       expect(await failure([bad(null)])).toMatchObject({ code: 'INVALID_EVENT' });
+      expect(await failure([created(), messageAdded(0), bad({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, annotation: 'cite' })])).toEqual(
+        invalidEvent(`response.output_text.annotation.added.annotation is "cite", but it must be an object such as { type: 'url_citation', url, title, start_index, end_index }.`),
+      );
+      expect(await failure([created(), messageDone(0, ['Hi']), bad({ type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hi', annotations: 'none' } })])).toEqual(
+        invalidEvent('response.content_part.done.part.annotations is "none", but it must be an array.'),
+      );
     });
 
     it('should throw INVALID_OPTIONS at call time for a generateId that is not a function', () => {
@@ -1201,16 +1261,17 @@ describe('fromOpenAIResponses', () => {
     });
 
     it('should skip events of other types', async () => {
-      expect(
-        await adapt([
-          created(),
-          { type: 'response.web_search_call.searching', output_index: 0, item_id: 'ws_1' },
-          { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
-          { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
-          { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
-          completed(),
-        ]),
-      ).toEqual([]);
+      const { events, diagnostics } = await adaptReporting([
+        created(),
+        { type: 'response.web_search_call.searching', output_index: 0, item_id: 'ws_1' },
+        { type: 'response.output_text.annotation.added', output_index: 1, annotation: {} },
+        { type: 'response.content_part.added', output_index: 1, content_index: 0, part: { type: 'output_text', text: '' } },
+        { type: 'response.image_generation_call.partial_image', output_index: 2, partial_image_b64: 'AAAA' },
+        completed(),
+      ]);
+      expect(events).toEqual([]);
+      // Only the annotation, which has no AG-UI form, is reported.
+      expect(diagnostics).toEqual([droppedAnnotation('an annotation', "message 'resp_1' (content part 0)")]);
     });
   });
 });
