@@ -220,6 +220,7 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
     expect(own).toEqual([
       'arguments-only-in-done.sse',
       'custom-and-builtin-tool-items.sse',
+      'encrypted-reasoning-no-summary.sse',
       'error-event.sse',
       'incomplete-inside-call.sse',
       'incomplete-max-output-tokens.sse',
@@ -312,6 +313,10 @@ describe('our own OpenAI Responses fixtures through fromOpenAIResponses, toAgui 
     expect(tools.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['web_search_call', 'mcp_call', 'custom_tool_call', 'local_shell_call']);
     expect(tools.filter((event) => event.type === 'response.custom_tool_call_input.delta').length).toBeGreaterThan(1);
     expect(events('mcp-approval-request.sse').filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    const sealed = events('encrypted-reasoning-no-summary.sse').filter((event) => event.item?.type === 'reasoning' || event.response?.output?.[0]?.type === 'reasoning');
+    const reasoningItems = sealed.map((event) => event.item ?? event.response.output[0]);
+    expect(reasoningItems.map((item) => item.summary)).toEqual([[], [], []]);
+    expect(new Set(reasoningItems.map((item) => item.encrypted_content)).size).toBe(3);
     const cited = events('web-search-citations.sse');
     expect(cited.filter((event) => event.type === 'response.output_text.annotation.added').map((event) => event.annotation.type)).toEqual(['url_citation', 'url_citation']);
     const carriers = cited.filter((event) => (event.part ?? event.item?.content?.[0] ?? event.response?.output?.[1]?.content?.[0])?.annotations?.length === 2);
