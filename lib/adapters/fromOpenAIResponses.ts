@@ -8,7 +8,7 @@ import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
-import { annotationKey, droppedAnnotation } from './responsesAnnotations.js';
+import { droppedAnnotation } from './responsesAnnotations.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
 
@@ -72,8 +72,6 @@ interface Item {
   encrypted?: string;
   /** A reasoning item: whether its encrypted content went out (once: the completed output repeats the item). */
   sealed?: boolean;
-  /** A message: the annotations dropped and reported, by content part and what they say. */
-  annotations?: Set<string>;
 }
 
 /** The response being read. */
@@ -167,7 +165,7 @@ const contentFields = ['delta', 'text'] as const;
  *    type, except the progress events of the tool items above, whose whole item carries it. A text
  *    annotation (`url_citation`, `file_citation`, `container_file_citation`, `file_path`: AG-UI has no
  *    citation event), from `response.output_text.annotation.added` or a part's `annotations`, is
- *    dropped and reported once per annotation, however many events carry it.
+ *    dropped, and reported once per annotation type per run, naming the first one.
  * 8. `response.completed` and `response.incomplete` end the response (its text is kept) and send its
  *    `usage` as TOKEN_USAGE (`inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`,
  *    `cacheWriteInputTokens`, `reasoningTokens`, `model`; absent counts omitted). An incomplete
@@ -374,14 +372,11 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         `fromOpenAIResponses dropped a content part of type ${describeValue(type)} (${where}): it has no AG-UI form. Text parts (output_text, refusal, reasoning_text, summary_text) are kept.`,
       );
 
-    // An annotation of a message's text part (a citation): no AG-UI form. Each is reported once, wherever it comes from.
+    // An annotation of a message's text part (a citation): no AG-UI form. Dropped, and reported once per type per run, as
+    // other dropped content is: an answer citing twenty pages would otherwise log twenty warnings.
     const dropAnnotation = (item: Item, partIndex: number, annotation: unknown, where: string) => {
       const fields = object(annotation, where, "{ type: 'url_citation', url, title, start_index, end_index }");
-      const key = `c${partIndex}:${annotationKey(fields)}`;
-      const reported = (item.annotations ??= new Set());
-      if (reported.has(key)) return;
-      reported.add(key);
-      diagnose({ message: droppedAnnotation(fields, item.id, partIndex), event: input });
+      report(`annotation:${typeof fields.type === 'string' ? fields.type : ''}`, droppedAnnotation(fields, item.id, partIndex));
     };
 
     // The key and text of content part `partIndex` of `item`; `undefined` (and a diagnostic) for a part with no AG-UI form.

@@ -1,24 +1,10 @@
-import { isIndex, isObject, type Fields } from './readers.js';
+import { isIndex, type Fields } from './readers.js';
 
 /**
  * The annotations of OpenAI Responses text parts (`url_citation`, `file_citation`,
  * `container_file_citation`, `file_path`): AG-UI has no event for them, so `fromOpenAIResponses`
- * drops each one and reports it once. Pure functions it reads. Not part of the public API.
+ * drops them, and reports the first of each type. Not part of the public API.
  */
-
-/**
- * What an annotation says, its keys in order: the same annotation comes in several events
- * (`response.output_text.annotation.added`, the part's and the item's `.done`, the completed
- * output), and is known by what it says wherever it comes from.
- */
-export function annotationKey(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(annotationKey).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${annotationKey(value[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * The diagnostic of a dropped annotation: its type, what it cites (its text fields in name order,
@@ -36,6 +22,7 @@ export function droppedAnnotation(annotation: Fields, messageId: string, content
   return (
     `fromOpenAIResponses dropped ${type}${cites.length === 0 ? '' : ` (${cites.join(', ')})`} on ${span}message '${messageId}' (content part ${contentIndex}): ` +
     'AG-UI has no citation event, so the client gets the text without it. To show citations, pass raw: true and read them from the RAW events ' +
-    '(response.output_text.annotation.added, or the output of response.completed), then send them yourself (a CUSTOM event, or links in the text).'
+    '(response.output_text.annotation.added, or the output of response.completed), then send them yourself (a CUSTOM event, or links in the text). ' +
+    `Later ${typeof annotation.type === 'string' && annotation.type !== '' ? annotation.type : 'such'} annotations of this run are dropped without another warning.`
   );
 }

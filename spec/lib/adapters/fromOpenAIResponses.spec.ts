@@ -81,9 +81,9 @@ const callStart = (toolCallId: string, toolCallName: string, delta?: string, par
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
-/** The diagnostic of a dropped text annotation. */
+/** The diagnostic of a dropped text annotation, the first of its type (`what` names it: 'a url_citation annotation (…)'). */
 const droppedAnnotation = (what: string, where: string) =>
-  `fromOpenAIResponses dropped ${what} on ${where}: AG-UI has no citation event, so the client gets the text without it. To show citations, pass raw: true and read them from the RAW events (response.output_text.annotation.added, or the output of response.completed), then send them yourself (a CUSTOM event, or links in the text).`;
+  `fromOpenAIResponses dropped ${what} on ${where}: AG-UI has no citation event, so the client gets the text without it. To show citations, pass raw: true and read them from the RAW events (response.output_text.annotation.added, or the output of response.completed), then send them yourself (a CUSTOM event, or links in the text). Later ${/^a (\S+) annotation/.exec(what)?.[1] ?? 'such'} annotations of this run are dropped without another warning.`;
 
 /** The error of a stream cut outside any tool call. */
 const endedEarly = (when: string) =>
@@ -1064,8 +1064,10 @@ describe('fromOpenAIResponses', () => {
       ]);
     });
 
-    it('should drop each text annotation and report it once, however many events carry it, keeping the text', async () => {
+    it('should drop every text annotation, keeping the text, and report the first of each type once per run, however many events carry it', async () => {
       const url = { type: 'url_citation', url: 'https://tides.example/oslo', title: 'Oslo tides', start_index: 22, end_index: 37 };
+      // Another page cited: a url_citation too, so not reported again (an answer may cite dozens).
+      const another = { type: 'url_citation', url: 'https://yr.example/oslo', title: 'Yr', start_index: 0, end_index: 4 };
       const file = { type: 'file_citation', file_id: 'file-abc', filename: 'tides.pdf', index: 21 };
       const container = { type: 'container_file_citation', container_id: 'cntr_1', file_id: 'cfile_1', filename: 'plot.png', start_index: 4, end_index: 12 };
       const path = { type: 'file_path', file_id: 'file-xyz', index: 4 };
@@ -1085,12 +1087,12 @@ describe('fromOpenAIResponses', () => {
         // A second message whose annotations come only with its whole item.
         messageAdded(1, 'msg_2'),
         textDelta(1, plot, 0, 'msg_2'),
-        itemDone(1, { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path])] }),
+        itemDone(1, { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path, another])] }),
         // The completed output repeats them all, one with its fields in another order.
         completed(undefined, {
           output: [
             { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [part(tides, [{ end_index: 37, start_index: 22, title: 'Oslo tides', url: 'https://tides.example/oslo', type: 'url_citation' }, file])] },
-            { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path])] },
+            { type: 'message', id: 'msg_2', role: 'assistant', status: 'completed', content: [part(plot, [container, path, another])] },
           ] as never,
         }),
       ]);
