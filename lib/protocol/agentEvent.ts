@@ -39,8 +39,12 @@ export type ToolkitEvent = TokenUsageEvent;
 export type AgentToolCallResultEvent = Omit<ToolCallResultEvent, 'messageId' | 'content'> & {
   /** The tool message's id. Default: minted by `toolCallCorrelator`. */
   messageId?: string | undefined;
-  /** The result: text, AG-UI content parts, or any JSON value (sent as JSON text). */
-  content: string | ToolCallResultEvent['content'] | Record<string, unknown> | unknown[] | number | boolean;
+  /**
+   * The result: text, AG-UI content parts, or any JSON value (sent as JSON text). `unknown`, as
+   * a tool's output is typed in most frameworks; a value JSON cannot carry (a function, a BigInt,
+   * `undefined`) is a RUN_ERROR `INVALID_EVENT` naming the call.
+   */
+  content: unknown;
 };
 
 /** RUN_STARTED as a producer may send it: `threadId`/`runId` come from `mapRunLifecycle`'s options. */
@@ -81,13 +85,20 @@ export type AgentEvent = WithTypeString<
 /**
  * Each event with its `type` also accepted as the plain string (`'TEXT_MESSAGE_CHUNK'` as well as
  * `EventType.TEXT_MESSAGE_CHUNK`): the wire value is the same, and JSON or JavaScript producers have only the string.
+ * Its optional fields also admit `undefined` (JSON leaves them out), so that code compiled with
+ * `exactOptionalPropertyTypes` can pass a value that may be missing (`toolCallName: name` on every chunk).
  */
 export type WithTypeString<E> = E extends { type: infer T extends string }
-  ? Omit<E, 'type'> & {
+  ? OptionalAdmitsUndefined<Omit<E, 'type'>> & {
       /** The event type: the `EventType` member or its string value. */
       type: T | `${T}`;
     }
   : never;
+
+/** `E` with each optional field's type widened by `undefined`: the same object under `exactOptionalPropertyTypes` as without it. */
+type OptionalAdmitsUndefined<E> = {
+  [K in keyof E]: {} extends Pick<E, K> ? E[K] | undefined : E[K];
+};
 
 const agentEventTypes: ReadonlySet<string> = new Set<string>([
   ...Object.values(EventType),

@@ -34,7 +34,9 @@ export interface AguiMatcherContext {
   /** jest's printing helpers, used when present. */
   utils?: {
     /** jest's `expect(received).not.toBeWellFormedAgui()` header, in colour. */
-    matcherHint?: ((name: string, received?: string, expected?: string, options?: { isNot?: boolean | undefined; promise?: string | undefined }) => string) | undefined;
+    // Its options' fields do not admit `undefined`: jest's own `MatcherHintOptions` does not, and under
+    // `exactOptionalPropertyTypes` jest's context would not fit this one.
+    matcherHint?: ((name: string, received?: string, expected?: string, options?: { isNot?: boolean; promise?: string }) => string) | undefined;
   } | undefined;
 }
 
@@ -78,7 +80,7 @@ export interface AguiMatcherResult {
  * @throws {Error} (as a rejection) when `received` is neither an Observable nor iterable.
  */
 export async function toBeWellFormedAgui(this: AguiMatcherContext | undefined, received: unknown): Promise<AguiMatcherResult> {
-  const hint = this?.utils?.matcherHint?.('toBeWellFormedAgui', 'received', '', { isNot: this?.isNot, promise: this?.promise }) ?? `expect(received)${this?.isNot ? '.not' : ''}.toBeWellFormedAgui()`;
+  const hint = this?.utils?.matcherHint?.('toBeWellFormedAgui', 'received', '', hintOptions(this)) ?? `expect(received)${this?.isNot ? '.not' : ''}.toBeWellFormedAgui()`;
   if (!isAguiEventsInput(received)) {
     throw new Error(`${hint}\n\nreceived value must be an Observable of AG-UI events or an array of them, got ${describeValue(received)}.`);
   }
@@ -87,4 +89,12 @@ export async function toBeWellFormedAgui(this: AguiMatcherContext | undefined, r
   return check.violations.length === 0
     ? { pass: true, message: () => `${hint}\n\nExpected a stream that breaks the AG-UI protocol, but its ${count} form a well-formed AG-UI stream.` }
     : { pass: false, message: () => `${hint}\n\n${describeCheck(check)}` };
+}
+
+/** The matcher's `.not` and `.resolves` / `.rejects` for jest's hint, each left out when jest gave none. */
+function hintOptions(context: AguiMatcherContext): { isNot?: boolean; promise?: string } {
+  const options: { isNot?: boolean; promise?: string } = {};
+  if (context.isNot !== undefined) options.isNot = context.isNot;
+  if (context.promise !== undefined) options.promise = context.promise;
+  return options;
 }

@@ -5,15 +5,16 @@ import { createTempProject, itWithRegistry, registryReachable, type TempProject 
 // Pinned, so that CI installs the same tree every time: the newest of each major, as a fresh
 // `npm install` gets them (docs/versions.md). @ag-ui/client 1.0.0 pins rxjs 7.8.1 exactly, so
 // this project holds two copies of rxjs: the user's 7.8.2 and the client's own.
-const VERSIONS = { '@ag-ui/client': '1.0.0', rxjs: '7.8.2', zod: '4.6.7', '@types/node': '20.19.43' };
+const VERSIONS = { '@ag-ui/client': '1.0.0', rxjs: '7.8.2', zod: '4.6.7', '@types/node': '20.19.43', '@types/jest': '30.0.0' };
 
 const online = registryReachable();
 const itOnline = itWithRegistry(online, 'agui-rx in a fresh project (rxjs 7.8.2, zod 4, exactOptionalPropertyTypes)');
 
-// A user's code: option values that may be undefined, agents, the client classes as AbstractAgent.
+// A user's code: option values that may be undefined, agents, events, the client classes as AbstractAgent, the jest matcher.
 const app = `
 import { AbstractAgent, type RunAgentInput } from '@ag-ui/client';
-import { createAguiFetchHandler, stateDelta, toAgui, type AguiAgent, type ToAguiOptions } from 'agui-rx';
+import { createAguiFetchHandler, stateDelta, toAgui, type AgentEvent, type AguiAgent, type ToAguiOptions } from 'agui-rx';
+import { toBeWellFormedAgui } from 'agui-rx/testing';
 import { fromOpenAIChatCompletions } from 'agui-rx/adapters';
 import { InProcessAgent, ResumableHttpAgent, type InProcessAgentConfig } from 'agui-rx/client';
 import { map, of, type Observable } from 'rxjs';
@@ -32,7 +33,16 @@ const config: InProcessAgentConfig = { aguiOptions: { onDiagnostic: undefined },
 const agents: AbstractAgent[] = [new InProcessAgent(agent, config), new ResumableHttpAgent({ url: 'https://example.com/agent', resume: { maxRetries: maybeNumber } })];
 const states = of({ type: 'STATE_SNAPSHOT', snapshot: { a: 1 } } as const).pipe(stateDelta({ initialState: undefined }));
 const adapted = of().pipe(fromOpenAIChatCompletions());
-export { types, options, handler, agents, states, adapted };
+// A mapper's events: a name only on a call's first chunk, a tool's output typed unknown.
+declare const output: unknown;
+const events: AgentEvent[] = [
+  { type: 'TOOL_CALL_CHUNK', toolCallId: 'c1', toolCallName: maybeString, delta: maybeString },
+  { type: 'TEXT_MESSAGE_CHUNK', messageId: maybeString, delta: 'Hi' },
+  { type: 'TOOL_CALL_RESULT', toolCallId: 'c1', content: output },
+];
+// The matcher, registered as docs/testing.md says (jest's context under exactOptionalPropertyTypes).
+expect.extend({ toBeWellFormedAgui });
+export { types, options, handler, agents, states, adapted, events };
 `;
 
 // Runs an InProcessAgent (client 1.0.0 over its own rxjs) and a bad event through toAgui (zod 4 finds it).
@@ -60,7 +70,7 @@ describe('agui-rx in a fresh project', () => {
   });
 
   itOnline('should type-check under strict and exactOptionalPropertyTypes, with two copies of rxjs', () => {
-    expect(project!.typecheck({ 'app.ts': app }, { exactOptionalPropertyTypes: true })).toBe('');
+    expect(project!.typecheck({ 'app.ts': app }, { exactOptionalPropertyTypes: true, types: ['node', 'jest'] })).toBe('');
   }, 120_000);
 
   itOnline("should run an InProcessAgent, and turn an invalid event into RUN_ERROR naming the event and field under zod 4", () => {
