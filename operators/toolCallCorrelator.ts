@@ -34,7 +34,9 @@ const textContent = entityKind.textMessage.content;
  *
  * Rules:
  * 1. A TOOL_CALL_CHUNK with a new `toolCallId` (or none, with a `toolCallName`) opens a call:
- *    TOOL_CALL_START (id minted when absent), then TOOL_CALL_ARGS for its non-empty `delta`.
+ *    TOOL_CALL_START (id minted when absent), then TOOL_CALL_ARGS for its non-empty `delta`; its
+ *    `metadata` goes on both (as the official client's chunk expansion puts it), so that it reaches
+ *    the call when the chunk has no `delta`.
  *    Opening a call needs a `toolCallName`. A chunk without id continues the lane's latest call.
  *    A chunk naming the tool for an open id continues that call, unless the call's arguments are
  *    already complete JSON: then it starts a second call under a fresh id (providers that use the

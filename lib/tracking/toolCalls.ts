@@ -176,6 +176,8 @@ const trackerMethods: ToolCallTracker = Object.freeze({
     const call = register(t, toolCallId, lane, toolCallName);
     const start: Fields = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId };
     if (event.timestamp !== undefined) start.timestamp = event.timestamp;
+    // As the client's own chunk expansion does: a first chunk without arguments would lose it otherwise.
+    if (event.metadata !== undefined) start.metadata = event.metadata;
     if (lane !== undefined) start.subagentRunId = lane;
     t.out.next(start as AgentEvent);
     sendArgs(t, toolCallId, call, delta, event);

@@ -1402,6 +1402,30 @@ describe('toolCallCorrelator', () => {
       ]);
     });
 
+    it("should put a first chunk's metadata on its START, so that the client keeps it on the call also when the chunk has no arguments", async () => {
+      const events$ = from([
+        chunk({ toolCallId: 'c1', toolCallName: 'now', metadata: { provider: { kind: 'a' } } }),
+        chunk({ toolCallId: 'c2', toolCallName: 'search', delta: '{"q":1}', metadata: { provider: { kind: 'b' } } }),
+      ]).pipe(correlate());
+
+      const events = await collect(events$);
+      expect(events.filter((event) => event.type === EventType.TOOL_CALL_START)).toEqual([
+        start('c1', 'now', 'id-1', { metadata: { provider: { kind: 'a' } } }),
+        start('c2', 'search', 'id-1', { metadata: { provider: { kind: 'b' } } }),
+      ]);
+      const run = await runWithOracle(from(events).pipe(lifecycle()));
+      expect(run.messages).toEqual([
+        {
+          id: 'id-1',
+          role: 'assistant',
+          toolCalls: [
+            { ...assistantCall('c1', 'now', '{}'), metadata: { provider: { kind: 'a' } } },
+            { ...assistantCall('c2', 'search', '{"q":1}'), metadata: { provider: { kind: 'b' } } },
+          ],
+        },
+      ]);
+    });
+
     it('should attach calls to the text message of their turn', async () => {
       const events$ = from([
         ev(EventType.TEXT_MESSAGE_CHUNK, { delta: 'Let me ' }),
