@@ -18,7 +18,7 @@ export interface FromAnthropicMessagesOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'anthropic' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription, and of each server tool call dropped because its result never came. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -32,12 +32,24 @@ const { invalid, object, string: text, index: position, count } = fieldReaders({
 type Block =
   | { kind: 'text' }
   | { kind: 'reasoning'; messageId: string; opened: boolean }
-  | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean; call: StreamedCall }
+  | { kind: 'tool'; type: string; toolCallId: string; name: string; input: unknown; argsSent: boolean; call: StreamedCall; server?: ServerCall }
   | { kind: 'other' }
   // A block of a type with no AG-UI form, reported at its start: its deltas go with it.
   | { kind: 'dropped' };
 
 const toolBlockTypes: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/** A call Anthropic runs itself (`server_tool_use`, `mcp_tool_use`), held until its result block comes. */
+interface ServerCall {
+  /** The call as streamed: its id, tool name and argument text. */
+  call: StreamedCall;
+  /** The assistant message the call belongs to. */
+  parentMessageId: string;
+  /** The block's own fields: `metadata.anthropic` of the call. */
+  block: Fields;
+  /** The message it came in, for the diagnostic of one that gets no result. */
+  messageId: string;
+}
 
 /** The stop reasons that cut the model's output where it stood, with what to do about each. */
 const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new Map([
@@ -64,7 +76,9 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  * 1. `message_start` begins a message: `message.id` names it (minted when absent). Its usage is
  *    kept for rule 7.
  * 2. `text_delta` becomes TEXT_MESSAGE_CHUNK with `messageId` = the message id. Every text block
- *    of a message shares it (the downstream operators start a new message after a tool result).
+ *    of a message shares it, up to a server tool's result (rule 5): the text and calls after it
+ *    are a new assistant message `<message id>-<block index>` (the index of the block that begins
+ *    it), so that the client's transcript reads call, result, answer, in Anthropic's order.
  * 3. A `thinking` block is the reasoning message `<message id>-reasoning-<block index>`:
  *    `thinking_delta` becomes REASONING_MESSAGE_CHUNK; `signature_delta` becomes
  *    REASONING_ENCRYPTED_VALUE `{ subtype: 'message', entityId: <that id>, encryptedValue: <signature> }`
@@ -72,14 +86,23 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  *    signature has a message to land on). A `redacted_thinking` block is such a message with no
  *    text (REASONING_MESSAGE_START with `metadata: { anthropic: { type: 'redacted_thinking' } }`)
  *    whose encrypted value is the block's `data`.
- * 4. A `tool_use`, `server_tool_use` or `mcp_tool_use` block is a tool call: its start gives
- *    TOOL_CALL_CHUNK with `toolCallId` = the block's `id`, `toolCallName` and `parentMessageId` =
- *    the message id; each non-empty `input_json_delta` gives TOOL_CALL_CHUNK with that fragment.
- *    A call whose block stops with no fragment (a tool without arguments) gets the block's
- *    `input` as JSON, `{}` when empty.
+ * 4. A `tool_use` block is a tool call: its start gives TOOL_CALL_CHUNK with `toolCallId` = the
+ *    block's `id`, `toolCallName` and `parentMessageId` = the assistant message (rule 2); each
+ *    non-empty `input_json_delta` gives TOOL_CALL_CHUNK with that fragment. A call whose block
+ *    stops with no fragment (a tool without arguments) gets the block's `input` as JSON, `{}` when
+ *    empty. A `server_tool_use` or `mcp_tool_use` block is a call Anthropic runs itself: it is
+ *    held, and sent whole (one TOOL_CALL_CHUNK with its arguments and `metadata: { anthropic: {
+ *    type, …the block's other fields } }`, e.g. an MCP call's `server_name`) when its result block
+ *    comes, so that it is never left for the client to run (RUN_FINISHED's `pendingToolCallIds`).
+ *    One whose result never comes in the stream (a turn Anthropic paused, `stop_reason:
+ *    pause_turn`, before it ran the tool) is dropped when the source ends, with an `onDiagnostic`.
  * 5. A block whose type ends in `_tool_result` and that has a `tool_use_id`
- *    (`web_search_tool_result`, `mcp_tool_result`, `tool_search_tool_result` …) becomes
- *    TOOL_CALL_RESULT for that call; content that is not a string is sent as its JSON text.
+ *    (`web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`,
+ *    `bash_code_execution_tool_result`, `mcp_tool_result`, `tool_search_tool_result` …) becomes
+ *    TOOL_CALL_RESULT for that call, after the held call; content that is not a string is sent as
+ *    its JSON text. Its `metadata: { anthropic: { type, …the block's other fields } }` (with
+ *    `contentFormat: 'json'` when the content was sent as JSON) lets `toAnthropicMessages` send it
+ *    back as Anthropic's own block.
  * 6. `message_delta`'s `stop_reason` is the model's word that the message is over; it sends
  *    nothing and loses nothing: text cut short by `max_tokens` is kept. `refusal` also sends CUSTOM
  *    `{ name: 'anthropic.refusal', value: { messageId, stopDetails? } }`, so that a client can say
@@ -149,12 +172,27 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     let blocks = new Map<number, Block>();
     // The message's tool calls, with the argument text sent for each: what a max_tokens cut is checked against.
     let calls: StreamedCall[] = [];
+    // The assistant message the message's text and calls go to now: the message id until a server tool's result.
+    let segment: string | undefined;
+    // Whether anything went to that assistant message: a result after it makes the next content another message.
+    let segmentUsed = false;
+    // Whether a server tool's result ended that assistant message.
+    let segmentEnded = false;
+    // Server tool calls waiting for their result, by id: kept across messages (a paused turn's result comes in the next).
+    const held = new Map<string, ServerCall>();
     // The message's token counts so far (message_start's, overlaid by message_delta's).
     let counts: Partial<Record<CountField, number>> = {};
     // Whether the message reported any count that is not yet sent.
     let unsent = false;
     const emit = (event: AgentEvent) => subscriber.next(event);
     const messageId = () => (message ??= mint());
+    // The assistant message for content that block `index` begins: a new one after a server tool's result.
+    const assistantId = (index: number) => {
+      if (segmentEnded) segment = `${messageId()}-${index}`;
+      segmentEnded = false;
+      segmentUsed = true;
+      return segment ?? messageId();
+    };
 
     const sendUsage = () => {
       if (!unsent) return;
@@ -174,7 +212,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       }
     };
 
-    // A tool call's block ends: a call that got no argument fragment gets its whole input.
+    // A tool call's block ends: a call that got no argument fragment gets its whole input (a held server call keeps it).
     const endBlock = (index: number) => {
       const block = blocks.get(index);
       blocks.delete(index);
@@ -182,7 +220,42 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       const input = block.input;
       const args = isObject(input) || Array.isArray(input) ? JSON.stringify(input) : '{}';
       block.call.args = args;
-      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args });
+      block.argsSent = true;
+      if (block.server === undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: args });
+    };
+
+    // A server tool's result block: its held call, whole, then the result; content after it is another assistant message.
+    const onResult = (block: Fields, toolUseId: string) => {
+      const server = held.get(toolUseId);
+      if (server !== undefined) {
+        held.delete(toolUseId);
+        const open = [...blocks.entries()].find(([, state]) => state.kind === 'tool' && state.server === server);
+        if (open !== undefined) endBlock(open[0]);
+        const { call, parentMessageId } = server;
+        const args = call.args === '' ? '{}' : call.args;
+        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: call.id, toolCallName: call.name, parentMessageId, delta: args, metadata: { anthropic: server.block } });
+      }
+      const content = block.content;
+      const fields = otherFields(block, resultFields);
+      const asText = typeof content === 'string' || content === undefined;
+      emit({
+        type: EventType.TOOL_CALL_RESULT,
+        toolCallId: toolUseId,
+        content: typeof content === 'string' ? content : (JSON.stringify(content) ?? ''),
+        metadata: { anthropic: asText ? fields : { ...fields, contentFormat: 'json' } },
+      });
+      if (segmentUsed) segmentEnded = true;
+    };
+
+    // The source ends: a server call whose result never came is not sent (the client would take it for its own to run).
+    const dropHeld = () => {
+      for (const { call, messageId: id } of held.values()) {
+        onDiagnostic({
+          message: `fromAnthropicMessages dropped server tool call '${call.id}' (${call.name}) of message '${id}': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn: send the paused response back as the last assistant message.`,
+          event: call,
+        });
+      }
+      held.clear();
     };
 
     // A message with no stop_reason and no message_stop where the stream (or its message) ends: it was cut.
@@ -199,6 +272,9 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       calls = [];
       sendUsage();
       message = undefined;
+      segment = undefined;
+      segmentUsed = false;
+      segmentEnded = false;
       model = undefined;
       counts = {};
       begun = false;
@@ -212,7 +288,9 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       if (type === 'text') {
         blocks.set(index, { kind: 'text' });
         const piece = text(block, 'text', where);
-        if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: messageId(), delta: piece });
+        // The block's assistant message, chosen now: its deltas go to the same one.
+        const id = assistantId(index);
+        if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: id, delta: piece });
       } else if (type === 'thinking') {
         const state: Block = { kind: 'reasoning', messageId: `${messageId()}-reasoning-${index}`, opened: false };
         blocks.set(index, state);
@@ -229,12 +307,18 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         if (!toolCallId || !name) throw invalid(`${where} is a ${type} block without ${toolCallId ? "a 'name'" : "an 'id'"}. Each tool call block must carry the call's id and the tool's name.`);
         const call: StreamedCall = { id: toolCallId, name, args: '' };
         calls.push(call);
-        blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false, call });
-        emit(toolCallStart(toolCallId, name, messageId()));
+        const parentMessageId = assistantId(index);
+        if (type === 'tool_use') {
+          blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false, call });
+          emit(toolCallStart(toolCallId, name, parentMessageId));
+          return;
+        }
+        const server: ServerCall = { call, parentMessageId, block: otherFields(block, callFields), messageId: messageId() };
+        held.set(toolCallId, server);
+        blocks.set(index, { kind: 'tool', type, toolCallId, name, input: block.input, argsSent: false, call, server });
       } else if (type.endsWith('_tool_result') && typeof block.tool_use_id === 'string') {
         blocks.set(index, { kind: 'other' });
-        const content = block.content;
-        emit({ type: EventType.TOOL_CALL_RESULT, toolCallId: block.tool_use_id, content: typeof content === 'string' ? content : (JSON.stringify(content) ?? '') });
+        onResult(block, block.tool_use_id);
       } else {
         blocks.set(index, { kind: 'dropped' });
         const why = type.endsWith('_tool_result') ? 'it names no tool_use_id, so it answers no tool call and' : 'it';
@@ -264,7 +348,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       switch (delta.type) {
         case 'text_delta': {
           const piece = text(delta, 'text', where);
-          if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: messageId(), delta: piece });
+          if (piece) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: segment ?? messageId(), delta: piece });
           return;
         }
         case 'thinking_delta':
@@ -280,7 +364,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
           if (!piece) return;
           block.argsSent = true;
           block.call.args += piece;
-          emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: piece });
+          if (block.server === undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: block.toolCallId, delta: piece });
           return;
         }
         default:
@@ -377,10 +461,14 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
             return;
         }
       },
-      flush: sendUsage,
+      flush() {
+        sendUsage();
+        dropHeld();
+      },
       complete() {
         // A cut message: its usage first, then the error (a throw here skips flush).
         if (begun && !finished) sendUsage();
+        dropHeld();
         assertMessageEnded('no message_delta with a stop_reason, no message_stop');
         // A message whose stop_reason came but whose message_stop did not: its calls still end.
         endMessage();
@@ -388,6 +476,17 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
       },
     };
   });
+}
+
+/** The fields of a server tool's call and result blocks that the AG-UI call and result carry themselves. */
+const callFields: ReadonlySet<string> = new Set(['id', 'name', 'input']);
+const resultFields: ReadonlySet<string> = new Set(['tool_use_id', 'content']);
+
+/** A block's fields but `carried`: what `metadata.anthropic` keeps so that the block can be sent back as it came. */
+function otherFields(block: Fields, carried: ReadonlySet<string>): Fields {
+  const fields: Fields = {};
+  for (const [field, value] of Object.entries(block)) if (!carried.has(field)) fields[field] = value;
+  return fields;
 }
 
 const countFields = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;

@@ -1,4 +1,4 @@
-import type { ContentPart, Message, PartSource, ToolMessage } from '@ag-ui/core';
+import type { ContentPart, Message, PartSource, ToolCall, ToolMessage } from '@ag-ui/core';
 
 /** Where a converter's warnings go: a message naming what was dropped (or answered for), and why. */
 export type ConverterWarning = (message: string) => void;
@@ -117,9 +117,11 @@ export const UNANSWERED_CALL_ERROR = 'the call did not complete, and no result w
  * @param converter The converter's name, for the warnings.
  * @param messages The AG-UI messages, oldest first.
  * @param warn Where the warnings go.
+ * @param answeredByProvider Whether a call is one the provider ran and answers itself (Anthropic's
+ *    server tools): it gets no failed result, and the converter decides what to send for it.
  * @return The messages in the order to convert them, with the failed results added.
  */
-export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning): Message[] {
+export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning, answeredByProvider: (call: ToolCall) => boolean = () => false): Message[] {
   // The index of the latest assistant message that made each call id so far.
   const madeBy = new Map<string, number>();
   // The tool messages that answer an assistant message's calls, by its index; the indexes they leave.
@@ -145,7 +147,7 @@ export function pairToolResults(converter: string, messages: readonly Message[],
     out.push(...answers);
     const answered = new Set(answers.map((answer) => answer.toolCallId));
     for (const call of message.toolCalls ?? []) {
-      if (answered.has(call.id)) continue;
+      if (answered.has(call.id) || answeredByProvider(call)) continue;
       answered.add(call.id);
       warn(
         `${converter} sent tool call '${call.id}' (${call.function.name}) of assistant message '${message.id}' with a failed result ("Error: ${UNANSWERED_CALL_ERROR}"): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`,

@@ -15,6 +15,8 @@ export {
   type AnthropicMessageParam,
   type AnthropicRedactedThinkingBlock,
   type AnthropicRequestMessages,
+  type AnthropicServerToolResultBlock,
+  type AnthropicServerToolUseBlock,
   type AnthropicSource,
   type AnthropicTextBlock,
   type AnthropicThinkingBlock,

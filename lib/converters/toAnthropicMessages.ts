@@ -1,4 +1,4 @@
-import type { ContentPart, Message } from '@ag-ui/core';
+import type { ContentPart, Message, ToolCall, ToolMessage } from '@ag-ui/core';
 import {
   defaultWarning,
   isOrphanResult,
@@ -82,6 +82,32 @@ export interface AnthropicToolUseBlock {
   input: Record<string, unknown>;
 }
 
+/** A tool call Anthropic ran itself, sent back as it came, its result block right after it. */
+export interface AnthropicServerToolUseBlock {
+  /** Discriminant: `'server_tool_use'` (web search, web fetch, code execution …) or `'mcp_tool_use'`. */
+  type: 'server_tool_use' | 'mcp_tool_use';
+  /** The tool call's id. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments, parsed from the call's JSON (`{}` when empty or not an object). */
+  input: Record<string, unknown>;
+  /** The block's other fields, as Anthropic sent them (an MCP call's `server_name` …). */
+  [field: string]: unknown;
+}
+
+/** A server tool's result (`web_search_tool_result`, `mcp_tool_result` …), in the assistant turn right after its call. */
+export interface AnthropicServerToolResultBlock {
+  /** The block's type, as Anthropic sent it. */
+  type: `${string}_tool_result`;
+  /** The call this result answers. */
+  tool_use_id: string;
+  /** The result, as Anthropic sent it. */
+  content: unknown;
+  /** The block's other fields, as Anthropic sent them (`is_error` …). */
+  [field: string]: unknown;
+}
+
 /** What a tool returned, in a user turn. */
 export interface AnthropicToolResultBlockParam {
   /** Discriminant: `'tool_result'`. */
@@ -119,6 +145,8 @@ export type AnthropicContentBlockParam =
   | AnthropicDocumentBlock
   | AnthropicToolUseBlock
   | AnthropicToolResultBlockParam
+  | AnthropicServerToolUseBlock
+  | AnthropicServerToolResultBlock
   | AnthropicThinkingBlock
   | AnthropicRedactedThinkingBlock;
 
@@ -172,13 +200,24 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  *    the end of the conversation too. A failed result rather than leaving the call out, so that
  *    the model still sees what it tried, and signed thinking keeps the `tool_use` it came with. To
  *    send a call's real result, add its tool message to the messages before converting them.
- * 7. Roles must alternate: consecutive messages of one role (assistant text then more calls,
- *    several tool results, tool results then the user's next words) are merged into one turn.
- *    A turn left with no blocks (empty text, or only dropped parts) is left out.
- * 8. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
+ * 7. A call Anthropic ran itself, marked `metadata: { anthropic: { type: 'server_tool_use' |
+ *    'mcp_tool_use', … } }` (as `fromAnthropicMessages` marks it), is sent back as that block
+ *    (with the mark's other fields, an MCP call's `server_name`), followed in the same assistant
+ *    turn by its result: the tool message that answers it, marked `metadata: { anthropic: { type:
+ *    '<…>_tool_result', … } }`, as that block, its content parsed back from JSON when the mark
+ *    says `contentFormat: 'json'`. Anthropic takes a server tool's result only there, never as a
+ *    `tool_result`. So the transcript text, call, result, answer becomes one assistant turn in
+ *    that order.
+ * 8. Roles must alternate: consecutive messages of one role (assistant text then more calls,
+ *    several tool results, tool results then the user's next words, the messages before and
+ *    after a server tool's result) are merged into one turn. A turn left with no blocks (empty
+ *    text, or only dropped parts) is left out.
+ * 9. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
  *    refuses unsigned thinking), `activity` messages, audio and video parts, documents other than
- *    PDF and text, empty user messages, and tool messages that answer no call of an earlier
- *    assistant message (the API refuses them).
+ *    PDF and text, empty user messages, tool messages that answer no call of an earlier assistant
+ *    message (the API refuses them), and a server tool call without a marked result (nor its
+ *    result: sent apart, Anthropic would refuse them), with the tool message that answers it
+ *    unmarked.
  *
  * ## Example
  *
@@ -208,7 +247,11 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
   };
   // The ids of the calls made so far: a result needs its call before it.
   const calls = new Set<string>();
-  for (const message of pairToolResults('toAnthropicMessages', conversation, warn)) {
+  // Each call's results right after it, a failed one for a call without (Anthropic's server calls have their own blocks).
+  const paired = pairToolResults('toAnthropicMessages', conversation, warn, isServerToolUse);
+  // Server tool calls, each with the tool message that gives its result block (sent with the call, not where it stands).
+  const serverResults = findServerResults(paired);
+  for (const message of paired) {
     switch (message.role) {
       case 'user':
         // Anthropic refuses an empty text block, and a turn without content.
@@ -218,6 +261,10 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
       case 'assistant': {
         const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '');
         for (const call of message.toolCalls ?? []) {
+          if (serverResults.has(call.id)) {
+            blocks.push(...serverBlocks(call, message.id, serverResults.get(call.id), warn));
+            continue;
+          }
           blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, message.id, warn) });
           calls.add(call.id);
         }
@@ -225,6 +272,15 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
         break;
       }
       case 'tool': {
+        if (serverResults.has(message.toolCallId)) {
+          // Sent with its call; another answer to a server call has no block to go in.
+          if (serverResults.get(message.toolCallId) !== message) {
+            warn(
+              `toAnthropicMessages dropped tool message '${message.id}': it answers tool call '${message.toolCallId}', which Anthropic ran itself (a server tool), and ${serverResults.get(message.toolCallId) === undefined ? "does not name the result block it came as (metadata.anthropic.type, such as 'web_search_tool_result', as fromAnthropicMessages sets it)" : 'another tool message already gives its result'}. Anthropic takes a server tool's result only as that block, after its call.`,
+            );
+          }
+          break;
+        }
         if (isOrphanResult('toAnthropicMessages', message, calls, warn)) break;
         const content = message.content;
         const failed = message.error !== undefined && message.error !== '';
@@ -278,6 +334,58 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
     else out.push(turn);
   }
   return system === undefined ? { messages: out } : { system, messages: out };
+}
+
+/** The `metadata.anthropic` of a call or tool message, when it is an object. */
+function anthropicMark(metadata: unknown): Record<string, unknown> | undefined {
+  const mark = (metadata as { anthropic?: unknown } | undefined)?.anthropic;
+  return typeof mark === 'object' && mark !== null && !Array.isArray(mark) ? (mark as Record<string, unknown>) : undefined;
+}
+
+const serverToolUseTypes: ReadonlySet<unknown> = new Set(['server_tool_use', 'mcp_tool_use']);
+
+/** Whether a call is one Anthropic ran itself (marked as `fromAnthropicMessages` marks it). */
+const isServerToolUse = (call: ToolCall): boolean => serverToolUseTypes.has(anthropicMark(call.metadata)?.type);
+
+/**
+ * The calls Anthropic ran itself (marked `server_tool_use` or `mcp_tool_use`), each with the first
+ * tool message that answers it marked as a `*_tool_result` block (`undefined` when none does).
+ */
+function findServerResults(messages: readonly Message[]): Map<string, ToolMessage | undefined> {
+  const results = new Map<string, ToolMessage | undefined>();
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) if (isServerToolUse(call) && !results.has(call.id)) results.set(call.id, undefined);
+    } else if (message.role === 'tool' && results.has(message.toolCallId) && results.get(message.toolCallId) === undefined) {
+      const type = anthropicMark(message.metadata)?.type;
+      if (typeof type === 'string' && type.endsWith('_tool_result')) results.set(message.toolCallId, message);
+    }
+  }
+  return results;
+}
+
+/** A server tool call and its result, as the two blocks Anthropic sent; none (and a warning) when the result cannot be sent back. */
+function serverBlocks(call: ToolCall, messageId: string, result: ToolMessage | undefined, warn: ConverterWarning): AnthropicContentBlockParam[] {
+  const dropped = (why: string) => {
+    warn(`toAnthropicMessages dropped server tool call '${call.id}' (${call.function.name}) of assistant message '${messageId}': Anthropic ran it itself and takes it back only followed by its result block, and ${why}. Sent apart, Anthropic would refuse the call (or its result).`);
+    return [];
+  };
+  if (result === undefined) {
+    return dropped("no tool message gives that result with its block type (metadata.anthropic.type, such as 'web_search_tool_result', as fromAnthropicMessages sets it)");
+  }
+  const { contentFormat, ...resultFields } = anthropicMark(result.metadata)!;
+  const text = textOf(result.content);
+  let content: unknown = text;
+  if (contentFormat === 'json') {
+    try {
+      content = JSON.parse(text);
+    } catch {
+      return dropped(`the content of tool message '${result.id}' is not the JSON its metadata says it is (contentFormat: 'json')`);
+    }
+  }
+  const mark = anthropicMark(call.metadata)!;
+  const use = { ...mark, id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, messageId, warn) } as AnthropicServerToolUseBlock;
+  return [use, { ...resultFields, tool_use_id: call.id, content } as AnthropicServerToolResultBlock];
 }
 
 /** A text block, or none for empty text. */

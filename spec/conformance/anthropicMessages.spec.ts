@@ -1,4 +1,4 @@
-import { EventType, type Event } from '@ag-ui/core';
+import { EventType, type Event, type Message } from '@ag-ui/core';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { from, map, type Observable } from 'rxjs';
@@ -67,6 +67,11 @@ function intent(inputs: readonly Raw[]) {
   const names = new Map<string, string>();
   const results = new Map<string, string>();
   const messageIds: string[] = [];
+  // What the message says, in order: text (runs of it as one), each call, each result.
+  const order: string[] = [];
+  const say = (item: string) => {
+    if (item !== 'text' || order.at(-1) !== 'text') order.push(item);
+  };
   let usage: Raw = {};
   let model: string | undefined;
   let stopReason: string | undefined;
@@ -83,16 +88,24 @@ function intent(inputs: readonly Raw[]) {
         const block = { ...event.content_block, json: '' };
         blocks.set(event.index, block);
         if (block.type === 'text') text += block.text;
+        if (block.type === 'text' && block.text !== '') say('text');
         if (block.type === 'redacted_thinking') reasoning.push({ content: '', signature: block.data });
         if (block.type === 'thinking') reasoning.push({ content: block.thinking });
-        if (block.type.endsWith('_tool_use')  || block.type === 'tool_use') names.set(block.id, block.name);
-        if (block.type.endsWith('_tool_result')) results.set(block.tool_use_id, typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+        if (block.type.endsWith('_tool_use')  || block.type === 'tool_use') {
+          names.set(block.id, block.name);
+          say(`call ${block.id}`);
+        }
+        if (block.type.endsWith('_tool_result')) {
+          results.set(block.tool_use_id, typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+          say(`result ${block.tool_use_id}`);
+        }
         break;
       }
       case 'content_block_delta': {
         const block = blocks.get(event.index)!;
         const delta = event.delta;
         if (delta.type === 'text_delta') text += delta.text;
+        if (delta.type === 'text_delta' && delta.text !== '') say('text');
         if (delta.type === 'thinking_delta') reasoning.at(-1)!.content += delta.thinking;
         if (delta.type === 'signature_delta') reasoning.at(-1)!.signature = delta.signature;
         if (delta.type === 'input_json_delta') block.json += delta.partial_json;
@@ -121,7 +134,19 @@ function intent(inputs: readonly Raw[]) {
     ...(usage.cache_creation_input_tokens === undefined ? {} : { cacheWriteInputTokens: usage.cache_creation_input_tokens }),
     model,
   };
-  return { text, reasoning, args, names, results, messageIds, usage: tokenUsage, stopReason, error };
+  return { text, reasoning, args, names, results, messageIds, order, usage: tokenUsage, stopReason, error };
+}
+
+/** What the client's messages say, in order, as `intent` lists it: text, each call, each result. */
+function transcriptOrder(messages: readonly Message[]): string[] {
+  const order: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      if ((message.content ?? '') !== '' && order.at(-1) !== 'text') order.push('text');
+      for (const call of message.toolCalls ?? []) order.push(`call ${call.id}`);
+    } else if (message.role === 'tool') order.push(`result ${message.toolCallId}`);
+  }
+  return order;
 }
 
 /** Runs one recorded stream through the adapter, toAgui and the official client, and checks that nothing the provider said is lost. */
@@ -156,6 +181,8 @@ async function checkRecording(path: string): Promise<void> {
   for (const call of calls) expect(JSON.parse(call.function.arguments)).toEqual(JSON.parse(expected.args.get(call.id)!));
   const tools = run.messages.filter((message) => message.role === 'tool') as { toolCallId: string; content: string }[];
   expect(new Map(tools.map((message) => [message.toolCallId, message.content]))).toEqual(expected.results);
+  // In the provider's order: a server tool's result after its call, and the text after the result after both.
+  expect(transcriptOrder(run.messages)).toEqual(expected.order);
 
   // A refusal is said once, as CUSTOM.
   const customs = received.filter((event) => event.type === EventType.CUSTOM);

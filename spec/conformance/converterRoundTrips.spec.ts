@@ -1,6 +1,6 @@
 import { EventType, type Event, type Message } from '@ag-ui/core';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { concat, from, of, type Observable, type OperatorFunction } from 'rxjs';
 import type { AgentEvent } from '../../lib/protocol/agentEvent.js';
 import { fromAnthropicMessages, type AnthropicStreamEvent } from '../../lib/adapters/fromAnthropicMessages.js';
@@ -10,6 +10,8 @@ import { toAnthropicMessages, type AnthropicContentBlockParam, type AnthropicMes
 import { toOpenAIChatMessages, type OpenAIChatMessage } from '../../lib/converters/toOpenAIChatMessages.js';
 import { toOpenAIResponsesInput, type ResponsesInputItem } from '../../lib/converters/toOpenAIResponsesInput.js';
 import { toAgui } from '../../operators/toAgui.js';
+import { fixturesDir, haveFixtures } from '../support/fixtures.js';
+import { diagnosticsSink } from '../support/helpers.js';
 import { runWithOracle } from '../support/oracle.js';
 
 /**
@@ -274,6 +276,58 @@ describe('converter round trips through the adapters and the official client', (
     expect(said(run.messages)).toEqual(said(withThinking));
     // And the client's conversation converts to the very request we started from.
     expect(toAnthropicMessages(run.messages, sink)).toEqual({ messages });
+  });
+
+  /** A recorded Anthropic stream's events (every event of these files is one `data:` line). */
+  const recording = (path: string): AnthropicStreamEvent[] =>
+    readFileSync(path, 'utf8')
+      .split(/\r\n|\r|\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice('data:'.length)));
+
+  /**
+   * The message a recorded stream holds, as Anthropic's SDK accumulates it, in the form a request
+   * takes it back: text without its citations (their deltas have no AG-UI form), a call's input
+   * parsed from its fragments, a client call with only `type`, `id`, `name`, `input`.
+   */
+  const recordedMessage = (events: readonly AnthropicStreamEvent[]): Record<string, unknown>[] => {
+    const blocks: Record<string, any>[] = [];
+    const json = new Map<number, string>();
+    for (const event of events as readonly Record<string, any>[]) {
+      if (event.type === 'content_block_start') {
+        const { citations: _citations, ...block } = event.content_block;
+        blocks[event.index] = block;
+        json.set(event.index, '');
+      }
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') blocks[event.index].text += event.delta.text;
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') json.set(event.index, json.get(event.index) + event.delta.partial_json);
+    }
+    return blocks.map((block, index) => {
+      if (!block.type.endsWith('tool_use')) return block;
+      const input = json.get(index) === '' ? block.input : JSON.parse(json.get(index)!);
+      return block.type === 'tool_use' ? { type: 'tool_use', id: block.id, name: block.name, input } : { ...block, input };
+    });
+  };
+
+  const serverToolRecordings = [
+    resolve(__dirname, '../fixtures/anthropic-messages/server-tools.sse'),
+    ...(haveFixtures ? [join(fixturesDir, 'anthropic-messages/pydantic-ai-anthropic-tool-search-then-tool-use.sse')] : []),
+  ];
+
+  it.each(serverToolRecordings)("should send Anthropic's server tool blocks back as it streamed them, in its order, from %s", async (path) => {
+    const events = recording(path);
+    const { onDiagnostic } = diagnosticsSink();
+    const run = await runWithOracle(from(events).pipe(fromAnthropicMessages({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1' })) as Observable<Event>);
+    const sent = recordedMessage(events);
+    expect(sent.map((block) => block.type)).toContain('server_tool_use');
+    // The client's own calls (the turn stopped for them: stop_reason tool_use) are answered, as the next request does.
+    const clientCalls = sent.filter((block) => block.type === 'tool_use');
+    const answers: Message[] = clientCalls.map((block) => ({ id: `t-${String(block.id)}`, role: 'tool', toolCallId: String(block.id), content: 'done' }));
+    const sink = noWarnings();
+    const { messages } = toAnthropicMessages([...run.messages, ...answers], sink);
+    expect(sink.warnings).toEqual([]);
+    const results = clientCalls.map((block) => ({ type: 'tool_result', tool_use_id: block.id, content: 'done' }));
+    expect(messages).toEqual([{ role: 'assistant', content: sent }, ...(results.length > 0 ? [{ role: 'user', content: results }] : [])]);
   });
 });
 

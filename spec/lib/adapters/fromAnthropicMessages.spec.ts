@@ -1,4 +1,4 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type Message } from '@ag-ui/core';
 import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
@@ -10,6 +10,7 @@ import {
 } from '../../../lib/adapters/fromAnthropicMessages.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -56,7 +57,17 @@ const reasoningStart = (messageId: string, metadata?: Record<string, unknown>): 
 const encrypted = (encryptedValue: string, entityId = 'msg_1-reasoning-0'): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
 const callStart = (toolCallId: string, toolCallName: string, parentMessageId = 'msg_1'): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId });
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
-const result = (toolCallId: string, content: string): AgentEvent => ({ type: EventType.TOOL_CALL_RESULT, toolCallId, content });
+const result = (toolCallId: string, content: string, anthropic?: Record<string, unknown>): AgentEvent =>
+  anthropic === undefined ? { type: EventType.TOOL_CALL_RESULT, toolCallId, content } : { type: EventType.TOOL_CALL_RESULT, toolCallId, content, metadata: { anthropic } };
+/** A server tool call as it is sent, whole, when its result comes. */
+const serverCall = (toolCallId: string, toolCallName: string, delta: string, anthropic: Record<string, unknown> = { type: 'server_tool_use' }, parentMessageId = 'msg_1'): AgentEvent => ({
+  type: EventType.TOOL_CALL_CHUNK,
+  toolCallId,
+  toolCallName,
+  parentMessageId,
+  delta,
+  metadata: { anthropic },
+});
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAnthropicMessages received a malformed Messages stream event: ${detail}`);
@@ -486,9 +497,10 @@ describe('fromAnthropicMessages', () => {
     });
 
     it('should send the input a block starts with when no fragment follows', async () => {
-      expect(await adapt([start(), toolBlock(0, 'mcptoolu_1', 'ferry', { route: 'oban' }, 'mcp_tool_use'), blockStop(0), stop])).toEqual([
-        callStart('mcptoolu_1', 'ferry'),
-        callArgs('mcptoolu_1', '{"route":"oban"}'),
+      // (A server call's input is sent with its result: see 'server tools'.)
+      expect(await adapt([start(), toolBlock(0, 'toolu_1', 'ferry', { route: 'oban' }), blockStop(0), stop])).toEqual([
+        callStart('toolu_1', 'ferry'),
+        callArgs('toolu_1', '{"route":"oban"}'),
       ]);
     });
 
@@ -682,7 +694,7 @@ describe('fromAnthropicMessages', () => {
   });
 
   describe('server tool results', () => {
-    it('should make every *_tool_result block with a tool_use_id a result, its content as JSON text unless a string', async () => {
+    it('should make every *_tool_result block with a tool_use_id a result after its held call, its content as JSON text unless a string, the blocks marked', async () => {
       const search = [{ type: 'web_search_result', url: 'https://example.com', title: 'Tides' }];
       const { onDiagnostic, messages } = diagnosticsSink();
       expect(
@@ -705,16 +717,219 @@ describe('fromAnthropicMessages', () => {
           { onDiagnostic },
         ),
       ).toEqual([
-        callStart('srvtoolu_1', 'web_search'),
-        callArgs('srvtoolu_1', '{"query":"tides"}'),
-        result('srvtoolu_1', JSON.stringify(search)),
-        result('mcptoolu_1', 'plain'),
-        result('srvtoolu_2', '{"type":"code_execution_result","stdout":"4"}'),
+        serverCall('srvtoolu_1', 'web_search', '{"query":"tides"}'),
+        result('srvtoolu_1', JSON.stringify(search), { type: 'web_search_tool_result', contentFormat: 'json' }),
+        result('mcptoolu_1', 'plain', { type: 'mcp_tool_result', is_error: false }),
+        result('srvtoolu_2', '{"type":"code_execution_result","stdout":"4"}', { type: 'code_execution_tool_result', contentFormat: 'json' }),
       ]);
       // A result that names no call, and a block with no AG-UI form, are dropped with a diagnostic; the dropped block's delta goes with it.
       expect(messages).toEqual([
         "fromAnthropicMessages dropped a 'web_fetch_tool_result' content block (content_block_start 4: content_block): it names no tool_use_id, so it answers no tool call and has no AG-UI form. Later 'web_fetch_tool_result' blocks of this stream are dropped without another warning.",
         "fromAnthropicMessages dropped a 'container_upload' content block (content_block_start 5: content_block): it has no AG-UI form. Later 'container_upload' blocks of this stream are dropped without another warning.",
+      ]);
+    });
+  });
+
+  describe('server tools', () => {
+    const search = [{ type: 'web_search_result', title: 'Yr', url: 'https://yr.no', encrypted_content: 'Eq..' }];
+    /** A message in which Anthropic runs a tool: text, the call, its result block, the answer. */
+    const served = (callBlock: AnthropicContentBlock, args: string, resultBlock: AnthropicContentBlock, stopReason = 'end_turn'): AnthropicStreamEvent[] => [
+      start(counts),
+      textBlock(0),
+      textDelta(0, "I'll look that up."),
+      blockStop(0),
+      blockStart(1, callBlock),
+      jsonDelta(1, args),
+      blockStop(1),
+      blockStart(2, resultBlock),
+      blockStop(2),
+      textBlock(3),
+      textDelta(3, 'It is sunny in Oslo.'),
+      blockStop(3),
+      messageDelta(stopReason),
+      stop,
+    ];
+    const user = { id: 'u1', role: 'user' as const, content: 'Weather in Oslo?' };
+
+    it("should put the text after a server tool's result in a new assistant message, so that the transcript reads call, result, answer, and Anthropic gets its blocks back in that order", async () => {
+      const run = await runWithOracle(
+        from(
+          served(
+            { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: {} },
+            '{"query":"weather oslo"}',
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: search },
+          ),
+        ).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1', generateId: sequentialIds('t-') })),
+      );
+      expect(run.events.filter((event) => event.type === EventType.TEXT_MESSAGE_START).map((event) => (event as unknown as { messageId: string }).messageId)).toEqual(['msg_1', 'msg_1-3']);
+      expect(run.messages).toEqual([
+        {
+          id: 'msg_1',
+          role: 'assistant',
+          content: "I'll look that up.",
+          toolCalls: [{ id: 'srvtoolu_01', type: 'function', function: { name: 'web_search', arguments: '{"query":"weather oslo"}' }, metadata: { anthropic: { type: 'server_tool_use' } } }],
+        },
+        { id: 't-1', role: 'tool', toolCallId: 'srvtoolu_01', content: JSON.stringify(search), metadata: { anthropic: { type: 'web_search_tool_result', contentFormat: 'json' } } },
+        { id: 'msg_1-3', role: 'assistant', content: 'It is sunny in Oslo.' },
+      ]);
+      // Anthropic ran the call: nothing is left for the client.
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+      expect(run.events.at(-1)).not.toHaveProperty('outcome.pendingToolCallIds');
+      const warnings: string[] = [];
+      expect(toAnthropicMessages([user, ...run.messages], { onWarning: (warning) => void warnings.push(warning) }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: "I'll look that up." },
+            { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'weather oslo' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: search },
+            { type: 'text', text: 'It is sunny in Oslo.' },
+          ],
+        },
+      ]);
+      expect(warnings).toEqual([]);
+    });
+
+    it.each([
+      ['web_fetch', 'web_fetch_tool_result', { type: 'web_fetch_result', url: 'https://yr.no', content: { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Sunny' } } }],
+      ['code_execution', 'code_execution_tool_result', { type: 'code_execution_result', stdout: '4', stderr: '', return_code: 0, content: [] }],
+      ['bash_code_execution', 'bash_code_execution_tool_result', { type: 'bash_code_execution_result', stdout: 'ok', stderr: '', return_code: 0, content: [] }],
+      ['text_editor_code_execution', 'text_editor_code_execution_tool_result', { type: 'text_editor_code_execution_view_result', file_type: 'text', content: 'x = 1' }],
+      ['tool_search_tool_bm25', 'tool_search_tool_result', { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'get_weather' }] }],
+    ])('should do the same for %s and its %s', async (name, resultType, content) => {
+      const run = await runWithOracle(
+        from(served({ type: 'server_tool_use', id: 'srvtoolu_02', name, input: {} }, '{"x":1}', { type: resultType, tool_use_id: 'srvtoolu_02', content } as AnthropicContentBlock)).pipe(
+          fromAnthropicMessages(),
+          toAgui({ threadId: 't1', runId: 'r1' }),
+        ),
+      );
+      expect(run.messages.map((message) => [message.role, message.id === 'msg_1' || message.id === 'msg_1-3' ? message.id : 'tool'])).toEqual([
+        ['assistant', 'msg_1'],
+        ['tool', 'tool'],
+        ['assistant', 'msg_1-3'],
+      ]);
+      expect(toAnthropicMessages(run.messages).messages).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: "I'll look that up." },
+            { type: 'server_tool_use', id: 'srvtoolu_02', name, input: { x: 1 } },
+            { type: resultType, tool_use_id: 'srvtoolu_02', content },
+            { type: 'text', text: 'It is sunny in Oslo.' },
+          ],
+        },
+      ]);
+    });
+
+    it("should carry an MCP call's server_name and its result's is_error and text content, and give a client call after the result to the new message", async () => {
+      const inputs: AnthropicStreamEvent[] = [
+        start(counts),
+        blockStart(0, { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'ferry_times', server_name: 'calmac', input: { route: 'oban' } }),
+        blockStop(0),
+        blockStart(1, { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: '[1,2]' }),
+        blockStop(1),
+        toolBlock(2, 'toolu_book', 'book_ferry'),
+        jsonDelta(2, '{"sailing":"15:00"}'),
+        blockStop(2),
+        messageDelta('tool_use'),
+        stop,
+      ];
+      const events = await adapt(inputs);
+      expect(events.slice(0, 4)).toEqual([
+        serverCall('mcptoolu_1', 'ferry_times', '{"route":"oban"}', { type: 'mcp_tool_use', server_name: 'calmac' }),
+        result('mcptoolu_1', '[1,2]', { type: 'mcp_tool_result', is_error: false }),
+        callStart('toolu_book', 'book_ferry', 'msg_1-2'),
+        callArgs('toolu_book', '{"sailing":"15:00"}'),
+      ]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages(), toAgui({ threadId: 't1', runId: 'r1' })));
+      // Only the client's own call is left for it to run.
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['toolu_book'] } });
+      const answered: Message[] = [...run.messages, { id: 't-book', role: 'tool', toolCallId: 'toolu_book', content: 'Booked.' }];
+      expect(toAnthropicMessages(answered).messages).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'ferry_times', server_name: 'calmac', input: { route: 'oban' } },
+            // Text that reads as JSON stays text: the block's content was a string.
+            { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: '[1,2]' },
+            { type: 'tool_use', id: 'toolu_book', name: 'book_ferry', input: { sailing: '15:00' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_book', content: 'Booked.' }] },
+      ]);
+    });
+
+    it('should leave a server call whose result never comes (a paused turn) out of the run, pending for no one, and say so', async () => {
+      const paused: AnthropicStreamEvent[] = [
+        start(counts),
+        textBlock(0),
+        textDelta(0, "I'll search for that."),
+        blockStop(0),
+        toolBlock(1, 'srvtoolu_01', 'web_search', {}, 'server_tool_use'),
+        jsonDelta(1, '{"query":"weather oslo"}'),
+        blockStop(1),
+        messageDelta('pause_turn'),
+        stop,
+      ];
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const run = await runWithOracle(from(paused).pipe(fromAnthropicMessages({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.events.filter((event) => event.type.startsWith('TOOL_CALL'))).toEqual([]);
+      expect(run.events.at(-1)).toEqual({
+        type: EventType.RUN_FINISHED,
+        threadId: 't1',
+        runId: 'r1',
+        outcome: { type: 'success' },
+        usage: [{ inputTokens: 10, outputTokens: 5, totalTokens: 15, model: 'claude-test' }],
+      });
+      expect(run.messages).toEqual([{ id: 'msg_1', role: 'assistant', content: "I'll search for that." }]);
+      expect(messages).toEqual([
+        "fromAnthropicMessages dropped server tool call 'srvtoolu_01' (web_search) of message 'msg_1': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn: send the paused response back as the last assistant message.",
+      ]);
+    });
+
+    it('should send a paused call when the continuation in the same stream brings its result, in the message that made it', async () => {
+      const paused: AnthropicStreamEvent[] = [
+        start(counts),
+        textBlock(0),
+        textDelta(0, "I'll search for that."),
+        blockStop(0),
+        toolBlock(1, 'srvtoolu_01', 'web_search', {}, 'server_tool_use'),
+        jsonDelta(1, '{"query":"weather oslo"}'),
+        blockStop(1),
+        messageDelta('pause_turn'),
+        stop,
+      ];
+      const continued: AnthropicStreamEvent[] = [
+        start(counts, 'msg_2'),
+        blockStart(0, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: search }),
+        blockStop(0),
+        textBlock(1),
+        textDelta(1, 'It is sunny in Oslo.'),
+        blockStop(1),
+        messageDelta('end_turn'),
+        stop,
+      ];
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const run = await runWithOracle(from([...paused, ...continued]).pipe(fromAnthropicMessages({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.messages.map((message) => [message.role, message.role === 'tool' ? message.toolCallId : message.id])).toEqual([
+        ['assistant', 'msg_1'],
+        ['tool', 'srvtoolu_01'],
+        ['assistant', 'msg_2'],
+      ]);
+      expect((run.messages[0] as { toolCalls?: unknown[] }).toolCalls).toHaveLength(1);
+      expect(run.events.at(-1)).not.toHaveProperty('outcome.pendingToolCallIds');
+      expect(messages).toEqual([]);
+      expect(toAnthropicMessages(run.messages).messages).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: "I'll search for that." },
+            { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'weather oslo' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: search },
+            { type: 'text', text: 'It is sunny in Oslo.' },
+          ],
+        },
       ]);
     });
   });

@@ -1,4 +1,4 @@
-import type { Message } from '@ag-ui/core';
+import type { Message, ToolMessage } from '@ag-ui/core';
 import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
@@ -338,6 +338,101 @@ describe('toAnthropicMessages', () => {
         "toAnthropicMessages dropped activity message 'x1' (plan): activity is shown to the user, not sent to the model.",
         "toAnthropicMessages dropped user message 'u1': it has no content, and Anthropic refuses an empty message.",
       ],
+    });
+  });
+
+  describe('server tools (calls Anthropic ran itself)', () => {
+    const search = [{ type: 'web_search_result', title: 'Yr', url: 'https://yr.no', encrypted_content: 'Eq..' }];
+    const served = (id: string, name: string, args: string, mark: Record<string, unknown> = { type: 'server_tool_use' }) => ({ ...call(id, name, args), metadata: { anthropic: mark } });
+    /** A tool message with the search's result; `mark` null for one without metadata. */
+    const searchResult = (id: string, toolCallId: string, mark: Record<string, unknown> | null = { type: 'web_search_tool_result', contentFormat: 'json' }, content = JSON.stringify(search)): ToolMessage => ({
+      id,
+      role: 'tool',
+      toolCallId,
+      content,
+      ...(mark === null ? {} : { metadata: { anthropic: mark } }),
+    });
+
+    it('should send a marked call and its marked result as the blocks they came as, the result right after its call in the assistant turn, whatever the order of the tool messages', () => {
+      expect(
+        convert([
+          { id: 'u1', role: 'user', content: 'Weather in Oslo, then book a ferry.' },
+          { id: 'a1', role: 'assistant', content: 'Looking.', toolCalls: [call('toolu_1', 'book', '{"at":"15:00"}'), served('srvtoolu_1', 'web_search', '{"query":"oslo"}')] },
+          { id: 't1', role: 'tool', toolCallId: 'toolu_1', content: 'Booked.' },
+          searchResult('t2', 'srvtoolu_1'),
+          { id: 'a2', role: 'assistant', content: 'Sunny, and booked.' },
+        ]),
+      ).toEqual({
+        result: {
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo, then book a ferry.' }] },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Looking.' },
+                { type: 'tool_use', id: 'toolu_1', name: 'book', input: { at: '15:00' } },
+                { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'oslo' } },
+                { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: search },
+              ],
+            },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Booked.' }] },
+            { role: 'assistant', content: [{ type: 'text', text: 'Sunny, and booked.' }] },
+          ],
+        },
+        warnings: [],
+      });
+    });
+
+    it("should keep the marks' other fields, and a result's text content as text", () => {
+      expect(
+        convert([
+          { id: 'a1', role: 'assistant', toolCalls: [served('mcptoolu_1', 'ferry_times', '{"route":"oban"}', { type: 'mcp_tool_use', server_name: 'calmac' })] },
+          { id: 't1', role: 'tool', toolCallId: 'mcptoolu_1', content: '{"next":"15:00"}', metadata: { anthropic: { type: 'mcp_tool_result', is_error: false } } },
+        ]).result.messages,
+      ).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'ferry_times', server_name: 'calmac', input: { route: 'oban' } },
+            { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: '{"next":"15:00"}' },
+          ],
+        },
+      ]);
+    });
+
+    it('should drop, with warnings, a server call without a marked result and the tool messages it cannot send, keeping the rest of the turn', () => {
+      expect(
+        convert([
+          { id: 'a1', role: 'assistant', content: 'Searching.', toolCalls: [served('srvtoolu_1', 'web_search', '{"query":"oslo"}'), served('srvtoolu_2', 'web_search', '{"query":"bergen"}')] },
+          searchResult('t1', 'srvtoolu_2', null),
+          { id: 'a2', role: 'assistant', content: 'Paused.', toolCalls: [served('srvtoolu_3', 'web_fetch', '{"url":"https://yr.no"}')] },
+          searchResult('t3', 'srvtoolu_3', { type: 'web_fetch_tool_result', contentFormat: 'json' }),
+          searchResult('t4', 'srvtoolu_3', undefined, 'again'),
+          { id: 'a3', role: 'assistant', toolCalls: [served('srvtoolu_4', 'web_search', '{}')] },
+          searchResult('t5', 'srvtoolu_4', undefined, 'not json'),
+        ]),
+      ).toEqual({
+        result: {
+          messages: [
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Searching.' },
+                { type: 'text', text: 'Paused.' },
+                { type: 'server_tool_use', id: 'srvtoolu_3', name: 'web_fetch', input: { url: 'https://yr.no' } },
+                { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_3', content: search },
+              ],
+            },
+          ],
+        },
+        warnings: [
+          "toAnthropicMessages dropped server tool call 'srvtoolu_1' (web_search) of assistant message 'a1': Anthropic ran it itself and takes it back only followed by its result block, and no tool message gives that result with its block type (metadata.anthropic.type, such as 'web_search_tool_result', as fromAnthropicMessages sets it). Sent apart, Anthropic would refuse the call (or its result).",
+          "toAnthropicMessages dropped server tool call 'srvtoolu_2' (web_search) of assistant message 'a1': Anthropic ran it itself and takes it back only followed by its result block, and no tool message gives that result with its block type (metadata.anthropic.type, such as 'web_search_tool_result', as fromAnthropicMessages sets it). Sent apart, Anthropic would refuse the call (or its result).",
+          "toAnthropicMessages dropped tool message 't1': it answers tool call 'srvtoolu_2', which Anthropic ran itself (a server tool), and does not name the result block it came as (metadata.anthropic.type, such as 'web_search_tool_result', as fromAnthropicMessages sets it). Anthropic takes a server tool's result only as that block, after its call.",
+          "toAnthropicMessages dropped tool message 't4': it answers tool call 'srvtoolu_3', which Anthropic ran itself (a server tool), and another tool message already gives its result. Anthropic takes a server tool's result only as that block, after its call.",
+          "toAnthropicMessages dropped server tool call 'srvtoolu_4' (web_search) of assistant message 'a3': Anthropic ran it itself and takes it back only followed by its result block, and the content of tool message 't5' is not the JSON its metadata says it is (contentFormat: 'json'). Sent apart, Anthropic would refuse the call (or its result).",
+        ],
+      });
     });
   });
 
