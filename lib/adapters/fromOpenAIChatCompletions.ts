@@ -21,7 +21,7 @@ export interface FromOpenAIChatCompletionsOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, and of each message's audio. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -64,6 +64,10 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    `text` string (absent or `null`) and a `thinking` part without parts (absent, `null` or `[]`)
  *    carry nothing: each is dropped, with one `onDiagnostic` per kind per subscription. An empty
  *    `text` (or `thinking`) string is no content, and no drop.
+ *    An audio answer (`modalities: ['text', 'audio']`) has no `content`: `delta.audio.transcript`
+ *    is its text, sent as TEXT_MESSAGE_CHUNK; its `delta.audio.data` (base64 audio) has no AG-UI
+ *    form in a message and is dropped, with one `onDiagnostic` per message (naming the audio's
+ *    `id`, which a later request may refer to).
  * 3. `delta.tool_calls` pieces are keyed by `index` (any numbers, in any order, interleaved). The
  *    first piece of a call (its `id` and `function.name`) gives TOOL_CALL_CHUNK with `toolCallId`,
  *    `toolCallName` and `parentMessageId` = the chunk's `id`; later pieces give TOOL_CALL_CHUNK with
@@ -138,6 +142,8 @@ export function fromOpenAIChatCompletions(
     let cut: AguiRxError | undefined;
     // Dropped content part types, each reported once.
     const report = createDropReporter(onDiagnostic);
+    // The id of the completion's audio answer, for the diagnostic that says its audio was dropped.
+    let audioId: string | undefined;
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
     const emit = (event: AgentEvent) => subscriber.next(event);
@@ -164,6 +170,7 @@ export function fromOpenAIChatCompletions(
       if (id === completion) return;
       endCompletion();
       completion = id;
+      audioId = undefined;
       endToolCalls();
     };
 
@@ -251,6 +258,19 @@ export function fromOpenAIChatCompletions(
         part,
       );
 
+    // An audio answer: its transcript is the message's text; its audio has no AG-UI form.
+    const onAudio = (audio: Fields, where: string, messageId: string) => {
+      audioId ??= nonEmpty(text(audio, 'id', where));
+      const transcript = text(audio, 'transcript', where);
+      if (transcript) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: transcript });
+      if (!text(audio, 'data', where)) return;
+      report(
+        `audio:${messageId}`,
+        `fromOpenAIChatCompletions dropped the audio of message '${messageId}' (${where}.data${audioId === undefined ? '' : `, audio id '${audioId}'`}): AG-UI has no event that carries audio in an assistant message, so only its transcript is sent, as the message's text. To play it, read delta.audio.data from the chunks yourself (raw: true also sends each chunk as RAW).`,
+        audio,
+      );
+    };
+
     const onChoice = (choice: Fields, where: string, messageId: string) => {
       const delta = object(choice.delta ?? {}, `${where}.delta`, "{ content: 'Hi' }");
       const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
@@ -260,6 +280,7 @@ export function fromOpenAIChatCompletions(
       if (typeof content === 'string') {
         if (content) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: content });
       } else if (content !== undefined && content !== null) onContentParts(content, `${where}.delta.content`, messageId);
+      if (delta.audio !== undefined && delta.audio !== null) onAudio(object(delta.audio, `${where}.delta.audio`, "{ transcript: 'Hi' }"), `${where}.delta.audio`, messageId);
       // A refusal is shown as the answer.
       const refusal = text(delta, 'refusal', `${where}.delta`);
       if (refusal) emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta: refusal });

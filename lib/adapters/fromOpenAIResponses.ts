@@ -129,6 +129,9 @@ const contentFields = ['delta', 'text'] as const;
  *    response id as the assistant message id; each further message item is a message of its own,
  *    named by its first item id. `response.output_text.delta` and `response.refusal.delta` become
  *    TEXT_MESSAGE_CHUNK with that id; empty pieces send nothing.
+ *    An audio answer's `response.audio.transcript.delta` is text too, of the response's assistant
+ *    message; its audio (`response.audio.delta`, base64) has no AG-UI form in a message and is
+ *    dropped, with one `onDiagnostic` per response.
  * 3. A `function_call` item becomes a tool call: `call_id` is its `toolCallId`, its first
  *    TOOL_CALL_CHUNK carries `toolCallName` and `parentMessageId` = the assistant message the
  *    response's text last went to (the response id when none). `function_call_arguments.delta`
@@ -614,6 +617,19 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         case 'response.output_text.delta':
         case 'response.refusal.delta':
           return send(itemAt(outputIndex(event, type), 'message', type, event.item_id), `c${partIndex(event, 'content_index', type)}`, delta(event, type));
+        case 'response.audio.transcript.delta': {
+          const text = delta(event, type);
+          if (text === '') return;
+          const open = current();
+          return emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: (open.assistant ??= open.id), delta: text });
+        }
+        case 'response.audio.delta': {
+          const open = current();
+          return report(
+            `audio:${open.id}`,
+            `fromOpenAIResponses dropped the audio of response '${open.id}' (response.audio.delta): AG-UI has no event that carries audio in an assistant message, so only its transcript (response.audio.transcript.delta) is sent, as the message's text. To play it, read the response.audio.delta events yourself (raw: true also sends each event as RAW).`,
+          );
+        }
         case 'response.output_text.done':
         case 'response.refusal.done': {
           const item = itemAt(outputIndex(event, type), 'message', type, event.item_id);

@@ -16,6 +16,7 @@
 export { fromOpenAIChatCompletions, type FromOpenAIChatCompletionsOptions } from './fromOpenAIChatCompletions.js';
 export type {
   ChatCompletionChunk,
+  ChatCompletionChunkAudio,
   ChatCompletionChunkChoice,
   ChatCompletionChunkDelta,
   ChatCompletionChunkToolCall,
@@ -59,6 +60,7 @@ export type {
 } from './wire/aiSdk.js';
 export { fromOpenAIResponses, type FromOpenAIResponsesOptions } from './fromOpenAIResponses.js';
 export type {
+  ResponseAudioDeltaEvent,
   ResponseContentPartEvent,
   ResponseCustomToolCallInputEvent,
   ResponseEndEvent,

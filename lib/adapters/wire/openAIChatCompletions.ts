@@ -57,6 +57,8 @@ export interface ChatCompletionChunkDelta {
   reasoning?: string | null | undefined;
   /** Pieces of tool calls, each keyed by the call's `index`. */
   tool_calls?: ChatCompletionChunkToolCall[] | null | undefined;
+  /** Audio output (`modalities: ['text', 'audio']`): the answer's text comes as its `transcript`, not as `content`. */
+  audio?: ChatCompletionChunkAudio | null | undefined;
   /** The legacy `functions` API's single call (deprecated by OpenAI). */
   function_call?: {
     /** The deprecated single function call's name; not read. */
@@ -64,6 +66,18 @@ export interface ChatCompletionChunkDelta {
     /** The deprecated single function call's arguments; not read. */
     arguments?: string | undefined;
   } | null | undefined;
+}
+
+/** A piece of the audio answer of an audio-output model (`gpt-4o-audio-preview` …): each chunk carries some of its fields. */
+export interface ChatCompletionChunkAudio {
+  /** The audio's id, on the first piece: a later request may name the audio by it (until `expires_at`). */
+  id?: string | undefined;
+  /** A piece of the spoken answer's transcript: the assistant's text. */
+  transcript?: string | undefined;
+  /** A piece of the audio, base64 bytes in the requested format. */
+  data?: string | undefined;
+  /** When the audio stops being available for later requests, Unix seconds; on the last piece. */
+  expires_at?: number | undefined;
 }
 
 /**

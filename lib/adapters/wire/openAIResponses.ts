@@ -382,7 +382,15 @@ export interface ResponseErrorEvent extends ResponseEventBase {
   } | null | undefined;
 }
 
-/** An event this adapter does not read (built-in tools' progress, audio …): skipped. */
+/** `response.audio.transcript.delta` and `response.audio.delta`: pieces of an audio answer's transcript (its text) and of its audio (base64, dropped). */
+export interface ResponseAudioDeltaEvent extends ResponseEventBase {
+  /** Discriminant: `'response.audio.transcript.delta'`, `'response.audio.delta'`. */
+  type: 'response.audio.transcript.delta' | 'response.audio.delta';
+  /** A piece of the transcript, or of the audio's base64 bytes. */
+  delta: string;
+}
+
+/** An event this adapter does not read (built-in tools' progress …): skipped. */
 export interface ResponseOtherEvent extends ResponseEventBase {
   /** Any other event type: skipped. */
   type: string & {};
@@ -409,5 +417,6 @@ export type ResponseStreamEvent =
   | ResponseReasoningSummaryTextDoneEvent
   | ResponseReasoningTextEvent
   | ResponseCustomToolCallInputEvent
+  | ResponseAudioDeltaEvent
   | ResponseErrorEvent
   | ResponseOtherEvent;

@@ -520,6 +520,43 @@ describe('fromOpenAIChatCompletions', () => {
     });
   });
 
+  describe('audio output', () => {
+    // gpt-4o-audio-preview with modalities ['text', 'audio'], stream: true: the answer's text comes only as the audio's transcript.
+    const spoken = (fields: Partial<ChatCompletionChunk> = {}): Input[] => [
+      chunk({ role: 'assistant', content: null, refusal: null }, fields),
+      chunk({ audio: { id: 'audio_1', transcript: 'Hello' } }, fields),
+      chunk({ audio: { transcript: ', how can I help?' } }, fields),
+      chunk({ audio: { data: 'UklGRiQAAABXQVZF' } }, fields),
+      chunk({ audio: { data: 'Zm10IBAAAAAB' } }, fields),
+      chunk({ audio: { expires_at: 1729018505 } }, fields),
+      finish('stop', fields),
+      '[DONE]',
+    ];
+    const dropped = (messageId: string) =>
+      `fromOpenAIChatCompletions dropped the audio of message '${messageId}' (choices[0].delta.audio.data, audio id 'audio_1'): AG-UI has no event that carries audio in an assistant message, so only its transcript is sent, as the message's text. To play it, read delta.audio.data from the chunks yourself (raw: true also sends each chunk as RAW).`;
+
+    it("should send the audio's transcript as the message's text, and tell onDiagnostic once per message that its audio was dropped", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt([...spoken(), ...spoken({ id: 'cmpl-2' })], { onDiagnostic })).toEqual([
+        text('Hello'),
+        text(', how can I help?'),
+        text('Hello', 'cmpl-2'),
+        text(', how can I help?', 'cmpl-2'),
+      ]);
+      expect(messages).toEqual([dropped('cmpl-1'), dropped('cmpl-2')]);
+    });
+
+    it('should give the official client the spoken answer as an assistant message', async () => {
+      const { onDiagnostic } = diagnosticsSink();
+      const run = await runWithOracle(from(spoken({ model: 'gpt-4o-audio-preview' })).pipe(fromOpenAIChatCompletions({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', content: 'Hello, how can I help?' }]);
+    });
+
+    it('should refuse an audio that is not an object', async () => {
+      expect(await failure([chunk({ audio: 'UklG' as never })])).toEqual(invalidEvent(`choices[0].delta.audio is "UklG", but it must be an object such as { transcript: 'Hi' }.`));
+    });
+  });
+
   describe('content parts (Mistral)', () => {
     const parts = (...content: ChatCompletionContentPart[]) => chunk({ content });
     const noText = (where: string) =>

@@ -863,7 +863,7 @@ describe('fromOpenAIResponses', () => {
         textDelta(0, 'Hi'),
         { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: 'secret' },
         { type: 'response.foo.delta', item_id: 'msg_1', output_index: 0, delta: ' more' },
-        { type: 'response.audio.transcript.delta', output_index: 0, delta: 'hello' },
+        { type: 'response.some_later_event', output_index: 0, text: 'hello' },
         { type: 'response.mcp_call_arguments.delta', item_id: 'mcp_1', output_index: 1, delta: '{"sides":6}' },
         { type: 'response.code_interpreter_call_code.delta', item_id: 'ci_1', output_index: 2, delta: 'print(1)' },
         { type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, annotation: {} },
@@ -872,10 +872,22 @@ describe('fromOpenAIResponses', () => {
       expect(messages).toEqual([assistant('resp_1', 'Hi')]);
       expect(diagnostics).toEqual([
         "fromOpenAIResponses dropped the 'delta' of response.foo.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
-        "fromOpenAIResponses dropped the 'delta' of response.audio.transcript.delta events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
+        "fromOpenAIResponses dropped the 'text' of response.some_later_event events (the first at output_index 0): it does not know this event type, so what they carry is not sent. If the client should see it, map these events to agent events yourself before the adapter.",
         // An annotation event is a known type: the annotation it adds is reported as such.
         droppedAnnotation('an annotation', "message 'resp_1' (content part 0)"),
       ]);
+    });
+
+    it("should send an audio answer's transcript as the response's text, and tell onDiagnostic once per response that its audio was dropped, as fromOpenAIChatCompletions does", async () => {
+      const audio = (delta: string): ResponseStreamEvent => ({ type: 'response.audio.delta', delta, sequence_number: 1 } as never);
+      const transcript = (delta: string): ResponseStreamEvent => ({ type: 'response.audio.transcript.delta', delta, sequence_number: 2 } as never);
+      const spoken = (id: string) => [created({ id }), transcript('Hello'), audio('UklGRiQA'), transcript(', how can I help?'), audio('AABXQVZF'), completed(undefined, { id })];
+      const { messages, last, diagnostics } = await throughClient([...spoken('resp_1'), ...spoken('resp_2')]);
+      expect(messages).toEqual([assistant('resp_1', 'Hello, how can I help?'), assistant('resp_2', 'Hello, how can I help?')]);
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED });
+      const dropped = (id: string) =>
+        `fromOpenAIResponses dropped the audio of response '${id}' (response.audio.delta): AG-UI has no event that carries audio in an assistant message, so only its transcript (response.audio.transcript.delta) is sent, as the message's text. To play it, read the response.audio.delta events yourself (raw: true also sends each event as RAW).`;
+      expect(diagnostics).toEqual([dropped('resp_1'), dropped('resp_2')]);
     });
 
     it('should end with RUN_ERROR INCOMPLETE_STREAM when the source completes before the response did, keeping the text', async () => {
