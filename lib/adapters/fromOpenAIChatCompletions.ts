@@ -21,7 +21,7 @@ export interface FromOpenAIChatCompletionsOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, and of each message's audio. Default: `console.warn`. */
+  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, of each message's audio, and of chunk ids read as one completion. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -55,6 +55,16 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  * Rules:
  * 1. Only the choice whose `index` is `options.choice` is read: with `n` > 1 choices interleave
  *    (a choice without `index` counts by its position in `choices`).
+ *    A chunk whose `id` differs from the completion's while that completion still has calls open
+ *    (no `finish_reason` yet) and whose chosen choice only continues them (pieces without
+ *    `function.name`, at indexes the completion has, with no id or the call's own), or only
+ *    finishes (a `finish_reason` and no content), is read as the same completion: some
+ *    OpenAI-compatible servers give every chunk a new id (llama.cpp's before March 2024, Foundry
+ *    Local), and such a chunk cannot begin a completion. The first such chunk is reported through
+ *    `onDiagnostic`. Any other chunk with a new id begins a new completion (text from such a server
+ *    is one message per chunk, and a call's first piece begins a completion of its own); a piece
+ *    that then continues a call the id change left open fails saying the server changed the chunk
+ *    id mid-completion.
  * 2. `delta.content` and `delta.refusal` become TEXT_MESSAGE_CHUNK with `messageId` = the chunk's
  *    `id`; `delta.reasoning_content` (or `delta.reasoning`) becomes REASONING_MESSAGE_CHUNK with
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
@@ -142,6 +152,12 @@ export function fromOpenAIChatCompletions(
     let cut: AguiRxError | undefined;
     // Dropped content part types, each reported once.
     const report = createDropReporter(onDiagnostic);
+    // The id of the chunk before, when the chunk being read has another: a continuation that fails then says so.
+    let idChangedFrom: string | undefined;
+    // The calls of the last completion a new id left with calls open: a piece that continues one names the id change.
+    let leftCalls: ToolCallPieces | undefined;
+    // The id of the last chunk read.
+    let lastChunkId: string | undefined;
     // The id of the completion's audio answer, for the diagnostic that says its audio was dropped.
     let audioId: string | undefined;
     // The completion's latest usage report, sent once the completion is over.
@@ -168,6 +184,7 @@ export function fromOpenAIChatCompletions(
 
     const enter = (id: string) => {
       if (id === completion) return;
+      if (pieces.calls.size > 0) leftCalls = pieces;
       endCompletion();
       completion = id;
       audioId = undefined;
@@ -189,7 +206,13 @@ export function fromOpenAIChatCompletions(
         emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
         return;
       }
-      if (name === undefined || name === '') throw invalid(unnamedCall(where, id, 'function.name'));
+      if (name === undefined || name === '') {
+        const left = index === undefined ? undefined : leftCalls?.calls.get(index);
+        if (idChangedFrom === undefined || left === undefined || (id !== undefined && id !== left)) throw invalid(unnamedCall(where, id, 'function.name'));
+        throw invalid(
+          `${where} continues tool call '${left}' (it has no function.name), but its chunk's id '${lastChunkId}' differs from the chunk before it ('${idChangedFrom}'): the server changed the id in the middle of a completion, and a chunk with a new id begins a new completion, which has no call to continue. OpenAI gives every chunk of a completion the same id; fix the server, or give every chunk of the stream the first chunk's id before the adapter.`,
+        );
+      }
       let toolCallId = id ?? mint();
       if (streamed.has(toolCallId)) {
         // Two calls of one message under one id (a server's mistake) would be merged downstream.
@@ -324,13 +347,21 @@ export function fromOpenAIChatCompletions(
             break;
           }
         }
-        const report = usageOf(chunk.usage, chunk.model);
-        if (choice === undefined && report === undefined) return;
+        const counts = usageOf(chunk.usage, chunk.model);
+        if (choice === undefined && counts === undefined) return;
         const id = nonEmpty(text(chunk, 'id', ''));
-        if (id !== undefined) enter(id);
+        idChangedFrom = id !== undefined && lastChunkId !== undefined && id !== lastChunkId ? lastChunkId : undefined;
+        lastChunkId = id ?? lastChunkId;
+        if (id !== undefined && id !== completion && choice !== undefined && continuesCalls(pieces, choice)) {
+          report(
+            'id:changed',
+            `fromOpenAIChatCompletions read chunk '${id}' as part of completion '${completion}': it continues that completion's tool calls (or only finishes them), though its id differs. OpenAI gives every chunk of a completion the same id; this server changes it, so its text may become one message per chunk. Fix the server, or give every chunk of the stream the first chunk's id before the adapter. Later id changes of this stream are read the same way without another warning.`,
+            input,
+          );
+        } else if (id !== undefined) enter(id);
         else if (choice !== undefined) enter((minted ??= mint()));
         if (choice !== undefined) onChoice(choice, `choices[${position}]`, completion!);
-        if (report !== undefined) usage = report;
+        if (counts !== undefined) usage = counts;
       },
       flush: sendUsage,
       complete() {
@@ -342,6 +373,30 @@ export function fromOpenAIChatCompletions(
       },
     };
   });
+}
+
+/**
+ * Whether a chunk's choice only continues the open completion's tool calls (pieces without a name,
+ * at indexes it has, with no id or the call's own) or only finishes them: what a server that
+ * changes the chunk id mid-completion sends, and no completion can begin with. Read leniently:
+ * the choice's own reading reports what is malformed.
+ */
+function continuesCalls(pieces: ToolCallPieces, choice: Fields): boolean {
+  if (pieces.calls.size === 0 || !isObject(choice.delta ?? {})) return false;
+  const delta = (choice.delta ?? {}) as Fields;
+  const says = (field: string) => delta[field] !== undefined && delta[field] !== null && delta[field] !== '';
+  if (['content', 'refusal', 'reasoning_content', 'reasoning', 'audio'].some(says)) return false;
+  const continues = (piece: unknown, index: unknown) => {
+    if (!isObject(piece)) return false;
+    const fn = piece.function ?? {};
+    const known = typeof index === 'number' ? pieces.calls.get(index) : undefined;
+    return isObject(fn) && (fn.name === undefined || fn.name === null || fn.name === '') && known !== undefined && (piece.id === undefined || piece.id === null || piece.id === known);
+  };
+  const toolCalls = delta.tool_calls;
+  if (Array.isArray(toolCalls) && toolCalls.length > 0) return !says('function_call') && toolCalls.every((piece) => continues(piece, isObject(piece) ? piece.index : undefined));
+  if (says('function_call')) return continues({ function: delta.function_call }, -1);
+  // Only a finish: nothing a new completion could begin with.
+  return choice.finish_reason !== undefined && choice.finish_reason !== null && !says('tool_calls');
 }
 
 /** A content part: an object with a string `type`. */

@@ -557,6 +557,66 @@ describe('fromOpenAIChatCompletions', () => {
     });
   });
 
+  describe('servers that give every chunk a new id (llama.cpp issue 5876, Foundry Local)', () => {
+    // Each chunk its own id, as those servers send them.
+    const renamed = (inputs: readonly ChatCompletionChunk[]): ChatCompletionChunk[] => inputs.map((input, i) => ({ ...input, id: `chatcmpl-${i + 1}` }));
+    const idChanged = (id: string, completion: string) =>
+      `fromOpenAIChatCompletions read chunk '${id}' as part of completion '${completion}': it continues that completion's tool calls (or only finishes them), though its id differs. OpenAI gives every chunk of a completion the same id; this server changes it, so its text may become one message per chunk. Fix the server, or give every chunk of the stream the first chunk's id before the adapter. Later id changes of this stream are read the same way without another warning.`;
+
+    it('should read a chunk that only continues the open calls, or only finishes them, as the same completion, saying so once', async () => {
+      const inputs: Input[] = [
+        ...renamed([
+          chunk({ role: 'assistant', content: 'Let me ' }),
+          chunk({ content: 'check.' }),
+          toolPiece(0, { id: 'call_1', name: 'weather', args: '{"city":' }),
+          toolPiece(0, { args: '"Oslo"' }),
+          chunk({ tool_calls: [{ index: 0, id: 'call_1', function: { arguments: '}' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '' } }] }),
+          finish('tool_calls'),
+        ]),
+        '[DONE]',
+      ];
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt(inputs, { onDiagnostic })).toEqual([
+        text('Let me ', 'chatcmpl-1'),
+        text('check.', 'chatcmpl-2'),
+        callStart('call_1', 'weather', '{"city":', 'chatcmpl-3'),
+        callArgs('call_1', '"Oslo"'),
+        callArgs('call_1', '}'),
+      ]);
+      expect(messages).toEqual([idChanged('chatcmpl-4', 'chatcmpl-3')]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_1'] } });
+      expect(run.messages.at(-1)).toEqual({ id: 'chatcmpl-3', role: 'assistant', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] });
+    });
+
+    it('should check the calls at the finish that came under a new id: a call cut by length fails', async () => {
+      const inputs = renamed([toolPiece(0, { id: 'call_1', name: 'weather', args: '{"city":' }), toolPiece(0, { args: '"Os' }), finish('length')]);
+      expect(await failure(inputs)).toEqual(lengthCut("tool call 'call_1' (weather), so its arguments are"));
+    });
+
+    it('should begin a new completion for any other chunk with a new id, also while calls are open', async () => {
+      expect(
+        await adapt([
+          toolPiece(0, { id: 'call-a', name: 'one', args: '{}' }),
+          { ...toolPiece(0, { id: 'call-b', name: 'two', args: '{}' }), id: 'cmpl-2' },
+          { ...chunk({ content: 'Done.' }), id: 'cmpl-3' },
+        ]),
+      ).toEqual([callStart('call-a', 'one', '{}'), callStart('call-b', 'two', '{}', 'cmpl-2'), text('Done.', 'cmpl-3')]);
+    });
+
+    it('should say that the server changed the chunk id when a piece continues a call its new completion does not have', async () => {
+      const inputs = renamed([toolPiece(0, { id: 'call_1', name: 'weather', args: '{"city":' }), chunk({ content: 'Hm.' }), toolPiece(0, { args: '"Oslo"}' })]);
+      expect(await failure(inputs)).toEqual(
+        invalidEvent(
+          "choices[0].delta.tool_calls[0] continues tool call 'call_1' (it has no function.name), but its chunk's id 'chatcmpl-3' differs from the chunk before it ('chatcmpl-2'): the server changed the id in the middle of a completion, and a chunk with a new id begins a new completion, which has no call to continue. OpenAI gives every chunk of a completion the same id; fix the server, or give every chunk of the stream the first chunk's id before the adapter.",
+        ),
+      );
+      const events = await collect(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(terminals(events as Event[])).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT' })]);
+    });
+  });
+
   describe('content parts (Mistral)', () => {
     const parts = (...content: ChatCompletionContentPart[]) => chunk({ content });
     const noText = (where: string) =>
