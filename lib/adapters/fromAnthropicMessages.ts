@@ -233,7 +233,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
         if (open !== undefined) endBlock(open[0]);
         const { call, parentMessageId } = server;
         const args = call.args === '' ? '{}' : call.args;
-        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: call.id, toolCallName: call.name, parentMessageId, delta: args, metadata: { anthropic: server.block } });
+        emit(toolCallStart(call.id, call.name, parentMessageId, args, { anthropic: server.block }));
       }
       const content = block.content;
       const fields = otherFields(block, resultFields);

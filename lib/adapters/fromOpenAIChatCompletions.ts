@@ -21,7 +21,7 @@ export interface FromOpenAIChatCompletionsOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, of each message's audio, and of chunk ids read as one completion. Default: `console.warn`. */
+  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, of each message's audio, of `extra_content` it cannot carry, and of chunk ids read as one completion. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -84,6 +84,12 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    the same `toolCallId` and their `function.arguments` fragment. A piece with a new `id` at a
  *    known index starts a new call; a call without `id` gets a minted one, and so does a call
  *    whose `id` another call of the message has (with an `onDiagnostic`: merged, the two would break).
+ *    Gemini's OpenAI-compatible endpoint signs a call: a piece's `extra_content.google.thought_signature`
+ *    becomes REASONING_ENCRYPTED_VALUE `{ subtype: 'tool-call', entityId: <toolCallId>,
+ *    encryptedValue }` after the piece, and the piece's TOOL_CALL_CHUNK carries `metadata: { google:
+ *    { encryptedValue: 'thought_signature' } }`, so that `toOpenAIChatMessages` sends it back as
+ *    Gemini 3 requires. Other `extra_content` fields, and `delta.extra_content` (a text's
+ *    signature), are dropped with one `onDiagnostic` per kind per subscription.
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
@@ -199,11 +205,16 @@ export function fromOpenAIChatCompletions(
       const name = text(fn, 'name', `${where}.function`);
       const args = text(fn, 'arguments', `${where}.function`);
 
+      const signature = thoughtSignature(piece.extra_content, `${where}.extra_content`);
+      // Marks the call's encryptedValue as Gemini's, for toOpenAIChatMessages to send it back.
+      const marked = signature === undefined ? undefined : { google: { encryptedValue: 'thought_signature' } };
       const continued = continuedCall(pieces, index, id);
       if (continued !== undefined) {
-        if (args === undefined || args === '') return;
-        streamed.get(continued)!.args += args;
-        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
+        if (args !== undefined && args !== '') {
+          streamed.get(continued)!.args += args;
+          emit(marked === undefined ? { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args } : { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args, metadata: marked });
+        }
+        if (signature !== undefined) emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId: continued, encryptedValue: signature });
         return;
       }
       if (name === undefined || name === '') {
@@ -222,7 +233,25 @@ export function fromOpenAIChatCompletions(
       }
       startCall(pieces, index, toolCallId);
       streamed.set(toolCallId, { id: toolCallId, name, args: args ?? '' });
-      emit(toolCallStart(toolCallId, name, messageId, args));
+      emit(toolCallStart(toolCallId, name, messageId, args, marked));
+      if (signature !== undefined) emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId: toolCallId, encryptedValue: signature });
+    };
+
+    // Gemini's `extra_content.google.thought_signature` of a call piece; what else extra_content holds has no AG-UI form.
+    const thoughtSignature = (extra: unknown, where: string): string | undefined => {
+      if (extra === undefined || extra === null) return undefined;
+      const fields = object(extra, where, "{ google: { thought_signature: '…' } }");
+      const google = fields.google === undefined || fields.google === null ? {} : object(fields.google, `${where}.google`, "{ thought_signature: '…' }");
+      const signature = nonEmpty(text(google, 'thought_signature', `${where}.google`));
+      const others = [...Object.keys(fields).filter((key) => key !== 'google'), ...Object.keys(google).filter((key) => key !== 'thought_signature').map((key) => `google.${key}`)];
+      if (others.length > 0) {
+        report(
+          'extra_content:tool call',
+          `fromOpenAIChatCompletions dropped ${others.map((key) => `'${key}'`).join(', ')} of a tool call piece's extra_content (${where}): only Gemini's google.thought_signature has an AG-UI form (the call's encryptedValue). Later such fields of this stream are dropped without another warning.`,
+          extra,
+        );
+      }
+      return signature;
     };
 
     // Mistral's content parts: text, and thinking that holds text parts.
@@ -296,6 +325,14 @@ export function fromOpenAIChatCompletions(
 
     const onChoice = (choice: Fields, where: string, messageId: string) => {
       const delta = object(choice.delta ?? {}, `${where}.delta`, "{ content: 'Hi' }");
+      if (delta.extra_content !== undefined && delta.extra_content !== null) {
+        // Gemini signs text too (optionally sent back): AG-UI keeps encrypted values of reasoning and calls, not of an answer's text.
+        report(
+          'extra_content:delta',
+          `fromOpenAIChatCompletions dropped the extra_content of message '${messageId}' (${where}.delta.extra_content, such as Gemini's thought signature of its text): it has no AG-UI form; only a tool call's thought signature is kept (as the call's encryptedValue). Later delta.extra_content of this stream is dropped without another warning.`,
+          delta.extra_content,
+        );
+      }
       const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
       const content = delta.content;

@@ -142,9 +142,11 @@ export function tokenUsageEvent(usage: TokenUsage): AgentEvent {
   return { type: ToolkitEventType.TOKEN_USAGE, usage };
 }
 
-/** The first TOOL_CALL_CHUNK of a call: its id, tool name and parent message, and its first argument text unless empty. */
-export function toolCallStart(toolCallId: string, toolCallName: string, parentMessageId: string, args?: string): AgentEvent {
-  return args === undefined || args === '' ? { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId } : { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId, delta: args };
+/** The first TOOL_CALL_CHUNK of a call: its id, tool name and parent message, its first argument text unless empty, and `metadata` when given. */
+export function toolCallStart(toolCallId: string, toolCallName: string, parentMessageId: string, args?: string, metadata?: Record<string, unknown>): AgentEvent {
+  const start: AgentEvent =
+    args === undefined || args === '' ? { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId } : { type: EventType.TOOL_CALL_CHUNK, toolCallId, toolCallName, parentMessageId, delta: args };
+  return metadata === undefined ? start : { ...start, metadata };
 }
 
 /** Reports a drop through `onDiagnostic` unless one with the same `key` (a type) was reported already. */

@@ -1,4 +1,4 @@
-import type { ContentPart, Message } from '@ag-ui/core';
+import type { ContentPart, Message, ToolCall } from '@ag-ui/core';
 import {
   defaultWarning,
   fileNameOf,
@@ -79,6 +79,8 @@ export interface OpenAIChatToolCall {
     /** The arguments as JSON text. */
     arguments: string;
   };
+  /** Gemini's OpenAI-compatible endpoint: the call's thought signature, which Gemini 3 needs back on the next request. */
+  extra_content?: { google: { thought_signature: string } } | undefined;
 }
 
 /** One entry of a Chat Completions request's `messages`. */
@@ -136,6 +138,11 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  * 3. An `assistant` message becomes `{ role: 'assistant', content, tool_calls }`: `content` is
  *    `null` when it has tool calls and no text, `tool_calls` is left out when it has none. One
  *    with neither text nor calls is left out (it tells the model nothing).
+ *    A call marked `metadata: { google: { encryptedValue: 'thought_signature' } }` (as
+ *    `fromOpenAIChatCompletions` marks Gemini's) gets its `encryptedValue` back as `extra_content:
+ *    { google: { thought_signature } }`, which Gemini 3 requires on the next request; Chat
+ *    Completions has no field for another call's `encryptedValue`, which is left out with a
+ *    warning (OpenAI and strict servers refuse unknown fields).
  * 4. A `tool` message becomes `{ role: 'tool', tool_call_id, content }`, its content the text of
  *    its text parts; its `error`, if any, is appended as `Error: <error>`.
  * 5. The tool messages of a call go directly after the assistant message that made it, the only
@@ -193,7 +200,7 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
         if (text === '' && made.length === 0) break;
         const converted: OpenAIChatMessage = { role: 'assistant', content: text === '' ? null : text };
         if (made.length > 0) {
-          converted.tool_calls = made.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }));
+          converted.tool_calls = made.map((call) => toolCallOf(call, message.id, warn));
           for (const call of made) calls.add(call.id);
         }
         out.push(named(converted, message.name));
@@ -224,6 +231,21 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
     }
   }
   return out;
+}
+
+/** A call as Chat Completions takes it, with Gemini's thought signature when the call carries one. */
+function toolCallOf(call: ToolCall, messageId: string, warn: (message: string) => void): OpenAIChatToolCall {
+  const converted: OpenAIChatToolCall = { id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };
+  const value = call.encryptedValue;
+  if (value === undefined || value === '') return converted;
+  const google = (call.metadata as { google?: { encryptedValue?: unknown } } | undefined)?.google;
+  if (google?.encryptedValue === 'thought_signature') converted.extra_content = { google: { thought_signature: value } };
+  else {
+    warn(
+      `toOpenAIChatMessages left out the encryptedValue of tool call '${call.id}' of assistant message '${messageId}': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content); OpenAI and strict servers refuse unknown fields.`,
+    );
+  }
+  return converted;
 }
 
 /** The message with `name` when the AG-UI message has one (never an undefined-valued key). */

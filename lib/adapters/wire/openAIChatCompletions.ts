@@ -57,6 +57,8 @@ export interface ChatCompletionChunkDelta {
   reasoning?: string | null | undefined;
   /** Pieces of tool calls, each keyed by the call's `index`. */
   tool_calls?: ChatCompletionChunkToolCall[] | null | undefined;
+  /** Gemini's OpenAI-compatible endpoint: `{ google: { thought_signature } }` of the text; not read (reported). */
+  extra_content?: Record<string, unknown> | null | undefined;
   /** Audio output (`modalities: ['text', 'audio']`): the answer's text comes as its `transcript`, not as `content`. */
   audio?: ChatCompletionChunkAudio | null | undefined;
   /** The legacy `functions` API's single call (deprecated by OpenAI). */
@@ -120,6 +122,8 @@ export interface ChatCompletionChunkToolCall {
     /** A fragment of the arguments' JSON text. */
     arguments?: string | null | undefined;
   } | null | undefined;
+  /** Gemini's OpenAI-compatible endpoint: `{ google: { thought_signature } }`, the call's signature, which Gemini 3 needs back. */
+  extra_content?: { google?: { thought_signature?: string | undefined; [field: string]: unknown } | undefined; [field: string]: unknown } | null | undefined;
 }
 
 /** Token counts of one completion. */

@@ -11,6 +11,7 @@ import {
 } from '../../../lib/adapters/fromOpenAIChatCompletions.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toOpenAIChatMessages } from '../../../lib/converters/toOpenAIChatMessages.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -614,6 +615,85 @@ describe('fromOpenAIChatCompletions', () => {
       );
       const events = await collect(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })));
       expect(terminals(events as Event[])).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT' })]);
+    });
+  });
+
+  describe("Gemini's thought signatures (OpenAI-compatible endpoint)", () => {
+    const signed = (index: number, id: string, name: string, args: string, extra_content: unknown) =>
+      chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: args }, extra_content } as never] }, { model: 'gemini-3-pro-preview' });
+    const mark = { google: { encryptedValue: 'thought_signature' } };
+    const signature = (entityId: string, encryptedValue: string): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId, encryptedValue });
+
+    it("should make a call's extra_content.google.thought_signature its encrypted value, marked as Gemini's, which the client keeps on the call and toOpenAIChatMessages sends back", async () => {
+      const inputs: Input[] = [
+        chunk({ role: 'assistant', tool_calls: [
+          { index: 0, id: 'function-call-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' }, extra_content: { google: { thought_signature: 'CrICAdHtim827fQ' } } },
+          { index: 1, id: 'function-call-2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+        ] as never }),
+        finish('tool_calls'),
+        '[DONE]',
+      ];
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      expect(await adapt(inputs, { onDiagnostic })).toEqual([
+        { ...callStart('function-call-1', 'get_weather', '{"city":"Oslo"}'), metadata: mark },
+        signature('function-call-1', 'CrICAdHtim827fQ'),
+        callStart('function-call-2', 'get_time', '{}'),
+      ]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.messages).toEqual([
+        {
+          id: 'cmpl-1',
+          role: 'assistant',
+          toolCalls: [
+            { id: 'function-call-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' }, encryptedValue: 'CrICAdHtim827fQ', metadata: mark },
+            { id: 'function-call-2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+          ],
+        },
+      ]);
+      const warnings: string[] = [];
+      const next = toOpenAIChatMessages(
+        [...run.messages, { id: 't1', role: 'tool', toolCallId: 'function-call-1', content: 'Sunny' }, { id: 't2', role: 'tool', toolCallId: 'function-call-2', content: '09:00' }],
+        { onWarning: (warning) => void warnings.push(warning) },
+      );
+      expect(next[0]).toEqual({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'function-call-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' }, extra_content: { google: { thought_signature: 'CrICAdHtim827fQ' } } },
+          { id: 'function-call-2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+        ],
+      });
+      expect(warnings).toEqual([]);
+      expect(diagnostics).toEqual([]);
+    });
+
+    it('should read a signature on a later piece of the call too', async () => {
+      expect(await adapt([toolPiece(0, { id: 'call-1', name: 'f', args: '{"a":' }), signed(0, 'call-1', '', '1}', { google: { thought_signature: 'SIG' } })])).toEqual([
+        callStart('call-1', 'f', '{"a":'),
+        { ...callArgs('call-1', '1}'), metadata: mark },
+        signature('call-1', 'SIG'),
+      ]);
+    });
+
+    it('should drop the other fields of extra_content, and a delta.extra_content, telling onDiagnostic once per kind', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const text$ = (content: string) => chunk({ content, extra_content: { google: { thought_signature: 'TXT' } } } as never);
+      expect(
+        await adapt(
+          [text$('Hi'), text$('!'), signed(0, 'call-1', 'f', '{}', { google: { thought_signature: 'SIG', other: 1 }, vendor: {} }), signed(1, 'call-2', 'g', '{}', { vendor: {} })],
+          { onDiagnostic },
+        ),
+      ).toEqual([text('Hi'), text('!'), { ...callStart('call-1', 'f', '{}'), metadata: mark }, signature('call-1', 'SIG'), callStart('call-2', 'g', '{}')]);
+      expect(messages).toEqual([
+        "fromOpenAIChatCompletions dropped the extra_content of message 'cmpl-1' (choices[0].delta.extra_content, such as Gemini's thought signature of its text): it has no AG-UI form; only a tool call's thought signature is kept (as the call's encryptedValue). Later delta.extra_content of this stream is dropped without another warning.",
+        "fromOpenAIChatCompletions dropped 'vendor', 'google.other' of a tool call piece's extra_content (choices[0].delta.tool_calls[0].extra_content): only Gemini's google.thought_signature has an AG-UI form (the call's encryptedValue). Later such fields of this stream are dropped without another warning.",
+      ]);
+    });
+
+    it('should refuse an extra_content that is not an object', async () => {
+      expect(await failure([signed(0, 'call-1', 'f', '{}', 'SIG')])).toEqual(
+        invalidEvent(`choices[0].delta.tool_calls[0].extra_content is "SIG", but it must be an object such as { google: { thought_signature: '…' } }.`),
+      );
     });
   });
 

@@ -152,6 +152,34 @@ describe('toOpenAIChatMessages', () => {
     });
   });
 
+  it("should send a call's encryptedValue marked as Gemini's thought signature back as extra_content, and leave out (with a warning) one it has no field for", () => {
+    const gemini = { google: { encryptedValue: 'thought_signature' } };
+    expect(
+      convert([
+        {
+          id: 'a1',
+          role: 'assistant',
+          toolCalls: [
+            { ...call('c1'), encryptedValue: 'SIG', metadata: gemini },
+            { ...call('c2'), encryptedValue: 'OTHER' },
+            { ...call('c3'), metadata: gemini },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ ...call('c1'), extra_content: { google: { thought_signature: 'SIG' } } }, call('c2'), call('c3')],
+        },
+      ],
+      warnings: [
+        "toOpenAIChatMessages left out the encryptedValue of tool call 'c2' of assistant message 'a1': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content); OpenAI and strict servers refuse unknown fields.",
+      ],
+    });
+  });
+
   it('should drop a tool message that answers no earlier call, with a warning, as the API refuses it', () => {
     expect(convert([{ id: 't0', role: 'tool', toolCallId: 'c0', content: 'early' }, calling('c1'), { id: 't1', role: 'tool', toolCallId: 'c1', content: 'ok' }, { id: 't2', role: 'tool', toolCallId: 'c9', content: 'stray' }])).toEqual({
       result: [called('c1'), { role: 'tool', tool_call_id: 'c1', content: 'ok' }],
