@@ -165,6 +165,7 @@ describe('toOpenAIChatMessages', () => {
             { ...call('c3'), metadata: gemini },
           ],
         },
+        ...['c1', 'c2', 'c3'].map((id): Message => ({ id: `t-${id}`, role: 'tool', toolCallId: id, content: 'ok' })),
       ]),
     ).toEqual({
       result: [
@@ -173,6 +174,7 @@ describe('toOpenAIChatMessages', () => {
           content: null,
           tool_calls: [{ ...call('c1'), extra_content: { google: { thought_signature: 'SIG' } } }, call('c2'), call('c3')],
         },
+        ...['c1', 'c2', 'c3'].map((id) => ({ role: 'tool', tool_call_id: id, content: 'ok' })),
       ],
       warnings: [
         "toOpenAIChatMessages left out the encryptedValue of tool call 'c2' of assistant message 'a1': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content); OpenAI and strict servers refuse unknown fields.",
