@@ -3,7 +3,7 @@ import { Observable, Subject, filter, map, pipe, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
-import { copyWith } from '../protocol/values.js';
+import { copyWith, MAX_TIMER_MS } from '../protocol/values.js';
 
 /** Options of {@link createMemoryRunStore}. */
 export interface MemoryRunStoreOptions {
@@ -96,7 +96,7 @@ const isSequence = (text: string) => CURSOR.test(text) && Number(text) <= Number
  * @return The store.
  */
 export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore {
-  assertNumberOption(options, 'retainMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: keep finished runs)');
+  assertNumberOption(options, 'retainMs', (value) => value >= 0 && (value <= MAX_TIMER_MS || value === Infinity), `a number of ms ≥ 0, at most ${MAX_TIMER_MS} (what a timer holds, about 24.8 days), or Infinity: keep finished runs`);
   assertNumberOption(options, 'maxLen', (value) => value >= 1 && (Number.isInteger(value) || value === Infinity), 'a whole number of entries ≥ 1 (or Infinity)');
   const retainMs = options.retainMs ?? 600_000;
   const now = options.now ?? Date.now;

@@ -10,7 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
-import { copyWith, hasLoneSurrogate } from '../protocol/values.js';
+import { copyWith, hasLoneSurrogate, MAX_TIMER_MS } from '../protocol/values.js';
 import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
@@ -946,7 +946,7 @@ const storeMethods = ['createRun', 'getRun', 'listRuns', 'append', 'endRun', 're
  */
 function assertBrokerOptions(options: RunBrokerOptions): void {
   assertNumberOption(options, 'leaseMs', (value) => value > 0 && Number.isFinite(value), 'a number of ms > 0 (finite: a dead owner is found when its lease lapses)');
-  assertNumberOption(options, 'detachGraceMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: runs always finish)');
+  assertNumberOption(options, 'detachGraceMs', (value) => value >= 0 && (value <= MAX_TIMER_MS || value === Infinity), `a number of ms ≥ 0, at most ${MAX_TIMER_MS} (what a timer holds, about 24.8 days), or Infinity: runs always finish`);
   assertNumberOption(options, 'maxSubscribers', (value) => value >= 1 && (Number.isInteger(value) || value === Infinity), 'a whole number of readers ≥ 1 (or Infinity)');
   assertFunctionOption(options, 'authorize', 'of the request, resolving true to allow it');
   assertFunctionOption(options, 'onActivity', 'of the activity');

@@ -59,3 +59,9 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
+
+/**
+ * The longest delay `setTimeout` takes, in ms (a signed 32-bit count, about 24.8 days): Node fires
+ * a longer one after 1 ms, so a limit beyond it must be Infinity or refused.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;

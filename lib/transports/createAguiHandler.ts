@@ -379,16 +379,20 @@ function reportIfLost({ event }: BrokerFrame, report: Served['report'], run: Par
  */
 function hookRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['errorMessages']>, report: Served['report']): Refusal {
   let status: unknown;
+  let shown: string | undefined;
+  // An error's fields may throw when read (a getter, a Proxy): then it is a 500 like any other.
   try {
     status = (error as { status?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+    // http-errors shows a 4xx message unless told `expose: false`.
+    const own = (error as { message?: unknown }).message;
+    shown = (error as { expose?: unknown }).expose === false ? undefined : typeof own === 'string' && own !== '' ? own : undefined;
   } catch {
     status = undefined;
   }
-  const message = errorMessage(error, 'The request was refused.');
   if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500) {
-    // http-errors shows a 4xx message unless told `expose: false`.
-    return { status, reason: (error as { expose?: unknown }).expose === false ? 'The request was refused.' : message };
+    return { status, reason: shown ?? `The request was refused (HTTP ${status}).` };
   }
+  const message = errorMessage(error, 'The request was refused.');
   const reference = newReference();
   report(error, { reference });
   const worded = applyMessagePolicy({ type: EventType.RUN_ERROR, message }, error, policy, reference, redactedRequestMessage).message;

@@ -1,5 +1,6 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { AguiRxError } from '../protocol/errors.js';
+import { MAX_TIMER_MS } from '../protocol/values.js';
 
 /** Options of the stream transports that bound what one response may hold for its client. */
 export interface FlowOptions {
@@ -91,9 +92,6 @@ export interface StallTimer {
   stop(): void;
 }
 
-// setTimeout takes at most a signed 32-bit delay; a longer one fires at once. Longer waits re-arm.
-const MAX_DELAY_MS = 2 ** 31 - 1;
-
 /**
  * One timer per response that calls `onStall` once frames have waited `stallTimeoutMs` with no
  * progress. Progress re-arms nothing: the timer, when it fires, looks at when frames last started
@@ -110,7 +108,8 @@ export function stallTimer(stallTimeoutMs: number, onStall: () => void, waitingS
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const arm = (ms: number) => {
-    timer = setTimeout(check, Math.min(ms, MAX_DELAY_MS));
+    // A wait longer than a timer holds re-arms.
+    timer = setTimeout(check, Math.min(ms, MAX_TIMER_MS));
     // A stall check never keeps a process alive on its own: the connection it watches does.
     (timer as { unref?: () => void }).unref?.();
   };

@@ -7,6 +7,7 @@ import { entityKinds, isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
 import { keepShapes } from '../protocol/recordType.js';
+import { MAX_TIMER_MS } from '../protocol/values.js';
 
 /**
  * The headers of an AG-UI event stream response (`Content-Type` depends on what the client accepts).
@@ -27,9 +28,6 @@ export function streamHeaders(contentType: string): Record<string, string> {
 export const HEARTBEAT = ': ping\n\n';
 
 const SSE_MEDIA_TYPE = 'text/event-stream';
-
-/** The longest delay `setTimeout` takes (a signed 32-bit ms count); a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The `Content-Type` of the stream for a request's `Accept` header (RFC 9110 §12.5.1, through

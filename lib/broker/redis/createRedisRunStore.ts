@@ -4,7 +4,7 @@ import { createClient, ErrorReply } from 'redis';
 import { Observable, Subject } from 'rxjs';
 import { isTerminalEvent } from '../../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../../protocol/errors.js';
-import { hasLoneSurrogate } from '../../protocol/values.js';
+import { hasLoneSurrogate, MAX_TIMER_MS } from '../../protocol/values.js';
 import type { RunLogEntry, RunRecord, RunStore } from '../runStore.js';
 import { describeClient, redactUrl, storeUnavailable, type RedisClient } from './redisClient.js';
 import { APPEND, CREATE_RUN, RENEW_LEASE, TOUCH_READER } from './scripts.js';
@@ -146,7 +146,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
   }
   assertNumberOption(options, 'retainMs', (value) => value >= 0, 'a number of ms ≥ 0 (Infinity: keep finished runs)');
   assertNumberOption(options, 'maxLen', (value) => value >= 1 && Number.isSafeInteger(value), 'a whole number of entries ≥ 1');
-  assertNumberOption(options, 'unavailableAfterMs', (value) => value > 0 && Number.isFinite(value), 'a number of ms > 0');
+  assertNumberOption(options, 'unavailableAfterMs', (value) => value > 0 && value <= MAX_TIMER_MS, `a number of ms > 0, at most ${MAX_TIMER_MS} (what a timer holds)`);
   const prefix = options.keyPrefix ?? 'agui';
   const retainMs = options.retainMs ?? 600_000;
   const maxLen = options.maxLen ?? 1_000_000;

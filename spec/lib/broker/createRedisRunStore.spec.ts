@@ -166,7 +166,8 @@ describeWithRedis('createRedisRunStore', () => {
       const url = 'redis://127.0.0.1:1';
       expect(() => createRedisRunStore({ url, retainMs: Number.NaN })).toThrow(new RangeError("'retainMs' must be a number of ms ≥ 0 (Infinity: keep finished runs), not NaN."));
       expect(() => createRedisRunStore({ url, maxLen: Infinity })).toThrow(new RangeError("'maxLen' must be a whole number of entries ≥ 1, not Infinity."));
-      expect(() => createRedisRunStore({ url, unavailableAfterMs: -1 })).toThrow(new RangeError("'unavailableAfterMs' must be a number of ms > 0, not -1."));
+      expect(() => createRedisRunStore({ url, unavailableAfterMs: -1 })).toThrow(new RangeError("'unavailableAfterMs' must be a number of ms > 0, at most 2147483647 (what a timer holds), not -1."));
+      expect(() => createRedisRunStore({ url, unavailableAfterMs: 2 ** 31 })).toThrow(RangeError);
     });
 
     it('should serve once Redis comes up after the store was created', async () => {

@@ -247,14 +247,21 @@ describe('createRunBroker', () => {
     expect(() => createRunBroker({ leaseMs: Number.NaN })).toThrow(new RangeError("'leaseMs' must be a number of ms > 0 (finite: a dead owner is found when its lease lapses), not NaN."));
     expect(() => createRunBroker({ leaseMs: Infinity })).toThrow(RangeError);
     expect(() => createRunBroker({ leaseMs: 0 })).toThrow(RangeError);
-    expect(() => createRunBroker({ detachGraceMs: Number.NaN })).toThrow(new RangeError("'detachGraceMs' must be a number of ms ≥ 0 (Infinity: runs always finish), not NaN."));
+    expect(() => createRunBroker({ detachGraceMs: Number.NaN })).toThrow(
+      new RangeError("'detachGraceMs' must be a number of ms ≥ 0, at most 2147483647 (what a timer holds, about 24.8 days), or Infinity: runs always finish, not NaN."),
+    );
     expect(() => createRunBroker({ detachGraceMs: -1 })).toThrow(RangeError);
+    // A timer fires a longer delay after 1 ms: 30 days would cancel a run as soon as its reader left.
+    expect(() => createRunBroker({ detachGraceMs: 30 * 24 * 3600 * 1000 })).toThrow(RangeError);
+    expect(() => createMemoryRunStore({ retainMs: 30 * 24 * 3600 * 1000 })).toThrow(RangeError);
     expect(() => createRunBroker({ maxSubscribers: 0 })).toThrow(new RangeError("'maxSubscribers' must be a whole number of readers ≥ 1 (or Infinity), not 0."));
     expect(() => createRunBroker({ maxSubscribers: 1.5 })).toThrow(RangeError);
     expect(() => createRunBroker({ leaseMs: '300' as unknown as number })).toThrow(new RangeError("'leaseMs' must be a number of ms > 0 (finite: a dead owner is found when its lease lapses), not \"300\"."));
-    expect(() => createMemoryRunStore({ retainMs: Number.NaN })).toThrow(new RangeError("'retainMs' must be a number of ms ≥ 0 (Infinity: keep finished runs), not NaN."));
+    expect(() => createMemoryRunStore({ retainMs: Number.NaN })).toThrow(
+      new RangeError("'retainMs' must be a number of ms ≥ 0, at most 2147483647 (what a timer holds, about 24.8 days), or Infinity: keep finished runs, not NaN."),
+    );
     expect(() => createMemoryRunStore({ maxLen: 0.5 })).toThrow(new RangeError("'maxLen' must be a whole number of entries ≥ 1 (or Infinity), not 0.5."));
-    const fine = createRunBroker({ leaseMs: 300, detachGraceMs: Infinity, maxSubscribers: Infinity, store: createMemoryRunStore({ retainMs: Infinity, maxLen: 10 }) });
+    const fine = createRunBroker({ leaseMs: 300, detachGraceMs: 2 ** 31 - 1, maxSubscribers: Infinity, store: createMemoryRunStore({ retainMs: Infinity, maxLen: 10 }) });
     return fine.close();
   });
 

@@ -433,8 +433,22 @@ describe.each(servers)('broker routes over %s', (_name, serve) => {
       expect((await post(base, runInput('t1', 'r1'))).status).toBe(401);
       thrown = Object.assign(new Error('Not your thread.'), { statusCode: 403, expose: false });
       const hidden = await send(stopUrl('t1', 'r1'), { method: 'POST' });
-      expect([hidden.status, JSON.parse(hidden.body)]).toEqual([403, { error: 'The request was refused.' }]);
+      expect([hidden.status, JSON.parse(hidden.body)]).toEqual([403, { error: 'The request was refused (HTTP 403).' }]);
+      // No message of its own: the status says it (not the error's fields as JSON).
+      thrown = Object.assign(new Error(''), { status: 401 });
+      const bare = await send(stopUrl('t1', 'r1'), { method: 'POST' });
+      expect([bare.status, JSON.parse(bare.body)]).toEqual([401, { error: 'The request was refused (HTTP 401).' }]);
       expect(reports).toEqual([]);
+      // Fields that throw when read: a 500 like any other error, answered and reported, never a hang.
+      thrown = Object.defineProperty(Object.assign(new Error('Sign in.'), { status: 401 }), 'expose', {
+        get() {
+          throw new Error('hostile getter');
+        },
+      });
+      const hostile = await send(stopUrl('t1', 'r1'), { method: 'POST' });
+      expect([hostile.status, JSON.parse(hostile.body)]).toEqual([500, { error: 'Sign in.' }]);
+      expect(reports).toEqual([thrown]);
+      reports.length = 0;
       thrown = Object.assign(new Error('Session store unreachable.'), { status: 503 });
       const unavailable = await post(`${base}/connect`, runInput('t1', 'r2'));
       expect([unavailable.status, JSON.parse(unavailable.body)]).toEqual([503, { error: 'Session store unreachable.' }]);
