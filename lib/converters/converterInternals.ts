@@ -111,7 +111,9 @@ export const UNANSWERED_CALL_ERROR = 'the call did not complete, and no result w
  *    of the conversation. A failed result rather than leaving the call out: the model still sees
  *    what it tried and that it did not complete, and thinking or reasoning sent back with the call
  *    keeps what followed it.
- * 3. Every other message keeps its place, a tool message that answers no earlier call too (each
+ * 3. A second tool message for one call is dropped, with a warning: the first result stands (Anthropic
+ *    refuses two `tool_result` blocks for one `tool_use`).
+ * 4. Every other message keeps its place, a tool message that answers no earlier call too (each
  *    converter decides whether its API takes one).
  *
  * @param converter The converter's name, for the warnings.
@@ -122,20 +124,27 @@ export const UNANSWERED_CALL_ERROR = 'the call did not complete, and no result w
  * @return The messages in the order to convert them, with the failed results added.
  */
 export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning, answeredByProvider: (call: ToolCall) => boolean = () => false): Message[] {
-  // The index of the latest assistant message that made each call id so far.
-  const madeBy = new Map<string, number>();
+  // The latest assistant message that made each call id so far (its index), and the call.
+  const madeBy = new Map<string, { at: number; call: ToolCall }>();
   // The tool messages that answer an assistant message's calls, by its index; the indexes they leave.
   const results = new Map<number, ToolMessage[]>();
   const moved = new Set<number>();
   messages.forEach((message, index) => {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) madeBy.set(call.id, index);
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) madeBy.set(call.id, { at: index, call });
     else if (message.role === 'tool') {
-      const at = madeBy.get(message.toolCallId);
-      if (at === undefined) return;
-      const answers = results.get(at);
-      if (answers === undefined) results.set(at, [message]);
-      else answers.push(message);
+      const made = madeBy.get(message.toolCallId);
+      if (made === undefined) return;
+      const answers = results.get(made.at);
       moved.add(index);
+      if (answers === undefined) return void results.set(made.at, [message]);
+      // A second result of one call (a retried tool, a history appended twice): every API takes one
+      // result per call (Anthropic refuses a second), so the first stands. A provider's own calls are its converter's.
+      if (!answeredByProvider(made.call) && answers.some((answer) => answer.toolCallId === message.toolCallId)) {
+        return warn(
+          `${converter} dropped tool message '${message.id}': tool call '${message.toolCallId}' has a result already (tool message '${answers.find((answer) => answer.toolCallId === message.toolCallId)!.id}'), and the API takes one result per call. Keep one tool message per call.`,
+        );
+      }
+      answers.push(message);
     }
   });
   const out: Message[] = [];

@@ -178,6 +178,22 @@ describe('toAnthropicMessages', () => {
     expect(warnings).toEqual([expect.stringMatching(/^toAnthropicMessages sent tool call 'c1' \(weather\) of assistant message 'a1' with a failed result/)]);
   });
 
+  it('should send one tool_result per call: a second tool message for it is dropped, with a warning, as Anthropic refuses two', () => {
+    const { result, warnings } = convert([
+      { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{}')] },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'sunny' },
+      { id: 't1-again', role: 'tool', toolCallId: 'c1', content: 'sunny, retried' },
+      { id: 'u2', role: 'user', content: 'Thanks.' },
+    ]);
+    expect(result.messages).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'sunny' }, { type: 'text', text: 'Thanks.' }] },
+    ]);
+    expect(warnings).toEqual([
+      "toAnthropicMessages dropped tool message 't1-again': tool call 'c1' has a result already (tool message 't1'), and the API takes one result per call. Keep one tool message per call.",
+    ]);
+  });
+
   it('should move a result that comes after a later assistant turn into the user turn right after its call', () => {
     expect(
       convert([
