@@ -149,7 +149,9 @@ export type ToOpenAIResponsesInputOptions = ConverterOptions;
  * 6. A `reasoning` message with an `encryptedValue` becomes `{ type: 'reasoning',
  *    encrypted_content, summary }` (its content as one `summary_text`, none when empty), with
  *    `id` when the message id is the API's own (`rs_…`). Send the request with
- *    `include: ['reasoning.encrypted_content']` and `store: false`.
+ *    `include: ['reasoning.encrypted_content']` and `store: false`. One that no assistant message
+ *    or tool call follows (a response cut while the model reasoned) is dropped with a warning: the
+ *    API refuses a reasoning item without the item that followed it.
  * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
  *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3. A
  *    user message whose every part was dropped is left out.
@@ -175,6 +177,8 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
   const warn = options.onWarning ?? defaultWarning;
   const { system, messages: conversation } = splitSystemMessages(messages);
   const input: ResponsesInputItem[] = [];
+  // The reasoning items, with the message each came from.
+  const reasoningOf = new Map<ResponsesInputItem, string>();
   for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn)) {
     switch (message.role) {
       case 'user': {
@@ -198,18 +202,21 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
         }
         break;
       }
-      case 'reasoning':
+      case 'reasoning': {
         if (message.encryptedValue === undefined || message.encryptedValue === '') {
           warn(`toOpenAIResponsesInput dropped reasoning message '${message.id}': it has no encryptedValue, and the Responses API takes reasoning back only as encrypted_content.`);
           break;
         }
-        input.push({
+        const item: ResponsesInputItem = {
           type: 'reasoning',
           ...(message.id.startsWith('rs_') ? { id: message.id } : {}),
           encrypted_content: message.encryptedValue,
           summary: message.content === '' ? [] : [{ type: 'summary_text', text: message.content }],
-        });
+        };
+        reasoningOf.set(item, message.id);
+        input.push(item);
         break;
+      }
       case 'activity':
         warn(`toOpenAIResponsesInput dropped activity message '${message.id}' (${message.activityType}): activity is shown to the user, not sent to the model.`);
         break;
@@ -223,7 +230,8 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
       }
     }
   }
-  return system === undefined ? { input } : { instructions: system, input };
+  const kept = withFollowingItems(input, reasoningOf, warn);
+  return system === undefined ? { input: kept } : { instructions: system, input: kept };
 }
 
 /** A message's parts as Responses input parts, dropping (with a warning) those it cannot take. */
@@ -263,4 +271,29 @@ function inputParts(message: Message, parts: readonly ContentPart[], warn: (mess
     }
   });
   return out;
+}
+
+/**
+ * The items without the reasoning items that nothing the model wrote follows: the API refuses a
+ * reasoning item without the message or function call that came after it in its response ("was
+ * provided without its required following item"), as a response cut while it reasoned leaves one.
+ */
+function withFollowingItems(input: ResponsesInputItem[], reasoningOf: ReadonlyMap<ResponsesInputItem, string>, warn: (message: string) => void): ResponsesInputItem[] {
+  if (reasoningOf.size === 0) return input;
+  const kept: ResponsesInputItem[] = [];
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i];
+    const id = reasoningOf.get(item);
+    if (id !== undefined) {
+      let next = i + 1;
+      while (next < input.length && reasoningOf.has(input[next])) next++;
+      const following = input[next] as { type?: unknown; role?: unknown } | undefined;
+      if (following?.type !== 'function_call' && !(following?.type === 'message' && following.role === 'assistant')) {
+        warn(`toOpenAIResponsesInput dropped reasoning message '${id}': no assistant message or tool call follows it (its response was cut while the model reasoned), and the API refuses a reasoning item without the item that followed it.`);
+        continue;
+      }
+    }
+    kept.push(item);
+  }
+  return kept;
 }

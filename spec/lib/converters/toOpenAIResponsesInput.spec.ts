@@ -178,15 +178,45 @@ describe('toOpenAIResponsesInput', () => {
       convert([
         { id: 'rs_123', role: 'reasoning', content: 'Compared the two.', encryptedValue: 'gAAA1' },
         { id: 'r2', role: 'reasoning', content: '', encryptedValue: 'gAAA2' },
+        { id: 'a1', role: 'assistant', content: 'The second.' },
       ]),
     ).toEqual({
       result: {
         input: [
           { type: 'reasoning', id: 'rs_123', encrypted_content: 'gAAA1', summary: [{ type: 'summary_text', text: 'Compared the two.' }] },
           { type: 'reasoning', encrypted_content: 'gAAA2', summary: [] },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The second.' }] },
         ],
       },
       warnings: [],
+    });
+  });
+
+  it('should drop, with a warning, reasoning that no assistant message or tool call follows (a response cut while it reasoned), as the API refuses it', () => {
+    expect(
+      convert([
+        { id: 'u1', role: 'user', content: 'Weather?' },
+        { id: 'rs_1', role: 'reasoning', content: 'Thinking…', encryptedValue: 'gAAA1' },
+        { id: 'u2', role: 'user', content: 'Try again.' },
+        { id: 'rs_2', role: 'reasoning', content: '', encryptedValue: 'gAAA2' },
+        { id: 'a2', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'sunny' },
+        { id: 'rs_3', role: 'reasoning', content: 'Last words', encryptedValue: 'gAAA3' },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Try again.' }] },
+          { type: 'reasoning', id: 'rs_2', encrypted_content: 'gAAA2', summary: [] },
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+        ],
+      },
+      warnings: ['rs_1', 'rs_3'].map(
+        (id) =>
+          `toOpenAIResponsesInput dropped reasoning message '${id}': no assistant message or tool call follows it (its response was cut while the model reasoned), and the API refuses a reasoning item without the item that followed it.`,
+      ),
     });
   });
 
