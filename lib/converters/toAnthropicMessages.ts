@@ -184,7 +184,8 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  *    empty, and `{}` with a warning when they are not a JSON object.
  * 4. A `reasoning` message with an `encryptedValue` becomes a `thinking` block `{ thinking:
  *    content, signature: encryptedValue }` in the assistant turn it belongs to, before that
- *    turn's text and tool_use blocks. One marked `metadata: { anthropic: { type:
+ *    turn's text and tool_use blocks (after a server tool's result block, before the text and
+ *    calls that follow that result: Anthropic's own order). One marked `metadata: { anthropic: { type:
  *    'redacted_thinking' } }` (as `fromAnthropicMessages` marks it) becomes `{ type:
  *    'redacted_thinking', data: encryptedValue }`.
  * 5. A `tool` message becomes a `tool_result` block `{ tool_use_id, content }` in a user turn,
@@ -326,8 +327,20 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
     // The API refuses an empty turn; what it held was empty text or parts already warned about.
     if (turn.content.length === 0) continue;
     // Thinking first in an assistant turn, tool results first in a user turn: the API's order.
+    // After a server tool's result, the model went on (thinking again, maybe): each such stretch keeps its own thinking first.
     const first = turn.role === 'assistant' ? ['thinking', 'redacted_thinking'] : ['tool_result'];
-    turn.content = [...turn.content.filter((block) => first.includes(block.type)), ...turn.content.filter((block) => !first.includes(block.type))];
+    const ordered: AnthropicContentBlockParam[] = [];
+    let stretch: AnthropicContentBlockParam[] = [];
+    const flush = () => ordered.push(...stretch.filter((block) => first.includes(block.type)), ...stretch.filter((block) => !first.includes(block.type)));
+    for (const block of turn.content) {
+      stretch.push(block);
+      if (turn.role === 'assistant' && block.type.endsWith('_tool_result')) {
+        flush();
+        stretch = [];
+      }
+    }
+    flush();
+    turn.content = ordered;
     const previous = out[out.length - 1];
     // Leaving out an empty turn may put two turns of one role side by side.
     if (previous !== undefined && previous.role === turn.role) previous.content.push(...turn.content);

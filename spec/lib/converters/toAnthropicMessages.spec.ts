@@ -369,6 +369,20 @@ describe('toAnthropicMessages', () => {
       ...(mark === null ? {} : { metadata: { anthropic: mark } }),
     });
 
+    it("should keep thinking where Anthropic sent it around a server tool's result: first in each stretch of the turn, not all at its start", () => {
+      expect(
+        convert([
+          { id: 'u1', role: 'user', content: 'Search, then look it up.' },
+          { id: 'm1-reasoning-0', role: 'reasoning', content: 'Search first.', encryptedValue: 'SIG1' },
+          { id: 'm1', role: 'assistant', toolCalls: [served('srvtoolu_1', 'web_search', '{"query":"x"}')] },
+          searchResult('t1', 'srvtoolu_1'),
+          { id: 'm1-reasoning-3', role: 'reasoning', content: 'Now the client tool.', encryptedValue: 'SIG2' },
+          { id: 'm1-3', role: 'assistant', toolCalls: [call('toolu_1', 'lookup', '{"a":1}')] },
+          { id: 't2', role: 'tool', toolCallId: 'toolu_1', content: 'found' },
+        ]).result.messages[1].content.map((block) => block.type),
+      ).toEqual(['thinking', 'server_tool_use', 'web_search_tool_result', 'thinking', 'tool_use']);
+    });
+
     it('should send a marked call and its marked result as the blocks they came as, the result right after its call in the assistant turn, whatever the order of the tool messages', () => {
       expect(
         convert([
