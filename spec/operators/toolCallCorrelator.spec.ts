@@ -922,6 +922,22 @@ describe('toolCallCorrelator', () => {
         expectObservable(e1.pipe(correlate())).toBe(expected, values);
       }));
 
+    it('should send an Error a tool returned as its text, which JSON would write as {}', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values = {
+          a: result('cA', new Error('disk full')),
+          b: result('cB', new RangeError('too far')),
+          A: result('cA', 'Error: disk full', { messageId: 'id-1' }),
+          B: result('cB', 'RangeError: too far', { messageId: 'id-2' }),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--|', values);
+        // prettier-ignore
+        const expected = '--A--B--|';
+
+        expectObservable(e1.pipe(correlate())).toBe(expected, values);
+      }));
+
     it('should close its open call, END before RESULT, leaving other open calls open', () =>
       testScheduler.run(({ cold, expectObservable }) => {
         const values = {
@@ -1215,7 +1231,17 @@ describe('toolCallCorrelator', () => {
       [
         'a TOOL_CALL_RESULT whose content holds a BigInt',
         result('c7', { n: BigInt(1) }),
-        "TOOL_CALL_RESULT for tool call 'c7' has content (an object) that cannot be serialised to JSON: Do not know how to serialize a BigInt. Convert BigInts and break cycles before emitting it.",
+        "TOOL_CALL_RESULT for tool call 'c7' has content (an object) that cannot be serialised to JSON: Do not know how to serialize a BigInt. Convert BigInts, Maps and Sets, and break cycles before emitting it.",
+      ],
+      [
+        'a TOOL_CALL_RESULT whose content holds a Map, which JSON writes as {}',
+        result('c7', { hits: new Map([['a', 1]]) }),
+        "TOOL_CALL_RESULT for tool call 'c7' has content (an object) that cannot be serialised to JSON: a Map under key 'hits' (JSON writes it as {}, losing its entries). Convert BigInts, Maps and Sets, and break cycles before emitting it.",
+      ],
+      [
+        'a TOOL_CALL_RESULT whose content is a function',
+        result('c7', () => 'done'),
+        "TOOL_CALL_RESULT for tool call 'c7' has content (a function) that JSON cannot carry. Send the tool's output as a string, content parts, or plain data.",
       ],
       [
         'a TOOL_CALL_RESULT with toolCallId null',
@@ -1280,7 +1306,7 @@ describe('toolCallCorrelator', () => {
           expected,
           values,
           invalidEvent(
-            "TOOL_CALL_RESULT for tool call 'c1' has content (an object) that cannot be serialised to JSON: Do not know how to serialize a BigInt. Convert BigInts and break cycles before emitting it.",
+            "TOOL_CALL_RESULT for tool call 'c1' has content (an object) that cannot be serialised to JSON: Do not know how to serialize a BigInt. Convert BigInts, Maps and Sets, and break cycles before emitting it.",
           ),
         );
       }));
