@@ -251,7 +251,7 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     const dropHeld = () => {
       for (const { call, messageId: id } of held.values()) {
         onDiagnostic({
-          message: `fromAnthropicMessages dropped server tool call '${call.id}' (${call.name}) of message '${id}': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn: send the paused response back as the last assistant message.`,
+          message: `fromAnthropicMessages dropped server tool call '${call.id}' (${call.name}) of message '${id}': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn in the same run: send the paused response back as the last assistant message and stream the continuation into the same source, where the call comes with its result (in a later run the client has no such call to send back).`,
           event: call,
         });
       }

@@ -884,7 +884,7 @@ describe('fromAnthropicMessages', () => {
       });
       expect(run.messages).toEqual([{ id: 'msg_1', role: 'assistant', content: "I'll search for that." }]);
       expect(messages).toEqual([
-        "fromAnthropicMessages dropped server tool call 'srvtoolu_01' (web_search) of message 'msg_1': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn: send the paused response back as the last assistant message.",
+        "fromAnthropicMessages dropped server tool call 'srvtoolu_01' (web_search) of message 'msg_1': Anthropic runs it itself, and no result block for it came in the stream (as when Anthropic pauses a turn, stop_reason: pause_turn, before it runs the tool), so the client would take it for a call of its own to run. To let Anthropic run it, continue the turn in the same run: send the paused response back as the last assistant message and stream the continuation into the same source, where the call comes with its result (in a later run the client has no such call to send back).",
       ]);
     });
 
