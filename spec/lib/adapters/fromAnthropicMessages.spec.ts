@@ -860,18 +860,20 @@ describe('fromAnthropicMessages', () => {
       ]);
     });
 
+    // A turn Anthropic paused (stop_reason: pause_turn) after the server call, before it ran the tool.
+    const paused: AnthropicStreamEvent[] = [
+      start(counts),
+      textBlock(0),
+      textDelta(0, "I'll search for that."),
+      blockStop(0),
+      toolBlock(1, 'srvtoolu_01', 'web_search', {}, 'server_tool_use'),
+      jsonDelta(1, '{"query":"weather oslo"}'),
+      blockStop(1),
+      messageDelta('pause_turn'),
+      stop,
+    ];
+
     it('should leave a server call whose result never comes (a paused turn) out of the run, pending for no one, and say so', async () => {
-      const paused: AnthropicStreamEvent[] = [
-        start(counts),
-        textBlock(0),
-        textDelta(0, "I'll search for that."),
-        blockStop(0),
-        toolBlock(1, 'srvtoolu_01', 'web_search', {}, 'server_tool_use'),
-        jsonDelta(1, '{"query":"weather oslo"}'),
-        blockStop(1),
-        messageDelta('pause_turn'),
-        stop,
-      ];
       const { onDiagnostic, messages } = diagnosticsSink();
       const run = await runWithOracle(from(paused).pipe(fromAnthropicMessages({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })));
       expect(run.events.filter((event) => event.type.startsWith('TOOL_CALL'))).toEqual([]);
@@ -889,17 +891,6 @@ describe('fromAnthropicMessages', () => {
     });
 
     it('should send a paused call when the continuation in the same stream brings its result, in the message that made it', async () => {
-      const paused: AnthropicStreamEvent[] = [
-        start(counts),
-        textBlock(0),
-        textDelta(0, "I'll search for that."),
-        blockStop(0),
-        toolBlock(1, 'srvtoolu_01', 'web_search', {}, 'server_tool_use'),
-        jsonDelta(1, '{"query":"weather oslo"}'),
-        blockStop(1),
-        messageDelta('pause_turn'),
-        stop,
-      ];
       const continued: AnthropicStreamEvent[] = [
         start(counts, 'msg_2'),
         blockStart(0, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: search }),
