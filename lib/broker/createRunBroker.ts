@@ -10,7 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
-import { copyWith, hasLoneSurrogate, MAX_TIMER_MS } from '../protocol/values.js';
+import { copyWith, hasLoneSurrogate, MAX_TIMER_MS, missingMethods } from '../protocol/values.js';
 import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
 
 /** What a request asks of a run, as the `authorize` hook sees it. */
@@ -952,7 +952,7 @@ function assertBrokerOptions(options: RunBrokerOptions): void {
   assertFunctionOption(options, 'onActivity', 'of the activity');
   const { store, instanceId } = options;
   if (store !== undefined) {
-    const missing = storeMethods.filter((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function');
+    const missing = missingMethods(store, storeMethods);
     if (missing.length > 0) {
       throw new AguiRxError(
         'INVALID_OPTIONS',

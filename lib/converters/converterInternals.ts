@@ -83,12 +83,12 @@ export function parametersOf(parameters: unknown): Record<string, unknown> {
 }
 
 /**
- * Whether a tool message answers no tool call of an earlier assistant message in `calls` (the ids
- * seen so far): then it is dropped, with a warning, as an API that keeps no state (Chat
+ * Whether a tool message is one {@link pairToolResults} found answering no call of an earlier
+ * assistant message: then it is dropped, with a warning, as an API that keeps no state (Chat
  * Completions, Anthropic Messages) refuses the whole request for a result without its call.
  */
-export function isOrphanResult(converter: string, message: { id: string; toolCallId: string }, calls: ReadonlySet<string>, warn: ConverterWarning): boolean {
-  if (calls.has(message.toolCallId)) return false;
+export function isOrphanResult(converter: string, message: ToolMessage, paired: PairedMessages, warn: ConverterWarning): boolean {
+  if (!paired.orphans.has(message)) return false;
   warn(`${converter} dropped tool message '${message.id}': it answers tool call '${message.toolCallId}', which no earlier assistant message made, and the API refuses a result without its call. Keep the assistant message with the call in the history, or leave the result out.`);
   return true;
 }
@@ -114,37 +114,43 @@ export const UNANSWERED_CALL_ERROR = 'the call did not complete, and no result w
  * 3. A second tool message for one call is dropped, with a warning: the first result stands (Anthropic
  *    refuses two `tool_result` blocks for one `tool_use`).
  * 4. Every other message keeps its place, a tool message that answers no earlier call too (each
- *    converter decides whether its API takes one).
+ *    converter decides whether its API takes one: {@link isOrphanResult}).
  *
  * @param converter The converter's name, for the warnings.
  * @param messages The AG-UI messages, oldest first.
  * @param warn Where the warnings go.
  * @param answeredByProvider Whether a call is one the provider ran and answers itself (Anthropic's
- *    server tools): it gets no failed result, and the converter decides what to send for it.
- * @return The messages in the order to convert them, with the failed results added.
+ *    server tools): it gets no failed result, nor is a second answer to it dropped: the converter
+ *    decides what to send for it.
+ * @return The messages in the order to convert them, with the failed results added, and the tool
+ *    messages among them that answer no earlier call.
  */
-export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning, answeredByProvider: (call: ToolCall) => boolean = () => false): Message[] {
+export function pairToolResults(converter: string, messages: readonly Message[], warn: ConverterWarning, answeredByProvider: (call: ToolCall) => boolean = () => false): PairedMessages {
   // The latest assistant message that made each call id so far (its index), and the call.
   const madeBy = new Map<string, { at: number; call: ToolCall }>();
-  // The tool messages that answer an assistant message's calls, by its index; the indexes they leave.
-  const results = new Map<number, ToolMessage[]>();
+  // The tool messages that answer an assistant message's calls, by its index, and each call's first answer.
+  const results = new Map<number, { answers: ToolMessage[]; first: Map<string, ToolMessage> }>();
+  // The tool messages that leave their place (moved after their call, or dropped), and those that answer no earlier call.
   const moved = new Set<number>();
+  const orphans = new Set<ToolMessage>();
   messages.forEach((message, index) => {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) madeBy.set(call.id, { at: index, call });
     else if (message.role === 'tool') {
       const made = madeBy.get(message.toolCallId);
-      if (made === undefined) return;
-      const answers = results.get(made.at);
+      if (made === undefined) return void orphans.add(message);
       moved.add(index);
-      if (answers === undefined) return void results.set(made.at, [message]);
+      let answered = results.get(made.at);
+      if (answered === undefined) results.set(made.at, (answered = { answers: [], first: new Map() }));
+      const first = answered.first.get(message.toolCallId);
       // A second result of one call (a retried tool, a history appended twice): every API takes one
       // result per call (Anthropic refuses a second), so the first stands. A provider's own calls are its converter's.
-      if (!answeredByProvider(made.call) && answers.some((answer) => answer.toolCallId === message.toolCallId)) {
+      if (first !== undefined && !answeredByProvider(made.call)) {
         return warn(
-          `${converter} dropped tool message '${message.id}': tool call '${message.toolCallId}' has a result already (tool message '${answers.find((answer) => answer.toolCallId === message.toolCallId)!.id}'), and the API takes one result per call. Keep one tool message per call.`,
+          `${converter} dropped tool message '${message.id}': tool call '${message.toolCallId}' has a result already (tool message '${first.id}'), and the API takes one result per call. Keep one tool message per call.`,
         );
       }
-      answers.push(message);
+      if (first === undefined) answered.first.set(message.toolCallId, message);
+      answered.answers.push(message);
     }
   });
   const out: Message[] = [];
@@ -152,17 +158,24 @@ export function pairToolResults(converter: string, messages: readonly Message[],
     if (moved.has(index)) return;
     out.push(message);
     if (message.role !== 'assistant') return;
-    const answers = results.get(index) ?? [];
-    out.push(...answers);
-    const answered = new Set(answers.map((answer) => answer.toolCallId));
+    const answered = results.get(index);
+    if (answered !== undefined) out.push(...answered.answers);
+    // Once per id: a message that names a call twice gets one failed result.
+    const failed = new Set<string>();
     for (const call of message.toolCalls ?? []) {
-      if (answered.has(call.id) || answeredByProvider(call)) continue;
-      answered.add(call.id);
+      if (answered?.first.has(call.id) || failed.has(call.id) || answeredByProvider(call)) continue;
+      failed.add(call.id);
       warn(
         `${converter} sent tool call '${call.id}' (${call.function.name}) of assistant message '${message.id}' with a failed result ("Error: ${UNANSWERED_CALL_ERROR}"): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`,
       );
       out.push({ id: `${message.id}-${call.id}-unanswered`, role: 'tool', toolCallId: call.id, content: '', error: UNANSWERED_CALL_ERROR });
     }
   });
-  return out;
+  return { messages: out, orphans };
+}
+
+/** What {@link pairToolResults} gives: the messages to convert, and the tool messages among them that answer no earlier call. */
+export interface PairedMessages {
+  readonly messages: readonly Message[];
+  readonly orphans: ReadonlySet<ToolMessage>;
 }

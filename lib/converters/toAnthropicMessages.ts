@@ -246,13 +246,11 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
     if (last !== undefined && last.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
-  // The ids of the calls made so far: a result needs its call before it.
-  const calls = new Set<string>();
   // Each call's results right after it, a failed one for a call without (Anthropic's server calls have their own blocks).
   const paired = pairToolResults('toAnthropicMessages', conversation, warn, isServerToolUse);
   // Server tool calls, each with the tool message that gives its result block (sent with the call, not where it stands).
-  const serverResults = findServerResults(paired);
-  for (const message of paired) {
+  const serverResults = findServerResults(paired.messages);
+  for (const message of paired.messages) {
     switch (message.role) {
       case 'user':
         // Anthropic refuses an empty text block, and a turn without content.
@@ -267,7 +265,6 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
             continue;
           }
           blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments, call.id, message.id, warn) });
-          calls.add(call.id);
         }
         add('assistant', blocks);
         break;
@@ -282,7 +279,7 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
           }
           break;
         }
-        if (isOrphanResult('toAnthropicMessages', message, calls, warn)) break;
+        if (isOrphanResult('toAnthropicMessages', message, paired, warn)) break;
         const content = message.content;
         const failed = message.error !== undefined && message.error !== '';
         const textOnly = typeof content === 'string' || content.every((part) => part.type === 'text');

@@ -180,9 +180,8 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
 export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
   const warn = options.onWarning ?? defaultWarning;
   const out: OpenAIChatMessage[] = [];
-  // The ids of the calls made so far: a result needs its call before it.
-  const calls = new Set<string>();
-  for (const message of pairToolResults('toOpenAIChatMessages', messages, warn)) {
+  const paired = pairToolResults('toOpenAIChatMessages', messages, warn);
+  for (const message of paired.messages) {
     switch (message.role) {
       case 'system':
       case 'developer':
@@ -199,15 +198,12 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
         const made = message.toolCalls ?? [];
         if (text === '' && made.length === 0) break;
         const converted: OpenAIChatMessage = { role: 'assistant', content: text === '' ? null : text };
-        if (made.length > 0) {
-          converted.tool_calls = made.map((call) => toolCallOf(call, message.id, warn));
-          for (const call of made) calls.add(call.id);
-        }
+        if (made.length > 0) converted.tool_calls = made.map((call) => toolCallOf(call, message.id, warn));
         out.push(named(converted, message.name));
         break;
       }
       case 'tool': {
-        if (isOrphanResult('toOpenAIChatMessages', message, calls, warn)) break;
+        if (isOrphanResult('toOpenAIChatMessages', message, paired, warn)) break;
         if (typeof message.content !== 'string') {
           message.content.forEach((part, index) => {
             if (part.type !== 'text') {

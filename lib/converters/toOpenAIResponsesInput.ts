@@ -179,7 +179,7 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
   const input: ResponsesInputItem[] = [];
   // The reasoning items, with the message each came from.
   const reasoningOf = new Map<ResponsesInputItem, string>();
-  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn)) {
+  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn).messages) {
     switch (message.role) {
       case 'user': {
         const content: ResponsesInputContent[] = typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : inputParts(message, message.content, warn);

@@ -65,3 +65,8 @@ export function hasLoneSurrogate(text: string): boolean {
  * a longer one after 1 ms, so a limit beyond it must be Infinity or refused.
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The names among `methods` that `value` has no function for: all of them when it is no object. */
+export function missingMethods(value: unknown, methods: readonly string[]): string[] {
+  return methods.filter((method) => typeof (value as Record<string, unknown> | null | undefined)?.[method] !== 'function');
+}

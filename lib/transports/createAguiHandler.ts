@@ -19,7 +19,7 @@ import { bodyText, checkState, contentTypeRefusal, invalidRunInput, runInputProb
 import type { StandardSchemaV1 } from '../state/decodeState.js';
 import { STREAM_MEDIA_TYPES, refusesEveryStreamType, type FramedOptions } from './frames.js';
 import { recordType, type RecordType } from '../protocol/recordType.js';
-import { copyWith } from '../protocol/values.js';
+import { copyWith, missingMethods } from '../protocol/values.js';
 
 /**
  * An agent as the handlers run it: the run's input in, the agent's events out. `ctx.signal` aborts
@@ -670,8 +670,7 @@ function assertHandlerOptions(agent: unknown, options: AguiHandlerOptions<any, a
 }
 
 /** Whether `value` has a run broker's methods (what the routes call). */
-const isRunBroker = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && ['run', 'events', 'connect', 'stop'].every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+const isRunBroker = (value: unknown): boolean => typeof value === 'object' && value !== null && missingMethods(value, ['run', 'events', 'connect', 'stop']).length === 0;
 
 /** A request's late 'error' (a reset after its body was read) is the response's business: without a listener it would crash the process. */
 const ignoreError = () => undefined;
