@@ -5,7 +5,9 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/generateId.js';
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
+import { interrupt } from '../interaction/interrupts.js';
 import { createLangChainMessageReader, messageFields, messageKind, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
+import { INTERRUPT_KEY, readInterrupts, type InterruptsRead } from './langGraphInterrupts.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
 import type { LangGraphStreamPart } from './wire/langGraph.js';
 
@@ -16,7 +18,7 @@ export type * from './wire/langGraph.js';
 export interface FromLangGraphStreamOptions {
   /** Also send each item as it came, as `RAW { event, source: 'langgraph' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), and of each stream mode ignored (`debug` …), once per type per subscription. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
   /** Mints ids for messages and tool calls that carry none. Default: nanoid. */
   generateId?: IdGenerator | undefined;
@@ -62,11 +64,26 @@ export interface FromLangGraphStreamOptions {
  * 6. A `values` state of the root graph becomes STATE_SNAPSHOT **without its `messages` key**: the
  *    messages travel as messages (point 2 to 5), and `stateDelta` sends only what changed. A
  *    subgraph's `values` send nothing: its state is its own, and what it returns reaches the
- *    root's next state. A subgraph's messages stream like the root's. Other modes send nothing.
- * 7. An item in none of the shapes of point 1 is an `INVALID_EVENT` error whose message says to
+ *    root's next state. A subgraph's messages stream like the root's.
+ * 7. A paused graph (a node called `interrupt(value)`) ends the run with an interrupt, never a
+ *    success (AG-UI Interrupts and Resume: a producer must not report an interrupted run as
+ *    success): the `__interrupt__: [{ id, value }]` of its `values` and `updates` items become,
+ *    when the source completes, RUN_FINISHED with `outcome: { type: 'interrupt', interrupts }`,
+ *    each `{ id, reason: 'input_required', message, metadata: { value } }` (`id` LangGraph's,
+ *    minted when absent; `message` the value when it is text). Each interrupt counts once (both
+ *    modes repeat it); the root graph's are the run's, a subgraph's count when the root sends
+ *    none. `__interrupt__` is never part of the state: a `values` item holding nothing else
+ *    (LangGraph before 1.0) sends no snapshot. Resume the graph with `new Command({ resume })`
+ *    from the next run's `resume` entries (`matchResume`). `streamMode: 'messages'` alone carries
+ *    no interrupts: add `'values'` or `'updates'`.
+ * 8. A `custom` item (what a node writes with `config.writer`) becomes CUSTOM `{ name: 'custom',
+ *    value }`. `updates` send nothing else: the state travels in `values`. Other modes (`debug`,
+ *    `tasks`, `checkpoints` …) have no AG-UI form: ignored, with one `onDiagnostic` per mode per
+ *    subscription.
+ * 9. An item in none of the shapes of point 1 is an `INVALID_EVENT` error whose message says to
  *    pass `streamMode` as an array: the bare payloads of another single mode (a `values` state,
  *    an `updates` object) cannot be told apart. So is a `messages` payload that is not
- *    `[message, metadata]`, or a malformed chunk.
+ *    `[message, metadata]`, a malformed chunk, or an `__interrupt__` that is not a list of objects.
  *
  * ## Example
  *
@@ -88,7 +105,16 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
   const onDiagnostic = options.onDiagnostic ?? warnDiagnostic;
   return createOperator<LangGraphStreamPart, AgentEvent>((subscriber) => {
     const emit = (event: AgentEvent) => subscriber.next(event);
-    const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream', createDropReporter(onDiagnostic));
+    const drop = createDropReporter(onDiagnostic);
+    const reader = createLangChainMessageReader(emit, mint, 'fromLangGraphStream', drop);
+    // The interrupts of the paused graph (rule 7): the root graph's, else a subgraph's; made when the first comes.
+    let rootInterrupts: InterruptsRead | undefined;
+    let subgraphInterrupts: InterruptsRead | undefined;
+    const onInterrupts = (namespace: readonly string[], list: unknown, mode: string) => {
+      const where = `a '${mode}' item`;
+      if (namespace.length === 0) rootInterrupts = readInterrupts(list, where, rootInterrupts, mint, readers);
+      else subgraphInterrupts = readInterrupts(list, `${where} of subgraph '${namespace.join('|')}'`, subgraphInterrupts, mint, readers);
+    };
     // The AI message being read, keyed by its id.
     let current: { key: string | undefined; turn: ModelTurn } | undefined;
     // The served model of each message id, from whichever of its chunks names it (often an empty first one).
@@ -125,17 +151,32 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
         if (raw) emit(rawEvent(input, 'langgraph'));
         const { namespace, mode, payload } = readItem(input);
         if (mode === 'values') {
+          const asked = isObject(payload) ? payload[INTERRUPT_KEY] : undefined;
+          if (asked !== undefined) onInterrupts(namespace, asked, mode);
           // A subgraph's state is its own, not the run's: the root graph's next state holds what the subgraph returns to it.
           if (namespace.length > 0) return;
           if (!isObject(payload)) {
             emit({ type: EventType.STATE_SNAPSHOT, snapshot: payload });
             return;
           }
-          const { messages: _messages, ...state } = payload;
-          emit({ type: EventType.STATE_SNAPSHOT, snapshot: state });
+          const { messages: _messages, [INTERRUPT_KEY]: _asked, ...state } = payload;
+          // Before LangGraph 1.0 a paused graph sends its interrupts alone: the state has not changed.
+          if (asked === undefined || Object.keys(state).length > 0) emit({ type: EventType.STATE_SNAPSHOT, snapshot: state });
           return;
         }
-        if (mode !== 'messages') return;
+        if (mode === 'updates') {
+          // The state travels in 'values'; an update says only which node changed it, or that the graph paused.
+          if (isObject(payload) && payload[INTERRUPT_KEY] !== undefined) onInterrupts(namespace, payload[INTERRUPT_KEY], mode);
+          return;
+        }
+        if (mode === 'custom') {
+          emit({ type: EventType.CUSTOM, name: 'custom', value: payload });
+          return;
+        }
+        if (mode !== 'messages') {
+          drop(`mode:${mode}`, `fromLangGraphStream ignores '${mode}' items: they describe how the graph runs, which AG-UI has no event for. Leave '${mode}' out of streamMode, or pass raw: true to forward every item as a RAW event. Later '${mode}' items of this stream are ignored without another warning.`, input);
+          return;
+        }
         if (!Array.isArray(payload) || payload.length < 1) throw invalid(`a 'messages' payload is ${describeValue(payload)}, but it must be a [message, metadata] pair.`);
         const [message, metadata] = payload;
         const fields = messageFields(message);
@@ -144,11 +185,18 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
         if (kind === 'ai') onAiMessage(fields, isObject(metadata) ? metadata : {});
         else if (kind === 'tool') onToolMessage(fields);
       },
+      complete() {
+        // A subgraph's interrupt reaches the root graph's items too; a subgraph's alone says the run paused all the same.
+        const asked = rootInterrupts !== undefined && rootInterrupts.size > 0 ? rootInterrupts : subgraphInterrupts;
+        if (asked !== undefined && asked.size > 0) emit(interrupt([...asked.values()]));
+        subscriber.complete();
+      },
     };
   });
 }
 
-const { invalid } = fieldReaders({ adapter: 'fromLangGraphStream', malformed: 'a malformed item', unit: 'item' });
+const readers = fieldReaders({ adapter: 'fromLangGraphStream', malformed: 'a malformed item', unit: 'item' });
+const { invalid } = readers;
 
 /** One `graph.stream()` item, read: the subgraph it came from (`[]` for the root graph), its mode and payload. */
 interface StreamItem {

@@ -22,8 +22,9 @@ export interface LangGraphMessageMetadata {
  * One item of LangGraph JS `graph.stream(input, { streamMode: ['values', 'messages'] })`:
  * `['messages', [messageChunk, metadata]]` for each message chunk (and each whole message a node
  * returns), `['values', state]` after each step. With `subgraphs: true` the namespace comes first:
- * `[namespace, mode, payload]` (`[]` for the root graph). Other modes (`updates`, `custom`,
- * `debug` …) are read and ignored. `streamMode: 'messages'` alone yields the bare
+ * `[namespace, mode, payload]` (`[]` for the root graph). `updates` items are read for a paused
+ * graph's `__interrupt__`, `custom` items become CUSTOM events, other modes (`debug` …) are
+ * ignored with a diagnostic. `streamMode: 'messages'` alone yields the bare
  * `[messageChunk, metadata]` pair (with `subgraphs: true`, `[namespace, [messageChunk, metadata]]`).
  */
 export type LangGraphStreamPart =

@@ -297,15 +297,127 @@ describe('fromLangGraphStream', () => {
   });
 
   describe('values (rule 6)', () => {
-    it('should send the state without its messages, and other modes not at all', async () => {
-      expect(await adapt([values({ messages: [lc('HumanMessage', { content: 'Hi' })] }), values({ messages: [], todos: ['a'] }), ['updates', { agent: {} }], ['custom', { x: 1 }]])).toEqual([
+    it('should send the state without its messages, and updates not at all', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt([values({ messages: [lc('HumanMessage', { content: 'Hi' })] }), values({ messages: [], todos: ['a'] }), ['updates', { agent: {} }]], { onDiagnostic })).toEqual([
         snapshot({}),
         snapshot({ todos: ['a'] }),
       ]);
+      expect(messages).toEqual([]);
     });
   });
 
-  describe('bad input (rule 7)', () => {
+  describe('interrupts (rule 7)', () => {
+    const asked = (id: string | undefined, value: unknown) => ({ ...(id === undefined ? {} : { id }), value });
+    const paused = (interrupts: Record<string, unknown>[]): AgentEvent => ({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt', interrupts } }) as AgentEvent;
+
+    it('should end with an interrupt outcome when the source completes, and keep __interrupt__ out of the state (LangGraph 1.0)', () =>
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const question = { question: 'Approve booking to Paris?' };
+        const values_: Marbles = {
+          a: values({ messages: [], destination: 'Paris', approved: false }),
+          b: values({ messages: [], destination: 'Paris', approved: false, __interrupt__: [asked('i-1', question)] }),
+          S: snapshot({ destination: 'Paris', approved: false }),
+          F: paused([{ id: 'i-1', reason: 'input_required', metadata: { value: question } }]),
+        };
+        // prettier-ignore
+        const e1 =  cold('--a--b--|', values_);
+        // prettier-ignore
+        const e1subs =   '^-------!';
+        // prettier-ignore
+        const expected = '--S--S--(F|)';
+
+        expectObservable(e1.pipe(fromLangGraphStream())).toBe(expected, values_);
+        expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      }));
+
+    it('should send no snapshot for interrupts sent alone (before LangGraph 1.0), and count each once across values and updates', async () => {
+      const interrupts = [asked('i-1', 'Which city?'), asked('i-2', { fields: ['date'] })];
+      expect(await adapt([values({ messages: [], city: null }), ['updates', { __interrupt__: interrupts }], values({ __interrupt__: interrupts })])).toEqual([
+        snapshot({ city: null }),
+        paused([
+          { id: 'i-1', reason: 'input_required', message: 'Which city?', metadata: { value: 'Which city?' } },
+          { id: 'i-2', reason: 'input_required', metadata: { value: { fields: ['date'] } } },
+        ]),
+      ]);
+    });
+
+    it('should mint an id for an interrupt without one, the same for its repeats', async () => {
+      const interrupt = { value: 'Sure?', when: 'during', resumable: true, ns: ['ask:1'] };
+      expect(await adapt([['updates', { __interrupt__: [interrupt] }], values({ __interrupt__: [{ ...interrupt }] })], { generateId: sequentialIds('m-') })).toEqual([
+        paused([{ id: 'm-1', reason: 'input_required', message: 'Sure?', metadata: { value: 'Sure?' } }]),
+      ]);
+    });
+
+    it("should take the root graph's interrupts, and a subgraph's when the root sends none", async () => {
+      const sub = bad([['ask:1'], 'values', { notes: [], __interrupt__: [asked('i-sub', 'Sub?')] }]);
+      const rootToo = bad([[], 'updates', { __interrupt__: [asked('i-root', 'Root?')] }]);
+      expect((await adapt([sub, rootToo])).at(-1)).toEqual(paused([{ id: 'i-root', reason: 'input_required', message: 'Root?', metadata: { value: 'Root?' } }]));
+      expect(await adapt([sub])).toEqual([paused([{ id: 'i-sub', reason: 'input_required', message: 'Sub?', metadata: { value: 'Sub?' } }])]);
+    });
+
+    it('should finish as before when no interrupt came, or an empty list', async () => {
+      expect(await adapt([values({ messages: [], x: 1 }), ['updates', { __interrupt__: [] }]])).toEqual([snapshot({ x: 1 })]);
+    });
+
+    it.each([
+      [values({ messages: [], __interrupt__: 'stop' }), "fromLangGraphStream received a malformed item: a 'values' item.__interrupt__ is \"stop\", but it must be the list of the graph's interrupts ([{ id, value }])."],
+      [bad(['updates', { __interrupt__: [7] }]), "fromLangGraphStream received a malformed item: a 'updates' item.__interrupt__[0] is number 7, but it must be an interrupt ({ id, value })."],
+      [bad([['ask:1'], 'values', { __interrupt__: null }]), "fromLangGraphStream received a malformed item: a 'values' item of subgraph 'ask:1'.__interrupt__ is null, but it must be the list of the graph's interrupts ([{ id, value }])."],
+    ])('should refuse a malformed __interrupt__: %#', async (input, message) => {
+      const error = await failure([input]);
+      expect({ code: error.code, message: error.message }).toEqual({ code: 'INVALID_EVENT', message });
+    });
+
+    it('should end the run paused through toAgui and the official client, with the state and messages it had', async () => {
+      const chunk = (content: string) => lc('AIMessageChunk', { id: 'chatcmpl-1', content, tool_call_chunks: [], additional_kwargs: {} });
+      const run = await runWithOracle(
+        from([
+          values({ messages: [], destination: 'Paris', approved: false }),
+          bad(['messages', [chunk('Booking Paris.'), metadata]]),
+          values({ messages: [], destination: 'Paris', approved: false, __interrupt__: [asked('f723e8dc0a1b', { question: 'Approve booking to Paris?' })] }),
+          bad(['updates', { __interrupt__: [asked('f723e8dc0a1b', { question: 'Approve booking to Paris?' })] }]),
+        ]).pipe(fromLangGraphStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })),
+      );
+      expect(run.state).toEqual({ destination: 'Paris', approved: false });
+      expect(run.messages).toEqual([{ id: 'chatcmpl-1', role: 'assistant', content: 'Booking Paris.' }]);
+      expect(run.events.at(-1)).toMatchObject({
+        type: EventType.RUN_FINISHED,
+        outcome: { type: 'interrupt', interrupts: [{ id: 'f723e8dc0a1b', reason: 'input_required', metadata: { value: { question: 'Approve booking to Paris?' } } }] },
+      });
+    });
+  });
+
+  describe('custom and other modes (rule 8)', () => {
+    it("should send a custom item as CUSTOM { name: 'custom', value }, from the root graph or a subgraph", async () => {
+      expect(await adapt([['custom', { progress: 'Fetched 10/100 records' }], bad([['fetch:1'], 'custom', 'half way'])])).toEqual([
+        { type: EventType.CUSTOM, name: 'custom', value: { progress: 'Fetched 10/100 records' } },
+        { type: EventType.CUSTOM, name: 'custom', value: 'half way' },
+      ]);
+    });
+
+    it('should ignore the items of a mode with no AG-UI form, telling onDiagnostic once per mode per subscription', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const parts = [['debug', { step: 1 }], ['debug', { step: 2 }], ['checkpoints', {}], say('Hi')] as LangGraphStreamPart[];
+      const source = from(parts).pipe(fromLangGraphStream({ onDiagnostic }));
+      expect(await collect(source)).toEqual([text('Hi')]);
+      await collect(source);
+      expect(messages).toEqual([
+        "fromLangGraphStream ignores 'debug' items: they describe how the graph runs, which AG-UI has no event for. Leave 'debug' out of streamMode, or pass raw: true to forward every item as a RAW event. Later 'debug' items of this stream are ignored without another warning.",
+        "fromLangGraphStream ignores 'checkpoints' items: they describe how the graph runs, which AG-UI has no event for. Leave 'checkpoints' out of streamMode, or pass raw: true to forward every item as a RAW event. Later 'checkpoints' items of this stream are ignored without another warning.",
+        expect.stringContaining("ignores 'debug' items"),
+        expect.stringContaining("ignores 'checkpoints' items"),
+      ]);
+    });
+
+    it('should carry custom data through toAgui and the official client', async () => {
+      const run = await runWithOracle(from([['custom', { progress: 1 }], say('Done.')] as LangGraphStreamPart[]).pipe(fromLangGraphStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.events.filter((event) => event.type === EventType.CUSTOM)).toEqual([expect.objectContaining({ name: 'custom', value: { progress: 1 } })]);
+      expect(run.messages).toEqual([{ id: 'run-1', role: 'assistant', content: 'Done.' }]);
+    });
+  });
+
+  describe('bad input (rule 9)', () => {
     it.each([
       [null, 'null'],
       [{ event: 'on_chat_model_stream' }, 'an object'],
