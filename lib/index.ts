@@ -38,7 +38,7 @@ export { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_STALL_TIMEOUT_MS, SEND_BUFFER_FULL,
 export { sendSSE, type SendSSEOptions } from './transports/sendSSE.js';
 export { toSSEResponse, toSSEStream, type ToSSEResponseInit, type ToSSEStreamOptions } from './transports/toSSEStream.js';
 export { generateId, type IdGenerator } from './protocol/generateId.js';
-export { createRunBroker, type AuthorizeRequest, type BrokerAction, type BrokerActivity, type RunBroker, type RunBrokerOptions } from './broker/createRunBroker.js';
+export { createRunBroker, type AuthorizeRequest, type BrokerAction, type BrokerRequest, type BrokerActivity, type RunBroker, type RunBrokerOptions } from './broker/createRunBroker.js';
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './broker/createMemoryRunStore.js';
 export type { RunLogEntry, RunRecord, RunRef, RunStatus, RunStore } from './broker/runStore.js';
 export type { BrokerAccess, BrokerFrame, RunBrokerApi, RunStopStatus } from './transports/brokerRoutes.js';

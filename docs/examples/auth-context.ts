@@ -37,9 +37,9 @@ export function callerOf(request: IncomingMessage): Caller {
 
 /** The agent, per tenant: a real one would pick the tenant's data and model key from `ctx.context`. */
 export const tenantAgent: AguiAgent<Caller> = (input, ctx) => {
-  // `context` always ran before the agent; a caller without a tenant never gets here.
-  if (ctx.context === undefined) throw new Error('tenantAgent is served without the context option.');
-  return weatherAgent(input, ctx);
+  // `ctx.context` is a Caller, always there: with a Context type, the handler requires the `context` option that makes it.
+  const forwardedProps = { ...input.forwardedProps, tenantId: ctx.context.tenantId };
+  return weatherAgent({ ...input, forwardedProps }, ctx);
 };
 
 /** The app: the agent on POST /agent for signed-in callers, callable from the web app's origin. */

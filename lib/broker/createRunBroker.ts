@@ -16,8 +16,8 @@ import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.j
 /** What a request asks of a run, as the `authorize` hook sees it. */
 export type BrokerAction = 'start' | 'attach' | 'events' | 'connect' | 'stop';
 
-/** The question the `authorize` hook answers: may this request do `action` on this thread (and run)? */
-export interface AuthorizeRequest extends BrokerAccess {
+/** What every `authorize` question holds: the request, what it asks and of which thread (and run). */
+export interface BrokerRequest extends BrokerAccess {
   /** What the request asks: start or attach to a run (POST), read it (GET events), connect to the thread, or stop the run. */
   readonly action: BrokerAction;
   /** The thread the request names. */
@@ -25,6 +25,13 @@ export interface AuthorizeRequest extends BrokerAccess {
   /** Absent for `connect`, which names a thread only. */
   readonly runId?: string | undefined;
 }
+
+/**
+ * The question the `authorize` hook answers: may this request do `action` on this thread (and
+ * run)? With a `Context` type (`createRunBroker<Caller>(…)`, for a handler whose `context` option
+ * makes a `Caller`), `context` is that type and always there; without one, `unknown`.
+ */
+export type AuthorizeRequest<Context = unknown> = unknown extends Context ? BrokerRequest : BrokerRequest & { readonly context: Context };
 
 /**
  * What the broker reports through `onActivity`, one call per happening (times in ms, counts in events):
@@ -103,8 +110,8 @@ export type BrokerActivity = RunRef &
       }
   );
 
-/** Options of {@link createRunBroker}. */
-export interface RunBrokerOptions {
+/** Options of {@link createRunBroker}; `Context` is what the handler's `context` option makes of a request (the caller), as `authorize` sees it. */
+export interface RunBrokerOptions<Context = unknown> {
   /** Where run logs live. Default: {@link createMemoryRunStore} (one process). */
   store?: RunStore | undefined;
   /**
@@ -121,7 +128,7 @@ export interface RunBrokerOptions {
    * connect and stop. Without it anyone may start a run, only the POST that started a run reads
    * it, and every other request is refused (403).
    */
-  authorize?: ((request: AuthorizeRequest) => boolean | Promise<boolean>) | undefined;
+  authorize?: ((request: AuthorizeRequest<Context>) => boolean | Promise<boolean>) | undefined;
   /** Called for each run start and end, reader arrival and departure, loss and store failure. */
   onActivity?: ((activity: BrokerActivity) => void) | undefined;
   /** This instance's id (the owner recorded on its runs). Default: a minted id. */
@@ -290,8 +297,10 @@ const forbidden = (action: BrokerAction) =>
  * @return The broker; pass it to `createAguiHandler` / `createAguiFetchHandler` as `broker`.
  * @throws RangeError when `leaseMs`, `detachGraceMs` or `maxSubscribers` is not a valid number (`NaN`, negative, a fraction of a reader); AguiRxError `INVALID_OPTIONS` when `authorize` or `onActivity` is not a function, `store` is not a run store, or `instanceId` is not a non-empty string.
  */
-export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
+export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Context> = {}): RunBroker {
   assertBrokerOptions(options);
+  // The handler passes what its `context` option made, which `Context` names.
+  const authorizeHook = options.authorize as ((request: BrokerRequest) => boolean | Promise<boolean>) | undefined;
   const store = options.store ?? createMemoryRunStore();
   const detachGraceMs = options.detachGraceMs ?? 30_000;
   const leaseMs = options.leaseMs ?? 15_000;
@@ -346,8 +355,8 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     if (run !== undefined) cancel(run);
   });
 
-  const authorize = async (request: AuthorizeRequest): Promise<void> => {
-    const allowed = options.authorize === undefined ? false : await options.authorize(request);
+  const authorize = async (request: BrokerRequest): Promise<void> => {
+    const allowed = authorizeHook === undefined ? false : await authorizeHook(request);
     if (allowed !== true) throw forbidden(request.action);
   };
 
@@ -851,7 +860,7 @@ export function createRunBroker(options: RunBrokerOptions = {}): RunBroker {
     const now = Date.now();
     const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
     // With a hook, starting a run on a thread is its decision too: a thread id is no credential.
-    if (options.authorize !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize(copyWith(access, { action: 'start', threadId, runId }));
+    if (authorizeHook !== undefined && (await store.getRun(threadId, runId)) === undefined) await authorize(copyWith(access, { action: 'start', threadId, runId }));
     const created = await store.createRun(record);
     if (!created) {
       await authorize(copyWith(access, { action: 'attach', threadId, runId }));
@@ -944,7 +953,7 @@ const storeMethods = ['createRun', 'getRun', 'listRuns', 'append', 'endRun', 're
  * cancels, a hook or a store of the wrong kind fails every request.
  * @throws RangeError for a number; AguiRxError `INVALID_OPTIONS` for a hook, the store or the instance id.
  */
-function assertBrokerOptions(options: RunBrokerOptions): void {
+function assertBrokerOptions<Context>(options: RunBrokerOptions<Context>): void {
   assertNumberOption(options, 'leaseMs', (value) => value > 0 && Number.isFinite(value), 'a number of ms > 0 (finite: a dead owner is found when its lease lapses)');
   assertNumberOption(options, 'detachGraceMs', (value) => value >= 0 && (value <= MAX_TIMER_MS || value === Infinity), `a number of ms ≥ 0, at most ${MAX_TIMER_MS} (what a timer holds, about 24.8 days), or Infinity: runs always finish`);
   assertNumberOption(options, 'maxSubscribers', (value) => value >= 1 && (Number.isInteger(value) || value === Infinity), 'a whole number of readers ≥ 1 (or Infinity)');

@@ -39,13 +39,22 @@ export type AguiAgent<Context = unknown> = (input: RunAgentInput, ctx: AgentCont
 /**
  * What an agent is given besides its input: `signal` (see {@link AguiAgent}); from the handlers,
  * also the HTTP `request` (node `IncomingMessage` or Web `Request`) and what the handler's
- * `context(request)` made of it (the user, the tenant): `undefined` without that option.
+ * `context(request)` made of it (the user, the tenant). With a `Context` type
+ * (`createAguiHandler<Caller>(agent, { context })`, which then needs that option), `context` is
+ * that type and always there; without one it is `unknown`, and `undefined` without the option.
  */
-export interface AgentContext<Context = unknown> {
+export type AgentContext<Context = unknown> = {
   signal: AbortSignal;
   request?: IncomingMessage | Request | undefined;
-  context?: Context | undefined;
-}
+} & (unknown extends Context ? { context?: Context | undefined } : { context: Context });
+
+/**
+ * The handlers' options argument: optional, unless `Context` names a type; then the options must
+ * hold the `context` function that makes it, which the agent and `authorize` rely on.
+ */
+export type HandlerOptionsArgument<Req, Context> = unknown extends Context
+  ? [options?: AguiHandlerOptions<Req, Context>]
+  : [options: AguiHandlerOptions<Req, Context> & { context: (request: Req) => Context | Promise<Context> }];
 
 /** What a handler's `onError` is told: the run's (absent when `context` failed, before the body was read), the reference and the request. */
 export interface HandlerErrorReport<Req = IncomingMessage | Request> extends Partial<Omit<RunErrorReport, 'reference'>> {
@@ -477,7 +486,7 @@ function hookRefusal(error: unknown, policy: NonNullable<AguiHandlerOptions['err
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
  * AguiRxError `INVALID_OPTIONS` when `agent`, `context` or `onError` is not a function, `broker` is not a run broker, or `basePath` is not a path.
  */
-export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<IncomingMessage, Context> = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createAguiHandler<Context = unknown>(agent: AnyAguiAgent<Context>, ...[options = {}]: HandlerOptionsArgument<IncomingMessage, Context>): (req: IncomingMessage, res: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // Checked here, where a mistake surfaces at startup, rather than in every response.
   assertHandlerOptions(agent, options);
@@ -783,7 +792,7 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: n
  * @throws RangeError when `maxBodyBytes`, `heartbeatMs`, `maxBufferedBytes`, `stallTimeoutMs`, `sliceEvents`, `sliceMs` or `maxPipelinedRequests` is not a valid number (`NaN`, negative, a fraction of an event);
  * AguiRxError `INVALID_OPTIONS` when `agent`, `context` or `onError` is not a function, `broker` is not a run broker, or `basePath` is not a path.
  */
-export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Context>, options: AguiHandlerOptions<Request, Context> = {}): (request: Request) => Promise<Response> {
+export function createAguiFetchHandler<Context = unknown>(agent: AnyAguiAgent<Context>, ...[options = {}]: HandlerOptionsArgument<Request, Context>): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   assertHandlerOptions(agent, options);
   const { maxBufferedBytes, stallTimeoutMs } = flowLimitsOf(options);

@@ -132,8 +132,8 @@ describe.each([
   describe('the agent sees the request', () => {
     it('should give the agent the request and what context(request) made of it, and the broker authorize the same', async () => {
       const seen: unknown[] = [];
-      const authorized: AuthorizeRequest[] = [];
-      broker = createRunBroker({ detachGraceMs: Infinity, authorize: (request) => (authorized.push(request), (request.context as { user: string }).user === 'ada') });
+      const authorized: AuthorizeRequest<{ user: string }>[] = [];
+      broker = createRunBroker<{ user: string }>({ detachGraceMs: Infinity, authorize: (request) => (authorized.push(request), request.context.user === 'ada') });
       const agent: AguiAgent<{ user: string }> = (_input, ctx) => {
         seen.push(ctx.context, ctx.request instanceof RequestType);
         return from(SCRIPT).pipe(delay(1));
@@ -265,5 +265,50 @@ describe('behind express.json(), with context and cors', () => {
     expect(users).toEqual([{ user: 'ada' }]);
     const answer = await post(`${origin}/agent`, input(), { Origin: 'https://app.example.com' });
     expect(answer.headers['access-control-allow-origin']).toBe('https://app.example.com');
+  });
+});
+
+describe('a typed context', () => {
+  interface Caller {
+    userId: string;
+  }
+  const callerOf = (request: IncomingMessage): Caller => ({ userId: String(request.headers['x-user'] ?? 'anon') });
+
+  it("should give the agent and authorize the Context the handler's context option makes, always there, and require that option", async () => {
+    const seen: string[] = [];
+    const allowed: string[] = [];
+    // No `!` and no cast: with a Context type, ctx.context and authorize's context are that type.
+    broker = createRunBroker<Caller>({ detachGraceMs: Infinity, authorize: ({ context, threadId }) => (allowed.push(context.userId), threadId.startsWith(`${context.userId}:`)) });
+    const handler = createAguiHandler<Caller>(
+      (_input, { context }) => {
+        seen.push(context.userId);
+        return from(SCRIPT).pipe(delay(1));
+      },
+      { heartbeatMs: 0, broker, basePath: '/agent', context: callerOf },
+    );
+    server = await serveNode(handler);
+    const started = await post(`${server.origin}/agent`, input({ threadId: 'ada:1' }), { 'X-User': 'ada' });
+    expect(framesOf(started.body).at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    const refused = await send(`${server.origin}/agent/threads/ada:1/runs/run-1/events`, { method: 'GET', headers: { 'X-User': 'bob' } });
+    expect(refused.status).toBe(403);
+    expect({ seen, allowed }).toEqual({ seen: ['ada'], allowed: ['ada', 'bob'] });
+
+    // A Context type without the context option that makes it is a compile error (the agent would get undefined).
+    // @ts-expect-error -- 'context' is missing in the options
+    expect(() => createAguiHandler<Caller>(() => from(SCRIPT), { heartbeatMs: 0 })).not.toThrow();
+    // @ts-expect-error -- the options are required with a Context type
+    expect(() => createAguiFetchHandler<Caller>(() => from(SCRIPT))).not.toThrow();
+    // Without a Context type, context stays unknown and optional, and the options too.
+    createAguiHandler((_input, { context }) => {
+      // @ts-expect-error -- 'context' is of type 'unknown'
+      void context.userId;
+      return from(SCRIPT);
+    });
+    createRunBroker({
+      authorize: ({ context }) => {
+        // @ts-expect-error -- 'context' is of type 'unknown'
+        return context.userId === 'ada';
+      },
+    });
   });
 });
