@@ -24,7 +24,7 @@ const documented = [
   'lib/adapters/fromLangGraphStream.ts',
   'lib/testing/aguiMarbles.ts',
   ...readdirSync(join(root, 'lib', 'converters'))
-    .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
+    .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && !file.endsWith('Internals.ts'))
     .sort()
     .map((file) => `lib/converters/${file}`),
 ];
@@ -113,7 +113,7 @@ describe('doc comment examples', () => {
       'lib-adapters-fromLangGraphStream',
       'lib-testing-aguiMarbles',
       ...readdirSync(join(root, 'lib', 'converters'))
-        .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && file !== 'converterInternals.ts')
+        .filter((file) => file.endsWith('.ts') && file !== 'index.ts' && !file.endsWith('Internals.ts'))
         .sort()
         .map((file) => `lib-converters-${file.replace(/\.ts$/, '')}`),
     ]);

@@ -1,4 +1,5 @@
-import type { ContentPart, Message } from '@ag-ui/core';
+import type { ContentPart, Message, ResumeEntry, ToolCall } from '@ag-ui/core';
+import { approvalAnswer, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
 import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, pairToolResults, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
@@ -86,12 +87,44 @@ export type ResponsesInputItem =
       arguments: string;
     }
   | {
-      /** Discriminant: `'function_call_output'`. */
-      type: 'function_call_output';
+      /** Discriminant: `'function_call_output'`, or `'custom_tool_call_output'` for a custom tool's call. */
+      type: 'function_call_output' | 'custom_tool_call_output';
       /** The tool call's id (the AG-UI tool call id). */
       call_id: string;
       /** The tool's result: text, or input parts. */
       output: string | ResponsesInputContent[];
+    }
+  | {
+      /** Discriminant: `'custom_tool_call'` (a custom, freeform tool). */
+      type: 'custom_tool_call';
+      /** The tool call's id (the AG-UI tool call id). */
+      call_id: string;
+      /** The tool's name. */
+      name: string;
+      /** The free text input the model wrote. */
+      input: string;
+    }
+  | {
+      /** Discriminant: `'mcp_approval_request'`. */
+      type: 'mcp_approval_request';
+      /** The request's id (`mcpr_…`, the AG-UI tool call id). */
+      id: string;
+      /** The MCP server's label. */
+      server_label: string;
+      /** The MCP tool's name. */
+      name: string;
+      /** The arguments as JSON text. */
+      arguments: string;
+    }
+  | {
+      /** Discriminant: `'mcp_approval_response'`. */
+      type: 'mcp_approval_response';
+      /** The id of the request it answers. */
+      approval_request_id: string;
+      /** Whether the user approved the call. */
+      approve: boolean;
+      /** Why, when the answer gave a reason. */
+      reason?: string | undefined;
     }
   | {
       /** Discriminant: `'reasoning'`. */
@@ -118,7 +151,14 @@ export interface ResponsesRequestInput {
 }
 
 /** Options of {@link toOpenAIResponsesInput}. */
-export type ToOpenAIResponsesInputOptions = ConverterOptions;
+export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
+  /**
+   * The run's `RunAgentInput.resume` entries: the user's answers to the MCP approval requests the
+   * previous run ended with (its interrupt ids are the requests' ids). Each answered request is sent
+   * with an `mcp_approval_response`. Default: none.
+   */
+  resume?: readonly ResumeEntry[] | undefined;
+}
 
 /**
  * Converts an AG-UI conversation into the `instructions` and `input` items of an OpenAI
@@ -155,6 +195,23 @@ export type ToOpenAIResponsesInputOptions = ConverterOptions;
  * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
  *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3. A
  *    user message whose every part was dropped is left out.
+ * 8. A call `fromOpenAIResponses` marked as made by a Responses tool item (`metadata: { openai: {
+ *    type, server_label? } }`) goes back as that item where the API takes it: a custom tool's
+ *    (`custom_tool_call`) as `{ type: 'custom_tool_call', call_id, name, input }` with the raw input
+ *    text (the `input` of its `{"input": …}` arguments; other arguments are sent as the text, with a
+ *    warning), its results (a failed one too) as `custom_tool_call_output`. A call OpenAI ran
+ *    itself (`web_search_call`, `file_search_call`, `mcp_call`, `code_interpreter_call`) is left
+ *    out with its results, one warning each, and gets no failed output: as an input item it needs
+ *    its response's item id, which the API finds only in a stored response (with `store: false` it
+ *    refuses the item), and as a `function_call` it would name a function the request never
+ *    declared; the text the model wrote after it is kept (send `previous_response_id` to keep the
+ *    whole response). An `mcp_approval_request` gets no output either: the `options.resume` entry
+ *    whose `interruptId` is its id (the interrupt `fromOpenAIResponses` ended the run with) sends it
+ *    as `{ type: 'mcp_approval_request', id, server_label, name, arguments }` followed by
+ *    `{ type: 'mcp_approval_response', approval_request_id, approve, reason? }`: `status: 'resolved'`
+ *    with payload `{ approved, reason? }` (or a bare boolean), `cancelled` declines. A request no
+ *    entry answers is left out with a warning; a tool message answering one is dropped with a
+ *    warning. Unmarked calls, and other tool items' calls, stay function calls.
  *
  * ## Example
  *
@@ -170,8 +227,19 @@ export type ToOpenAIResponsesInputOptions = ConverterOptions;
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * @param options Where warnings about dropped messages and parts, and unanswered calls, go.
+ * An MCP approval answered in the next run (rule 8):
+ *
+ * ```ts
+ * // runInput: the RunAgentInput of the run that resumes the interrupted one.
+ * const { input } = toOpenAIResponsesInput(runInput.messages, { resume: runInput.resume });
+ * // resume [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: true } }] gives, after the earlier items:
+ * // results: {"type":"mcp_approval_request","id":"mcpr_1","server_label":"github","name":"delete_repo","arguments":"{\"repo\":\"x\"}"}, {"type":"mcp_approval_response","approval_request_id":"mcpr_1","approve":true}
+ * ```
+ *
+ * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
+ * @param options Where warnings about dropped messages and parts, and unanswered calls, go; the run's `resume` entries that answer MCP approval requests.
  * @return The request's `instructions` (absent when none) and `input` items, oldest first.
+ * @throws {AguiRxError} `INVALID_RESUME` for a resolved resume entry of an MCP approval request whose payload does not say whether it is approved.
  */
 export function toOpenAIResponsesInput(messages: readonly Message[], options: ToOpenAIResponsesInputOptions = {}): ResponsesRequestInput {
   const warn = options.onWarning ?? defaultWarning;
@@ -179,7 +247,10 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
   const input: ResponsesInputItem[] = [];
   // The reasoning items, with the message each came from.
   const reasoningOf = new Map<ResponsesInputItem, string>();
-  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn).messages) {
+  // The kind of each call made so far, by id: how its results go back.
+  const kinds = new Map<string, ResponsesCallKind>();
+  const answeredByProvider = (call: ToolCall) => callKind(call) === 'server' || callKind(call) === 'approval';
+  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn, answeredByProvider).messages) {
     switch (message.role) {
       case 'user': {
         const content: ResponsesInputContent[] = typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : inputParts(message, message.content, warn);
@@ -189,16 +260,27 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
       }
       case 'assistant':
         if (message.content !== undefined && message.content !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] });
-        for (const call of message.toolCalls ?? []) input.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
+        for (const call of message.toolCalls ?? []) {
+          kinds.set(call.id, callKind(call));
+          input.push(...callItems(call, message.id, options.resume ?? [], warn));
+        }
         break;
       case 'tool': {
+        const kind = kinds.get(message.toolCallId);
+        // Its call's warning named it: a server tool's result goes with its call, an approval request is answered by resume.
+        if (kind === 'server') break;
+        if (kind === 'approval') {
+          warn(`toOpenAIResponsesInput dropped tool message '${message.id}': it answers MCP approval request '${message.toolCallId}', which takes no result; the user's answer goes in options.resume (RunAgentInput.resume), as an mcp_approval_response.`);
+          break;
+        }
+        const type = kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output';
         const content = message.content;
         const textOnly = typeof content === 'string' || content.every((part) => part.type === 'text');
-        if (textOnly) input.push({ type: 'function_call_output', call_id: message.toolCallId, output: toolResultText(textOf(content), message.error) });
+        if (textOnly) input.push({ type, call_id: message.toolCallId, output: toolResultText(textOf(content), message.error) });
         else {
           const output = inputParts(message, content, warn);
           if (message.error !== undefined && message.error !== '') output.push({ type: 'input_text', text: `Error: ${message.error}` });
-          input.push({ type: 'function_call_output', call_id: message.toolCallId, output });
+          input.push({ type, call_id: message.toolCallId, output });
         }
         break;
       }
@@ -232,6 +314,46 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
   }
   const kept = withFollowingItems(input, reasoningOf, warn);
   return system === undefined ? { input: kept } : { instructions: system, input: kept };
+}
+
+/**
+ * The input items of one tool call, by its kind: a `function_call`; a custom tool's
+ * `custom_tool_call` with its input text; an MCP approval request answered by a resume entry as
+ * the request and its `mcp_approval_response`; nothing (and a warning) for a tool OpenAI ran
+ * itself, or an approval request no entry answers.
+ */
+function callItems(call: ToolCall, messageId: string, resume: readonly ResumeEntry[], warn: (message: string) => void): ResponsesInputItem[] {
+  const { name, arguments: args } = call.function;
+  const named = `tool call '${call.id}' (${name}) of assistant message '${messageId}'`;
+  switch (callKind(call)) {
+    case 'function':
+      return [{ type: 'function_call', call_id: call.id, name, arguments: args }];
+    case 'custom': {
+      const text = customInput(args);
+      if (text === undefined) warn(`toOpenAIResponsesInput sent custom ${named} with its arguments as its input text: they are not the {"input": "<text>"} fromOpenAIResponses gives a custom tool's call.`);
+      return [{ type: 'custom_tool_call', call_id: call.id, name, input: text ?? args }];
+    }
+    case 'server':
+      warn(
+        `toOpenAIResponsesInput left out server ${named} and its result: OpenAI ran it itself (a ${String(openAIMark(call)?.type)} item), and takes it back only as that item with its response's item id, which it finds only in a stored response (with store: false it refuses the item). As a function_call it would name a function the request never declared. What the model wrote after it is kept; to send the whole response, use previous_response_id.`,
+      );
+      return [];
+    case 'approval': {
+      const entry = resume.find((candidate) => candidate.interruptId === call.id);
+      if (entry === undefined) {
+        warn(
+          `toOpenAIResponsesInput left out MCP approval request ${named}: no resume entry answers it, and the API runs the tool only on an mcp_approval_response. To answer it, pass the run's RunAgentInput.resume as options.resume (an entry with interruptId '${call.id}').`,
+        );
+        return [];
+      }
+      const answer = approvalAnswer(entry, call.id);
+      const response: ResponsesInputItem = { type: 'mcp_approval_response', approval_request_id: call.id, approve: answer.approve, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+      const label = openAIMark(call)?.server_label;
+      if (typeof label === 'string' && label !== '') return [{ type: 'mcp_approval_request', id: call.id, server_label: label, name, arguments: args }, response];
+      warn(`toOpenAIResponsesInput sent only the answer to MCP approval request ${named}: its mark has no server_label, so the request item cannot be sent with it, and the API finds the request only through previous_response_id.`);
+      return [response];
+    }
+  }
 }
 
 /** A message's parts as Responses input parts, dropping (with a warning) those it cannot take. */
@@ -273,6 +395,9 @@ function inputParts(message: Message, parts: readonly ContentPart[], warn: (mess
   return out;
 }
 
+/** The call items that can follow a reasoning item, as the model's output did. */
+const followingTypes: ReadonlySet<unknown> = new Set(['function_call', 'custom_tool_call', 'mcp_approval_request']);
+
 /**
  * The items without the reasoning items that nothing the model wrote follows: the API refuses a
  * reasoning item without the message or function call that came after it in its response ("was
@@ -288,7 +413,7 @@ function withFollowingItems(input: ResponsesInputItem[], reasoningOf: ReadonlyMa
       let next = i + 1;
       while (next < input.length && reasoningOf.has(input[next])) next++;
       const following = input[next] as { type?: unknown; role?: unknown } | undefined;
-      if (following?.type !== 'function_call' && !(following?.type === 'message' && following.role === 'assistant')) {
+      if (!followingTypes.has(following?.type) && !(following?.type === 'message' && following.role === 'assistant')) {
         warn(`toOpenAIResponsesInput dropped reasoning message '${id}': no assistant message or tool call follows it (its response was cut while the model reasoned), and the API refuses a reasoning item without the item that followed it.`);
         continue;
       }

@@ -1,12 +1,17 @@
-import type { Message } from '@ag-ui/core';
+import type { Message, ResumeEntry } from '@ag-ui/core';
 import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
 const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'weather', arguments: args } });
 
-function convert(messages: Message[]) {
+/** A call made by a Responses tool item, marked as fromOpenAIResponses marks it. */
+const itemCall = (id: string, name: string, args: string, openai: Record<string, unknown>) => ({ id, type: 'function' as const, function: { name, arguments: args }, metadata: { openai } });
+const failed = 'Error: the call did not complete, and no result was returned for it.';
+
+function convert(messages: Message[], resume?: ResumeEntry[]) {
   const warnings: string[] = [];
-  const result = toOpenAIResponsesInput(messages, { onWarning: (message) => void warnings.push(message) });
+  const result = toOpenAIResponsesInput(messages, { onWarning: (message) => void warnings.push(message), ...(resume === undefined ? {} : { resume }) });
   return { result, warnings };
 }
 
@@ -242,6 +247,135 @@ describe('toOpenAIResponsesInput', () => {
         "toOpenAIResponsesInput dropped the video part at index 0 of user message 'u1': the Responses API takes no video. Send frames as images, or a transcript as text.",
         "toOpenAIResponsesInput dropped the audio part at index 1 of user message 'u1': the Responses API takes audio only as base64 wav or mp3, and this is base64 (audio/ogg). Convert it to wav or mp3 bytes first.",
       ],
+    });
+  });
+
+  describe('tool items (marked metadata: { openai: { type } } by fromOpenAIResponses)', () => {
+    const custom = (id: string, args: string) => itemCall(id, 'run_sql', args, { type: 'custom_tool_call' });
+
+    it("should send a custom tool's call as custom_tool_call with its input text, and its results (a failed one too) as custom_tool_call_output", () => {
+      expect(
+        convert([
+          { id: 'a1', role: 'assistant', toolCalls: [custom('c1', '{"input":"SELECT \\"a\\"\\nFROM t"}'), custom('c2', '{"input":"DROP t"}'), call('c3', '{}')] },
+          { id: 't1', role: 'tool', toolCallId: 'c1', content: '3 rows' },
+          { id: 't3', role: 'tool', toolCallId: 'c3', content: 'Sunny' },
+        ]),
+      ).toEqual({
+        result: {
+          input: [
+            { type: 'custom_tool_call', call_id: 'c1', name: 'run_sql', input: 'SELECT "a"\nFROM t' },
+            { type: 'custom_tool_call', call_id: 'c2', name: 'run_sql', input: 'DROP t' },
+            // An unmarked call stays a function call.
+            { type: 'function_call', call_id: 'c3', name: 'weather', arguments: '{}' },
+            { type: 'custom_tool_call_output', call_id: 'c1', output: '3 rows' },
+            { type: 'function_call_output', call_id: 'c3', output: 'Sunny' },
+            { type: 'custom_tool_call_output', call_id: 'c2', output: failed },
+          ],
+        },
+        warnings: [expect.stringContaining("toOpenAIResponsesInput sent tool call 'c2' (run_sql) of assistant message 'a1' with a failed result")],
+      });
+    });
+
+    it('should send arguments that are not {"input": …} as the input text, with a warning, and keep reasoning before a custom call', () => {
+      expect(
+        convert([
+          { id: 'rs_1', role: 'reasoning', content: '', encryptedValue: 'gAAA' },
+          { id: 'a1', role: 'assistant', toolCalls: [custom('c1', 'SELECT 1')] },
+          { id: 't1', role: 'tool', toolCallId: 'c1', content: '1' },
+        ]),
+      ).toEqual({
+        result: {
+          input: [
+            { type: 'reasoning', id: 'rs_1', encrypted_content: 'gAAA', summary: [] },
+            { type: 'custom_tool_call', call_id: 'c1', name: 'run_sql', input: 'SELECT 1' },
+            { type: 'custom_tool_call_output', call_id: 'c1', output: '1' },
+          ],
+        },
+        warnings: [`toOpenAIResponsesInput sent custom tool call 'c1' (run_sql) of assistant message 'a1' with its arguments as its input text: they are not the {"input": "<text>"} fromOpenAIResponses gives a custom tool's call.`],
+      });
+    });
+
+    it('should leave out a call OpenAI ran itself and its results with one warning, never a failed output, keeping the text around it', () => {
+      const { result, warnings } = convert([
+        { id: 'u1', role: 'user', content: 'Roll a die.' },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: 'Rolling.',
+          toolCalls: [itemCall('mcp_1', 'roll', '{"sides":6}', { type: 'mcp_call', server_label: 'dice' }), itemCall('ws_1', 'web_search', '{}', { type: 'web_search_call' })],
+        },
+        { id: 't1', role: 'tool', toolCallId: 'mcp_1', content: '4' },
+        { id: 't1b', role: 'tool', toolCallId: 'mcp_1', content: '4 again' },
+        { id: 'a2', role: 'assistant', content: 'You rolled 4.' },
+      ]);
+      expect(result.input).toEqual([
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Roll a die.' }] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Rolling.' }] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'You rolled 4.' }] },
+      ]);
+      expect(warnings).toEqual([
+        expect.stringMatching(/^toOpenAIResponsesInput left out server tool call 'mcp_1' \(roll\) of assistant message 'a1' and its result: OpenAI ran it itself \(a mcp_call item\)/),
+        expect.stringMatching(/^toOpenAIResponsesInput left out server tool call 'ws_1' \(web_search\) of assistant message 'a1' and its result: OpenAI ran it itself \(a web_search_call item\)/),
+      ]);
+    });
+
+    describe('MCP approval requests', () => {
+      const request = itemCall('mcpr_1', 'delete_repo', '{"repo":"x"}', { type: 'mcp_approval_request', server_label: 'github' });
+      const asked: Message[] = [
+        { id: 'u1', role: 'user', content: 'Delete repo x.' },
+        { id: 'a1', role: 'assistant', toolCalls: [request] },
+      ];
+      const user: Message = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Delete repo x.' }] } as never;
+      const requestItem = { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'github', name: 'delete_repo', arguments: '{"repo":"x"}' };
+
+      it('should send the request and its mcp_approval_response for a resume entry that answers it (resolved, a bare boolean, or cancelled)', () => {
+        expect(convert(asked, [{ interruptId: 'other', status: 'resolved', payload: 'x' }, { interruptId: 'mcpr_1', status: 'resolved', payload: true }])).toEqual({
+          result: { input: [user, requestItem, { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true }] },
+          warnings: [],
+        });
+        expect(convert(asked, [{ interruptId: 'mcpr_1', status: 'cancelled' }]).result.input[2]).toEqual({ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: false });
+        expect(convert(asked, [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: false, reason: 'No.' } }]).result.input[2]).toEqual({
+          type: 'mcp_approval_response',
+          approval_request_id: 'mcpr_1',
+          approve: false,
+          reason: 'No.',
+        });
+      });
+
+      it('should leave out a request no resume entry answers, with a warning, and never make up a failed output for it', () => {
+        expect(convert(asked)).toEqual({
+          result: { input: [user] },
+          warnings: [
+            "toOpenAIResponsesInput left out MCP approval request tool call 'mcpr_1' (delete_repo) of assistant message 'a1': no resume entry answers it, and the API runs the tool only on an mcp_approval_response. To answer it, pass the run's RunAgentInput.resume as options.resume (an entry with interruptId 'mcpr_1').",
+          ],
+        });
+      });
+
+      it('should drop a tool message that answers a request, and send only the answer of a request without server_label, each with a warning', () => {
+        const resume: ResumeEntry[] = [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: true } }];
+        expect(convert([...asked, { id: 't1', role: 'tool', toolCallId: 'mcpr_1', content: 'approved' }], resume)).toEqual({
+          result: { input: [user, requestItem, { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true }] },
+          warnings: [
+            "toOpenAIResponsesInput dropped tool message 't1': it answers MCP approval request 'mcpr_1', which takes no result; the user's answer goes in options.resume (RunAgentInput.resume), as an mcp_approval_response.",
+          ],
+        });
+        const unlabelled = itemCall('mcpr_1', 'delete_repo', '{"repo":"x"}', { type: 'mcp_approval_request' });
+        expect(convert([{ id: 'a1', role: 'assistant', toolCalls: [unlabelled] }], resume)).toEqual({
+          result: { input: [{ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true }] },
+          warnings: [
+            "toOpenAIResponsesInput sent only the answer to MCP approval request tool call 'mcpr_1' (delete_repo) of assistant message 'a1': its mark has no server_label, so the request item cannot be sent with it, and the API finds the request only through previous_response_id.",
+          ],
+        });
+      });
+
+      it('should fail with INVALID_RESUME naming the request when a resolved entry does not say whether it is approved', () => {
+        expect(() => convert(asked, [{ interruptId: 'mcpr_1', status: 'resolved', payload: { ok: 'yes' } }])).toThrow(
+          new AguiRxError(
+            'INVALID_RESUME',
+            `toOpenAIResponsesInput cannot answer MCP approval request 'mcpr_1': its resume entry's payload is an object, but it must say whether the call is approved: { approved: true } or { approved: false, reason: '…' } (or a bare boolean).`,
+          ),
+        );
+      });
     });
   });
 
