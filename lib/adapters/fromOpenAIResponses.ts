@@ -7,7 +7,7 @@ import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { approvalInterrupt, interrupt } from '../interaction/interrupts.js';
 import { createDropReporter, fieldReaders, isIndex, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
-import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
+import { isToolItemProgress, jsonStringPiece, toolItemArguments, toolItemForms, toolItemMark, toolItemName, toolItemResult, type ToolItemForm } from './responsesToolItems.js';
 import { droppedAnnotation } from './responsesAnnotations.js';
 import type { ResponseStreamEvent } from './wire/openAIResponses.js';
 import { cutCalls, cutToolCallError, endedEarlyError, endedInToolCallError, type StreamedCall } from '../protocol/cutToolCalls.js';
@@ -63,6 +63,8 @@ interface Item {
   form?: ToolItemForm;
   /** The item's `type` (tool items, other items). */
   type?: string;
+  /** A tool item's call: the `metadata` its first TOOL_CALL_CHUNK carries (`{ openai: { type, server_label? } }`). */
+  mark?: Record<string, unknown>;
   /** Parts whose whole text disagreed with their deltas, reported once each. */
   reported?: Set<string>;
   /** Another item: its fields as last seen, and whether it was dealt with (a result, RAW, or a diagnostic). */
@@ -156,7 +158,9 @@ const contentFields = ['delta', 'text'] as const;
  *    the item's `name` (custom tools, MCP), else its type without `_call` (`local_shell`,
  *    `apply_patch`, `computer`, `tool_search`, `web_search` …); the arguments are its input fields as
  *    a JSON object (`{"input": "<text>"}` for a custom tool's free text, streamed as it comes; MCP
- *    `arguments` as they are). Server-executed items (`web_search_call`, `file_search_call`,
+ *    `arguments` as they are). The call's first TOOL_CALL_CHUNK carries `metadata: { openai: { type:
+ *    '<item type>' } }` (with the item's `server_label` for MCP items), so that `toOpenAIResponsesInput`
+ *    sends it back as its own item type, or leaves out what the API will not take back. Server-executed items (`web_search_call`, `file_search_call`,
  *    `mcp_call`, `code_interpreter_call`) also send TOOL_CALL_RESULT; a `*_output` item sends the
  *    result of the call its `call_id` (or `id`) names, by call id or call item id; one that names no
  *    call of the stream is dropped and reported. An `mcp_approval_request` is a call plus an approval interrupt:
@@ -329,7 +333,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       const held = item.sent.get('args') ?? '';
       calls.add(item.id);
       if (item.itemId !== undefined) callItemIds.set(item.itemId, item.id);
-      emit(toolCallStart(item.id, item.name, parentMessageId, item.form?.streamed ? `{"input":"${jsonStringPiece(held)}` : held));
+      emit(toolCallStart(item.id, item.name, parentMessageId, item.form?.streamed ? `{"input":"${jsonStringPiece(held)}` : held, item.mark));
     };
 
     // A call whose whole arguments have been sent; free text input gets its closing quote and brace.
@@ -427,6 +431,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         item.name ??= toolItemName(type, fields);
         item.form = form;
         item.type = type;
+        item.mark = toolItemMark(type, fields);
       }
       if (form.streamed) {
         const text = string(fields, 'input', where);
@@ -585,6 +590,7 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       if (!item.started && item.form === undefined) {
         item.form = toolItemForms.get('custom_tool_call');
         item.type = 'custom_tool_call';
+        item.mark = toolItemMark('custom_tool_call', {});
       }
       return item;
     };

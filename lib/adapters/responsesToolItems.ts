@@ -70,6 +70,17 @@ export function toolItemResult(item: Fields, input: readonly string[] = []): str
   return JSON.stringify(rest);
 }
 
+/**
+ * The mark a call made by a tool item carries as its TOOL_CALL_CHUNK `metadata`, so that
+ * `toOpenAIResponsesInput` can tell it from a function call: `{ openai: { type: '<item type>' } }`,
+ * with the MCP server's `server_label` for `mcp_call` and `mcp_approval_request` (the input items
+ * of both need it).
+ */
+export function toolItemMark(type: string, item: Fields): Record<string, unknown> {
+  const label = item.server_label;
+  return { openai: typeof label === 'string' && label !== '' ? { type, server_label: label } : { type } };
+}
+
 /** JSON string escaping of a piece of free text, without the quotes: what goes between `{"input":"` and `"}`. */
 export function jsonStringPiece(text: string): string {
   return JSON.stringify(text).slice(1, -1);

@@ -1,4 +1,4 @@
-import { EventType } from '@ag-ui/core';
+import { EventType, type Message, type ResumeEntry } from '@ag-ui/core';
 import { defer, from, map, mergeMap, of, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { fromOpenAIResponses, type ResponseObject, type ResponseStreamEvent, type ResponseUsage } from '../../../lib/adapters/fromOpenAIResponses.js';
@@ -71,13 +71,16 @@ const bad = (value: unknown) => value as ResponseStreamEvent;
 const text = (delta: string, messageId = 'resp_1'): AgentEvent => ({ type: EventType.TEXT_MESSAGE_CHUNK, messageId, delta });
 const reasoning = (delta: string, messageId = 'rs_1'): AgentEvent => ({ type: EventType.REASONING_MESSAGE_CHUNK, messageId, delta });
 const encrypted = (encryptedValue: string, entityId = 'rs_1'): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
-const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'resp_1'): AgentEvent => ({
+const callStart = (toolCallId: string, toolCallName: string, delta?: string, parentMessageId = 'resp_1', metadata?: Record<string, unknown>): AgentEvent => ({
   type: EventType.TOOL_CALL_CHUNK,
   toolCallId,
   toolCallName,
   parentMessageId,
   ...(delta === undefined ? {} : { delta }),
+  ...(metadata === undefined ? {} : { metadata }),
 });
+/** The mark a tool item's call carries, for toOpenAIResponsesInput: its item type, and an MCP item's server label. */
+const mark = (type: string, server_label?: string) => ({ openai: server_label === undefined ? { type } : { type, server_label } });
 const callArgs = (toolCallId: string, delta: string): AgentEvent => ({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
 
@@ -627,11 +630,11 @@ describe('fromOpenAIResponses', () => {
         itemDone(0, { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c', name: 'run_sql', input: 'SELECT "a"\nFROM t', status: 'completed' }),
         completed(),
       ]);
-      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"'), callArgs('call_c', 'SELECT \\"a\\"'), callArgs('call_c', '\\nFROM t'), callArgs('call_c', '"}')]);
+      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"', 'resp_1', mark('custom_tool_call')), callArgs('call_c', 'SELECT \\"a\\"'), callArgs('call_c', '\\nFROM t'), callArgs('call_c', '"}')]);
       const args = events.filter((event) => event.type === EventType.TOOL_CALL_CHUNK).map((event) => (event as { delta?: string }).delta ?? '').join('');
       expect(JSON.parse(args)).toEqual({ input: 'SELECT "a"\nFROM t' });
       // Input that only arrives whole.
-      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' }), completed()])).toEqual([callStart('call_c', 'note', '{"input":"hi'), callArgs('call_c', '"}')]);
+      expect(await adapt([created(), itemDone(0, { type: 'custom_tool_call', call_id: 'call_c', name: 'note', input: 'hi' }), completed()])).toEqual([callStart('call_c', 'note', '{"input":"hi', 'resp_1', mark('custom_tool_call')), callArgs('call_c', '"}')]);
     });
 
     it('should make client-executed items pending calls named by their type, their input fields the arguments', async () => {
@@ -641,11 +644,11 @@ describe('fromOpenAIResponses', () => {
       const search = { type: 'tool_search_call', id: 'ts_1', call_id: 'call_t', execution: 'client', arguments: { query: 'weather' }, status: 'completed' };
       const run = { type: 'shell_call', id: 'sh_1', call_id: 'call_s', action: { commands: ['pwd'], timeout_ms: null, max_output_length: null }, status: 'completed' };
       expect(await adapt([created(), itemAdded(0, { ...shell, status: 'in_progress' }), itemDone(0, shell), itemDone(1, patch), itemDone(2, computer), itemDone(3, search), itemDone(4, run), completed()])).toEqual([
-        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls","-a"],"env":{}}}'),
-        callStart('call_p', 'apply_patch', '{"operation":{"type":"update_file","path":"a.txt","diff":"@@\\n-a\\n+b"}}'),
-        callStart('call_u', 'computer', '{"action":{"type":"click","button":"left","x":1,"y":2},"pending_safety_checks":[]}'),
-        callStart('call_t', 'tool_search', '{"query":"weather"}'),
-        callStart('call_s', 'shell', '{"action":{"commands":["pwd"],"timeout_ms":null,"max_output_length":null}}'),
+        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls","-a"],"env":{}}}', 'resp_1', mark('local_shell_call')),
+        callStart('call_p', 'apply_patch', '{"operation":{"type":"update_file","path":"a.txt","diff":"@@\\n-a\\n+b"}}', 'resp_1', mark('apply_patch_call')),
+        callStart('call_u', 'computer', '{"action":{"type":"click","button":"left","x":1,"y":2},"pending_safety_checks":[]}', 'resp_1', mark('computer_call')),
+        callStart('call_t', 'tool_search', '{"query":"weather"}', 'resp_1', mark('tool_search_call')),
+        callStart('call_s', 'shell', '{"action":{"commands":["pwd"],"timeout_ms":null,"max_output_length":null}}', 'resp_1', mark('shell_call')),
       ]);
     });
 
@@ -661,9 +664,9 @@ describe('fromOpenAIResponses', () => {
           completed(),
         ], { onDiagnostic: () => undefined }),
       ).toEqual([
-        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls"]}}'),
+        callStart('call_l', 'local_shell', '{"action":{"type":"exec","command":["ls"]}}', 'resp_1', mark('local_shell_call')),
         result('call_l', 'a.txt'),
-        callStart('call_s', 'shell', '{"action":{"commands":["pwd"]}}'),
+        callStart('call_s', 'shell', '{"action":{"commands":["pwd"]}}', 'resp_1', mark('shell_call')),
         result('call_s', '[{"stdout":"/w","stderr":"","outcome":{"type":"exit","exit_code":0}}]'),
       ]);
     });
@@ -684,15 +687,15 @@ describe('fromOpenAIResponses', () => {
           completed(),
         ]),
       ).toEqual([
-        callStart('ws_1', 'web_search', '{"action":{"type":"search","query":"tides"}}'),
+        callStart('ws_1', 'web_search', '{"action":{"type":"search","query":"tides"}}', 'resp_1', mark('web_search_call')),
         result('ws_1', '{"status":"completed"}'),
-        callStart('mcp_1', 'roll', '{"sides":6}'),
+        callStart('mcp_1', 'roll', '{"sides":6}', 'resp_1', mark('mcp_call', 'dice')),
         result('mcp_1', '4'),
-        callStart('mcp_2', 'roll', '{}'),
+        callStart('mcp_2', 'roll', '{}', 'resp_1', mark('mcp_call', 'dice')),
         result('mcp_2', 'Error: dice lost'),
-        callStart('fs_1', 'file_search', '{"queries":["tides"]}'),
+        callStart('fs_1', 'file_search', '{"queries":["tides"]}', 'resp_1', mark('file_search_call')),
         result('fs_1', '{"status":"completed"}'),
-        callStart('ci_1', 'code_interpreter', '{"code":"print(1)","container_id":"cntr_1"}'),
+        callStart('ci_1', 'code_interpreter', '{"code":"print(1)","container_id":"cntr_1"}', 'resp_1', mark('code_interpreter_call')),
         result('ci_1', '{"outputs":[{"type":"logs","logs":"1"}],"status":"completed"}'),
         // Text after the calls is a message item of its own (rule 2).
         text('Found it.', 'msg_5'),
@@ -707,7 +710,7 @@ describe('fromOpenAIResponses', () => {
           completed(undefined, { output: [{ type: 'mcp_approval_request', id: 'mcpr_1', name: 'delete_repo', server_label: 'github', arguments: '{"repo":"x"}' }] }),
         ]),
       ).toEqual([
-        callStart('mcpr_1', 'delete_repo', '{"repo":"x"}'),
+        callStart('mcpr_1', 'delete_repo', '{"repo":"x"}', 'resp_1', mark('mcp_approval_request', 'github')),
         {
           type: EventType.RUN_FINISHED,
           outcome: { type: 'interrupt', interrupts: [{ id: 'mcpr_1', reason: 'tool_approval', toolCallId: 'mcpr_1', message: "Approve the call to 'delete_repo' on MCP server 'github'?" }] },
@@ -765,7 +768,7 @@ describe('fromOpenAIResponses', () => {
         { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: 'SELECT' },
         incomplete(),
       ]);
-      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"'), callArgs('call_c', 'SELECT')]);
+      expect(events).toEqual([callStart('call_c', 'run_sql', '{"input":"', 'resp_1', mark('custom_tool_call')), callArgs('call_c', 'SELECT')]);
       expect(error).toEqual(new AguiRxError('INCOMPLETE_STREAM', cutMessage('run_sql', 'call_c')));
     });
 
@@ -796,11 +799,13 @@ describe('fromOpenAIResponses', () => {
   describe('through toAgui and the official client', () => {
     const itemAdded = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: item as never });
     const itemDone = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.done', output_index, item: item as never });
-    const assistant = (id: string, content: string | undefined, toolCalls?: { id: string; name: string; args: string }[]) => ({
+    const assistant = (id: string, content: string | undefined, toolCalls?: { id: string; name: string; args: string; metadata?: Record<string, unknown> }[]) => ({
       id,
       role: 'assistant',
       ...(content === undefined ? {} : { content }),
-      ...(toolCalls === undefined ? {} : { toolCalls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } })) }),
+      ...(toolCalls === undefined
+        ? {}
+        : { toolCalls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args }, ...(call.metadata === undefined ? {} : { metadata: call.metadata }) })) }),
     });
     const incompleteEvent = (reason: string, fields: Partial<ResponseObject> = {}): ResponseStreamEvent => ({
       type: 'response.incomplete',
@@ -822,7 +827,7 @@ describe('fromOpenAIResponses', () => {
       expect(messages).toEqual([
         assistant('resp_1', undefined, [
           { id: 'call_1', name: 'lookup', args: '{}' },
-          { id: 'call_l', name: 'local_shell', args: '{"action":{"type":"exec","command":["ls"]}}' },
+          { id: 'call_l', name: 'local_shell', args: '{"action":{"type":"exec","command":["ls"]}}', metadata: mark('local_shell_call') },
         ]),
         { id: expect.any(String), role: 'tool', toolCallId: 'call_l', content: 'a.txt' },
       ]);
@@ -961,7 +966,7 @@ describe('fromOpenAIResponses', () => {
         { id: 'rs_1', role: 'reasoning', content: 'Think.' },
         assistant('resp_1', 'All at once.', [
           { id: 'call_1', name: 'lookup', args: '{"city":"Lisbon"}' },
-          { id: 'call_c', name: 'note', args: '{"input":"hi"}' },
+          { id: 'call_c', name: 'note', args: '{"input":"hi"}', metadata: mark('custom_tool_call') },
         ]),
       ]);
       expect(whole.diagnostics).toEqual([]);
@@ -1286,6 +1291,106 @@ describe('fromOpenAIResponses', () => {
       expect(events).toEqual([]);
       // Only the annotation, which has no AG-UI form, is reported.
       expect(diagnostics).toEqual([droppedAnnotation('an annotation', "message 'resp_1' (content part 0)")]);
+    });
+  });
+
+  describe('round trip through toOpenAIResponsesInput', () => {
+    const itemDone = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.done', output_index, item: item as never });
+    const itemAdded = (output_index: number, item: Record<string, unknown>): ResponseStreamEvent => ({ type: 'response.output_item.added', output_index, item: item as never });
+    const nextRequest = (messages: Message[], resume?: ResumeEntry[]) => {
+      const warnings: string[] = [];
+      const { input } = toOpenAIResponsesInput(messages, { onWarning: (warning) => void warnings.push(warning), ...(resume === undefined ? {} : { resume }) });
+      return { input, warnings };
+    };
+
+    it("should send a custom tool's call and result back as custom_tool_call and custom_tool_call_output with the raw input text", async () => {
+      const call = { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_c1', name: 'code_exec', input: 'print("hi")\n', status: 'completed' };
+      const { messages, last, diagnostics } = await throughClient([
+        created(),
+        itemAdded(0, { ...call, input: '', status: 'in_progress' }),
+        { type: 'response.custom_tool_call_input.delta', output_index: 0, item_id: 'ctc_1', delta: 'print("hi' },
+        { type: 'response.custom_tool_call_input.delta', output_index: 0, item_id: 'ctc_1', delta: '")\n' },
+        { type: 'response.custom_tool_call_input.done', output_index: 0, item_id: 'ctc_1', input: 'print("hi")\n' },
+        itemDone(0, call),
+        completed(),
+      ]);
+      expect(messages).toEqual([
+        {
+          id: 'resp_1',
+          role: 'assistant',
+          toolCalls: [{ id: 'call_c1', type: 'function', function: { name: 'code_exec', arguments: '{"input":"print(\\"hi\\")\\n"}' }, metadata: mark('custom_tool_call') }],
+        },
+      ]);
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_c1'] } });
+      expect(diagnostics).toEqual([]);
+      const { input, warnings } = nextRequest([...messages, { id: 't1', role: 'tool', toolCallId: 'call_c1', content: 'hi' }]);
+      expect(input).toEqual([
+        { type: 'custom_tool_call', call_id: 'call_c1', name: 'code_exec', input: 'print("hi")\n' },
+        { type: 'custom_tool_call_output', call_id: 'call_c1', output: 'hi' },
+      ]);
+      expect(warnings).toEqual([]);
+    });
+
+    it('should leave the calls OpenAI ran itself (MCP, code interpreter) out of the next request, one warning each, keeping the text after them', async () => {
+      const mcpCall = { type: 'mcp_call', id: 'mcp_1', server_label: 'deepwiki', name: 'ask_question', arguments: '{"repoName":"x/y"}', output: 'It is a repo.', error: null, status: 'completed' };
+      const ci = { type: 'code_interpreter_call', id: 'ci_1', code: 'print(1+1)', container_id: 'cntr_1', outputs: [{ type: 'logs', logs: '2\n' }], status: 'completed' };
+      const { messages, last, diagnostics } = await throughClient([
+        created(),
+        itemAdded(0, { ...mcpCall, arguments: '', output: null, status: 'in_progress' }),
+        { type: 'response.mcp_call_arguments.delta', output_index: 0, item_id: 'mcp_1', delta: '{"repoName":"x/y"}' },
+        itemDone(0, mcpCall),
+        itemAdded(1, { ...ci, code: '', outputs: null, status: 'in_progress' }),
+        { type: 'response.code_interpreter_call_code.delta', output_index: 1, item_id: 'ci_1', delta: 'print(1+1)' },
+        itemDone(1, ci),
+        messageAdded(2, 'msg_2'),
+        textDelta(2, 'The answer is 2.', 0, 'msg_2'),
+        completed(),
+      ]);
+      expect(messages).toEqual([
+        {
+          id: 'resp_1',
+          role: 'assistant',
+          toolCalls: [
+            { id: 'mcp_1', type: 'function', function: { name: 'ask_question', arguments: '{"repoName":"x/y"}' }, metadata: mark('mcp_call', 'deepwiki') },
+            { id: 'ci_1', type: 'function', function: { name: 'code_interpreter', arguments: '{"code":"print(1+1)","container_id":"cntr_1"}' }, metadata: mark('code_interpreter_call') },
+          ],
+        },
+        { id: expect.any(String), role: 'tool', toolCallId: 'mcp_1', content: 'It is a repo.' },
+        { id: expect.any(String), role: 'tool', toolCallId: 'ci_1', content: '{"outputs":[{"type":"logs","logs":"2\\n"}],"status":"completed"}' },
+        { id: 'msg_2', role: 'assistant', content: 'The answer is 2.' },
+      ]);
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED });
+      expect(diagnostics).toEqual([]);
+      const { input, warnings } = nextRequest([{ id: 'u1', role: 'user', content: 'What is 1+1?' }, ...messages]);
+      // No function_call for a function the request never declared, and no made-up output.
+      expect(input).toEqual([
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is 1+1?' }] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The answer is 2.' }] },
+      ]);
+      const leftOut = (call: string, item: string) =>
+        `toOpenAIResponsesInput left out server tool call ${call} of assistant message 'resp_1' and its result: OpenAI ran it itself (a ${item} item), and takes it back only as that item with its response's item id, which it finds only in a stored response (with store: false it refuses the item). As a function_call it would name a function the request never declared. What the model wrote after it is kept; to send the whole response, use previous_response_id.`;
+      expect(warnings).toEqual([leftOut("'mcp_1' (ask_question)", 'mcp_call'), leftOut("'ci_1' (code_interpreter)", 'code_interpreter_call')]);
+    });
+
+    it("should answer an MCP approval request from the next run's resume entries with the request and an mcp_approval_response", async () => {
+      const request = { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'deepwiki', name: 'ask_question', arguments: '{"repoName":"x/y","question":"what?"}' };
+      const { messages, last, diagnostics } = await throughClient([created(), itemAdded(0, request), itemDone(0, request), completed(undefined, { output: [request] as never })]);
+      expect(messages).toEqual([
+        { id: 'resp_1', role: 'assistant', toolCalls: [{ id: 'mcpr_1', type: 'function', function: { name: 'ask_question', arguments: request.arguments }, metadata: mark('mcp_approval_request', 'deepwiki') }] },
+      ]);
+      const interrupt = { id: 'mcpr_1', reason: 'tool_approval', toolCallId: 'mcpr_1', message: "Approve the call to 'ask_question' on MCP server 'deepwiki'?" };
+      expect(last).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt', interrupts: [interrupt] } });
+      expect(diagnostics).toEqual([]);
+      // The next run: the user approved it (RunAgentInput.resume answers the interrupt by its id).
+      const approved = nextRequest(messages, [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: true } }]);
+      expect(approved.input).toEqual([
+        { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'deepwiki', name: 'ask_question', arguments: request.arguments },
+        { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: true },
+      ]);
+      // No failed function_call_output is made up for it.
+      expect(approved.warnings).toEqual([]);
+      const declined = nextRequest(messages, [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: false, reason: 'Not that repo.' } }]);
+      expect(declined.input[1]).toEqual({ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: false, reason: 'Not that repo.' });
     });
   });
 });
