@@ -8,6 +8,8 @@ import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.
 import { cutCalls, cutToolCallError, endedInToolCallError, unparsedArgumentsError, unparsedCalls, type StreamedCall } from '../protocol/cutToolCalls.js';
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
+import { isKnownDetail, readReasoningDetails, type ReasoningDetail } from './reasoningDetails.js';
+import { jsonStringPiece } from './responsesToolItems.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
 // The provider's stream format, importable from here too.
@@ -25,11 +27,12 @@ export interface FromOpenAIChatCompletionsOptions {
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
-const { invalid, object, string: text, list, index, toolCallIndex, count } = fieldReaders({
+const readers = fieldReaders({
   adapter: 'fromOpenAIChatCompletions',
   malformed: 'a malformed chat.completion.chunk',
   unit: 'chunk',
 });
+const { invalid, object, string: text, list, index, toolCallIndex, count } = readers;
 
 const contentPartExample = "[{ type: 'text', text: 'Hi' }]";
 
@@ -68,6 +71,17 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  * 2. `delta.content` and `delta.refusal` become TEXT_MESSAGE_CHUNK with `messageId` = the chunk's
  *    `id`; `delta.reasoning_content` (or `delta.reasoning`) becomes REASONING_MESSAGE_CHUNK with
  *    `messageId` = `<id>-reasoning`. Empty and `null` pieces send nothing.
+ *    OpenRouter's `delta.reasoning_details` blocks: their text (`reasoning.text`, `reasoning.summary`)
+ *    is `delta.reasoning`'s, read from the blocks only when the delta has no `reasoning`; the blocks
+ *    themselves (type, format, index) have no AG-UI form and are reported once per subscription. An
+ *    encrypted block whose `id` names a call of the completion (Gemini 3's) becomes that call's
+ *    REASONING_ENCRYPTED_VALUE, its TOOL_CALL_CHUNK marked `metadata: { openrouter: { encryptedValue:
+ *    'reasoning.encrypted', format } }` when the block came first (as OpenRouter sends it), so that
+ *    `toOpenAIChatMessages` sends it back as `reasoning_details`; any other encrypted block, and a
+ *    text block's `signature` (Anthropic's), becomes the reasoning message's (opened with
+ *    REASONING_MESSAGE_START when it said nothing yet), not sent back. A second encrypted value for
+ *    one message or call, and a block of another type, are dropped with one `onDiagnostic` per kind.
+ *    `reasoning_details` that are not an array of objects with a string `type` are `INVALID_EVENT`.
  *    `delta.content` may also be an array of content parts (Mistral), read in order: a `text`
  *    part's `text` is text; a `thinking` part's `thinking` (a list of `text` parts, or a string) is reasoning.
  *    Other parts (`reference`, `image_url` …) have no AG-UI text form, a `text` part without a
@@ -90,6 +104,10 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    { encryptedValue: 'thought_signature' } }`, so that `toOpenAIChatMessages` sends it back as
  *    Gemini 3 requires. Other `extra_content` fields, and `delta.extra_content` (a text's
  *    signature), are dropped with one `onDiagnostic` per kind per subscription.
+ *    A custom (freeform) tool's call (`type: 'custom'`, `custom: { name, input }`) is read as
+ *    `fromOpenAIResponses` reads a `custom_tool_call`: `custom.name` is the tool name, the arguments
+ *    are `{"input": "<text>"}` with each `custom.input` piece streamed inside the string, closed at
+ *    the call's `finish_reason`. A piece of another type without `function` is `INVALID_EVENT`, saying so.
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
@@ -154,6 +172,14 @@ export function fromOpenAIChatCompletions(
     let pieces: ToolCallPieces = { calls: new Map() };
     // The completion's tool calls and the argument text sent for each, by toolCallId.
     let streamed = new Map<string, StreamedCall>();
+    // The completion's custom (freeform) tool calls, whose input is sent as {"input": "<text>"}: closed at their finish.
+    let customCalls = new Set<string>();
+    // OpenRouter's encrypted reasoning blocks whose id names a call not yet started, by that id, with the reasoning message they fall back to.
+    let heldSeals = new Map<string, { value: string; format?: string | undefined; reasoningId: string }>();
+    // The entities (`tool-call:<id>`, `message:<id>`) given an encrypted value: a second one would replace the first.
+    const sealed = new Set<string>();
+    // The reasoning message already sent something (an encrypted value needs no START of its own then).
+    const reasoningSent = new Set<string>();
     // The error of the calls a finish_reason cut or left broken, failed once the completion's usage is in.
     let cut: AguiRxError | undefined;
     // Dropped content part types, each reported once.
@@ -168,7 +194,10 @@ export function fromOpenAIChatCompletions(
     let audioId: string | undefined;
     // The completion's latest usage report, sent once the completion is over.
     let usage: TokenUsage | undefined;
-    const emit = (event: AgentEvent) => subscriber.next(event);
+    const emit = (event: AgentEvent) => {
+      if (event.type === EventType.REASONING_MESSAGE_CHUNK && event.messageId !== undefined) reasoningSent.add(event.messageId);
+      subscriber.next(event);
+    };
 
     const sendUsage = () => {
       if (usage === undefined) return;
@@ -186,11 +215,13 @@ export function fromOpenAIChatCompletions(
     const endToolCalls = () => {
       pieces = { calls: new Map() };
       streamed = new Map();
+      customCalls = new Set();
     };
 
     const enter = (id: string) => {
       if (id === completion) return;
       if (pieces.calls.size > 0) leftCalls = pieces;
+      releaseSeals();
       endCompletion();
       completion = id;
       audioId = undefined;
@@ -200,10 +231,12 @@ export function fromOpenAIChatCompletions(
     const onToolCall = (input: unknown, where: string, messageId: string, legacyIndex?: number) => {
       const piece = object(input, where, "{ index: 0, function: { arguments: '…' } }");
       const index = legacyIndex ?? toolCallIndex(piece.index, where);
-      const fn = object(piece.function ?? {}, `${where}.function`, "{ name: 'search', arguments: '{}' }");
+      const custom = isCustomPiece(piece, where);
+      const field = custom ? 'custom' : 'function';
+      const fn = object(piece[field] ?? {}, `${where}.${field}`, custom ? "{ name: 'code_exec', input: '…' }" : "{ name: 'search', arguments: '{}' }");
       const id = nonEmpty(text(piece, 'id', where));
-      const name = text(fn, 'name', `${where}.function`);
-      const args = text(fn, 'arguments', `${where}.function`);
+      const name = text(fn, 'name', `${where}.${field}`);
+      const args = text(fn, custom ? 'input' : 'arguments', `${where}.${field}`);
 
       const signature = thoughtSignature(piece.extra_content, `${where}.extra_content`);
       // Marks the call's encryptedValue as Gemini's, for toOpenAIChatMessages to send it back.
@@ -211,15 +244,17 @@ export function fromOpenAIChatCompletions(
       const continued = continuedCall(pieces, index, id);
       if (continued !== undefined) {
         if (args !== undefined && args !== '') {
-          streamed.get(continued)!.args += args;
-          emit(marked === undefined ? { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args } : { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args, metadata: marked });
+          // A custom call's free text goes inside its {"input": "…"} string.
+          const piece = customCalls.has(continued) ? jsonStringPiece(args) : args;
+          streamed.get(continued)!.args += piece;
+          emit(marked === undefined ? { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: piece } : { type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: piece, metadata: marked });
         }
-        if (signature !== undefined) emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId: continued, encryptedValue: signature });
+        if (signature !== undefined) seal('tool-call', continued, signature);
         return;
       }
       if (name === undefined || name === '') {
         const left = index === undefined ? undefined : leftCalls?.calls.get(index);
-        if (idChangedFrom === undefined || left === undefined || (id !== undefined && id !== left)) throw invalid(unnamedCall(where, id, 'function.name'));
+        if (idChangedFrom === undefined || left === undefined || (id !== undefined && id !== left)) throw invalid(unnamedCall(where, id, `${field}.name`));
         throw invalid(
           `${where} continues tool call '${left}' (it has no function.name), but its chunk's id '${lastChunkId}' differs from the chunk before it ('${idChangedFrom}'): the server changed the id in the middle of a completion, and a chunk with a new id begins a new completion, which has no call to continue. OpenAI gives every chunk of a completion the same id; fix the server, or give every chunk of the stream the first chunk's id before the adapter.`,
         );
@@ -232,9 +267,80 @@ export function fromOpenAIChatCompletions(
         toolCallId = fresh;
       }
       startCall(pieces, index, toolCallId);
-      streamed.set(toolCallId, { id: toolCallId, name, args: args ?? '' });
-      emit(toolCallStart(toolCallId, name, messageId, args, marked));
-      if (signature !== undefined) emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'tool-call', entityId: toolCallId, encryptedValue: signature });
+      const first = custom ? `{"input":"${jsonStringPiece(args ?? '')}` : args;
+      if (custom) customCalls.add(toolCallId);
+      streamed.set(toolCallId, { id: toolCallId, name, args: first ?? '' });
+      // OpenRouter's encrypted reasoning block that named this call before it started: the call's, marked for toOpenAIChatMessages.
+      const held = id === undefined ? undefined : heldSeals.get(id);
+      if (held !== undefined) heldSeals.delete(id!);
+      const openrouter = held === undefined ? undefined : { openrouter: { encryptedValue: 'reasoning.encrypted', ...(held.format === undefined ? {} : { format: held.format }) } };
+      emit(toolCallStart(toolCallId, name, messageId, first, marked === undefined && openrouter === undefined ? undefined : { ...marked, ...openrouter }));
+      if (signature !== undefined) seal('tool-call', toolCallId, signature);
+      if (held !== undefined) seal('tool-call', toolCallId, held.value);
+    };
+
+    // A call whose input was free text: its {"input": "…"} gets its closing quote and brace.
+    const closeCustomCalls = () => {
+      for (const toolCallId of customCalls) {
+        streamed.get(toolCallId)!.args += '"}';
+        emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: '"}' });
+      }
+      customCalls = new Set();
+    };
+
+    // An encrypted value on its message or call; a second one for the same entity would replace the first, and is dropped.
+    const seal = (subtype: 'tool-call' | 'message', entityId: string, encryptedValue: string) => {
+      const key = `${subtype}:${entityId}`;
+      if (sealed.has(key)) {
+        return report(
+          'encrypted:second',
+          `fromOpenAIChatCompletions dropped a second encrypted value of ${subtype === 'tool-call' ? 'tool call' : 'reasoning message'} '${entityId}': AG-UI keeps one encryptedValue per message or call, and the first stands. Later such values of this stream are dropped without another warning.`,
+          encryptedValue,
+        );
+      }
+      sealed.add(key);
+      if (subtype === 'message' && !reasoningSent.has(entityId)) {
+        // A reasoning message that said nothing yet: opened, so that the value has a message to land on.
+        reasoningSent.add(entityId);
+        emit({ type: EventType.REASONING_MESSAGE_START, messageId: entityId, role: 'reasoning' });
+      }
+      emit({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype, entityId, encryptedValue });
+    };
+
+    // OpenRouter's reasoning blocks: their text is `reasoning`'s (read here only when the delta has none), their encrypted
+    // data and signatures become encrypted values, of the call an encrypted block's id names, else of the reasoning message.
+    const onReasoningDetails = (details: readonly ReasoningDetail[], where: string, messageId: string, readText: boolean) => {
+      details.forEach((detail, i) => {
+        const path = `${where}[${i}]`;
+        if (!isKnownDetail(detail)) {
+          return report(
+            `reasoning_details:${detail.type}`,
+            `fromOpenAIChatCompletions dropped a '${detail.type}' reasoning block (${path}): only 'reasoning.text', 'reasoning.summary' and 'reasoning.encrypted' blocks have an AG-UI form. Later '${detail.type}' blocks of this stream are dropped without another warning.`,
+            detail,
+          );
+        }
+        if (detail.text) {
+          if (readText) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: detail.text });
+          report(
+            'reasoning_details:text',
+            `fromOpenAIChatCompletions read the text of reasoning_details (${path}) as the text of reasoning message '${messageId}-reasoning' (the same text as delta.reasoning); the blocks themselves (their type, format and index) have no AG-UI form and are not kept, so toOpenAIChatMessages cannot send them back as reasoning_details. Only encrypted blocks are kept (as encrypted values), and only a tool call's is sent back. Later reasoning_details text of this stream is read the same way without another warning.`,
+            detail,
+          );
+        }
+        if (detail.encrypted === undefined) return;
+        const reasoningId = `${messageId}-reasoning`;
+        if (detail.type !== 'reasoning.encrypted' || detail.id === undefined) return seal('message', reasoningId, detail.encrypted);
+        if (streamed.has(detail.id)) return seal('tool-call', detail.id, detail.encrypted);
+        heldSeals.set(detail.id, { value: detail.encrypted, format: detail.format, reasoningId });
+      });
+    };
+
+    // Encrypted blocks whose id named no call of the completion, once it is over: the reasoning message's.
+    const releaseSeals = () => {
+      if (heldSeals.size === 0) return;
+      const held = heldSeals;
+      heldSeals = new Map();
+      for (const { value, reasoningId } of held.values()) seal('message', reasoningId, value);
     };
 
     // Gemini's `extra_content.google.thought_signature` of a call piece; what else extra_content holds has no AG-UI form.
@@ -335,6 +441,8 @@ export function fromOpenAIChatCompletions(
       }
       const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
+      const details = readReasoningDetails(delta, `${where}.delta`, readers);
+      if (details.length > 0) onReasoningDetails(details, `${where}.delta.reasoning_details`, messageId, reasoning === undefined);
       const content = delta.content;
       // A string is the common case: checked first, so that it costs no more than before.
       if (typeof content === 'string') {
@@ -353,6 +461,9 @@ export function fromOpenAIChatCompletions(
       if (reason !== undefined && reason !== null) {
         // Checked once, at the finish, never per fragment.
         const limit = typeof reason === 'string' ? outputCuts.get(reason) : undefined;
+        // The model finished its custom calls' input (a cut leaves it open, and the call cut).
+        if (limit === undefined) closeCustomCalls();
+        releaseSeals();
         if (limit !== undefined) {
           const calls = cutCalls(streamed.values());
           if (calls.length > 0) cut ??= cutToolCallError('fromOpenAIChatCompletions', limit[0], calls, limit[1]);
@@ -369,7 +480,10 @@ export function fromOpenAIChatCompletions(
     return {
       next(input) {
         if (raw) emit(rawEvent(input, 'openai-chat'));
-        if (typeof input === 'string' && input.trim() === '[DONE]') return endCompletion();
+        if (typeof input === 'string' && input.trim() === '[DONE]') {
+          releaseSeals();
+          return endCompletion();
+        }
         const chunk = checkChunk(input);
         const choices = chunk.choices as unknown[];
         let choice: Fields | undefined;
@@ -405,6 +519,7 @@ export function fromOpenAIChatCompletions(
         // Calls still streaming with no finish_reason: the body was cut off mid-call.
         const open = cutCalls(streamed.values());
         if (open.length > 0) cut ??= endedInToolCallError('fromOpenAIChatCompletions', 'before its finish_reason', open);
+        releaseSeals();
         endCompletion();
         subscriber.complete();
       },
@@ -425,7 +540,7 @@ function continuesCalls(pieces: ToolCallPieces, choice: Fields): boolean {
   if (['content', 'refusal', 'reasoning_content', 'reasoning', 'audio'].some(says)) return false;
   const continues = (piece: unknown, index: unknown) => {
     if (!isObject(piece)) return false;
-    const fn = piece.function ?? {};
+    const fn = piece.function ?? piece.custom ?? {};
     const known = typeof index === 'number' ? pieces.calls.get(index) : undefined;
     return isObject(fn) && (fn.name === undefined || fn.name === null || fn.name === '') && known !== undefined && (piece.id === undefined || piece.id === null || piece.id === known);
   };
@@ -434,6 +549,21 @@ function continuesCalls(pieces: ToolCallPieces, choice: Fields): boolean {
   if (says('function_call')) return continues({ function: delta.function_call }, -1);
   // Only a finish: nothing a new completion could begin with.
   return choice.finish_reason !== undefined && choice.finish_reason !== null && !says('tool_calls');
+}
+
+/**
+ * Whether a tool call piece is of a custom (freeform) tool call: it has `custom`, or `type: 'custom'`.
+ * A piece of another type without `function` is one this adapter cannot read: that is its error.
+ */
+function isCustomPiece(piece: Fields, where: string): boolean {
+  if ((piece.custom !== undefined && piece.custom !== null) || piece.type === 'custom') return true;
+  const type = piece.type;
+  if ((piece.function === undefined || piece.function === null) && type !== undefined && type !== null && type !== 'function') {
+    throw invalid(
+      `${where} is a tool call piece of type ${typeof type === 'string' ? `'${type}'` : describeValue(type)}, which fromOpenAIChatCompletions cannot read: only 'function' calls (with function.name and function.arguments) and 'custom' calls (with custom.name and custom.input) are. Map such pieces to one of these before the adapter, or read them from the chunks yourself (raw: true also sends each chunk as RAW).`,
+    );
+  }
+  return false;
 }
 
 /** A content part: an object with a string `type`. */

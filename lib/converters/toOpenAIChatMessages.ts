@@ -1,4 +1,4 @@
-import type { ContentPart, Message, ToolCall } from '@ag-ui/core';
+import type { ContentPart, Message, ReasoningMessage, ToolCall } from '@ag-ui/core';
 import {
   defaultWarning,
   fileNameOf,
@@ -83,6 +83,20 @@ export interface OpenAIChatToolCall {
   extra_content?: { google: { thought_signature: string } } | undefined;
 }
 
+/** An encrypted reasoning block of OpenRouter's `reasoning_details`, as it takes one back. */
+export interface OpenRouterEncryptedReasoning {
+  /** Discriminant: `'reasoning.encrypted'`. */
+  type: 'reasoning.encrypted';
+  /** The tool call the block signs. */
+  id: string;
+  /** The encrypted reasoning (the call's `encryptedValue`). */
+  data: string;
+  /** The upstream format it came in (`google-gemini-v1` …), when known. */
+  format?: string | undefined;
+  /** The block's position among the message's blocks. */
+  index: number;
+}
+
 /** One entry of a Chat Completions request's `messages`. */
 export type OpenAIChatMessage =
   | {
@@ -106,6 +120,10 @@ export type OpenAIChatMessage =
       role: 'assistant';
       /** The message's content: text or parts (`null` for an assistant message with only tool calls). */
       content: string | null;
+      /** DeepSeek, Moonshot (Kimi) thinking mode: the reasoning before this answer, with `reasoningContent: true`. */
+      reasoning_content?: string | undefined;
+      /** OpenRouter: the encrypted reasoning blocks of the message's tool calls (Gemini 3's), which it needs back. */
+      reasoning_details?: OpenRouterEncryptedReasoning[] | undefined;
       /** The assistant's tool calls; absent when it made none. */
       tool_calls?: OpenAIChatToolCall[] | undefined;
       /** The author's name, when the AG-UI message has one. */
@@ -121,7 +139,15 @@ export type OpenAIChatMessage =
     };
 
 /** Options of {@link toOpenAIChatMessages}. */
-export type ToOpenAIChatMessagesOptions = ConverterOptions;
+export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
+  /**
+   * Send the reasoning of an assistant turn back as the assistant message's `reasoning_content`, as
+   * DeepSeek's and Moonshot's (Kimi) thinking mode require for a turn that made tool calls (else
+   * 400 "Missing reasoning_content field in the assistant message"). Default: false, as OpenAI
+   * and strict servers refuse unknown fields: reasoning messages are dropped with a warning.
+   */
+  reasoningContent?: boolean | undefined;
+}
 
 /**
  * Converts an AG-UI conversation into the `messages` of an OpenAI Chat Completions request.
@@ -140,12 +166,24 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  *    with neither text nor calls is left out (it tells the model nothing).
  *    A call marked `metadata: { google: { encryptedValue: 'thought_signature' } }` (as
  *    `fromOpenAIChatCompletions` marks Gemini's) gets its `encryptedValue` back as `extra_content:
- *    { google: { thought_signature } }`, which Gemini 3 requires on the next request; Chat
- *    Completions has no field for another call's `encryptedValue`, which is left out with a
- *    warning (OpenAI and strict servers refuse unknown fields).
- * 4. A `tool` message becomes `{ role: 'tool', tool_call_id, content }`, its content the text of
+ *    { google: { thought_signature } }`, which Gemini 3 requires on the next request. A call marked
+ *    `metadata: { openrouter: { encryptedValue: 'reasoning.encrypted', format } }` (as
+ *    `fromOpenAIChatCompletions` marks an OpenRouter encrypted reasoning block that names the call)
+ *    gets it back as an entry `{ type: 'reasoning.encrypted', id, data, format, index }` of the
+ *    assistant message's `reasoning_details`, which OpenRouter needs back for tool calling with
+ *    reasoning (Gemini 3 through OpenRouter). Chat Completions has no field for another call's
+ *    `encryptedValue`, which is left out with a warning (OpenAI and strict servers refuse unknown fields).
+ * 4. With `reasoningContent: true` (DeepSeek, Moonshot/Kimi thinking mode), the `reasoning`
+ *    messages directly before an assistant message (only `activity` messages between) become its
+ *    `reasoning_content`: their contents joined by a blank line, empty ones skipped (`''` when
+ *    every one is empty: the field is there, as the API wants it after a tool call). A reasoning
+ *    message that no assistant message follows in its turn (a completion cut while the model
+ *    reasoned; an assistant message left out for having neither text nor calls) is dropped with a
+ *    warning, and so is a reasoning message's `encryptedValue` (Chat Completions has no field for
+ *    it; OpenRouter's other reasoning blocks are not sent back).
+ * 5. A `tool` message becomes `{ role: 'tool', tool_call_id, content }`, its content the text of
  *    its text parts; its `error`, if any, is appended as `Error: <error>`.
- * 5. The tool messages of a call go directly after the assistant message that made it, the only
+ * 6. The tool messages of a call go directly after the assistant message that made it, the only
  *    place the API takes them: one that came later (after the user's next words, say) is moved
  *    there. A call that no tool message answers (a run cut or stopped mid-call, a client tool never
  *    answered) gets a failed result, `Error: the call did not complete, and no result was returned
@@ -153,12 +191,12 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  *    conversation too. A failed result rather than leaving the call out, so that the model still
  *    sees what it tried. To send a call's real result (a tool run once the user approved it, say),
  *    add its tool message to the messages before converting them.
- * 6. Dropped, each with a warning that names it: `reasoning` messages (Chat Completions takes
- *    no reasoning back), `activity` messages (UI-only), video parts, audio other than base64
- *    wav/mp3, documents other than PDF and URL-sourced documents, provider-file images, media
- *    parts of tool results (Chat Completions takes text only there), and tool messages that
- *    answer no call of an earlier assistant message (the API refuses them). A user message whose
- *    every part was dropped is left out.
+ * 7. Dropped, each with a warning that names it: `reasoning` messages without `reasoningContent`
+ *    (Chat Completions takes no reasoning back), `activity` messages (UI-only), video parts, audio
+ *    other than base64 wav/mp3, documents other than PDF and URL-sourced documents, provider-file
+ *    images, media parts of tool results (Chat Completions takes text only there), and tool
+ *    messages that answer no call of an earlier assistant message (the API refuses them). A user
+ *    message whose every part was dropped is left out.
  *
  * ## Example
  *
@@ -174,14 +212,27 @@ export type ToOpenAIChatMessagesOptions = ConverterOptions;
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * @param options Where warnings about dropped messages and parts, and unanswered calls, go.
+ * @param options Where warnings about dropped messages and parts, and unanswered calls, go; whether reasoning goes back as `reasoning_content`.
  * @return The Chat Completions messages, oldest first.
  */
 export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
   const warn = options.onWarning ?? defaultWarning;
+  const reasoningContent = options.reasoningContent ?? false;
   const out: OpenAIChatMessage[] = [];
   const paired = pairToolResults('toOpenAIChatMessages', messages, warn);
+  // With reasoningContent: the reasoning messages of the turn, waiting for the assistant message they go on.
+  let reasoning: ReasoningMessage[] = [];
+  const dropReasoning = () => {
+    for (const { id } of reasoning) {
+      warn(
+        `toOpenAIChatMessages dropped reasoning message '${id}': no assistant message with text or tool calls follows it in its turn (its completion was cut while the model reasoned, say), so it has no message to go on as reasoning_content.`,
+      );
+    }
+    reasoning = [];
+  };
   for (const message of paired.messages) {
+    // Only activity (never sent) may stand between reasoning and the assistant message it goes on.
+    if (reasoning.length > 0 && message.role !== 'reasoning' && message.role !== 'assistant' && message.role !== 'activity') dropReasoning();
     switch (message.role) {
       case 'system':
       case 'developer':
@@ -196,9 +247,21 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
       case 'assistant': {
         const text = message.content ?? '';
         const made = message.toolCalls ?? [];
-        if (text === '' && made.length === 0) break;
+        if (text === '' && made.length === 0) {
+          dropReasoning();
+          break;
+        }
         const converted: OpenAIChatMessage = { role: 'assistant', content: text === '' ? null : text };
-        if (made.length > 0) converted.tool_calls = made.map((call) => toolCallOf(call, message.id, warn));
+        if (reasoning.length > 0) {
+          converted.reasoning_content = reasoningText(reasoning, message.id, warn);
+          reasoning = [];
+        }
+        if (made.length > 0) {
+          const details: OpenRouterEncryptedReasoning[] = [];
+          const calls = made.map((call) => toolCallOf(call, message.id, warn, details));
+          if (details.length > 0) converted.reasoning_details = details;
+          converted.tool_calls = calls;
+        }
         out.push(named(converted, message.name));
         break;
       }
@@ -215,6 +278,10 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
         break;
       }
       case 'reasoning':
+        if (reasoningContent) {
+          reasoning.push(message);
+          break;
+        }
         warn(`toOpenAIChatMessages dropped reasoning message '${message.id}': Chat Completions takes no reasoning as input. Use the Responses API (toOpenAIResponsesInput) to send encrypted reasoning back.`);
         break;
       case 'activity':
@@ -226,19 +293,38 @@ export function toOpenAIChatMessages(messages: readonly Message[], options: ToOp
       }
     }
   }
+  dropReasoning();
   return out;
 }
 
-/** A call as Chat Completions takes it, with Gemini's thought signature when the call carries one. */
-function toolCallOf(call: ToolCall, messageId: string, warn: (message: string) => void): OpenAIChatToolCall {
+/** The text of a turn's reasoning messages, as one `reasoning_content`: empty ones skipped; their encrypted values have no field. */
+function reasoningText(reasoning: readonly ReasoningMessage[], messageId: string, warn: (message: string) => void): string {
+  for (const { id, encryptedValue } of reasoning) {
+    if (encryptedValue === undefined || encryptedValue === '') continue;
+    warn(`toOpenAIChatMessages left out the encryptedValue of reasoning message '${id}': Chat Completions has no field for it; only its text goes back, as the reasoning_content of assistant message '${messageId}'.`);
+  }
+  return reasoning
+    .map(({ content }) => content)
+    .filter((content) => content !== '')
+    .join('\n\n');
+}
+
+/** The provider marks a call's `metadata` may carry, saying whose its `encryptedValue` is. */
+type EncryptedValueMarks = { google?: { encryptedValue?: unknown }; openrouter?: { encryptedValue?: unknown; format?: unknown } } | undefined;
+
+/** A call as Chat Completions takes it, with Gemini's thought signature when the call carries one; OpenRouter's encrypted reasoning goes in `details`. */
+function toolCallOf(call: ToolCall, messageId: string, warn: (message: string) => void, details: OpenRouterEncryptedReasoning[]): OpenAIChatToolCall {
   const converted: OpenAIChatToolCall = { id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };
   const value = call.encryptedValue;
   if (value === undefined || value === '') return converted;
-  const google = (call.metadata as { google?: { encryptedValue?: unknown } } | undefined)?.google;
-  if (google?.encryptedValue === 'thought_signature') converted.extra_content = { google: { thought_signature: value } };
-  else {
+  const marks = call.metadata as EncryptedValueMarks;
+  if (marks?.google?.encryptedValue === 'thought_signature') converted.extra_content = { google: { thought_signature: value } };
+  else if (marks?.openrouter?.encryptedValue === 'reasoning.encrypted') {
+    const format = marks.openrouter.format;
+    details.push({ type: 'reasoning.encrypted', id: call.id, data: value, ...(typeof format === 'string' && format !== '' ? { format } : {}), index: details.length });
+  } else {
     warn(
-      `toOpenAIChatMessages left out the encryptedValue of tool call '${call.id}' of assistant message '${messageId}': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content); OpenAI and strict servers refuse unknown fields.`,
+      `toOpenAIChatMessages left out the encryptedValue of tool call '${call.id}' of assistant message '${messageId}': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content), and OpenRouter's encrypted reasoning, marked metadata: { openrouter: { encryptedValue: 'reasoning.encrypted' } } (as reasoning_details); OpenAI and strict servers refuse unknown fields.`,
     );
   }
   return converted;

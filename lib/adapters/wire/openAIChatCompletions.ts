@@ -55,6 +55,8 @@ export interface ChatCompletionChunkDelta {
   reasoning_content?: string | null | undefined;
   /** OpenRouter (and newer vLLM): the same as `reasoning_content`, read when that is absent. */
   reasoning?: string | null | undefined;
+  /** OpenRouter: the reasoning as typed blocks; their text is `reasoning`'s, their encrypted data and signatures are kept as encrypted values. */
+  reasoning_details?: ChatCompletionReasoningDetail[] | null | undefined;
   /** Pieces of tool calls, each keyed by the call's `index`. */
   tool_calls?: ChatCompletionChunkToolCall[] | null | undefined;
   /** Gemini's OpenAI-compatible endpoint: `{ google: { thought_signature } }` of the text; not read (reported). */
@@ -113,8 +115,8 @@ export interface ChatCompletionChunkToolCall {
   index: number;
   /** The call's id, on its first piece only. */
   id?: string | null | undefined;
-  /** `function`, on a call's first piece. */
-  type?: 'function' | (string & {}) | undefined;
+  /** `function` (or `custom`), on a call's first piece. */
+  type?: 'function' | 'custom' | (string & {}) | undefined;
   /** The function: its `name` on the first piece, `arguments` fragments after. */
   function?: {
     /** The tool's name, on the call's first piece only. */
@@ -122,8 +124,39 @@ export interface ChatCompletionChunkToolCall {
     /** A fragment of the arguments' JSON text. */
     arguments?: string | null | undefined;
   } | null | undefined;
+  /** A custom (freeform) tool's call: its `name` on the first piece, pieces of its free text `input` after. */
+  custom?: {
+    /** The custom tool's name, on the call's first piece only. */
+    name?: string | null | undefined;
+    /** A piece of the call's free text input. */
+    input?: string | null | undefined;
+  } | null | undefined;
   /** Gemini's OpenAI-compatible endpoint: `{ google: { thought_signature } }`, the call's signature, which Gemini 3 needs back. */
   extra_content?: { google?: { thought_signature?: string | undefined; [field: string]: unknown } | undefined; [field: string]: unknown } | null | undefined;
+}
+
+/**
+ * One entry of OpenRouter's `delta.reasoning_details`: a reasoning block as the upstream provider
+ * gave it. `reasoning.text` (Anthropic, Gemini: `text`, maybe a `signature`), `reasoning.summary`
+ * (OpenAI: `summary`), `reasoning.encrypted` (`data`, which `id` may tie to a tool call).
+ */
+export interface ChatCompletionReasoningDetail {
+  /** `reasoning.text`, `reasoning.summary` or `reasoning.encrypted`. */
+  type: 'reasoning.text' | 'reasoning.summary' | 'reasoning.encrypted' | (string & {});
+  /** `reasoning.text`: a piece of the reasoning. */
+  text?: string | null | undefined;
+  /** `reasoning.text`: the block's signature (Anthropic), on its last piece. */
+  signature?: string | null | undefined;
+  /** `reasoning.summary`: a piece of the reasoning's summary. */
+  summary?: string | null | undefined;
+  /** `reasoning.encrypted`: the encrypted reasoning. */
+  data?: string | null | undefined;
+  /** The block's id: for Gemini's encrypted blocks, the id of the tool call it signs. */
+  id?: string | null | undefined;
+  /** The upstream format, e.g. `google-gemini-v1`, `anthropic-claude-v1`, `openai-responses-v1`. */
+  format?: string | null | undefined;
+  /** The block's position among the message's reasoning blocks. */
+  index?: number | undefined;
 }
 
 /** Token counts of one completion. */

@@ -15,6 +15,9 @@ import { toOpenAIChatMessages } from '../../../lib/converters/toOpenAIChatMessag
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds, terminals } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
+import { fixturesDir, haveFixtures } from '../../support/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** One value map for a marble test's inputs and outputs, as RxJS's own specs use. */
 type Marbles = Record<string, any>;
@@ -694,6 +697,192 @@ describe('fromOpenAIChatCompletions', () => {
       expect(await failure([signed(0, 'call-1', 'f', '{}', 'SIG')])).toEqual(
         invalidEvent(`choices[0].delta.tool_calls[0].extra_content is "SIG", but it must be an object such as { google: { thought_signature: '…' } }.`),
       );
+    });
+  });
+
+  describe("OpenRouter's reasoning_details", () => {
+    const base = { id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'google/gemini-3-pro-preview' };
+    const routed = (delta: Record<string, unknown>, finish: string | null = null): Input => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] }) as Input;
+    const gemini3: Input[] = [
+      routed({ role: 'assistant', content: '', reasoning: 'Need weather.', reasoning_details: [{ type: 'reasoning.text', text: 'Need weather.', format: 'google-gemini-v1', index: 0 }] }),
+      routed({ role: 'assistant', content: '', reasoning: null, reasoning_details: [{ type: 'reasoning.encrypted', data: 'CiQBjz1rX', format: 'google-gemini-v1', index: 0, id: 'tool_get_weather_abc' }] }),
+      routed({ content: null, tool_calls: [{ index: 0, id: 'tool_get_weather_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }),
+      routed({ content: '' }, 'tool_calls'),
+      { ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } } as Input,
+      '[DONE]',
+    ];
+    const mark = { openrouter: { encryptedValue: 'reasoning.encrypted', format: 'google-gemini-v1' } };
+    const sealOf = (subtype: 'tool-call' | 'message', entityId: string, encryptedValue: string): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype, entityId, encryptedValue });
+    const textRead =
+      "fromOpenAIChatCompletions read the text of reasoning_details (choices[0].delta.reasoning_details[0]) as the text of reasoning message 'gen-1-reasoning' (the same text as delta.reasoning); the blocks themselves (their type, format and index) have no AG-UI form and are not kept, so toOpenAIChatMessages cannot send them back as reasoning_details. Only encrypted blocks are kept (as encrypted values), and only a tool call's is sent back. Later reasoning_details text of this stream is read the same way without another warning.";
+
+    it('should give the call an encrypted block names its encrypted value, marked, which the client keeps and toOpenAIChatMessages sends back', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      expect(await adapt(gemini3, { onDiagnostic })).toEqual([
+        reasoning('Need weather.', 'gen-1-reasoning'),
+        { ...callStart('tool_get_weather_abc', 'get_weather', '{"city":"Paris"}', 'gen-1'), metadata: mark },
+        sealOf('tool-call', 'tool_get_weather_abc', 'CiQBjz1rX'),
+        tokenUsage({ inputTokens: 10, outputTokens: 20, totalTokens: 30, model: 'google/gemini-3-pro-preview' }),
+      ]);
+      expect(diagnostics).toEqual([textRead]);
+      const run = await runWithOracle(from(gemini3).pipe(fromOpenAIChatCompletions({ onDiagnostic }), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.messages).toEqual([
+        { id: 'gen-1-reasoning', role: 'reasoning', content: 'Need weather.' },
+        {
+          id: 'gen-1',
+          role: 'assistant',
+          toolCalls: [{ id: 'tool_get_weather_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, encryptedValue: 'CiQBjz1rX', metadata: mark }],
+        },
+      ]);
+      const warnings: string[] = [];
+      const next = toOpenAIChatMessages([...run.messages, { id: 't1', role: 'tool', toolCallId: 'tool_get_weather_abc', content: 'Sunny' }], { onWarning: (warning) => void warnings.push(warning) });
+      expect(next).toEqual([
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_details: [{ type: 'reasoning.encrypted', id: 'tool_get_weather_abc', data: 'CiQBjz1rX', format: 'google-gemini-v1', index: 0 }],
+          tool_calls: [{ id: 'tool_get_weather_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'tool_get_weather_abc', content: 'Sunny' },
+      ]);
+      expect(warnings).toEqual([
+        "toOpenAIChatMessages dropped reasoning message 'gen-1-reasoning': Chat Completions takes no reasoning as input. Use the Responses API (toOpenAIResponsesInput) to send encrypted reasoning back.",
+      ]);
+    });
+
+    it("should seal a call at once when the call came first, and keep other encrypted blocks and Anthropic's signatures on the reasoning message", async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      expect(
+        await adapt(
+          [
+            toolPiece(0, { id: 'call-1', name: 'f', args: '{}' }),
+            chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: 'AFTER', id: 'call-1' }] } as never),
+            chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: 'NO-CALL', id: 'rs_9' }] } as never),
+            finish('tool_calls'),
+            chunk({ reasoning: 'Hmm', reasoning_details: [{ type: 'reasoning.text', text: 'Hmm', signature: '', format: 'anthropic-claude-v1', index: 0 }] } as never, { id: 'cmpl-2' }),
+            chunk({ reasoning: '', reasoning_details: [{ type: 'reasoning.text', text: '', signature: 'ErUB', format: 'anthropic-claude-v1', index: 0 }] } as never, { id: 'cmpl-2' }),
+            chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: 'SECOND' }] } as never, { id: 'cmpl-2' }),
+          ],
+          { onDiagnostic },
+        ),
+      ).toEqual([
+        callStart('call-1', 'f', '{}'),
+        sealOf('tool-call', 'call-1', 'AFTER'),
+        { type: EventType.REASONING_MESSAGE_START, messageId: 'cmpl-1-reasoning', role: 'reasoning' },
+        sealOf('message', 'cmpl-1-reasoning', 'NO-CALL'),
+        reasoning('Hmm', 'cmpl-2-reasoning'),
+        sealOf('message', 'cmpl-2-reasoning', 'ErUB'),
+      ]);
+      expect(diagnostics).toEqual([
+        textRead.replace("'gen-1-reasoning'", "'cmpl-2-reasoning'"),
+        "fromOpenAIChatCompletions dropped a second encrypted value of reasoning message 'cmpl-2-reasoning': AG-UI keeps one encryptedValue per message or call, and the first stands. Later such values of this stream are dropped without another warning.",
+      ]);
+    });
+
+    it('should read the text of the blocks when the delta has no reasoning, and drop blocks of an unknown type, telling onDiagnostic once per type', async () => {
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      const details = (...entries: unknown[]) => chunk({ reasoning_details: entries } as never);
+      expect(
+        await adapt([details({ type: 'reasoning.summary', summary: 'Plan' }), details({ type: 'reasoning.future', x: 1 }, { type: 'reasoning.future' }), details({ type: 'reasoning.text', text: '.' })], { onDiagnostic }),
+      ).toEqual([reasoning('Plan'), reasoning('.')]);
+      expect(diagnostics).toEqual([
+        textRead.replace("'gen-1-reasoning'", "'cmpl-1-reasoning'"),
+        "fromOpenAIChatCompletions dropped a 'reasoning.future' reasoning block (choices[0].delta.reasoning_details[0]): only 'reasoning.text', 'reasoning.summary' and 'reasoning.encrypted' blocks have an AG-UI form. Later 'reasoning.future' blocks of this stream are dropped without another warning.",
+      ]);
+    });
+
+    it('should build the reasoning message with its encrypted value in the official client when no text came', async () => {
+      const inputs: Input[] = [chunk({ reasoning_details: [{ type: 'reasoning.encrypted', data: 'ENC', format: 'openai-responses-v1' }] } as never), chunk({ content: 'Hi' }), finish('stop')];
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.messages).toEqual([
+        { id: 'cmpl-1-reasoning', role: 'reasoning', content: '', encryptedValue: 'ENC' },
+        { id: 'cmpl-1', role: 'assistant', content: 'Hi' },
+      ]);
+    });
+
+    it('should end the run with RUN_ERROR INVALID_EVENT on reasoning_details that are not an array of blocks', async () => {
+      const details = (value: unknown) => chunk({ reasoning_details: value } as never);
+      expect(await failure([details({ type: 'reasoning.text' })])).toEqual(
+        invalidEvent(
+          "choices[0].delta.reasoning_details is an object, but it must be an array of reasoning blocks such as [{ type: 'reasoning.encrypted', data: '…', id: 'call_1', format: 'google-gemini-v1' }] (OpenRouter's format).",
+        ),
+      );
+      expect(await failure([details(['x'])])).toEqual(invalidEvent(`choices[0].delta.reasoning_details[0] is "x", but it must be an object such as { type: 'reasoning.text', text: '…' }.`));
+      expect(await failure([details([{ text: 'x' }])])).toEqual(
+        invalidEvent("choices[0].delta.reasoning_details[0] has 'type: undefined', but a reasoning block's type must be a string such as 'reasoning.text' or 'reasoning.encrypted'."),
+      );
+      expect(await failure([details([{ type: 'reasoning.encrypted', data: 7 }])])).toEqual(invalidEvent('choices[0].delta.reasoning_details[0].data is number 7, but it must be a string.'));
+      const events = await collect(from([chunk({ reasoning: 'a' }), details(5)]).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1', onDiagnostic: () => undefined })));
+      expect(terminals(events)).toEqual([
+        expect.objectContaining({
+          type: EventType.RUN_ERROR,
+          code: 'INVALID_EVENT',
+          message: expect.stringContaining("choices[0].delta.reasoning_details is number 5, but it must be an array of reasoning blocks such as [{ type: 'reasoning.encrypted'"),
+        }),
+      ]);
+    });
+  });
+
+  describe('custom (freeform) tool calls (openai-python#2530)', () => {
+    const customPiece = (fields: { id?: string; name?: string; input?: string; type?: boolean }) =>
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            ...(fields.id === undefined ? {} : { id: fields.id }),
+            ...(fields.type === false ? {} : { type: 'custom' }),
+            custom: { ...(fields.name === undefined ? {} : { name: fields.name }), ...(fields.input === undefined ? {} : { input: fields.input }) },
+          } as never,
+        ],
+      });
+    const inputs: Input[] = [customPiece({ id: 'call_1', name: 'code_exec', input: '' }), customPiece({ input: 'print("hi")' }), customPiece({ input: '\n', type: false }), finish('tool_calls'), '[DONE]'];
+
+    it('should read the name from custom.name and the input as {"input": "<text>"}, as fromOpenAIResponses reads a custom_tool_call', async () => {
+      expect(await adapt(inputs)).toEqual([callStart('call_1', 'code_exec', '{"input":"'), callArgs('call_1', 'print(\\"hi\\")'), callArgs('call_1', '\\n'), callArgs('call_1', '"}')]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'code_exec', arguments: JSON.stringify({ input: 'print("hi")\n' }) } }] }]);
+    });
+
+    it('should fail a custom call cut by length, or left open by the source, with INCOMPLETE_STREAM', async () => {
+      expect(await failure([customPiece({ id: 'call_1', name: 'code_exec', input: 'print(' }), finish('length')])).toEqual(lengthCut(`tool call 'call_1' (code_exec), so its arguments are`));
+      expect(await failure([customPiece({ id: 'call_1', name: 'code_exec', input: 'print(' })])).toMatchObject({ code: 'INCOMPLETE_STREAM' });
+    });
+
+    it('should say that a piece of another type is not read, not that the stream was cut', async () => {
+      expect(await failure([chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'mcp', mcp: { name: 'x' } } as never] })])).toEqual(
+        invalidEvent(
+          "choices[0].delta.tool_calls[0] is a tool call piece of type 'mcp', which fromOpenAIChatCompletions cannot read: only 'function' calls (with function.name and function.arguments) and 'custom' calls (with custom.name and custom.input) are. Map such pieces to one of these before the adapter, or read them from the chunks yourself (raw: true also sends each chunk as RAW).",
+        ),
+      );
+      expect(await failure([customPiece({ id: 'c1', input: 'x' })])).toEqual(
+        invalidEvent("choices[0].delta.tool_calls[0] starts a tool call ('c1') without custom.name. The first piece of each call must carry the tool's name (and id); is the stream cut short or reordered?"),
+      );
+    });
+  });
+
+  (haveFixtures ? describe : describe.skip)('DeepSeek thinking mode with a tool call (recorded: vercel-deepseek-reasoning-tool-call.jsonl)', () => {
+    it('should send the reasoning back as reasoning_content on the assistant message with the call, with toOpenAIChatMessages reasoningContent: true', async () => {
+      const inputs: Input[] = readFileSync(join(fixturesDir, 'openai-chat-completions', 'vercel-deepseek-reasoning-tool-call.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line));
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
+      const thought = inputs.map((input) => (input === '[DONE]' ? '' : (input.choices[0]?.delta.reasoning_content ?? ''))).join('');
+      const id = (inputs[0] as ChatCompletionChunk).id;
+      expect(thought).toMatch(/^The user/);
+      expect(run.messages).toEqual([
+        { id: `${id}-reasoning`, role: 'reasoning', content: thought },
+        { id, role: 'assistant', toolCalls: [expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: expect.any(String) }) })] },
+      ]);
+      const call = (run.messages[1] as { toolCalls: { id: string; function: { name: string; arguments: string } }[] }).toolCalls[0];
+      const warnings: string[] = [];
+      const history = [{ id: 'u1', role: 'user' as const, content: 'What is the weather?' }, ...run.messages, { id: 't1', role: 'tool' as const, toolCallId: call.id, content: '{"temp":20}' }];
+      expect(toOpenAIChatMessages(history, { reasoningContent: true, onWarning: (warning) => void warnings.push(warning) })).toEqual([
+        { role: 'user', content: 'What is the weather?' },
+        { role: 'assistant', content: null, reasoning_content: thought, tool_calls: [{ id: call.id, type: 'function', function: call.function }] },
+        { role: 'tool', tool_call_id: call.id, content: '{"temp":20}' },
+      ]);
+      expect(warnings).toEqual([]);
     });
   });
 

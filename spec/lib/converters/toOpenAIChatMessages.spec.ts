@@ -177,8 +177,92 @@ describe('toOpenAIChatMessages', () => {
         ...['c1', 'c2', 'c3'].map((id) => ({ role: 'tool', tool_call_id: id, content: 'ok' })),
       ],
       warnings: [
-        "toOpenAIChatMessages left out the encryptedValue of tool call 'c2' of assistant message 'a1': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content); OpenAI and strict servers refuse unknown fields.",
+        "toOpenAIChatMessages left out the encryptedValue of tool call 'c2' of assistant message 'a1': Chat Completions has no field for it. Only Gemini's thought signature, marked metadata: { google: { encryptedValue: 'thought_signature' } } as fromOpenAIChatCompletions marks it, is sent back (as extra_content), and OpenRouter's encrypted reasoning, marked metadata: { openrouter: { encryptedValue: 'reasoning.encrypted' } } (as reasoning_details); OpenAI and strict servers refuse unknown fields.",
       ],
+    });
+  });
+
+  describe('reasoningContent (DeepSeek, Moonshot/Kimi thinking mode)', () => {
+    const convertWith = (messages: Message[], options = { reasoningContent: true }) => {
+      const warnings: string[] = [];
+      const result = toOpenAIChatMessages(messages, { ...options, onWarning: (message) => void warnings.push(message) });
+      return { result, warnings };
+    };
+    const dropped = (id: string) =>
+      `toOpenAIChatMessages dropped reasoning message '${id}': no assistant message with text or tool calls follows it in its turn (its completion was cut while the model reasoned, say), so it has no message to go on as reasoning_content.`;
+
+    it("should send a turn's reasoning as the reasoning_content of the assistant message after it, joining several and skipping empty ones", () => {
+      expect(
+        convertWith([
+          { id: 'u1', role: 'user', content: 'Weather?' },
+          { id: 'r1', role: 'reasoning', content: 'Need a tool.' },
+          { id: 'r2', role: 'reasoning', content: '' },
+          { id: 'act', role: 'activity', activityType: 'progress', content: {} },
+          { id: 'r3', role: 'reasoning', content: 'Call look.' },
+          calling('c1'),
+          { id: 't1', role: 'tool', toolCallId: 'c1', content: 'Sunny' },
+          { id: 'r4', role: 'reasoning', content: '' },
+          { id: 'a2', role: 'assistant', content: 'Sunny.' },
+        ]),
+      ).toEqual({
+        result: [
+          { role: 'user', content: 'Weather?' },
+          { ...called('c1'), reasoning_content: 'Need a tool.\n\nCall look.' },
+          { role: 'tool', tool_call_id: 'c1', content: 'Sunny' },
+          { role: 'assistant', content: 'Sunny.', reasoning_content: '' },
+        ],
+        warnings: ["toOpenAIChatMessages dropped activity message 'act' (progress): activity is shown to the user, not sent to the model."],
+      });
+    });
+
+    it('should drop, with a warning, reasoning that no assistant message follows in its turn, and the encrypted value of reasoning it sends', () => {
+      expect(
+        convertWith([
+          { id: 'r1', role: 'reasoning', content: 'Cut off.' },
+          { id: 'u1', role: 'user', content: 'Again?' },
+          { id: 'r2', role: 'reasoning', content: 'Hmm' },
+          { id: 'a1', role: 'assistant', content: '' },
+          { id: 'r3', role: 'reasoning', content: 'Yes.', encryptedValue: 'SIG' },
+          { id: 'a2', role: 'assistant', content: 'Yes.' },
+          { id: 'r4', role: 'reasoning', content: 'Trailing' },
+        ]),
+      ).toEqual({
+        result: [
+          { role: 'user', content: 'Again?' },
+          { role: 'assistant', content: 'Yes.', reasoning_content: 'Yes.' },
+        ],
+        warnings: [
+          dropped('r1'),
+          dropped('r2'),
+          "toOpenAIChatMessages left out the encryptedValue of reasoning message 'r3': Chat Completions has no field for it; only its text goes back, as the reasoning_content of assistant message 'a2'.",
+          dropped('r4'),
+        ],
+      });
+    });
+
+    it('should keep dropping reasoning with the warning it always gave when the option is off', () => {
+      expect(convertWith([{ id: 'r1', role: 'reasoning', content: 'Think' }, { id: 'a1', role: 'assistant', content: 'Hi' }], { reasoningContent: false })).toEqual({
+        result: [{ role: 'assistant', content: 'Hi' }],
+        warnings: ["toOpenAIChatMessages dropped reasoning message 'r1': Chat Completions takes no reasoning as input. Use the Responses API (toOpenAIResponsesInput) to send encrypted reasoning back."],
+      });
+    });
+  });
+
+  it("should send OpenRouter's encrypted reasoning of marked calls back as the message's reasoning_details, in call order", () => {
+    const openrouter = (format?: string) => ({ openrouter: { encryptedValue: 'reasoning.encrypted', ...(format === undefined ? {} : { format }) } });
+    expect(
+      convert([
+        { id: 'a1', role: 'assistant', toolCalls: [{ ...call('c1'), encryptedValue: 'E1', metadata: openrouter('google-gemini-v1') }, call('c2'), { ...call('c3'), encryptedValue: 'E3', metadata: openrouter() }] },
+        ...['c1', 'c2', 'c3'].map((id): Message => ({ id: `t-${id}`, role: 'tool', toolCallId: id, content: 'ok' })),
+      ]).result[0],
+    ).toEqual({
+      role: 'assistant',
+      content: null,
+      reasoning_details: [
+        { type: 'reasoning.encrypted', id: 'c1', data: 'E1', format: 'google-gemini-v1', index: 0 },
+        { type: 'reasoning.encrypted', id: 'c3', data: 'E3', index: 1 },
+      ],
+      tool_calls: [call('c1'), call('c2'), call('c3')],
     });
   });
 
