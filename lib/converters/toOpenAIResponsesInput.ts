@@ -211,7 +211,9 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  *    `{ type: 'mcp_approval_response', approval_request_id, approve, reason? }`: `status: 'resolved'`
  *    with payload `{ approved, reason? }` (or a bare boolean), `cancelled` declines. A request no
  *    entry answers is left out with a warning; a tool message answering one is dropped with a
- *    warning. Unmarked calls, and other tool items' calls, stay function calls.
+ *    warning. Unmarked calls, and other tool items' calls, stay function calls. So the run that
+ *    resumes an interrupted one converts with `toOpenAIResponsesInput(runInput.messages, { resume:
+ *    runInput.resume })`.
  *
  * ## Example
  *
@@ -224,16 +226,6 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  * ]);
  * console.log(JSON.stringify({ instructions, input }));
  * // results: {"instructions":"Be brief.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Weather in Paris?"}]},{"type":"function_call","call_id":"c1","name":"weather","arguments":"{\"city\":\"Paris\"}"},{"type":"function_call_output","call_id":"c1","output":"Sunny"}]}
- * ```
- *
- * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
- * An MCP approval answered in the next run (rule 8):
- *
- * ```ts
- * // runInput: the RunAgentInput of the run that resumes the interrupted one.
- * const { input } = toOpenAIResponsesInput(runInput.messages, { resume: runInput.resume });
- * // resume [{ interruptId: 'mcpr_1', status: 'resolved', payload: { approved: true } }] gives, after the earlier items:
- * // results: {"type":"mcp_approval_request","id":"mcpr_1","server_label":"github","name":"delete_repo","arguments":"{\"repo\":\"x\"}"}, {"type":"mcp_approval_response","approval_request_id":"mcpr_1","approve":true}
  * ```
  *
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
