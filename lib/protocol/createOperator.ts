@@ -121,6 +121,16 @@ interface Recipe {
 type FusableOperator<T, R> = OperatorFunction<T, R> & { [recipeKey]?: Recipe };
 
 /**
+ * The Observable of a chain of `createOperator` operators (and of the handlers' agent run, whose
+ * only stage after the chain passes values on as they are): a throw from its subscriber's `next`
+ * goes to the chain's error path, where each operator's `flush` closes what it opened, and
+ * `mapRunLifecycle` ends the run with RUN_ERROR. A transport that cannot encode an event throws it
+ * back into such a source, so that the run ends closed (no message left open on the wire); into
+ * any other it must not throw (a Subject's caller, a timer's callback would get the throw).
+ */
+export class ChainObservable<T> extends Observable<T> {}
+
+/**
  * Builds an operator whose state lives in the closure `init` creates for each subscription,
  * the public recipe from RxJS's guide: two subscribers (or a `retry`) never share state.
  *
@@ -136,7 +146,7 @@ export function createOperator<T, R>(init: OperatorInit<T, R>, options: CreateOp
       passesMessageContentWhenIdle: options.passesMessageContentWhenIdle === true,
     },
   ];
-  const operator: FusableOperator<T, R> = (source) => new Observable<R>((subscriber) => subscribeChain(source, subscriber, recipes));
+  const operator: FusableOperator<T, R> = (source) => new ChainObservable<R>((subscriber) => subscribeChain(source, subscriber, recipes));
   operator[recipeKey] = recipes[0];
   return operator;
 }
@@ -188,7 +198,7 @@ export function fuse(...operators: OperatorFunction<unknown, unknown>[]): Operat
 export function fuse(...operators: OperatorFunction<unknown, unknown>[]): OperatorFunction<unknown, unknown> {
   const recipes = operators.map((operator) => (operator as FusableOperator<unknown, unknown>)[recipeKey]);
   if (recipes.some((recipe) => recipe === undefined)) return (pipe as (...fns: OperatorFunction<unknown, unknown>[]) => OperatorFunction<unknown, unknown>)(...operators);
-  return (source) => new Observable<unknown>((subscriber) => subscribeChain(source, subscriber, recipes as Recipe[]));
+  return (source) => new ChainObservable<unknown>((subscriber) => subscribeChain(source, subscriber, recipes as Recipe[]));
 }
 
 // The message content events, which a stage declaring `passesMessageContentWhenIdle` may let go past it.

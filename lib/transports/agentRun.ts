@@ -6,7 +6,7 @@ import type { CancelSignal } from '../protocol/cancelSignal.js';
 import type { AgentResult } from './fromAgentResult.js';
 import { fromAgentResult, type SliceOptions } from './fromAgentResult.js';
 import { checkedInput, unreportedInput, type CheckedInputOption } from '../protocol/checkedInput.js';
-import { reportTeardownError } from '../protocol/createOperator.js';
+import { ChainObservable, reportTeardownError } from '../protocol/createOperator.js';
 import { keepShapes } from '../protocol/recordType.js';
 
 /** `toAgui`'s options that every run of a handler (or agent) shares: the run's ids, input and signal are its own. */
@@ -44,7 +44,8 @@ export type AgentRunOptions = {
  * @param cancel Aborting it cancels the run (a broker's cancel, `abortRun()`).
  */
 export function agentRun(start: (signal: () => AbortSignal) => AgentResult<unknown>, input: RunAgentInput, options: AgentRunOptions, cancel?: CancelSignal): Observable<Event> {
-  return new Observable<Event>((subscriber) => runAgent(subscriber, start, input, options, cancel));
+  // Its subscriber's throw reaches toAgui's chain through the run's state: a ChainObservable too.
+  return new ChainObservable<Event>((subscriber) => runAgent(subscriber, start, input, options, cancel));
 }
 
 /**

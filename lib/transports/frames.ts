@@ -2,7 +2,8 @@ import { EventType, type Event } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import Negotiator from 'negotiator';
 import { Subscription, type Observable, type Observer } from 'rxjs';
-import { safeUnsubscribe } from '../protocol/createOperator.js';
+import { ChainObservable, safeUnsubscribe } from '../protocol/createOperator.js';
+import { AguiRxError } from '../protocol/errors.js';
 import { entityKinds, isTokenEventType } from '../protocol/table.js';
 import type { BrokerFrame } from './brokerRoutes.js';
 import { sseFrame } from './encodeSSE.js';
@@ -247,7 +248,9 @@ export function pipeFrames(items$: Observable<Event | BrokerFrame>, sink: FrameS
   const heartbeatMs = protobuf ? 0 : (options.heartbeatMs ?? 15_000);
   // 0, Infinity (or a value no timer can hold) means none: a timer clamps what it cannot hold to 1 ms.
   const beats = heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_MS;
-  const f = new Framer(sink, options, framed, protobuf, encoderOf(protobuf), heartbeatMs, beats, options.coalesce ?? !framed);
+  // An event that cannot be encoded goes back into a chain of ours as its error, which closes what is open before RUN_ERROR.
+  const rethrows = !framed && items$ instanceof ChainObservable;
+  const f = new Framer(sink, options, framed, protobuf, encoderOf(protobuf), heartbeatMs, beats, options.coalesce ?? !framed, rethrows);
   // The framer is the subscriber itself: a stream that ended while subscribing is unsubscribed already.
   items$.subscribe(f);
   if (!f.ended && f.beats) {
@@ -281,6 +284,8 @@ class Framer extends Subscription implements Observer<Event | BrokerFrame> {
   tick = 0;
   /** Protobuf only: the first half of a surrogate pair that ended a delta, by the delta's message or call (see keepPairsWhole). */
   halfPairs: Map<string, string> | undefined = undefined;
+  /** An opener that could not be encoded and went back to the source as its error: its closer, which the source then sends, is not sent either. */
+  unsent: Event | undefined = undefined;
 
   constructor(
     readonly sink: FrameSink,
@@ -293,6 +298,8 @@ class Framer extends Subscription implements Observer<Event | BrokerFrame> {
     readonly heartbeatMs: number,
     readonly beats: boolean,
     readonly coalesce: boolean,
+    /** The source is a {@link ChainObservable}: an event that cannot be encoded is thrown back into it (see {@link frameOf}). */
+    readonly rethrows: boolean,
   ) {
     super();
   }
@@ -325,7 +332,7 @@ const encodeProtobuf = (event: Event): Uint8Array => sharedEncoder.encodeProtobu
 // Keeps the class's hidden class when no stream is open (see recordType: the class of a constructor's
 // objects dies with the last of them, and the code that reads them is deoptimised). Held by
 // keepShapes: a module's variable that nothing reads is no root for V8's GC.
-keepShapes(new Framer(undefined as unknown as FrameSink, {}, false, false, encodeSse, 0, false, false));
+keepShapes(new Framer(undefined as unknown as FrameSink, {}, false, false, encodeSse, 0, false, false, false));
 
 function stopHeartbeat(f: Framer): void {
   if (f.timer !== undefined) clearTimeout(f.timer);
@@ -429,23 +436,42 @@ function put(f: Framer, frame: string | Uint8Array, event: Event): void {
   f.sink.write(frame, event);
 }
 
-function frameOf(f: Framer, event: Event, cursor: string | undefined): string | Uint8Array | undefined {
+/**
+ * The frame of `event`. One JSON or protobuf cannot carry (a BigInt in rawEvent, a cycle) ends the
+ * run readably, with a message that names the event (the encoder's alone does not). With `rethrow`
+ * (the event came from a {@link ChainObservable}, now, in its `next`) the error is thrown back to
+ * the chain, whose operators close what is open before its RUN_ERROR, which comes back here:
+ * ending the stream at once would leave a message or call open on the wire (AG-UI: every
+ * started message and call ends before the run does). An opener thrown back is remembered, so
+ * that the closer the chain then sends for it is dropped too.
+ */
+function frameOf(f: Framer, event: Event, cursor: string | undefined, rethrow = false): string | Uint8Array | undefined {
   try {
     const frame = f.encode(event);
     // The cursor is the SSE event id (WHATWG HTML §9.2.6): what EventSource and our client send back as Last-Event-ID.
     return cursor !== undefined && !f.protobuf ? `id: ${cursor}\n${frame as string}` : frame;
-  } catch (error) {
-    // An event JSON or protobuf cannot carry (a BigInt in rawEvent): end the run readably,
-    // with a message that names the event (the encoder's alone does not).
+  } catch (cause) {
     const type = (event as { type?: unknown } | null)?.type;
-    end(
-      f,
-      new Error(
-        `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(error) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
-      ),
+    const error = new AguiRxError(
+      'INVALID_EVENT',
+      `The ${typeof type === 'string' ? `${type} event` : 'event'} cannot be encoded: ${messageOf(cause) ?? 'unknown reason'}. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.`,
     );
+    if (rethrow) {
+      if (typeof type === 'string' && closerOfOpener.has(type)) f.unsent = event;
+      throw error;
+    }
+    end(f, error);
     return undefined;
   }
+}
+
+// The closer of each opener (the protocol table's), with the field that names what it opens.
+const closerOfOpener: ReadonlyMap<string, { readonly end: string; readonly idField: string }> = new Map(entityKinds.map((kind) => [kind.start, { end: kind.end[0], idField: kind.idField }]));
+
+/** Whether `event` closes the opener that could not be sent (see {@link frameOf}): then it is not sent either. */
+function closesUnsent(unsent: Event, event: Event): boolean {
+  const { end: closer, idField } = closerOfOpener.get(unsent.type)!;
+  return event.type === closer && (event as unknown as Record<string, unknown>)[idField] === (unsent as unknown as Record<string, unknown>)[idField];
 }
 
 // Sends the held deltas as one event: the first's fields, the deltas joined, the last's cursor.
@@ -590,10 +616,13 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
     f.held = { first: { ...event } as Event, parts: [delta], chars: delta.length, cursor };
     return schedule(f);
   }
+  if (f.unsent !== undefined && closesUnsent(f.unsent, event)) return;
   const whole = f.protobuf ? keepPairsWhole(f, event) : event;
   if (whole === undefined) return;
-  const frame = frameOf(f, whole, cursor);
+  const terminal = event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+  // A terminal event is the chain's last: nothing would come back after it.
+  const frame = frameOf(f, whole, cursor, f.rethrows && !terminal);
   if (frame === undefined) return;
-  if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) f.terminal = true;
+  if (terminal) f.terminal = true;
   put(f, frame, whole);
 }

@@ -413,6 +413,7 @@ describe('agui-rx (the CLI)', () => {
         { type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' },
         {
           type: 'RUN_ERROR',
+          code: 'INVALID_EVENT',
           message:
             'The CUSTOM event cannot be encoded: Maximum call stack size exceeded. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
         },

@@ -129,6 +129,35 @@ describe.each([
     });
   });
 
+  describe('an event that cannot be encoded', () => {
+    it('should close what it interrupts before RUN_ERROR INVALID_EVENT, shown under redact, and tell onError once', async () => {
+      const { calls, onError } = errorSink();
+      const agent: AguiAgent = () =>
+        from<AgentEvent[]>([
+          { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' },
+          { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'lookup', parentMessageId: 'm1', delta: '{}' },
+          { type: EventType.CUSTOM, name: 'progress', value: { done: BigInt(1) } },
+        ]).pipe(delay(1));
+      server = await serve(agent, { heartbeatMs: 0, errorMessages: 'redact', onError });
+      const answer = await post(`${server.origin}/agent`, input());
+      const events = framesOf(answer.body).map((frame) => frame.event);
+      expect(events.map((event) => event.type)).toEqual([
+        EventType.RUN_STARTED,
+        EventType.TEXT_MESSAGE_START,
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_ARGS,
+        EventType.TOOL_CALL_END,
+        EventType.TEXT_MESSAGE_END,
+        EventType.RUN_ERROR,
+      ]);
+      expect(events.at(-1)).toMatchObject({ code: 'INVALID_EVENT', message: expect.stringContaining('The CUSTOM event cannot be encoded: Do not know how to serialize a BigInt.') });
+      expect(calls.map((call) => (call.error as AguiRxError).code)).toEqual(['INVALID_EVENT']);
+      const run = await runWithOracle(from(events));
+      expect(run.messages).toEqual([...input().messages, { id: 'm1', role: 'assistant', content: 'Hello', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] }]);
+    });
+  });
+
   describe('the agent sees the request', () => {
     it('should give the agent the request and what context(request) made of it, and the broker authorize the same', async () => {
       const seen: unknown[] = [];

@@ -5,6 +5,9 @@ import { Agent as HttpAgentPool, createServer, get as httpGet, type IncomingHttp
 import type { AddressInfo, Socket } from 'node:net';
 import { NEVER, Subject, concat, defer, finalize, from, of, throwError, type Observable } from 'rxjs';
 import { sendSSE, type SendSSEOptions } from '../../../lib/transports/sendSSE.js';
+import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { runWithOracle } from '../../support/oracle.js';
 
 const PROTO = 'application/vnd.ag-ui.event+proto';
 
@@ -973,6 +976,68 @@ describe('sendSSE', () => {
         ),
       ]);
       expect(fake.writableEnded).toBe(true);
+    });
+
+    describe("an event that cannot be encoded, from toAgui's chain", () => {
+      const big = { n: BigInt(7) };
+      const agentEvents = (bad: AgentEvent): AgentEvent[] => [
+        { type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' },
+        { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', toolCallName: 'lookup', parentMessageId: 'm1', delta: '{"a":' },
+        bad,
+        { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '1}' },
+      ];
+      const aguiOf = (events: AgentEvent[]) => from(events).pipe(toAgui({ threadId: 't1', runId: 'r1', onError: () => {} }));
+
+      it('should close the message and the call it interrupts before its RUN_ERROR, which the official client takes', async () => {
+        const fake = new FakeResponse();
+
+        sendSSE(fake.res, aguiOf(agentEvents({ type: EventType.CUSTOM, name: 'n', value: big })));
+
+        const events = written(fake) as Event[];
+        expect(events.map((event) => event.type)).toEqual([
+          EventType.RUN_STARTED,
+          EventType.TEXT_MESSAGE_START,
+          EventType.TEXT_MESSAGE_CONTENT,
+          EventType.TOOL_CALL_START,
+          EventType.TOOL_CALL_ARGS,
+          EventType.TOOL_CALL_END,
+          EventType.TEXT_MESSAGE_END,
+          EventType.RUN_ERROR,
+        ]);
+        expect(events.at(-1)).toMatchObject({
+          code: 'INVALID_EVENT',
+          message:
+            'The CUSTOM event cannot be encoded: Do not know how to serialize a BigInt. Events must be plain JSON: convert BigInts to strings or numbers, break reference cycles and flatten values nested thousands deep.',
+        });
+        expect(fake.writableEnded).toBe(true);
+        const run = await runWithOracle(from(events), { runId: 'r1' });
+        expect(run.messages).toEqual([{ id: 'm1', role: 'assistant', content: 'Hello', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"a":' } }] }]);
+      });
+
+      it('should not send the closer of an opener that could not be sent', async () => {
+        const fake = new FakeResponse();
+
+        sendSSE(fake.res, aguiOf(agentEvents({ type: EventType.TOOL_CALL_START, toolCallId: 'c2', toolCallName: 'other', rawEvent: big } as AgentEvent)));
+
+        const events = written(fake) as Event[];
+        expect(events.filter((event) => 'toolCallId' in event && event.toolCallId === 'c2')).toEqual([]);
+        expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, message: expect.stringContaining('The TOOL_CALL_START event cannot be encoded') });
+        await expect(runWithOracle(from(events), { runId: 'r1' })).resolves.toBeDefined();
+      });
+
+      it('should end at once, throwing nothing back, when events$ is not a chain of ours (a Subject)', () => {
+        const fake = new FakeResponse();
+        const events$ = new Subject<Event>();
+        sendSSE(fake.res, events$);
+
+        events$.next(S);
+        events$.next({ type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' });
+        expect(() => events$.next({ type: EventType.CUSTOM, name: 'n', value: big })).not.toThrow();
+
+        expect((written(fake) as Event[]).map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.TEXT_MESSAGE_START, EventType.RUN_ERROR]);
+        expect(fake.writableEnded).toBe(true);
+        expect(events$.observed).toBe(false);
+      });
     });
   });
 });
