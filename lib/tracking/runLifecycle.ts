@@ -299,11 +299,13 @@ const omitUndefined = (entry: TokenUsage): TokenUsage =>
  * The RUN_ERROR for a thrown or signalled error: its `message` (a string error is the message; an
  * empty one is given a message), its `code` when a string or number, and its `stack` as
  * `metadata: { stack }` only when `exposeStack`. Duck-typed: errors from another realm, and plain
- * `{ message, code }` objects, keep their message.
+ * `{ message, code }` objects, keep their message. A SyntaxError about `"[DONE]"` (an OpenAI
+ * stream's end given to `JSON.parse`) also says how to pass it on.
  */
 export function runErrorOf(error: unknown, exposeStack: boolean): RunErrorEvent {
   const reported = readField(error, 'message');
-  const message = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
+  const stated = typeof reported === 'string' ? reported : typeof error === 'string' ? error : `Agent failed with ${describeValue(error)}`;
+  const message = stated.includes('"[DONE]"') && isSyntaxError(error) ? `${stated}${/[.!?]$/.test(stated) ? '' : '.'}${DONE_ADVICE}` : stated;
   const code = readField(error, 'code');
   const stack = exposeStack ? readField(error, 'stack') : undefined;
   return {
@@ -314,10 +316,23 @@ export function runErrorOf(error: unknown, exposeStack: boolean): RunErrorEvent 
   };
 }
 
+// JSON.parse('[DONE]') fails with `Unexpected token 'D', "[DONE]" is not valid JSON`: the end of an OpenAI stream parsed as an event.
+const DONE_ADVICE =
+  " It looks like the `data: [DONE]` that ends an OpenAI Chat Completions stream went to JSON.parse: pass it on as the string, map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))), and fromOpenAIChatCompletions() reads it as the stream's end.";
+
 /** {@link runErrorOf} with the stack, as a function of the error alone: shared, so that a run holds no closure of its own for it. */
 export const runErrorWithStack = (error: unknown): RunErrorEvent => runErrorOf(error, true);
 /** {@link runErrorOf} without the stack, as a function of the error alone (see {@link runErrorWithStack}). */
 export const runErrorWithoutStack = (error: unknown): RunErrorEvent => runErrorOf(error, false);
+
+/** Whether a thrown value is a SyntaxError; false when asking throws (a revoked Proxy). */
+function isSyntaxError(value: unknown): boolean {
+  try {
+    return value instanceof SyntaxError;
+  } catch {
+    return false;
+  }
+}
 
 /** A field of a thrown value, or undefined when reading it throws (a getter, a revoked Proxy). */
 function readField(value: unknown, field: 'message' | 'code' | 'stack'): unknown {

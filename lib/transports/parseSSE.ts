@@ -165,7 +165,7 @@ export function parseSSE(options: ParseSSEOptions = {}): OperatorFunction<string
         if (data !== '' || (partial !== '' && !partial.startsWith(':'))) {
           const pending = partial === '' ? data : `${data}${partial}`;
           diagnose({
-            message: `Discarded an incomplete server-sent event at the end of the stream (${describeValue(pending)}): the stream ended before the blank line that dispatches it. The server (or a proxy) cut the response short; end every event with a blank line.`,
+            message: `Discarded an incomplete server-sent event at the end of the stream (${describeValue(pending)}): the stream ended before the blank line that dispatches it, and the SSE rules (which EventSource follows) drop such an event. Either the server (or a proxy) cut the response short, or the stream was saved without its last blank line, as SDK recordings often are: end every event with a blank line.`,
             event: pending,
           });
         }

@@ -1,5 +1,10 @@
 import { EventType, type RunAgentInput } from '@ag-ui/core';
+import { map, of } from 'rxjs';
+import { fromOpenAIChatCompletions, type ChatCompletionChunk } from '../../../lib/adapters/fromOpenAIChatCompletions.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { parseSSE } from '../../../lib/transports/parseSSE.js';
+import { toAgui } from '../../../operators/toAgui.js';
+import { runWithOracle } from '../../support/oracle.js';
 import { runErrorOf, sumTokenUsage, trackRunLifecycle, usageReports, type RunIdentity } from '../../../lib/tracking/runLifecycle.js';
 
 const ids: RunIdentity = { threadId: 't1', runId: 'r1' };
@@ -331,6 +336,27 @@ describe('runErrorOf', () => {
     expect(runErrorOf('timeout', false).message).toBe('timeout');
     expect(runErrorOf(42, false).message).toBe('Agent failed with number 42');
     expect(runErrorOf(undefined, false).message).toBe('Agent failed with undefined');
+  });
+
+  it("should say how to pass on an OpenAI stream's [DONE] that went to JSON.parse, and only for that SyntaxError", async () => {
+    const parsed = () => JSON.parse('[DONE]') as unknown;
+    let thrown: unknown;
+    try {
+      parsed();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(runErrorOf(thrown, false).message).toBe(
+      `${(thrown as Error).message}. It looks like the \`data: [DONE]\` that ends an OpenAI Chat Completions stream went to JSON.parse: pass it on as the string, map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data))), and fromOpenAIChatCompletions() reads it as the stream's end.`,
+    );
+    expect(runErrorOf(new SyntaxError('Unexpected token } in JSON'), false).message).toBe('Unexpected token } in JSON');
+    expect(runErrorOf(new Error('"[DONE]" came too early'), false).message).toBe('"[DONE]" came too early');
+    // Through a pipeline, as a user writes it: the run's RUN_ERROR, judged by the official client.
+    const sse = 'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: [DONE]\n\n';
+    const run = runWithOracle(of(sse).pipe(parseSSE(), map((message) => JSON.parse(message.data) as ChatCompletionChunk), fromOpenAIChatCompletions(), toAgui({ threadId: 'thread-1', runId: 'run-1', onError: () => {} })));
+    const { events, messages } = await run;
+    expect(messages).toEqual([{ id: 'c1', role: 'assistant', content: 'Hi' }]);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, message: expect.stringMatching(/"\[DONE\]" is not valid JSON\. It looks like the `data: \[DONE\]` that ends an OpenAI Chat Completions stream went to JSON\.parse/) });
   });
 
   it('should give an empty message one', () => {

@@ -241,7 +241,7 @@ describe('parseSSE', () => {
         expectObservable(e1.pipe(parseSSE({ onDiagnostic }))).toBe(expected, values);
         testScheduler.flush();
         expect(diagnostics).toEqual([
-          'Discarded an incomplete server-sent event at the end of the stream ("data: {\\"half\\":"): the stream ended before the blank line that dispatches it. The server (or a proxy) cut the response short; end every event with a blank line.',
+          'Discarded an incomplete server-sent event at the end of the stream ("data: {\\"half\\":"): the stream ended before the blank line that dispatches it, and the SSE rules (which EventSource follows) drop such an event. Either the server (or a proxy) cut the response short, or the stream was saved without its last blank line, as SDK recordings often are: end every event with a blank line.',
         ]);
       }));
 
