@@ -439,7 +439,9 @@ export function fromOpenAIChatCompletions(
           delta.extra_content,
         );
       }
-      const reasoning = text(delta, 'reasoning_content', `${where}.delta`) ?? text(delta, 'reasoning', `${where}.delta`);
+      const reasoningContent = text(delta, 'reasoning_content', `${where}.delta`);
+      // A server that sends both (reasoning_content '' beside reasoning, as some vLLM versions do) means the one with text.
+      const reasoning = reasoningContent || (text(delta, 'reasoning', `${where}.delta`) ?? reasoningContent);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
       const details = readReasoningDetails(delta, `${where}.delta`, readers);
       if (details.length > 0) onReasoningDetails(details, `${where}.delta.reasoning_details`, messageId, reasoning === undefined);

@@ -379,6 +379,10 @@ describe('fromOpenAIChatCompletions', () => {
       expect(await adapt([chunk({ reasoning: 'Hmm' }), chunk({ reasoning_content: 'A', reasoning: 'A' })])).toEqual([reasoning('Hmm'), reasoning('A')]);
     });
 
+    it('should read reasoning when reasoning_content beside it is empty or null', async () => {
+      expect(await adapt([chunk({ reasoning_content: '', reasoning: 'think' }), chunk({ reasoning_content: null, reasoning: 'ing' }), chunk({ reasoning_content: '', reasoning: '' })])).toEqual([reasoning('think'), reasoning('ing')]);
+    });
+
     it('should send reasoning before text when one chunk carries both', async () => {
       expect(await adapt([chunk({ reasoning_content: 'so', content: 'Yes' })])).toEqual([reasoning('so'), text('Yes')]);
     });
