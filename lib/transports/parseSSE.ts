@@ -11,12 +11,20 @@ export interface SSEMessage {
   data: string;
   /** The stream's last event id at dispatch (the browser's `lastEventId`); absent while none was set. */
   id?: string | undefined;
+  /**
+   * `true` when this event's own block had an `id:` line that set the last event id, so that `id`
+   * is this event's rather than carried over (an empty `id:` line clears it: `id` is then absent).
+   * Only with the `flagOwnIds` option; omitted otherwise.
+   */
+  ownId?: true | undefined;
 }
 
 /** Options of {@link parseSSE}. */
 export interface ParseSSEOptions {
   /** Told when the stream ends in the middle of an event, which is then discarded. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
+  /** Mark each message whose own block set the id with `ownId: true` (a resuming reader must tell them apart). Default: false. */
+  flagOwnIds?: boolean | undefined;
 }
 
 const LF = 10;
@@ -44,7 +52,8 @@ const CR = 13;
  *    ignored (this parser never reconnects).
  * 4. A blank line dispatches `{ event?, data, id? }` with the final `\n` of the data removed, then
  *    clears data and event type. The id carries over to later events until an `id:` line changes
- *    it; an empty `id:` clears it. A block with no `data:` line dispatches nothing.
+ *    it; an empty `id:` clears it. A block with no `data:` line dispatches nothing. With
+ *    `flagOwnIds`, a message whose own block had an (accepted) `id:` line also has `ownId: true`.
  * 5. Values are kept verbatim: a consumer trims or `JSON.parse`s `data` (JSON allows the trailing
  *    spaces some providers send).
  * 6. When the source completes, an event that is missing its closing blank line is discarded,
@@ -60,11 +69,12 @@ const CR = 13;
  * // results: {"event":"delta","data":"{\"n\":1}"}, {"data":"[DONE]"}
  * ```
  *
- * @param options Diagnostics handler for an event cut off by the end of the stream.
+ * @param options Diagnostics handler for an event cut off by the end of the stream; `flagOwnIds`.
  * @return A function that returns an Observable of the stream's messages, in order.
  */
 export function parseSSE(options: ParseSSEOptions = {}): OperatorFunction<string | Uint8Array, SSEMessage> {
   const diagnose = options.onDiagnostic ?? warnDiagnostic;
+  const flagOwnIds = options.flagOwnIds === true;
   return createOperator<string | Uint8Array, SSEMessage>((subscriber) => {
     // Created at the first byte chunk; keeps an incomplete UTF-8 sequence until the next one.
     let decoder: TextDecoder | undefined;
@@ -79,10 +89,13 @@ export function parseSSE(options: ParseSSEOptions = {}): OperatorFunction<string
     let eventType = '';
     // Survives dispatch, like the browser's lastEventId.
     let lastEventId = '';
+    // The block being read had an `id:` line of its own.
+    let ownId = false;
 
     const dispatch = () => {
       if (data === '') {
         eventType = '';
+        ownId = false;
         return;
       }
       // Every data line added a '\n': the last one is dropped.
@@ -90,8 +103,10 @@ export function parseSSE(options: ParseSSEOptions = {}): OperatorFunction<string
       // Optional fields are omitted, never undefined-valued.
       const message: SSEMessage = eventType === '' ? { data: text } : { event: eventType, data: text };
       if (lastEventId !== '') message.id = lastEventId;
+      if (flagOwnIds && ownId) message.ownId = true;
       data = '';
       eventType = '';
+      ownId = false;
       subscriber.next(message);
     };
 
@@ -110,7 +125,10 @@ export function parseSSE(options: ParseSSEOptions = {}): OperatorFunction<string
           eventType = value;
           break;
         case 'id':
-          if (!value.includes('\0')) lastEventId = value;
+          if (!value.includes('\0')) {
+            lastEventId = value;
+            ownId = true;
+          }
           break;
       }
     };

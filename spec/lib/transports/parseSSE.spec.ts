@@ -342,6 +342,24 @@ describe('parseSSE', () => {
       ]);
     });
 
+    it('should mark the messages whose own block set the id with ownId, when asked, and only then', async () => {
+      const text = 'id: 1\ndata: a\n\ndata: b\n\nid: 2\n\ndata: c\n\nid: 3\ndata: d\n\nid: \ndata: e\n\nid: 4\u00005\ndata: f\n\n';
+      const messages = await collect(from([text]).pipe(parseSSE({ flagOwnIds: true })));
+      expect(messages).toEqual([
+        { data: 'a', id: '1', ownId: true },
+        // Carried over: the same id, not its own.
+        { data: 'b', id: '1' },
+        // An id-only block sets the id for later messages; they did not carry it themselves.
+        { data: 'c', id: '2' },
+        { data: 'd', id: '3', ownId: true },
+        // An empty id clears the id, in the message's own block.
+        { data: 'e', ownId: true },
+        // An id holding U+0000 is ignored: not the message's own.
+        { data: 'f' },
+      ]);
+      expect(await parseText(text)).toEqual([{ data: 'a', id: '1' }, { data: 'b', id: '1' }, { data: 'c', id: '2' }, { data: 'd', id: '3' }, { data: 'e' }, { data: 'f' }]);
+    });
+
     it('should ignore an id that holds U+0000', async () => {
       expect(await parseText('id: 1\ndata: a\n\nid: 2\u00003\ndata: b\n\n')).toEqual([
         { data: 'a', id: '1' },
