@@ -1,12 +1,13 @@
 import * as official from '@ag-ui/client';
 import { HttpAgent, runHttpRequest, transformHttpEventStream, type AgentSubscriber, type HttpAgentConfig, type RunAgentParameters, type RunAgentResult } from '@ag-ui/client';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
-import { Observable, defer, from, merge, retry, switchMap, timer, finalize } from 'rxjs';
+import { Observable, defer, from, identity, merge, retry, switchMap, throwError, timeout, timer, finalize } from 'rxjs';
 import { AguiRxError, describeValue } from '../protocol/errors.js';
 import { terminalEventTypes } from '../protocol/table.js';
+import { MAX_TIMER_MS } from '../protocol/values.js';
 import { parseSSE, type SSEMessage } from '../transports/parseSSE.js';
 
-/** How {@link ResumableHttpAgent} retries a dropped stream. Delays are in ms. */
+/** How {@link ResumableHttpAgent} retries a dropped stream, and when it takes one as dropped. Times are in ms. */
 export interface ResumeOptions {
   /** Reconnection attempts in a row (without a frame received in between) before giving up. Default: 5. */
   maxRetries?: number | undefined;
@@ -16,6 +17,20 @@ export interface ResumeOptions {
   maxDelayMs?: number | undefined;
   /** The share of each delay drawn at random, 0..1 (1 = "full jitter": anywhere from 0 to the delay). Default: 1. */
   jitter?: number | undefined;
+  /**
+   * How long a resume request waits for its response (its status and headers) before the attempt
+   * counts as failed and the next one is made; `Infinity`: no bound. The body may then take as
+   * long as the run does. The first request is not bounded (a slow agent's server may answer only
+   * at its first event, and that request is not sent again anyway). Default: 10000.
+   */
+  responseTimeoutMs?: number | undefined;
+  /**
+   * How long an event stream may stay silent (no byte at all, not even a heartbeat comment) before
+   * the connection is taken as dead: resumed when it can be, else failed. Set it to a few times the
+   * server's heartbeat (createAguiHandler's `heartbeatMs`, 15 s by default). Default: `Infinity`
+   * (off: a server without heartbeats may be silent while its agent thinks).
+   */
+  idleTimeoutMs?: number | undefined;
 }
 
 /** What {@link ResumableHttpAgentConfig.onReconnecting} is told before each attempt. */
@@ -30,7 +45,7 @@ export interface ReconnectingInfo {
 
 /** The configuration of {@link ResumableHttpAgent}: `HttpAgent`'s, plus how to resume. */
 export interface ResumableHttpAgentConfig extends HttpAgentConfig {
-  /** Retries and backoff. Default: 5 retries, 250 ms doubling up to 5000 ms, full jitter. */
+  /** Retries, backoff and timeouts. Default: 5 retries, 250 ms doubling up to 5000 ms, full jitter; a resume answers within 10 s; no idle bound. */
   resume?: ResumeOptions | undefined;
   /** Told before each reconnection attempt (to show "reconnecting…"). */
   onReconnecting?: ((info: ReconnectingInfo) => void) | undefined;
@@ -68,10 +83,14 @@ interface Session {
   threadId: string;
   /** The run to resume: the input's for `run`, the last RUN_STARTED's for `connect`. */
   runId: string | undefined;
-  /** The `id:` of the last frame received (an opaque cursor). */
+  /** The `id:` of the last frame of the current run that carried one (an opaque cursor). */
   cursor: string | undefined;
-  /** An event stream answered and every frame of the current run so far had an id: a drop can be resumed. */
+  /** An event stream answered, and no frame of the current run came without an id before the first one with an id: a drop can be resumed. */
   resumable: boolean;
+  /** The events received without an id after the cursor (as {@link eventKey}s): a resume from the cursor replays them first. */
+  unconfirmed: string[];
+  /** While a resumed stream replays {@link unconfirmed}: how many of them it has replayed so far; undefined once it is past them. */
+  replayed: number | undefined;
   /** A RUN_STARTED came and its terminal event has not. */
   open: boolean;
   /** A terminal event came. */
@@ -97,7 +116,7 @@ const enforceOutgoingInput: (input: RunAgentInput) => RunAgentInput =
 function validResumeOptions(options: ResumeOptions = {}): Required<ResumeOptions> {
   // An option given as undefined takes its default, as one left out does.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const resolved: Required<ResumeOptions> = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, ...given };
+  const resolved: Required<ResumeOptions> = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, responseTimeoutMs: 10_000, idleTimeoutMs: Infinity, ...given };
   const bad = (name: string, value: unknown, expected: string) =>
     new AguiRxError('INVALID_OPTIONS', `ResumableHttpAgent's resume.${name} is ${describeValue(value)}; it must be ${expected}.`);
   if (!Number.isInteger(resolved.maxRetries) || resolved.maxRetries < 0) throw bad('maxRetries', resolved.maxRetries, 'a whole number ≥ 0');
@@ -105,6 +124,12 @@ function validResumeOptions(options: ResumeOptions = {}): Required<ResumeOptions
     if (typeof resolved[name] !== 'number' || !(resolved[name] >= 0)) throw bad(name, resolved[name], 'a number of ms ≥ 0');
   }
   if (typeof resolved.jitter !== 'number' || !(resolved.jitter >= 0 && resolved.jitter <= 1)) throw bad('jitter', resolved.jitter, 'a number from 0 to 1');
+  for (const name of ['responseTimeoutMs', 'idleTimeoutMs'] as const) {
+    const value = resolved[name];
+    if (typeof value !== 'number' || !((value > 0 && value <= MAX_TIMER_MS) || value === Infinity)) {
+      throw bad(name, value, `a number of ms > 0, at most ${MAX_TIMER_MS} (what a timer holds), or Infinity (no bound)`);
+    }
+  }
   return resolved;
 }
 
@@ -180,6 +205,41 @@ async function readReason(response: Response): Promise<string> {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text || 'no reason given';
 }
 
+/**
+ * An event as JSON with the keys of every object sorted: the same event encoded twice (from the
+ * owner's memory, then from the log) gives the same key whatever order its keys came in.
+ */
+function eventKey(event: unknown): string {
+  return JSON.stringify(event, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,
+  );
+}
+
+/**
+ * Whether a resumed stream's event is one the session delivered without an id before the drop:
+ * the log keeps the stream's order, so a resume from the cursor replays those first. Each one that
+ * comes again is skipped (its id, when it has one now, becomes the cursor); the first event that
+ * differs ends the replay, and the unconfirmed events it did not repeat are forgotten (the log never
+ * got them).
+ */
+function replayedAlready(session: Session, event: BaseEvent, id: string | undefined): boolean {
+  const count = session.replayed;
+  if (count === undefined) return false;
+  if (count < session.unconfirmed.length && eventKey(event) === session.unconfirmed[count]) {
+    if (id === undefined) {
+      session.replayed = count + 1;
+    } else {
+      session.cursor = id;
+      session.unconfirmed = session.unconfirmed.slice(count + 1);
+      session.replayed = 0;
+    }
+    return true;
+  }
+  session.unconfirmed.length = count;
+  session.replayed = undefined;
+  return false;
+}
+
 function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().startsWith(SSE_MEDIA_TYPE);
 }
@@ -205,26 +265,35 @@ function refusalHint(status: number): string {
  *
  * Rules (AG-UI HTTP binding; SSE `id:` and `Last-Event-ID` as in WHATWG HTML, "Server-sent events"):
  * 1. `run(input)` POSTs the input to `url` (as `HttpAgent`, `Accept: text/event-stream`) and reads
- *    the event stream itself, remembering each frame's `id:` (an opaque cursor).
+ *    the event stream itself, remembering the last `id:` a frame carried itself (an opaque cursor).
  * 2. When the body errors or ends before the run's RUN_FINISHED / RUN_ERROR, it waits (exponential
  *    backoff from `initialDelayMs`, doubling up to `maxDelayMs`, `jitter` of it random), then GETs
  *    `<url>/threads/<threadId>/runs/<runId>/events` with `Last-Event-ID: <cursor>` and continues with
  *    the events after the cursor. Each frame received resets the attempt count. A first request the
  *    server refused to connect (ECONNREFUSED, in Node: the request was never sent) is retried the
- *    same way; any other failure of it is final, as the agent may have started.
+ *    same way; any other failure of it is final, as the agent may have started. A resume that gets
+ *    no response (status and headers) within `responseTimeoutMs` (10 s) is a failed attempt; the
+ *    first request has no such bound, as in `HttpAgent`. With `idleTimeoutMs` (off by default), a
+ *    stream that sends no byte for that long, not even a heartbeat, counts as dropped.
  * 3. After `maxRetries` failed attempts in a row it gives up with a {@link ResumeError}
  *    `RESUME_FAILED`, which `runAgent()` rejects with. A 4xx answer to a resume (403: not
  *    authorized, 404: unknown run) is final at once: `RESUME_REFUSED`, with the status and the
  *    server's `error` reason. A 5xx or a network error is another attempt.
  * 4. An answer that is not `text/event-stream` (protobuf, or an HTTP error) to the first request is
- *    handled exactly as `HttpAgent` handles it, without resume; so are frames without `id:`.
- * 5. `connect(input)` (what `connectAgent()` calls) POSTs the input to `<url>/connect`: the events
+ *    handled exactly as `HttpAgent` handles it, without resume; so is a drop in a run one of whose
+ *    frames came without `id:` before any came with one (a server without a broker sends none).
+ * 5. Frames without `id:` after the cursor (a broker's owner streams the events its store has not
+ *    taken yet without one) are delivered and remembered: the log keeps the stream's order, so a
+ *    resume from the cursor replays them first. Each replayed event equal to the next one remembered
+ *    (the same JSON, whatever the key order) is skipped, its id becoming the cursor; the first event
+ *    that differs, and everything after it, is delivered: nothing is delivered twice.
+ * 6. `connect(input)` (what `connectAgent()` calls) POSTs the input to `<url>/connect`: the events
  *    that rebuild the thread, then the active run's live; a drop inside a run (after its
- *    RUN_STARTED, which names it) resumes as in rule 2. A drop between two runs cannot be resumed
- *    and errors: call `connectAgent()` again.
- * 6. `abortRun()` aborts the request as in `HttpAgent`; nothing is resumed after it, also not
+ *    RUN_STARTED, which names it) resumes as in rules 2 and 5. A drop between two runs cannot be
+ *    resumed and errors: call `connectAgent()` again.
+ * 7. `abortRun()` aborts the request as in `HttpAgent`; nothing is resumed after it, also not
  *    during a backoff wait.
- * 7. `stopRun(runId?)` asks the server to cancel a run (`POST …/runs/<runId>/stop`); the run's
+ * 8. `stopRun(runId?)` asks the server to cancel a run (`POST …/runs/<runId>/stop`); the run's
  *    stream then ends with RUN_FINISHED `outcome: { type: 'cancelled' }`.
  *
  * ## Example
@@ -244,6 +313,7 @@ function refusalHint(status: number): string {
  * ```
  *
  * @throws {AguiRxError} `INVALID_OPTIONS` from the constructor when a `resume` option is out of range.
+ *   `runAgent()` rejects with `STREAM_IDLE` when a stream it cannot resume stays silent for `idleTimeoutMs`.
  */
 export class ResumableHttpAgent extends HttpAgent {
   /** Retries and backoff, with the defaults filled in. */
@@ -268,12 +338,12 @@ export class ResumableHttpAgent extends HttpAgent {
     return super.connectAgent(parameters, subscriber);
   }
 
-  /** The run's events from `POST <url>`, resumed through `GET …/events` after a drop (rules 1–4). */
+  /** The run's events from `POST <url>`, resumed through `GET …/events` after a drop (rules 1–5). */
   override run(input: RunInput): RunEvents {
     return this.stream('run', this.url, input as RunAgentInput) as unknown as RunEvents;
   }
 
-  /** The thread's events from `POST <url>/connect`, its active run resumed after a drop (rule 5). */
+  /** The thread's events from `POST <url>/connect`, its active run resumed after a drop (rule 6). */
   protected override connect(input: RunInput): RunEvents {
     return this.stream('connect', `${this.base()}/connect`, input as RunAgentInput) as unknown as RunEvents;
   }
@@ -317,7 +387,7 @@ export class ResumableHttpAgent extends HttpAgent {
     return defer(() => {
       // The abort controller of this run (runAgent and connectAgent replace it per run).
       const signal = this.abortController.signal;
-      const session: Session = { kind, threadId: input.threadId, runId: kind === 'run' ? input.runId : undefined, cursor: undefined, resumable: false, open: false, ended: false, streaming: false };
+      const session: Session = { kind, threadId: input.threadId, runId: kind === 'run' ? input.runId : undefined, cursor: undefined, resumable: false, unconfirmed: [], replayed: undefined, open: false, ended: false, streaming: false };
       if (kind === 'run') this.currentRun = { threadId: input.threadId, runId: input.runId };
       const attempt$ = defer(() => (session.streaming ? this.resumeOnce(session, signal) : this.requestOnce(url, input, session, signal)));
       return attempt$.pipe(retry({ resetOnSuccess: true, delay: (error: unknown, attempt: number) => this.backoff(error, attempt, session, signal) }));
@@ -334,7 +404,7 @@ export class ResumableHttpAgent extends HttpAgent {
       this.fetch(url, { ...this.requestInit(enforceOutgoingInput(input)), signal: fetchSignal }).catch((error: unknown) => {
         throw !signal.aborted && isConnectionRefused(error) ? new Interruption(`the server refused the connection, so the request was not sent (${describeFailure(error)})`, error) : error;
       });
-    return this.fetchOnce(signal, request, (response) => {
+    return this.fetchOnce(signal, request, Infinity, undefined, (response) => {
       if (!response.ok || !isEventStream(response)) return transformHttpEventStream(runHttpRequest(() => Promise.resolve(response)), this.debugLogger);
       session.streaming = true;
       session.resumable = true;
@@ -351,8 +421,14 @@ export class ResumableHttpAgent extends HttpAgent {
       this.fetch(this.runUrl(threadId, runId!, 'events'), { method: 'GET', headers, signal: fetchSignal }).catch((error: unknown) => {
         throw signal.aborted ? error : new Interruption(`the resume request failed (${describeFailure(error)})`, error);
       });
-    return this.fetchOnce(signal, request, (response) => {
-      if (response.ok && isEventStream(response)) return this.readEvents(response, session, signal);
+    const { responseTimeoutMs } = this.resumeOptions;
+    const noAnswer = () => new Interruption(`the resume request got no answer within ${responseTimeoutMs} ms (resume.responseTimeoutMs)`);
+    return this.fetchOnce(signal, request, responseTimeoutMs, noAnswer, (response) => {
+      if (response.ok && isEventStream(response)) {
+        // The replay starts with the events received without an id after the cursor.
+        session.replayed = 0;
+        return this.readEvents(response, session, signal);
+      }
       return from(readReason(response)).pipe(
         switchMap((reason) => {
           const answer = `HTTP ${response.status} (${reason})`;
@@ -369,12 +445,22 @@ export class ResumableHttpAgent extends HttpAgent {
     });
   }
 
-  /** Fetches, then hands the response over; the fetch and its body are cancelled with the subscription. */
-  private fetchOnce(signal: AbortSignal, request: (signal: AbortSignal) => Promise<Response>, handle: (response: Response) => Observable<BaseEvent>): Observable<BaseEvent> {
+  /**
+   * Fetches, then hands the response over; the fetch and its body are cancelled with the
+   * subscription. A response that has not come within `timeoutMs` fails with `late()`, its fetch aborted.
+   */
+  private fetchOnce(
+    signal: AbortSignal,
+    request: (signal: AbortSignal) => Promise<Response>,
+    timeoutMs: number,
+    late: (() => Error) | undefined,
+    handle: (response: Response) => Observable<BaseEvent>,
+  ): Observable<BaseEvent> {
     return defer(() => {
       // Cancels this attempt's fetch and body when it is unsubscribed (runAgent detached, or the run ended).
       const local = new AbortController();
       return from(request(AbortSignal.any([signal, local.signal]))).pipe(
+        timeoutMs === Infinity ? identity : timeout({ first: timeoutMs, with: () => throwError(late ?? (() => new Error(`no answer within ${timeoutMs} ms`))) }),
         switchMap(handle),
         finalize(() => local.abort()),
       );
@@ -386,8 +472,8 @@ export class ResumableHttpAgent extends HttpAgent {
     return new Observable<BaseEvent>((subscriber) => {
       const needsMore = () => (session.kind === 'run' ? !session.ended : session.open);
       const onMessage = (message: SSEMessage) => {
-        if (message.id === undefined) session.resumable = false;
-        else session.cursor = message.id;
+        // Only a frame's own `id:` is its cursor: parseSSE carries the last one over to later frames.
+        const id = message.ownId === true ? message.id : undefined;
         let event: BaseEvent;
         try {
           event = JSON.parse(message.data) as BaseEvent;
@@ -396,6 +482,7 @@ export class ResumableHttpAgent extends HttpAgent {
             new AguiRxError('INVALID_EVENT', `ResumableHttpAgent received a frame whose data is not JSON (${describeValue(message.data)}: ${(error as Error).message}). The server must send one AG-UI event as JSON per frame.`),
           );
         }
+        if (replayedAlready(session, event, id)) return;
         if (event?.type === EventType.RUN_STARTED) {
           const started = event as BaseEvent & { threadId?: unknown; runId?: unknown };
           if (typeof started.runId === 'string') session.runId = started.runId;
@@ -403,10 +490,22 @@ export class ResumableHttpAgent extends HttpAgent {
           if (session.kind === 'connect' && session.runId !== undefined) this.currentRun = { threadId: session.threadId, runId: session.runId };
           session.open = true;
           // Per run: a connect stream's compacted history has no ids, its running run has.
-          session.resumable = message.id !== undefined;
+          session.cursor = undefined;
+          session.unconfirmed = [];
         } else if (terminalEventTypes.has(event?.type)) {
           session.open = false;
           session.ended = true;
+        }
+        if (id !== undefined) {
+          session.cursor = id;
+          session.unconfirmed = [];
+          session.resumable = true;
+        } else if (session.cursor !== undefined) {
+          // Not in the log yet (its store was unreachable): a resume from the cursor replays it first.
+          session.unconfirmed.push(eventKey(event));
+        } else {
+          // No cursor to resume after (a server without ids, a connect stream's history).
+          session.resumable = false;
         }
         subscriber.next(event);
         // A run's stream is over at its terminal event, whatever the connection does next.
@@ -418,11 +517,19 @@ export class ResumableHttpAgent extends HttpAgent {
         if (!session.resumable || session.runId === undefined) return error === undefined ? subscriber.complete() : subscriber.error(error);
         subscriber.error(new Interruption(ended, error));
       };
+      const { idleTimeoutMs } = this.resumeOptions;
+      const silent = new AguiRxError(
+        'STREAM_IDLE',
+        `ResumableHttpAgent received nothing for ${idleTimeoutMs} ms, not even a heartbeat (resume.idleTimeoutMs), and cannot resume this stream (no frame of a running run carried an id to resume after). Raise resume.idleTimeoutMs above the server's heartbeat interval, or have the server send heartbeats.`,
+      );
       const sub = readBody(response)
-        .pipe(parseSSE({ onDiagnostic: () => undefined }))
+        .pipe(
+          idleTimeoutMs === Infinity ? identity : timeout({ each: idleTimeoutMs, with: () => throwError(() => silent) }),
+          parseSSE({ onDiagnostic: () => undefined, flagOwnIds: true }),
+        )
         .subscribe({
           next: onMessage,
-          error: (error: unknown) => onDrop(error, `the connection dropped (${describeFailure(error)})`),
+          error: (error: unknown) => onDrop(error, error === silent ? `nothing came for ${idleTimeoutMs} ms, not even a heartbeat (resume.idleTimeoutMs)` : `the connection dropped (${describeFailure(error)})`),
           complete: () => onDrop(undefined, "the stream ended before the run's terminal event"),
         });
       return () => sub.unsubscribe();

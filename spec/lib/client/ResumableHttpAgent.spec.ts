@@ -53,6 +53,10 @@ interface ScriptOptions {
   produced?: number;
   /** Whether frames carry `id:` lines. Default: true. */
   ids?: boolean;
+  /** Events (by position in the log, from 1) the first answer sends without `id:`, as a broker's owner sends those its store has not taken yet; later answers send them with it. */
+  unlogged?: number[];
+  /** How many resume requests (route 2), from the first, are never answered: no status, no headers. */
+  silentResumes?: number;
   /** The port to listen on. Default: a free one. */
   port?: number;
 }
@@ -74,6 +78,7 @@ async function startScriptedServer(options: ScriptOptions) {
   const requests: RequestSeen[] = [];
   const resumeAnswers = [...(options.resumeAnswers ?? [])];
   let produced = options.produced ?? log.length;
+  let silentResumes = options.silentResumes ?? 0;
   let answers = 0;
   let closed = false;
   // Streams waiting for the log to grow.
@@ -93,7 +98,8 @@ async function startScriptedServer(options: ScriptOptions) {
 
   /** Serves the log's entries after `after` that `runIds` holds, ending after the terminal event of `endRunId`. */
   const stream = async (res: ServerResponse, runIds: Set<string>, after: string | undefined, endRunId: string) => {
-    const cutAfter = options.cuts?.[answers++];
+    const answer = answers++;
+    const cutAfter = options.cuts?.[answer];
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     // A comment sends the headers now, so that a cut before the first frame is a cut in the body.
     await write(res, ': open\n\n');
@@ -103,7 +109,8 @@ async function startScriptedServer(options: ScriptOptions) {
       if (closed || res.destroyed) return;
       const entry = log[i];
       if (!runIds.has(entry.runId)) continue;
-      const frame = `${options.ids === false ? '' : `id: ${entry.cursor}\n`}data: ${JSON.stringify(entry.event)}\n\n`;
+      const withId = options.ids !== false && !(answer === 0 && options.unlogged?.includes(i + 1));
+      const frame = `${withId ? `id: ${entry.cursor}\n` : ''}data: ${JSON.stringify(entry.event)}\n\n`;
       if (sent === cutAfter) return cut(res, frame);
       await write(res, frame);
       sent++;
@@ -155,6 +162,10 @@ async function startScriptedServer(options: ScriptOptions) {
     if (runPath !== null && decodeURIComponent(runPath[1]) === threadId) {
       const runId = decodeURIComponent(runPath[2]);
       if (req.method === 'GET' && runPath[3] === 'events') {
+        if (silentResumes > 0) {
+          silentResumes--;
+          return;
+        }
         const answer = resumeAnswers.shift();
         if (answer !== undefined) return json(res, answer.status, { error: answer.error });
         if (!knownRun(runId)) return json(res, 404, { error: `Run '${runId}' is unknown.` });
@@ -177,6 +188,11 @@ async function startScriptedServer(options: ScriptOptions) {
     requests,
     /** The cursor of the run's n-th event (from 1). */
     cursorOf: (runId: string, n: number) => log.filter((entry) => entry.runId === runId)[n - 1].cursor,
+    /** Produces the rest of the log: the waiting streams go on. */
+    produceAll: () => {
+      produced = log.length;
+      grow();
+    },
     close: () => {
       closed = true;
       grow();
@@ -471,6 +487,97 @@ describe('ResumableHttpAgent', () => {
       expect(server.requests).toEqual([{ route: 'POST /agent' }]);
     });
 
+    it('should not deliver twice the events that came without an id when the resume replays them, with the messages of an uninterrupted run', async () => {
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      // Events 4 to 6 come without id (not in the log yet), then the connection drops.
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], unlogged: [4, 5, 6], cuts: [6] });
+      const { agent } = resumableAgent(server.url);
+      const seen: BaseEvent[] = [];
+      await agent.runAgent({ runId: 'run-1' }, { onEvent: ({ event }) => void seen.push(event) });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(seen).toEqual(run1);
+      // The resume starts after the last frame that carried an id of its own.
+      expect(server.requests).toEqual([
+        { route: 'POST /agent' },
+        { route: 'GET /agent/threads/thread-1/runs/run-1/events', lastEventId: server.cursorOf('run-1', 3) },
+      ]);
+    });
+
+    it('should move the cursor over the replayed events it skips, so that a drop during the replay resumes after them', async () => {
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      // The resume is cut after one frame: event 4, again, now with its id.
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], unlogged: [4, 5, 6], cuts: [6, 1] });
+      const { agent } = resumableAgent(server.url);
+      const seen: BaseEvent[] = [];
+      await agent.runAgent({ runId: 'run-1' }, { onEvent: ({ event }) => void seen.push(event) });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(seen).toEqual(run1);
+      expect(server.requests.map((request) => request.lastEventId)).toEqual([undefined, server.cursorOf('run-1', 3), server.cursorOf('run-1', 4)]);
+    });
+
+    it('should resume after frames without id that follow the last id, also when the stream ends cleanly', async () => {
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], unlogged: [2, 3], cuts: [3], cutBy: 'end' });
+      const { agent } = resumableAgent(server.url);
+      await agent.runAgent({ runId: 'run-1' });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(server.requests.map((request) => request.lastEventId)).toEqual([undefined, server.cursorOf('run-1', 1)]);
+    });
+
+    it('should retry a resume that gets no answer within responseTimeoutMs, as a failed attempt', async () => {
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], cuts: [3], silentResumes: 2 });
+      const { agent, reconnecting } = resumableAgent(server.url, { resume: { initialDelayMs: 1, maxDelayMs: 4, jitter: 0, responseTimeoutMs: 500 } });
+      await agent.runAgent({ runId: 'run-1' });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(reconnecting.map((info) => [info.attempt, info.error.message])).toEqual([
+        [1, expect.stringMatching(/^the connection dropped/)],
+        [2, 'the resume request got no answer within 500 ms (resume.responseTimeoutMs)'],
+        [3, 'the resume request got no answer within 500 ms (resume.responseTimeoutMs)'],
+      ]);
+      expect(server.requests.map((request) => request.lastEventId)).toEqual([undefined, ...Array(3).fill(server.cursorOf('run-1', 3))]);
+    });
+
+    it('should give up on resume requests that are never answered, saying so, after maxRetries attempts', async () => {
+      const errors = quietClientErrors();
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], cuts: [3], silentResumes: 10 });
+      const { agent } = resumableAgent(server.url, { resume: { maxRetries: 2, initialDelayMs: 1, jitter: 0, responseTimeoutMs: 200 } });
+      const failure = agent.runAgent({ runId: 'run-1' });
+      await expect(failure).rejects.toThrow(
+        "Gave up resuming run 'run-1' of thread 'thread-1' after 2 attempts: the resume request got no answer within 200 ms (resume.responseTimeoutMs). The run may still be going on the server: call connectAgent() to catch up once it is reachable, or allow more time with resume.maxRetries and resume.maxDelayMs.",
+      );
+      await expect(failure).rejects.toMatchObject({ code: 'RESUME_FAILED', attempts: 2, status: undefined });
+      expect(server.requests).toHaveLength(3);
+      expect(errors).toHaveBeenCalled();
+    });
+
+    it('should resume a stream silent for idleTimeoutMs, not even a heartbeat, as a dropped one', async () => {
+      const expected = await uninterrupted([{ runId: 'run-1', events: run1 }]);
+      // The first answer stops after four events and stays open, silent.
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], produced: 4 });
+      const { agent, reconnecting } = resumableAgent(server.url, {
+        resume: { initialDelayMs: 1, maxDelayMs: 4, jitter: 0, idleTimeoutMs: 300 },
+        onReconnecting: (info) => {
+          reconnecting.push(info);
+          server.produceAll();
+        },
+      });
+      await agent.runAgent({ runId: 'run-1' });
+      expect({ messages: agent.messages, state: agent.state }).toEqual(expected);
+      expect(reconnecting.map((info) => info.error.message)).toEqual(['nothing came for 300 ms, not even a heartbeat (resume.idleTimeoutMs)']);
+      expect(server.requests).toEqual([{ route: 'POST /agent' }, { route: 'GET /agent/threads/thread-1/runs/run-1/events', lastEventId: server.cursorOf('run-1', 4) }]);
+    });
+
+    it('should fail a silent stream it cannot resume (no ids) after idleTimeoutMs, saying what to change', async () => {
+      quietClientErrors();
+      const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], produced: 4, ids: false });
+      const { agent, reconnecting } = resumableAgent(server.url, { resume: { idleTimeoutMs: 300 } });
+      const failure = agent.runAgent({ runId: 'run-1' });
+      await expect(failure).rejects.toThrow(/^ResumableHttpAgent received nothing for 300 ms, not even a heartbeat \(resume\.idleTimeoutMs\), /);
+      await expect(failure).rejects.toMatchObject({ code: 'STREAM_IDLE' });
+      expect(reconnecting).toEqual([]);
+    });
+
     it('should send the agent headers, with Last-Event-ID, on a resume', async () => {
       const seen: Record<string, string>[] = [];
       const server = await scripted({ runs: [{ runId: 'run-1', events: run1 }], cuts: [2] });
@@ -564,6 +671,8 @@ describe('ResumableHttpAgent', () => {
       [{ maxRetries: -1 }, "ResumableHttpAgent's resume.maxRetries is number -1; it must be a whole number ≥ 0."],
       [{ initialDelayMs: Number.NaN }, "ResumableHttpAgent's resume.initialDelayMs is number NaN; it must be a number of ms ≥ 0."],
       [{ jitter: 2 }, "ResumableHttpAgent's resume.jitter is number 2; it must be a number from 0 to 1."],
+      [{ responseTimeoutMs: 0 }, "ResumableHttpAgent's resume.responseTimeoutMs is number 0; it must be a number of ms > 0, at most 2147483647 (what a timer holds), or Infinity (no bound)."],
+      [{ idleTimeoutMs: 2 ** 31 }, "ResumableHttpAgent's resume.idleTimeoutMs is number 2147483648; it must be a number of ms > 0, at most 2147483647 (what a timer holds), or Infinity (no bound)."],
     ])('should refuse resume options out of range (%p)', (resume, message) => {
       expect(() => new ResumableHttpAgent({ url: 'http://localhost/agent', resume })).toThrow(message);
     });
@@ -571,7 +680,7 @@ describe('ResumableHttpAgent', () => {
     it('should fill in the defaults, and keep the options in a clone', () => {
       const onReconnecting = () => undefined;
       const agent = new ResumableHttpAgent({ url: 'http://localhost/agent', resume: { maxRetries: 2 }, onReconnecting });
-      expect(agent.resumeOptions).toEqual({ maxRetries: 2, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1 });
+      expect(agent.resumeOptions).toEqual({ maxRetries: 2, initialDelayMs: 250, maxDelayMs: 5000, jitter: 1, responseTimeoutMs: 10_000, idleTimeoutMs: Infinity });
       const clone = agent.clone();
       expect(clone).toBeInstanceOf(ResumableHttpAgent);
       expect([clone.resumeOptions, clone.onReconnecting, clone.url]).toEqual([agent.resumeOptions, onReconnecting, agent.url]);
