@@ -2,9 +2,12 @@ import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message, type RunAgentInput, type State } from '@ag-ui/core';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { concat, from, ignoreElements, lastValueFrom, toArray } from 'rxjs';
+import { Observable, ReplaySubject, concat, from, ignoreElements, lastValueFrom, toArray, type Subscriber } from 'rxjs';
 import { toAgui } from '../../../operators/toAgui.js';
 import { createRunBroker, type RunBroker } from '../../../lib/broker/createRunBroker.js';
+import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
+import type { RunStore } from '../../../lib/broker/runStore.js';
+import { AguiRxError } from '../../../lib/protocol/errors.js';
 import { createAguiHandler, type AguiAgent } from '../../../lib/transports/createAguiHandler.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { freePort } from '../../support/redisServer.js';
@@ -745,6 +748,46 @@ async function startBrokerServer(agent: AguiAgent, options: { cuts?: (number | u
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`, requests };
 }
 
+/** A memory store shared as Redis is (not in-process), whose appends and reads fail with STORE_UNAVAILABLE between `down()` and `up()`. */
+function outageStore() {
+  const inner = createMemoryRunStore();
+  let isDown = false;
+  let failedAppends = 0;
+  const reads = new Set<Subscriber<never>>();
+  const unavailable = () => new AguiRxError('STORE_UNAVAILABLE', 'The run store (a test double of a Redis that is unreachable) cannot be reached.');
+  const store: RunStore = {
+    ...inner,
+    inProcess: false,
+    append: (threadId, runId, events) => {
+      if (!isDown) return inner.append(threadId, runId, events);
+      failedAppends++;
+      return Promise.reject(unavailable());
+    },
+    renewLease: (...args) => (isDown ? Promise.reject(unavailable()) : inner.renewLease(...args)),
+    read: (threadId, runId, after) =>
+      new Observable((subscriber) => {
+        if (isDown) return subscriber.error(unavailable());
+        reads.add(subscriber as Subscriber<never>);
+        const subscription = inner.read(threadId, runId, after).subscribe(subscriber);
+        return () => {
+          reads.delete(subscriber as Subscriber<never>);
+          subscription.unsubscribe();
+        };
+      }),
+  };
+  return {
+    store,
+    down() {
+      isDown = true;
+      for (const subscriber of reads) subscriber.error(unavailable());
+    },
+    up() {
+      isDown = false;
+    },
+    failedAppends: () => failedAppends,
+  };
+}
+
 const brokerServers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(brokerServers.splice(0).map((stop) => stop()));
@@ -826,6 +869,65 @@ describe('ResumableHttpAgent against createAguiHandler with a run broker', () =>
     await expect(accepted).resolves.toBe(true);
     expect(outcomes).toEqual(['cancelled']);
     await expect(agent.stopRun('run-9')).resolves.toBe(false);
+  });
+
+  it('should not deliver twice the events its owner streamed without id while the store was unreachable, when a drop resumes after them', async () => {
+    const outage = outageStore();
+    // Replays what came before the run subscribed to it.
+    const agent$ = new ReplaySubject<AgentEvent>();
+    const server = await startBrokerServer(() => agent$, { broker: createRunBroker({ authorize: () => true, store: outage.store, leaseMs: 60_000 }) });
+    // The first answer's body, errored on demand: the connection drops.
+    let drop!: () => void;
+    const { agent, reconnecting } = resumableAgent(server.url, {
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (init?.method !== 'POST' || response.body === null) return response;
+        const reader = response.body.getReader();
+        const dropped = new Promise<'dropped'>((resolve) => (drop = () => resolve('dropped')));
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const read = await Promise.race([reader.read(), dropped]);
+            if (read === 'dropped') {
+              await reader.cancel();
+              return controller.error(new TypeError('terminated (the test dropped the connection)'));
+            }
+            if (read.done) return controller.close();
+            controller.enqueue(read.value);
+          },
+        });
+        return new Response(body, { status: response.status, headers: response.headers });
+      },
+      onReconnecting: (info) => {
+        reconnecting.push(info);
+        // The store answers again: the owner writes what it kept, and the run goes on.
+        outage.up();
+        agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: ' again' } as AgentEvent);
+        agent$.complete();
+      },
+    });
+    const deltas: string[] = [];
+    const running = agent.runAgent(
+      { runId: 'run-1' },
+      {
+        onTextMessageContentEvent: ({ event }) => {
+          deltas.push(event.delta);
+          if (deltas.length === 1) {
+            // Written to the log (it has an id); the next one is not: the store is unreachable.
+            outage.down();
+            agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: ', world' } as AgentEvent);
+          }
+          // Received from the owner's memory, without id: the connection drops after it.
+          if (deltas.length === 2) drop();
+        },
+      },
+    );
+    agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' } as AgentEvent);
+    await running;
+    expect(deltas).toEqual(['Hello', ', world', ' again']);
+    expect(agent.messages.at(-1)).toMatchObject({ id: 'm1', role: 'assistant', content: 'Hello, world again' });
+    expect(reconnecting).toHaveLength(1);
+    expect(outage.failedAppends()).toBeGreaterThan(0);
+    expect(server.requests.map((request) => request.route)).toEqual(['POST /agent', 'GET /agent/threads/thread-1/runs/run-1/events']);
   });
 
   it("should fail at once, naming 403 and the broker's reason, when its authorize hook refuses the resume", async () => {
