@@ -1,16 +1,15 @@
 import type { ContentPart, Message, ToolCall, ToolMessage } from '@ag-ui/core';
 import {
   defaultWarning,
-  isOrphanResult,
   mimeOf,
   namePart,
   nameSource,
-  pairToolResults,
   textOf,
   toolResultText,
   type ConverterWarning,
   type ConverterOptions,
 } from './converterInternals.js';
+import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Where an Anthropic image or document comes from. */
@@ -201,6 +200,10 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  *    the end of the conversation too. A failed result rather than leaving the call out, so that
  *    the model still sees what it tried, and signed thinking keeps the `tool_use` it came with. To
  *    send a call's real result, add its tool message to the messages before converting them.
+ *    `tool_use` ids are unique in the request, as Anthropic requires ("tool_use ids must be
+ *    unique"): a call whose id an earlier call has (OpenAI-compatible servers reuse `call_0` in
+ *    every response) is sent as `<id>_2` (the next free number), and so is the `tool_result` that
+ *    answers it, with a warning. A tool message answers the latest call of its id made before it.
  * 7. A call Anthropic ran itself, marked `metadata: { anthropic: { type: 'server_tool_use' |
  *    'mcp_tool_use', … } }` (as `fromAnthropicMessages` marks it), is sent back as that block
  *    (with the mark's other fields, an MCP call's `server_name`), followed in the same assistant
@@ -216,7 +219,7 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * 9. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
  *    refuses unsigned thinking), `activity` messages, audio and video parts, documents other than
  *    PDF and text, empty user messages, tool messages that answer no call of an earlier assistant
- *    message (the API refuses them), and a server tool call without a marked result (nor its
+ *    message (the API refuses them; one whose call comes after it too), and a server tool call without a marked result (nor its
  *    result: sent apart, Anthropic would refuse them), with the tool message that answers it
  *    unmarked.
  *

@@ -2,17 +2,16 @@ import type { ContentPart, Message, ReasoningMessage, ToolCall } from '@ag-ui/co
 import {
   defaultWarning,
   fileNameOf,
-  isOrphanResult,
   mimeOf,
   namePart,
   nameSource,
   openAIAudioFormat,
-  pairToolResults,
   textOf,
   toolResultText,
   urlOf,
   type ConverterOptions,
 } from './converterInternals.js';
+import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 
 /** A text part of an OpenAI chat message. */
 export interface OpenAIChatTextPart {
@@ -190,12 +189,17 @@ export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
  *    for it.`, with a warning: the API refuses a call without its result, at the end of the
  *    conversation too. A failed result rather than leaving the call out, so that the model still
  *    sees what it tried. To send a call's real result (a tool run once the user approved it, say),
- *    add its tool message to the messages before converting them.
+ *    add its tool message to the messages before converting them. A tool message answers the latest
+ *    call of its id made before it (one that comes before its call is dropped, rule 7); a call whose
+ *    id an earlier call has (servers that number calls per response reuse `call_0`) is sent as
+ *    `<id>_2` (the next free number), with its results, and a warning, so that each result pairs
+ *    with its own call.
  * 7. Dropped, each with a warning that names it: `reasoning` messages without `reasoningContent`
  *    (Chat Completions takes no reasoning back), `activity` messages (UI-only), video parts, audio
  *    other than base64 wav/mp3, documents other than PDF and URL-sourced documents, provider-file
  *    images, media parts of tool results (Chat Completions takes text only there), and tool
- *    messages that answer no call of an earlier assistant message (the API refuses them). A user
+ *    messages that answer no call of an earlier assistant message (the API refuses them; one whose
+ *    call comes after it too: a result answers a call made before it). A user
  *    message whose every part was dropped is left out.
  *
  * ## Example

@@ -1,6 +1,7 @@
 import type { ContentPart, Message, ResumeEntry, ToolCall } from '@ag-ui/core';
 import { approvalAnswer, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
-import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, pairToolResults, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
 /** Text in a Responses input message. */
@@ -176,7 +177,8 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  * 4. A `tool` message becomes `function_call_output` `{ call_id, output }`: the text when it has
  *    only text (its `error` appended as `Error: <error>`), else a part list as in rule 2. One that
  *    answers no call in the messages is kept: its call may be in the `previous_response_id`
- *    response.
+ *    response. One whose call comes after it is dropped with a warning: a result answers a call
+ *    made before it, and the call gets one output (rule 5).
  * 5. A call's `function_call_output` goes directly after the assistant message's `function_call`
  *    items: one that came later is moved there. A call that no tool message answers (a run cut or
  *    stopped mid-call, a client tool never answered) gets a failed output, `Error: the call did not
@@ -185,7 +187,10 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  *    `input` too, and with `previous_response_id` too, as only `input` can answer a call in
  *    `input`. A failed output rather than leaving the call out, so that the model still sees what
  *    it tried, and a reasoning item keeps the item that followed it. To send a call's real result,
- *    add its tool message to the messages before converting them.
+ *    add its tool message to the messages before converting them. A tool message answers the latest
+ *    call of its id made before it; a call whose id an earlier call has (servers that number calls
+ *    per response reuse `call_0`) is sent as `<id>_2` (the next free number), with its output, and
+ *    a warning: one `call_id` per call, one output per `call_id`.
  * 6. A `reasoning` message with an `encryptedValue` becomes `{ type: 'reasoning',
  *    encrypted_content, summary }` (its content as one `summary_text`, none when empty), with
  *    `id` when the message id is the API's own (`rs_…`). Send the request with
@@ -242,7 +247,8 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
   // The kind of each call made so far, by id: how its results go back.
   const kinds = new Map<string, ResponsesCallKind>();
   const answeredByProvider = (call: ToolCall) => callKind(call) === 'server' || callKind(call) === 'approval';
-  for (const message of pairToolResults('toOpenAIResponsesInput', conversation, warn, answeredByProvider).messages) {
+  const paired = pairToolResults('toOpenAIResponsesInput', conversation, warn, answeredByProvider);
+  for (const message of paired.messages) {
     switch (message.role) {
       case 'user': {
         const content: ResponsesInputContent[] = typeof message.content === 'string' ? [{ type: 'input_text', text: message.content }] : inputParts(message, message.content, warn);
@@ -258,6 +264,8 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
         }
         break;
       case 'tool': {
+        // One that answers no call in the messages is kept (its call may be in the previous_response_id response), unless its call comes after it.
+        if (isOrphanResult('toOpenAIResponsesInput', message, paired, warn, true)) break;
         const kind = kinds.get(message.toolCallId);
         // Its call's warning named it: a server tool's result goes with its call, an approval request is answered by resume.
         if (kind === 'server') break;

@@ -178,6 +178,52 @@ describe('toAnthropicMessages', () => {
     expect(warnings).toEqual([expect.stringMatching(/^toAnthropicMessages sent tool call 'c1' \(weather\) of assistant message 'a1' with a failed result/)]);
   });
 
+  it('should drop a tool message that comes before its call, with a warning, and answer the call with a failed tool_result', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 't1', role: 'tool', toolCallId: 'c1', content: 'early' }, { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'now', '{}')] }])).toEqual({
+      result: {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'now', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.', is_error: true }] },
+        ],
+      },
+      warnings: [
+        expect.stringMatching(/^toAnthropicMessages sent tool call 'c1' \(now\) of assistant message 'a1' with a failed result/),
+        "toAnthropicMessages dropped tool message 't1': it answers tool call 'c1', which assistant message 'a1' makes only after it, and a result answers a call made before it (the API takes a call's result only after the call). Put the tool message after the assistant message with the call.",
+      ],
+    });
+  });
+
+  it('should make tool_use ids unique: a call whose id an earlier call has goes under a new id, and so does the tool_result that answers it', () => {
+    const { result, warnings } = convert([
+      { id: 'u1', role: 'user', content: 'q1' },
+      { id: 'a1', role: 'assistant', toolCalls: [call('call_0', 'f', '{"n":1}'), call('call_0', 'g', '{}')] },
+      { id: 't1', role: 'tool', toolCallId: 'call_0', content: 'r1' },
+      { id: 'u2', role: 'user', content: 'q2' },
+      { id: 'a2', role: 'assistant', toolCalls: [call('call_0', 'f', '{"n":2}')] },
+      { id: 't2', role: 'tool', toolCallId: 'call_0', content: 'r2' },
+    ]);
+    expect(result.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'q1' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_0', name: 'f', input: { n: 1 } }, { type: 'tool_use', id: 'call_0_2', name: 'g', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_0', content: 'r1' },
+          { type: 'tool_result', tool_use_id: 'call_0_2', content: 'Error: the call did not complete, and no result was returned for it.', is_error: true },
+          { type: 'text', text: 'q2' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_0_3', name: 'f', input: { n: 2 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_0_3', content: 'r2' }] },
+    ]);
+    expect(warnings).toEqual([
+      "toAnthropicMessages sent tool call 'call_0' (g) of assistant message 'a1' as 'call_0_2', and the results that answer it with that id: an earlier call has the id 'call_0', and a request must name each call once (Anthropic refuses a repeated tool_use id; the OpenAI APIs pair results by id). A tool message answers the latest call of its id made before it.",
+      expect.stringMatching(/^toAnthropicMessages sent tool call 'call_0_2' \(g\) of assistant message 'a1' with a failed result/),
+      expect.stringMatching(/^toAnthropicMessages sent tool call 'call_0' \(f\) of assistant message 'a2' as 'call_0_3'/),
+    ]);
+  });
+
   it('should send one tool_result per call: a second tool message for it is dropped, with a warning, as Anthropic refuses two', () => {
     const { result, warnings } = convert([
       { id: 'a1', role: 'assistant', toolCalls: [call('c1', 'weather', '{}')] },

@@ -123,8 +123,58 @@ describe('toOpenAIChatMessages', () => {
     expect(result).toEqual([called('c1'), { role: 'tool', tool_call_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.' }]);
     expect(warnings).toEqual([
       expect.stringMatching(/^toOpenAIChatMessages sent tool call 'c1' \(look\) of assistant message 'a0' with a failed result/),
-      expect.stringMatching(/^toOpenAIChatMessages dropped tool message 't1': it answers tool call 'c1', which no earlier assistant message made/),
+      "toOpenAIChatMessages dropped tool message 't1': it answers tool call 'c1', which assistant message 'a0' makes only after it, and a result answers a call made before it (the API takes a call's result only after the call). Put the tool message after the assistant message with the call.",
     ]);
+  });
+
+  describe('tool call ids used twice', () => {
+    const renamed = (id: string, name: string, messageId: string, as: string) =>
+      `toOpenAIChatMessages sent tool call '${id}' (${name}) of assistant message '${messageId}' as '${as}', and the results that answer it with that id: an earlier call has the id '${id}', and a request must name each call once (Anthropic refuses a repeated tool_use id; the OpenAI APIs pair results by id). A tool message answers the latest call of its id made before it.`;
+
+    it('should send a call whose id an earlier turn used under a new id, with the result that answers it', () => {
+      const { result, warnings } = convert([
+        { id: 'a1', role: 'assistant', toolCalls: [call('call_0')] },
+        { id: 't1', role: 'tool', toolCallId: 'call_0', content: 'one' },
+        { id: 'u2', role: 'user', content: 'Again.' },
+        { id: 'a2', role: 'assistant', toolCalls: [call('call_0')] },
+        { id: 't2', role: 'tool', toolCallId: 'call_0', content: 'two' },
+      ]);
+      expect(result).toEqual([
+        called('call_0'),
+        { role: 'tool', tool_call_id: 'call_0', content: 'one' },
+        { role: 'user', content: 'Again.' },
+        called('call_0_2'),
+        { role: 'tool', tool_call_id: 'call_0_2', content: 'two' },
+      ]);
+      expect(warnings).toEqual([renamed('call_0', 'look', 'a2', 'call_0_2')]);
+    });
+
+    it('should pair a result with the latest call of its id, and answer the earlier one with a failed result', () => {
+      const { result } = convert([{ id: 'a1', role: 'assistant', toolCalls: [call('c1')] }, { id: 'u2', role: 'user', content: 'Again.' }, { id: 'a2', role: 'assistant', toolCalls: [call('c1')] }, { id: 't2', role: 'tool', toolCallId: 'c1', content: 'two' }]);
+      expect(result).toEqual([
+        called('c1'),
+        { role: 'tool', tool_call_id: 'c1', content: 'Error: the call did not complete, and no result was returned for it.' },
+        { role: 'user', content: 'Again.' },
+        called('c1_2'),
+        { role: 'tool', tool_call_id: 'c1_2', content: 'two' },
+      ]);
+    });
+
+    it('should pair the results of one message that names an id twice with its calls in order, and pick a new id no call has', () => {
+      const { result, warnings } = convert([
+        calling('c1', 'c1', 'c1_2'),
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: 'first' },
+        { id: 't2', role: 'tool', toolCallId: 'c1', content: 'second' },
+        { id: 't3', role: 'tool', toolCallId: 'c1_2', content: 'third' },
+      ]);
+      expect(result).toEqual([
+        called('c1', 'c1_3', 'c1_2'),
+        { role: 'tool', tool_call_id: 'c1', content: 'first' },
+        { role: 'tool', tool_call_id: 'c1_3', content: 'second' },
+        { role: 'tool', tool_call_id: 'c1_2', content: 'third' },
+      ]);
+      expect(warnings).toEqual([renamed('c1', 'look', 'a0', 'c1_3')]);
+    });
   });
 
   it('should leave out an assistant message with neither text nor tool calls, without a warning', () => {

@@ -131,6 +131,44 @@ describe('toOpenAIResponsesInput', () => {
     });
   });
 
+  it('should drop a tool message that comes before its call, with a warning, and send the call one (failed) output', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 't1', role: 'tool', toolCallId: 'c1', content: 'early' }, { id: 'a1', role: 'assistant', toolCalls: [call('c1', '{}')] }])).toEqual({
+      result: {
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: failed },
+        ],
+      },
+      warnings: [
+        expect.stringMatching(/^toOpenAIResponsesInput sent tool call 'c1' \(weather\) of assistant message 'a1' with a failed result/),
+        "toOpenAIResponsesInput dropped tool message 't1': it answers tool call 'c1', which assistant message 'a1' makes only after it, and a result answers a call made before it (the API takes a call's result only after the call). Put the tool message after the assistant message with the call.",
+      ],
+    });
+  });
+
+  it('should send a call whose id an earlier call has under a new id, with its output, one output per call_id', () => {
+    const { result, warnings } = convert([
+      { id: 'a1', role: 'assistant', toolCalls: [call('c1', '{"n":1}'), call('c1', '{"n":2}')] },
+      { id: 't1', role: 'tool', toolCallId: 'c1', content: 'r1' },
+      { id: 't2', role: 'tool', toolCallId: 'c1', content: 'r2' },
+      { id: 'a2', role: 'assistant', toolCalls: [call('c1', '{"n":3}')] },
+      { id: 't3', role: 'tool', toolCallId: 'c1', content: 'r3' },
+    ]);
+    expect(result.input).toEqual([
+      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"n":1}' },
+      { type: 'function_call', call_id: 'c1_2', name: 'weather', arguments: '{"n":2}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'r1' },
+      { type: 'function_call_output', call_id: 'c1_2', output: 'r2' },
+      { type: 'function_call', call_id: 'c1_3', name: 'weather', arguments: '{"n":3}' },
+      { type: 'function_call_output', call_id: 'c1_3', output: 'r3' },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^toOpenAIResponsesInput sent tool call 'c1' \(weather\) of assistant message 'a1' as 'c1_2', and the results that answer it with that id: an earlier call has the id 'c1'/),
+      expect.stringMatching(/^toOpenAIResponsesInput sent tool call 'c1' \(weather\) of assistant message 'a2' as 'c1_3'/),
+    ]);
+  });
+
   it('should answer a function call that no tool message answers with a failed output and a warning, before the next turn and at the end', () => {
     const unanswered = (id: string, messageId: string) =>
       `toOpenAIResponsesInput sent tool call '${id}' (weather) of assistant message '${messageId}' with a failed result ("Error: the call did not complete, and no result was returned for it."): no tool message answers it, and the API refuses a call without its result. A run cut or stopped mid-call, or a client tool never answered, leaves such a call; to send its real result, add a tool message for it to the messages before converting them.`;
