@@ -1,4 +1,5 @@
 import type { ContentPart, Message, PartSource, ToolCall, ToolMessage } from '@ag-ui/core';
+import { AguiRxError, describeValue } from '../protocol/errors.js';
 
 /** Where a converter's warnings go: a message naming what was dropped (or answered for), and why. */
 export type ConverterWarning = (message: string) => void;
@@ -80,4 +81,73 @@ export function joinInstructions(parts: readonly string[]): string | undefined {
 /** The schema of a tool that declares none: an object with no properties. */
 export function parametersOf(parameters: unknown): Record<string, unknown> {
   return parameters === undefined || parameters === null ? { type: 'object', properties: {} } : (parameters as Record<string, unknown>);
+}
+
+/** An object that is not an array (nor `null`). */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What each role's `content` must be, and whether it may be absent. */
+const contentRules: Record<string, { parts: boolean; optional: boolean; takes: string }> = {
+  user: { parts: true, optional: false, takes: 'its text (a string) or an array of content parts' },
+  tool: { parts: true, optional: false, takes: 'its text (a string) or an array of content parts' },
+  assistant: { parts: false, optional: true, takes: 'its text (a string), or absent' },
+  system: { parts: false, optional: false, takes: 'its text (a string)' },
+  developer: { parts: false, optional: false, takes: 'its text (a string)' },
+  reasoning: { parts: false, optional: false, takes: 'its text (a string)' },
+};
+
+/**
+ * Refuses what a converter cannot read as AG-UI messages, naming what is wrong and where, instead of
+ * failing with a `TypeError` deep inside (or converting a string's characters): the
+ * `RunAgentInput` itself instead of its `messages`, a message that is not an object, a `null`
+ * content or part, a tool call without `function`. A role it does not know is left to the converter
+ * (dropped with a warning).
+ *
+ * @throws {AguiRxError} `INVALID_ARGUMENT`.
+ */
+export function assertMessages(converter: string, messages: unknown): asserts messages is readonly Message[] {
+  const fail = (detail: string): never => {
+    throw new AguiRxError('INVALID_ARGUMENT', `${converter} cannot convert the messages: ${detail}`);
+  };
+  if (!Array.isArray(messages)) {
+    if (isRecord(messages) && Array.isArray(messages.messages)) {
+      throw new AguiRxError('INVALID_ARGUMENT', `${converter} takes RunAgentInput.messages (an array of messages), not the RunAgentInput itself: call ${converter}(input.messages).`);
+    }
+    fail(`they are ${describeValue(messages)}, but ${converter} takes an array of AG-UI messages, such as RunAgentInput.messages.`);
+  }
+  (messages as unknown[]).forEach((message, index) => {
+    const at = `messages[${index}]`;
+    if (!isRecord(message)) return fail(`${at} is ${describeValue(message)}, but each message must be an object with a role, such as { id: 'u1', role: 'user', content: 'Hi' }.`);
+    const rule = typeof message.role === 'string' ? contentRules[message.role] : undefined;
+    if (rule === undefined) return;
+    const content = message.content;
+    const parts = Array.isArray(content);
+    if (!(typeof content === 'string' || (rule.parts && parts) || (rule.optional && (content === undefined || content === null)))) {
+      fail(`${at}.content is ${describeValue(content)}, but a ${message.role} message's content must be ${rule.takes}.`);
+    }
+    if (parts) (content as unknown[]).forEach((part, k) => assertPart(part, `${at}.content[${k}]`, fail));
+    if (message.role === 'tool' && typeof message.toolCallId !== 'string') fail(`${at}.toolCallId is ${describeValue(message.toolCallId)}, but a tool message must name the call it answers (a string).`);
+    if (message.role !== 'assistant' || message.toolCalls === undefined || message.toolCalls === null) return;
+    if (!Array.isArray(message.toolCalls)) return fail(`${at}.toolCalls is ${describeValue(message.toolCalls)}, but it must be an array of tool calls, or absent.`);
+    (message.toolCalls as unknown[]).forEach((call, k) => {
+      const where = `${at}.toolCalls[${k}]`;
+      if (!isRecord(call)) return fail(`${where} is ${describeValue(call)}, but a tool call must be an object such as { id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }.`);
+      if (typeof call.id !== 'string') fail(`${where}.id is ${describeValue(call.id)}, but a tool call's id must be a string.`);
+      if (!isRecord(call.function)) return fail(`${where}.function is ${describeValue(call.function)}, but a tool call must have function: { name, arguments }, such as { name: 'search', arguments: '{}' }.`);
+      if (typeof call.function.name !== 'string') fail(`${where}.function.name is ${describeValue(call.function.name)}, but it must be the tool's name (a string).`);
+      if (typeof call.function.arguments !== 'string') fail(`${where}.function.arguments is ${describeValue(call.function.arguments)}, but it must be the arguments as JSON text (a string, '{}' for none).`);
+    });
+  });
+}
+
+/** The content part types that carry a `source`. */
+const mediaParts: ReadonlySet<string> = new Set(['image', 'audio', 'video', 'document']);
+
+/** Refuses a content part that is not an object with a `type`, a text part without text, a media part without a source. */
+function assertPart(part: unknown, where: string, fail: (detail: string) => never): void {
+  if (!isRecord(part) || typeof part.type !== 'string') return void fail(`${where} is ${describeValue(part)}, but a content part must be an object with a type, such as { type: 'text', text: 'Hi' }.`);
+  if (part.type === 'text' && typeof part.text !== 'string') fail(`${where}.text is ${describeValue(part.text)}, but a text part's text must be a string.`);
+  if (mediaParts.has(part.type) && !(isRecord(part.source) && typeof part.source.type === 'string' && typeof part.source.value === 'string')) {
+    fail(`${where}.source is ${describeValue(part.source)}, but a ${part.type} part's source must be { type: 'data' | 'url' | 'file', value: '…', mimeType? }.`);
+  }
 }

@@ -1,5 +1,6 @@
 import type { ContentPart, Message, ToolCall, ToolMessage } from '@ag-ui/core';
 import {
+  assertMessages,
   defaultWarning,
   mimeOf,
   namePart,
@@ -239,8 +240,10 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
  * @param options Where warnings about dropped messages and parts, unparsable arguments and unanswered calls go.
  * @return The request's `system` (absent when none) and `messages`, oldest first.
+ * @throws {AguiRxError} `INVALID_ARGUMENT` when `messages` is not an array of AG-UI messages (the `RunAgentInput` itself, a `null` message, content or part, a tool call without `function` …), naming what is wrong and where.
  */
 export function toAnthropicMessages(messages: readonly Message[], options: ToAnthropicMessagesOptions = {}): AnthropicRequestMessages {
+  assertMessages('toAnthropicMessages', messages);
   const warn = options.onWarning ?? defaultWarning;
   const { system, messages: conversation } = splitSystemMessages(messages);
   const turns: AnthropicMessageParam[] = [];

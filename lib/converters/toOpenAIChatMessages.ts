@@ -1,5 +1,6 @@
 import type { ContentPart, Message, ReasoningMessage, ToolCall } from '@ag-ui/core';
 import {
+  assertMessages,
   defaultWarning,
   fileNameOf,
   mimeOf,
@@ -218,8 +219,10 @@ export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
  * @param options Where warnings about dropped messages and parts, and unanswered calls, go; whether reasoning goes back as `reasoning_content`.
  * @return The Chat Completions messages, oldest first.
+ * @throws {AguiRxError} `INVALID_ARGUMENT` when `messages` is not an array of AG-UI messages (the `RunAgentInput` itself, a `null` message, content or part, a tool call without `function` …), naming what is wrong and where.
  */
 export function toOpenAIChatMessages(messages: readonly Message[], options: ToOpenAIChatMessagesOptions = {}): OpenAIChatMessage[] {
+  assertMessages('toOpenAIChatMessages', messages);
   const warn = options.onWarning ?? defaultWarning;
   const reasoningContent = options.reasoningContent ?? false;
   const out: OpenAIChatMessage[] = [];

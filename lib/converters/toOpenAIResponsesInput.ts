@@ -1,6 +1,6 @@
 import type { ContentPart, Message, ResumeEntry, ToolCall } from '@ag-ui/core';
 import { approvalAnswer, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
-import { defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import { assertMessages, defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
 import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
@@ -236,9 +236,11 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  * @param messages The AG-UI messages (e.g. `RunAgentInput.messages`), oldest first.
  * @param options Where warnings about dropped messages and parts, and unanswered calls, go; the run's `resume` entries that answer MCP approval requests.
  * @return The request's `instructions` (absent when none) and `input` items, oldest first.
+ * @throws {AguiRxError} `INVALID_ARGUMENT` when `messages` is not an array of AG-UI messages (the `RunAgentInput` itself, a `null` message, content or part, a tool call without `function` …), naming what is wrong and where.
  * @throws {AguiRxError} `INVALID_RESUME` for a resolved resume entry of an MCP approval request whose payload does not say whether it is approved.
  */
 export function toOpenAIResponsesInput(messages: readonly Message[], options: ToOpenAIResponsesInputOptions = {}): ResponsesRequestInput {
+  assertMessages('toOpenAIResponsesInput', messages);
   const warn = options.onWarning ?? defaultWarning;
   const { system, messages: conversation } = splitSystemMessages(messages);
   const input: ResponsesInputItem[] = [];
@@ -256,13 +258,16 @@ export function toOpenAIResponsesInput(messages: readonly Message[], options: To
         if (content.length > 0) input.push({ type: 'message', role: 'user', content });
         break;
       }
-      case 'assistant':
-        if (message.content !== undefined && message.content !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] });
+      case 'assistant': {
+        // null content (as an OpenAI message has with only tool calls) is no text.
+        const text = message.content ?? '';
+        if (text !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
         for (const call of message.toolCalls ?? []) {
           kinds.set(call.id, callKind(call));
           input.push(...callItems(call, message.id, options.resume ?? [], warn));
         }
         break;
+      }
       case 'tool': {
         // One that answers no call in the messages is kept (its call may be in the previous_response_id response), unless its call comes after it.
         if (isOrphanResult('toOpenAIResponsesInput', message, paired, warn, true)) break;

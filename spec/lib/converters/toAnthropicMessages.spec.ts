@@ -1,5 +1,6 @@
 import type { Message, ToolMessage } from '@ag-ui/core';
 import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
+import { malformedMessages, thrown } from '../../support/malformedMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
 const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
@@ -11,6 +12,14 @@ function convert(messages: Message[]) {
 }
 
 describe('toAnthropicMessages', () => {
+  it.each(malformedMessages('toAnthropicMessages'))('should refuse %s with an error that says what is wrong and where', (_, messages, error) => {
+    expect(thrown(() => toAnthropicMessages(messages as never))).toEqual({ name: 'AguiRxError', code: error.code, message: error.message });
+  });
+
+  it('should take an assistant message with null content or null toolCalls as one without', () => {
+    expect(() => toAnthropicMessages([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 'a1', role: 'assistant', content: null, toolCalls: null } as never], { onWarning: () => undefined })).not.toThrow();
+  });
+
   it('should split system and developer messages out into system', () => {
     expect(
       convert([

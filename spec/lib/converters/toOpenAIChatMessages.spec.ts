@@ -1,5 +1,6 @@
 import type { Message } from '@ag-ui/core';
 import { toOpenAIChatMessages } from '../../../lib/converters/toOpenAIChatMessages.js';
+import { malformedMessages, thrown } from '../../support/malformedMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
 const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'look', arguments: '{}' } });
@@ -15,6 +16,14 @@ function convert(messages: Message[]) {
 }
 
 describe('toOpenAIChatMessages', () => {
+  it.each(malformedMessages('toOpenAIChatMessages'))('should refuse %s with an error that says what is wrong and where', (_, messages, error) => {
+    expect(thrown(() => toOpenAIChatMessages(messages as never))).toEqual({ name: 'AguiRxError', code: error.code, message: error.message });
+  });
+
+  it('should take an assistant message with null content or null toolCalls as one without', () => {
+    expect(() => toOpenAIChatMessages([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 'a1', role: 'assistant', content: null, toolCalls: null } as never], { onWarning: () => undefined })).not.toThrow();
+  });
+
   it('should keep system and developer messages in the list with their role and name', () => {
     expect(
       convert([

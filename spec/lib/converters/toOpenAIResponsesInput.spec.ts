@@ -1,6 +1,7 @@
 import type { Message, ResumeEntry } from '@ag-ui/core';
 import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { malformedMessages, thrown } from '../../support/malformedMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
 const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'weather', arguments: args } });
@@ -16,6 +17,16 @@ function convert(messages: Message[], resume?: ResumeEntry[]) {
 }
 
 describe('toOpenAIResponsesInput', () => {
+  it.each(malformedMessages('toOpenAIResponsesInput'))('should refuse %s with an error that says what is wrong and where', (_, messages, error) => {
+    expect(thrown(() => toOpenAIResponsesInput(messages as never))).toEqual({ name: 'AguiRxError', code: error.code, message: error.message });
+  });
+
+  it('should take an assistant message with null content or null toolCalls as one without', () => {
+    expect(convert([{ id: 'u1', role: 'user', content: 'Hi' }, { id: 'a1', role: 'assistant', content: null, toolCalls: null } as never]).result.input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+    ]);
+  });
+
   it('should split system and developer messages out into instructions', () => {
     expect(
       convert([
