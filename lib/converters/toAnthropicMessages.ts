@@ -176,7 +176,8 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * Rules:
  * 1. `system` and `developer` messages are split out into `system` (see `splitSystemMessages`).
  * 2. Content is always a block list. A `user` message's text becomes a `text` block (empty text
- *    is left out: the API refuses it); an image becomes an `image` block (base64, URL or provider
+ *    is left out, and whitespace-only text with a warning, in user, assistant and tool-result
+ *    content alike: the API refuses both, "text content blocks must contain non-whitespace text"); an image becomes an `image` block (base64, URL or provider
  *    file source); a document becomes a `document` block: base64 PDF as it is, base64 `text/*`
  *    decoded into a `text` source, a URL or a provider file as such.
  * 3. An `assistant` message becomes a `text` block (when it has text) and one `tool_use` block
@@ -216,7 +217,10 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * 8. Roles must alternate: consecutive messages of one role (assistant text then more calls,
  *    several tool results, tool results then the user's next words, the messages before and
  *    after a server tool's result) are merged into one turn. A turn left with no blocks (empty
- *    text, or only dropped parts) is left out.
+ *    text, or only dropped parts) is left out. When that leaves the request starting with an
+ *    assistant turn (the user messages before the first assistant message had nothing to send), a
+ *    warning says so: Anthropic refuses a first turn that is not the user's, and no user words are
+ *    made up. A conversation that itself starts with an assistant message is sent as it is.
  * 9. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
  *    refuses unsigned thinking), `activity` messages, audio and video parts, documents other than
  *    PDF and text, empty user messages, tool messages that answer no call of an earlier assistant
@@ -261,10 +265,11 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
       case 'user':
         // Anthropic refuses an empty text block, and a turn without content.
         if (message.content === '') warn(`toAnthropicMessages dropped user message '${message.id}': it has no content, and Anthropic refuses an empty message.`);
-        else add('user', typeof message.content === 'string' ? textBlocks(message.content) : blocksOf(message, message.content, warn));
+        else if (typeof message.content === 'string') add('user', textBlocks(message.content, () => warn(`toAnthropicMessages dropped user message '${message.id}': ${WHITESPACE_ONLY}`)));
+        else add('user', blocksOf(message, message.content, warn));
         break;
       case 'assistant': {
-        const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '');
+        const blocks: AnthropicContentBlockParam[] = textBlocks(message.content ?? '', () => warn(`toAnthropicMessages left out the text of assistant message '${message.id}': ${WHITESPACE_ONLY}`));
         for (const call of message.toolCalls ?? []) {
           if (serverResults.has(call.id)) {
             blocks.push(...serverBlocks(call, message.id, serverResults.get(call.id), warn));
@@ -293,7 +298,7 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
           type: 'tool_result',
           tool_use_id: message.toolCallId,
           content: textOnly
-            ? toolResultText(textOf(content), message.error)
+            ? toolResultText(resultText(message, warn), message.error)
             : [...(blocksOf(message, content, warn) as Exclude<AnthropicToolResultBlockParam['content'], string>), ...textBlocks(failed ? `Error: ${message.error}` : '')],
         };
         if (failed) block.is_error = true;
@@ -349,7 +354,24 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
     if (previous !== undefined && previous.role === turn.role) previous.content.push(...turn.content);
     else out.push(turn);
   }
+  warnIfAssistantFirst(conversation, out, warn);
   return system === undefined ? { messages: out } : { system, messages: out };
+}
+
+/**
+ * Warns when the request starts with an assistant turn only because the user messages before the
+ * first assistant message had nothing Anthropic takes (each dropped with its own warning): Anthropic
+ * has refused a conversation whose first turn is not the user's. No user words are made up; a
+ * conversation that starts with an assistant message is the caller's, and sent so.
+ */
+function warnIfAssistantFirst(conversation: readonly Message[], turns: readonly AnthropicMessageParam[], warn: ConverterWarning): void {
+  if (turns[0]?.role !== 'assistant') return;
+  const firstAssistant = conversation.findIndex((message) => message.role === 'assistant' || message.role === 'reasoning');
+  const dropped = conversation.slice(0, firstAssistant).filter((message) => message.role === 'user');
+  if (dropped.length === 0) return;
+  warn(
+    `toAnthropicMessages sent a request whose first turn is the assistant's: the user message before it (${dropped.map(({ id }) => `'${id}'`).join(', ')}) had nothing Anthropic takes, and Anthropic refuses a conversation that does not start with a user turn ("messages: first message must use the \"user\" role"). Give that user message some text, or leave out the messages before the user's first words.`,
+  );
 }
 
 /** The `metadata.anthropic` of a call or tool message, when it is an object. */
@@ -404,9 +426,22 @@ function serverBlocks(call: ToolCall, messageId: string, result: ToolMessage | u
   return [use, { ...resultFields, tool_use_id: call.id, content } as AnthropicServerToolResultBlock];
 }
 
-/** A text block, or none for empty text. */
-function textBlocks(text: string): AnthropicTextBlock[] {
-  return text === '' ? [] : [{ type: 'text', text }];
+/** Why whitespace-only text is left out. */
+const WHITESPACE_ONLY = 'its text is only whitespace, and Anthropic refuses a text block without other text ("text content blocks must contain non-whitespace text").';
+
+/** A text block, or none for empty or whitespace-only text (`dropped` is told of the latter: Anthropic refuses both). */
+function textBlocks(text: string, dropped?: () => void): AnthropicTextBlock[] {
+  if (text.trim() !== '') return [{ type: 'text', text }];
+  if (text !== '') dropped?.();
+  return [];
+}
+
+/** A text-only tool message's text, `''` (with a warning) when it is only whitespace. */
+function resultText(message: ToolMessage, warn: ConverterWarning): string {
+  const text = textOf(message.content);
+  if (text === '' || text.trim() !== '') return text;
+  warn(`toAnthropicMessages left out the text of tool message '${message.id}': ${WHITESPACE_ONLY} Its tool_result is sent without text.`);
+  return '';
 }
 
 /** A tool call's arguments as a `tool_use` input object. */
@@ -430,7 +465,7 @@ function blocksOf(message: Message, parts: readonly ContentPart[], warn: Convert
     const drop = (why: string) => warn(`toAnthropicMessages dropped ${namePart(part, index, message)}: ${why}`);
     switch (part.type) {
       case 'text':
-        out.push(...textBlocks(part.text));
+        out.push(...textBlocks(part.text, () => drop(WHITESPACE_ONLY)));
         break;
       case 'image': {
         const source = part.source;

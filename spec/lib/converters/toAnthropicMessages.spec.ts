@@ -395,6 +395,53 @@ describe('toAnthropicMessages', () => {
     ).toEqual([{ role: 'assistant', content: [{ type: 'redacted_thinking', data: 'EmwKAhgB' }, { type: 'text', text: 'Done.' }] }]);
   });
 
+  describe('whitespace-only text (Anthropic: "text content blocks must contain non-whitespace text")', () => {
+    const why = 'its text is only whitespace, and Anthropic refuses a text block without other text ("text content blocks must contain non-whitespace text").';
+
+    it('should leave it out of user, assistant and tool-result content, with a warning each, and leave out a turn it empties', () => {
+      expect(
+        convert([
+          { id: 'u1', role: 'user', content: 'Hi' },
+          { id: 'a1', role: 'assistant', content: ' \n', toolCalls: [call('c1', 'now', '{}')] },
+          { id: 't1', role: 'tool', toolCallId: 'c1', content: '  ' },
+          { id: 'u2', role: 'user', content: [{ type: 'text', text: '\t' }, { type: 'text', text: 'And?' }] },
+          { id: 'a2', role: 'assistant', content: ' ' },
+          { id: 'u3', role: 'user', content: '  \n ' },
+        ]),
+      ).toEqual({
+        result: {
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'now', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: '' }, { type: 'text', text: 'And?' }] },
+          ],
+        },
+        warnings: [
+          `toAnthropicMessages left out the text of assistant message 'a1': ${why}`,
+          `toAnthropicMessages left out the text of tool message 't1': ${why} Its tool_result is sent without text.`,
+          `toAnthropicMessages dropped the text part at index 0 of user message 'u2': ${why}`,
+          `toAnthropicMessages left out the text of assistant message 'a2': ${why}`,
+          `toAnthropicMessages dropped user message 'u3': ${why}`,
+        ],
+      });
+    });
+
+    it('should warn when dropping the only user message leaves the request starting with an assistant turn', () => {
+      const first = (ids: string) =>
+        `toAnthropicMessages sent a request whose first turn is the assistant's: the user message before it (${ids}) had nothing Anthropic takes, and Anthropic refuses a conversation that does not start with a user turn ("messages: first message must use the \"user\" role"). Give that user message some text, or leave out the messages before the user's first words.`;
+      expect(convert([{ id: 'u1', role: 'user', content: ' ' }, { id: 'a1', role: 'assistant', content: 'ok' }])).toEqual({
+        result: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'ok' }] }] },
+        warnings: [`toAnthropicMessages dropped user message 'u1': ${why}`, first("'u1'")],
+      });
+      expect(convert([{ id: 'u1', role: 'user', content: '' }, { id: 'a1', role: 'assistant', content: 'ok' }]).warnings).toEqual([
+        "toAnthropicMessages dropped user message 'u1': it has no content, and Anthropic refuses an empty message.",
+        first("'u1'"),
+      ]);
+      // A conversation that starts with the assistant's words is the caller's, sent as it is.
+      expect(convert([{ id: 'a1', role: 'assistant', content: 'Hello, how can I help?' }, { id: 'u1', role: 'user', content: 'Hi' }]).warnings).toEqual([]);
+    });
+  });
+
   it('should drop reasoning without encryptedValue, activity messages and empty user messages with warnings that name them', () => {
     expect(
       convert([
