@@ -9,7 +9,7 @@ import { cutCalls, cutToolCallError, endedInToolCallError, unparsedArgumentsErro
 import { createDropReporter, fieldReaders, isObject, nonEmpty, providerError, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
 import { isKnownDetail, readReasoningDetails, type ReasoningDetail } from './reasoningDetails.js';
-import { jsonStringPiece } from './responsesToolItems.js';
+import { jsonStringPiece, toolItemMark } from './responsesToolItems.js';
 import type { ChatCompletionChunk } from './wire/openAIChatCompletions.js';
 
 // The provider's stream format, importable from here too.
@@ -107,7 +107,9 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    A custom (freeform) tool's call (`type: 'custom'`, `custom: { name, input }`) is read as
  *    `fromOpenAIResponses` reads a `custom_tool_call`: `custom.name` is the tool name, the arguments
  *    are `{"input": "<text>"}` with each `custom.input` piece streamed inside the string, closed at
- *    the call's `finish_reason`. A piece of another type without `function` is `INVALID_EVENT`, saying so.
+ *    the call's `finish_reason`, and its first TOOL_CALL_CHUNK carries the same mark, `metadata: {
+ *    openai: { type: 'custom_tool_call' } }`, so that `toOpenAIChatMessages` sends it back as a custom
+ *    call (and `toOpenAIResponsesInput` as a `custom_tool_call`). A piece of another type without `function` is `INVALID_EVENT`, saying so.
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
@@ -274,7 +276,9 @@ export function fromOpenAIChatCompletions(
       const held = id === undefined ? undefined : heldSeals.get(id);
       if (held !== undefined) heldSeals.delete(id!);
       const openrouter = held === undefined ? undefined : { openrouter: { encryptedValue: 'reasoning.encrypted', ...(held.format === undefined ? {} : { format: held.format }) } };
-      emit(toolCallStart(toolCallId, name, messageId, first, marked === undefined && openrouter === undefined ? undefined : { ...marked, ...openrouter }));
+      // A custom call carries the mark fromOpenAIResponses puts on a custom_tool_call, for the converters to send it back as one.
+      const kind = custom ? toolItemMark('custom_tool_call', {}) : undefined;
+      emit(toolCallStart(toolCallId, name, messageId, first, marked === undefined && openrouter === undefined && kind === undefined ? undefined : { ...marked, ...openrouter, ...kind }));
       if (signature !== undefined) seal('tool-call', toolCallId, signature);
       if (held !== undefined) seal('tool-call', toolCallId, held.value);
     };

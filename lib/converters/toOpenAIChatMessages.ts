@@ -13,6 +13,7 @@ import {
   type ConverterOptions,
 } from './converterInternals.js';
 import { isOrphanResult, pairToolResults } from './pairingInternals.js';
+import { callKind, customInput } from './responsesInputInternals.js';
 
 /** A text part of an OpenAI chat message. */
 export interface OpenAIChatTextPart {
@@ -66,8 +67,28 @@ export interface OpenAIChatFilePart {
 /** One part of an OpenAI chat user message. */
 export type OpenAIChatContentPart = OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart;
 
-/** A tool call of an assistant message, as Chat Completions sends and takes it. */
-export interface OpenAIChatToolCall {
+/** A tool call of an assistant message, as Chat Completions sends and takes it: a function's, or a custom (freeform) tool's. */
+export type OpenAIChatToolCall = OpenAIChatFunctionToolCall | OpenAIChatCustomToolCall;
+
+/** A custom (freeform) tool's call: the raw input text the model wrote. */
+export interface OpenAIChatCustomToolCall {
+  /** The call's id (the AG-UI tool call id). */
+  id: string;
+  /** Discriminant: `'custom'`. */
+  type: 'custom';
+  /** The custom tool called. */
+  custom: {
+    /** The tool's name. */
+    name: string;
+    /** The free text input the model wrote. */
+    input: string;
+  };
+  /** Gemini's OpenAI-compatible endpoint: the call's thought signature, which Gemini 3 needs back on the next request. */
+  extra_content?: { google: { thought_signature: string } } | undefined;
+}
+
+/** A function's call. */
+export interface OpenAIChatFunctionToolCall {
   /** The call's id (the AG-UI tool call id). */
   id: string;
   /** Discriminant: `'function'`. */
@@ -173,6 +194,11 @@ export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
  *    assistant message's `reasoning_details`, which OpenRouter needs back for tool calling with
  *    reasoning (Gemini 3 through OpenRouter). Chat Completions has no field for another call's
  *    `encryptedValue`, which is left out with a warning (OpenAI and strict servers refuse unknown fields).
+ *    A call marked `metadata: { openai: { type: 'custom_tool_call' } }` (a custom, freeform tool's,
+ *    as `fromOpenAIChatCompletions` and `fromOpenAIResponses` mark it) goes back as `{ id, type:
+ *    'custom', custom: { name, input } }` with the raw input text (the `input` of its `{"input": …}`
+ *    arguments; other arguments are sent as the text, with a warning); its results stay `tool`
+ *    messages.
  * 4. With `reasoningContent: true` (DeepSeek, Moonshot/Kimi thinking mode), the `reasoning`
  *    messages directly before an assistant message (only `activity` messages between) become its
  *    `reasoning_content`: their contents joined by a blank line, empty ones skipped (`''` when
@@ -321,7 +347,7 @@ type EncryptedValueMarks = { google?: { encryptedValue?: unknown }; openrouter?:
 
 /** A call as Chat Completions takes it, with Gemini's thought signature when the call carries one; OpenRouter's encrypted reasoning goes in `details`. */
 function toolCallOf(call: ToolCall, messageId: string, warn: (message: string) => void, details: OpenRouterEncryptedReasoning[]): OpenAIChatToolCall {
-  const converted: OpenAIChatToolCall = { id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };
+  const converted = callOf(call, messageId, warn);
   const value = call.encryptedValue;
   if (value === undefined || value === '') return converted;
   const marks = call.metadata as EncryptedValueMarks;
@@ -335,6 +361,21 @@ function toolCallOf(call: ToolCall, messageId: string, warn: (message: string) =
     );
   }
   return converted;
+}
+
+/**
+ * A call marked as a custom tool's (`metadata: { openai: { type: 'custom_tool_call' } }`, as
+ * `fromOpenAIChatCompletions` and `fromOpenAIResponses` mark it) as a custom call with its raw input
+ * text (the `input` of its `{"input": …}` arguments); any other as a function call.
+ */
+function callOf(call: ToolCall, messageId: string, warn: (message: string) => void): OpenAIChatToolCall {
+  const { name, arguments: args } = call.function;
+  if (callKind(call) !== 'custom') return { id: call.id, type: 'function', function: { name, arguments: args } };
+  const input = customInput(args);
+  if (input === undefined) {
+    warn(`toOpenAIChatMessages sent custom tool call '${call.id}' (${name}) of assistant message '${messageId}' with its arguments as its input text: they are not the {"input": "<text>"} fromOpenAIChatCompletions gives a custom tool's call.`);
+  }
+  return { id: call.id, type: 'custom', custom: { name, input: input ?? args } };
 }
 
 /** The message with `name` when the AG-UI message has one (never an undefined-valued key). */

@@ -51,6 +51,20 @@ const withEncryptedReasoning: Message[] = [
   conversation[4],
 ];
 
+/** A conversation with a custom (freeform) tool's call, marked as fromOpenAIChatCompletions and fromOpenAIResponses mark it. */
+const withCustomCall: Message[] = [
+  conversation[0],
+  {
+    id: 'a1',
+    role: 'assistant',
+    content: 'Let me run that.',
+    toolCalls: [{ ...call('call_sql', 'run_sql', JSON.stringify({ input: 'SELECT "temp"\nFROM weather;' })), metadata: { openai: { type: 'custom_tool_call' } } }, call('call_time', 'get_time', '{"zone":"Asia/Tokyo"}')],
+  },
+  { id: 't1', role: 'tool', toolCallId: 'call_sql', content: '21' },
+  conversation[3],
+  conversation[4],
+];
+
 /** What a conversation says, without the ids a provider renames (message ids; call ids are kept). */
 function said(messages: readonly Message[]) {
   return messages.map((message) => {
@@ -95,9 +109,12 @@ function noWarnings() {
 }
 
 describe('converter round trips through the adapters and the official client', () => {
-  it('should give the same conversation back through OpenAI chat completions', async () => {
+  it.each([
+    ['', conversation],
+    [', a custom tool call included', withCustomCall],
+  ])('should give the same conversation back through OpenAI chat completions%s', async (_, start) => {
     const sink = noWarnings();
-    const chat = toOpenAIChatMessages(conversation, sink);
+    const chat = toOpenAIChatMessages(start, sink);
     expect(sink.warnings).toEqual([]);
     expect(chatPairingFaults(chat)).toEqual([]);
 
@@ -115,10 +132,17 @@ describe('converter round trips through the adapters and the official client', (
       return [
         chunk({ role: 'assistant', content: '', refusal: null }),
         ...pieces(message.content ?? '').map((content) => chunk({ content })),
-        ...calls.flatMap((toolCall, index) => [
-          chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] }),
-          ...pieces(toolCall.function.arguments).map((args) => chunk({ tool_calls: [{ index, function: { arguments: args } }] })),
-        ]),
+        ...calls.flatMap((toolCall, index) =>
+          toolCall.type === 'custom'
+            ? [
+                chunk({ tool_calls: [{ index, id: toolCall.id, type: 'custom', custom: { name: toolCall.custom.name, input: '' } } as never] }),
+                ...pieces(toolCall.custom.input).map((input) => chunk({ tool_calls: [{ index, type: 'custom', custom: { input } } as never] })),
+              ]
+            : [
+                chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] }),
+                ...pieces(toolCall.function.arguments).map((args) => chunk({ tool_calls: [{ index, function: { arguments: args } }] })),
+              ],
+        ),
         chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'),
         { id, object: 'chat.completion.chunk', created: 1732900000, model: 'gpt-4o-2024-08-06', choices: [], usage: { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 } },
         '[DONE]',
@@ -126,15 +150,19 @@ describe('converter round trips through the adapters and the official client', (
     };
 
     const [user, ...rest] = chat;
-    expect(user).toEqual({ role: 'user', content: conversation[0].content });
+    expect(user).toEqual({ role: 'user', content: start[0].content });
     let completion = 0;
     const turns = rest.map((message) => {
       if (message.role === 'assistant') return from(chunksOf(message, `chatcmpl-${++completion}`)).pipe(fromOpenAIChatCompletions());
       if (message.role === 'tool') return of(toolResult(message.tool_call_id, message.content));
       throw new Error(`unexpected ${message.role} message in the played-back turns`);
     });
-    const run = await playBack([conversation[0]], turns);
-    expect(said(run.messages)).toEqual(said(conversation));
+    const run = await playBack([start[0]], turns);
+    expect(said(run.messages)).toEqual(said(start));
+    // The client keeps each call's mark (a custom tool's), which the converter reads back.
+    expect(run.messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((toolCall) => toolCall.metadata) : []))).toEqual(
+      start.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((toolCall) => toolCall.metadata) : [])),
+    );
     expect(run.messages.filter((message) => message.role === 'assistant').map((message) => message.id)).toEqual(['chatcmpl-1', 'chatcmpl-2']);
     // And the client's conversation converts to the very request we started from.
     expect(toOpenAIChatMessages(run.messages, sink)).toEqual(chat);

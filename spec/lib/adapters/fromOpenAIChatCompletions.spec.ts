@@ -841,10 +841,17 @@ describe('fromOpenAIChatCompletions', () => {
       });
     const inputs: Input[] = [customPiece({ id: 'call_1', name: 'code_exec', input: '' }), customPiece({ input: 'print("hi")' }), customPiece({ input: '\n', type: false }), finish('tool_calls'), '[DONE]'];
 
-    it('should read the name from custom.name and the input as {"input": "<text>"}, as fromOpenAIResponses reads a custom_tool_call', async () => {
-      expect(await adapt(inputs)).toEqual([callStart('call_1', 'code_exec', '{"input":"'), callArgs('call_1', 'print(\\"hi\\")'), callArgs('call_1', '\\n'), callArgs('call_1', '"}')]);
+    it('should read the name from custom.name and the input as {"input": "<text>"}, marked as fromOpenAIResponses marks a custom_tool_call', async () => {
+      expect(await adapt(inputs)).toEqual([{ ...callStart('call_1', 'code_exec', '{"input":"'), metadata: { openai: { type: 'custom_tool_call' } } }, callArgs('call_1', 'print(\\"hi\\")'), callArgs('call_1', '\\n'), callArgs('call_1', '"}')]);
       const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 't1', runId: 'r1' })) as Observable<Event>);
-      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'code_exec', arguments: JSON.stringify({ input: 'print("hi")\n' }) } }] }]);
+      expect(run.messages).toEqual([
+        { id: 'cmpl-1', role: 'assistant', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'code_exec', arguments: JSON.stringify({ input: 'print("hi")\n' }) }, metadata: { openai: { type: 'custom_tool_call' } } }] },
+      ]);
+      // The client keeps the mark, so the call goes back as the custom call it came as.
+      expect(toOpenAIChatMessages([...run.messages, { id: 't1', role: 'tool', toolCallId: 'call_1', content: 'hi' }])).toEqual([
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'custom', custom: { name: 'code_exec', input: 'print("hi")\n' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'hi' },
+      ]);
     });
 
     it('should fail a custom call cut by length, or left open by the source, with INCOMPLETE_STREAM', async () => {

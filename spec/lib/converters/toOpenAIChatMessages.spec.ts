@@ -136,6 +136,36 @@ describe('toOpenAIChatMessages', () => {
     ]);
   });
 
+  it("should send a call marked as a custom tool's as a custom call with its raw input text, its result as a tool message", () => {
+    const custom = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'run_sql', arguments: args }, metadata: { openai: { type: 'custom_tool_call' } } });
+    expect(
+      convert([
+        { id: 'a0', role: 'assistant', toolCalls: [custom('c1', JSON.stringify({ input: 'SELECT 1;\n' })), custom('c2', 'SELECT 2;'), call('c3')] },
+        { id: 't1', role: 'tool', toolCallId: 'c1', content: '1' },
+        { id: 't2', role: 'tool', toolCallId: 'c2', content: '2' },
+        { id: 't3', role: 'tool', toolCallId: 'c3', content: '3' },
+      ]),
+    ).toEqual({
+      result: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1;\n' } },
+            { id: 'c2', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 2;' } },
+            { id: 'c3', type: 'function', function: { name: 'look', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: '1' },
+        { role: 'tool', tool_call_id: 'c2', content: '2' },
+        { role: 'tool', tool_call_id: 'c3', content: '3' },
+      ],
+      warnings: [
+        'toOpenAIChatMessages sent custom tool call \'c2\' (run_sql) of assistant message \'a0\' with its arguments as its input text: they are not the {"input": "<text>"} fromOpenAIChatCompletions gives a custom tool\'s call.',
+      ],
+    });
+  });
+
   describe('tool call ids used twice', () => {
     const renamed = (id: string, name: string, messageId: string, as: string) =>
       `toOpenAIChatMessages sent tool call '${id}' (${name}) of assistant message '${messageId}' as '${as}', and the results that answer it with that id: an earlier call has the id '${id}', and a request must name each call once (Anthropic refuses a repeated tool_use id; the OpenAI APIs pair results by id). A tool message answers the latest call of its id made before it.`;
