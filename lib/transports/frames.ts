@@ -458,9 +458,29 @@ function frameOf(f: Framer, event: Event, cursor: string | undefined, rethrow = 
     );
     if (rethrow) {
       if (typeof type === 'string' && closerOfOpener.has(type)) f.unsent = event;
+      // A closer the chain counts as sent: it goes out bare (its id and lane only), so that what it closes is closed.
+      const bare = typeof type === 'string' && pairEnds.has(type) ? bareCloser(event, pairEnds.get(type)!.idField) : undefined;
+      const frame = bare === undefined ? undefined : encodes(f, bare);
+      if (frame !== undefined) put(f, frame, bare!);
       throw error;
     }
     end(f, error);
+    return undefined;
+  }
+}
+
+/** A closer with only its type, its id and its lane (`subagentRunId`): what an END needs, without the fields that could not be encoded. */
+function bareCloser(event: Event, idField: string): Event {
+  const fields = event as unknown as Record<string, unknown>;
+  const lane = fields.subagentRunId;
+  return { type: event.type, [idField]: fields[idField], ...(typeof lane === 'string' ? { subagentRunId: lane } : {}) } as unknown as Event;
+}
+
+/** The frame of `event`, or undefined when it cannot be encoded (nothing ends). */
+function encodes(f: Framer, event: Event): string | Uint8Array | undefined {
+  try {
+    return f.encode(event);
+  } catch {
     return undefined;
   }
 }
@@ -613,9 +633,19 @@ function framerNext(f: Framer, item: Event | BrokerFrame): void {
     (f.scheduled || f.awaitingReady || f.sink.busy?.() === true || inCorkedTick(f))
   ) {
     // Its fields as they are now: what is sent is what came, whatever the producer does with its object after.
-    f.held = { first: { ...event } as Event, parts: [delta], chars: delta.length, cursor };
+    const first = { ...event } as Event;
+    // Held, it is encoded later (at the tick's end, in a timer), where the error could not go back
+    // to the source: one that cannot be encoded goes the direct way now. The deltas that join it
+    // differ only in their text, which always encodes.
+    if (f.rethrows && encodes(f, first) === undefined) return sendNow(f, event, cursor);
+    f.held = { first, parts: [delta], chars: delta.length, cursor };
     return schedule(f);
   }
+  sendNow(f, event, cursor);
+}
+
+// Frames one event and queues it: the way of every event that is not held.
+function sendNow(f: Framer, event: Event, cursor: string | undefined): void {
   if (f.unsent !== undefined && closesUnsent(f.unsent, event)) return;
   const whole = f.protobuf ? keepPairsWhole(f, event) : event;
   if (whole === undefined) return;

@@ -1025,6 +1025,60 @@ describe('sendSSE', () => {
         await expect(runWithOracle(from(events), { runId: 'r1' })).resolves.toBeDefined();
       });
 
+      it('should still close a message whose own closer cannot be encoded: the closer goes bare, then RUN_ERROR', async () => {
+        const fake = new FakeResponse();
+
+        sendSSE(
+          fake.res,
+          aguiOf([
+            { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+            { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'hi' },
+            { type: EventType.TEXT_MESSAGE_END, messageId: 'm1', rawEvent: big },
+          ]),
+        );
+
+        const events = written(fake) as Event[];
+        expect(events.slice(1)).toEqual([
+          { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'hi' },
+          { type: EventType.TEXT_MESSAGE_END, messageId: 'm1' },
+          expect.objectContaining({ type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message: expect.stringContaining('The TEXT_MESSAGE_END event cannot be encoded') }),
+        ]);
+        expect((await runWithOracle(from(events), { runId: 'r1' })).messages).toEqual([{ id: 'm1', role: 'assistant', content: 'hi' }]);
+      });
+
+      it('should close what is open when a delta of a burst (held to join the next ones) cannot be encoded', async () => {
+        const fake = new FakeResponse();
+
+        sendSSE(
+          fake.res,
+          aguiOf([
+            { type: EventType.TEXT_MESSAGE_START, messageId: 'm1', role: 'assistant' },
+            { type: EventType.TEXT_MESSAGE_CONTENT, messageId: 'm1', delta: 'a' },
+            { type: EventType.TOOL_CALL_START, toolCallId: 'c1', toolCallName: 'lookup', parentMessageId: 'm1' },
+            { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: '{' },
+            { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: '}', rawEvent: big },
+            { type: EventType.TOOL_CALL_ARGS, toolCallId: 'c1', delta: ' ' },
+          ]),
+        );
+
+        const events = written(fake) as Event[];
+        expect(events.map((event) => event.type)).toEqual([
+          EventType.RUN_STARTED,
+          EventType.TEXT_MESSAGE_START,
+          EventType.TEXT_MESSAGE_CONTENT,
+          EventType.TOOL_CALL_START,
+          EventType.TOOL_CALL_ARGS,
+          EventType.TOOL_CALL_END,
+          EventType.TEXT_MESSAGE_END,
+          EventType.RUN_ERROR,
+        ]);
+        expect(events.at(-1)).toMatchObject({ code: 'INVALID_EVENT', message: expect.stringContaining('The TOOL_CALL_ARGS event cannot be encoded') });
+        expect((await runWithOracle(from(events), { runId: 'r1' })).messages).toEqual([
+          { id: 'm1', role: 'assistant', content: 'a', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{' } }] },
+        ]);
+      });
+
       it('should end at once, throwing nothing back, when events$ is not a chain of ours (a Subject)', () => {
         const fake = new FakeResponse();
         const events$ = new Subject<Event>();
