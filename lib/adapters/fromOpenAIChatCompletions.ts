@@ -448,7 +448,7 @@ export function fromOpenAIChatCompletions(
       const reasoning = reasoningContent || (text(delta, 'reasoning', `${where}.delta`) ?? reasoningContent);
       if (reasoning) emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${messageId}-reasoning`, delta: reasoning });
       const details = readReasoningDetails(delta, `${where}.delta`, readers);
-      if (details.length > 0) onReasoningDetails(details, `${where}.delta.reasoning_details`, messageId, reasoning === undefined);
+      if (details.length > 0) onReasoningDetails(details, `${where}.delta.reasoning_details`, messageId, !reasoning);
       const content = delta.content;
       // A string is the common case: checked first, so that it costs no more than before.
       if (typeof content === 'string') {

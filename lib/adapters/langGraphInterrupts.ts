@@ -19,7 +19,7 @@ export type InterruptsRead = Map<string, Interrupt>;
 /**
  * Adds the interrupts of one `__interrupt__` list to `into` (made when `into` is undefined) as
  * AG-UI Interrupts: `{ id, reason: 'input_required', message, metadata: { value } }`, `id` being
- * LangGraph's (minted when it has none), `message` the value when it is text, `metadata.value`
+ * LangGraph's (a number as its text; minted when it has none), `message` the value when it is text, `metadata.value`
  * what the node passed to `interrupt()`, for the client to render and answer.
  *
  * @throws {AguiRxError} `INVALID_EVENT` when the list is not an array of objects.
@@ -29,7 +29,8 @@ export function readInterrupts(list: unknown, where: string, into: InterruptsRea
   const read = into ?? new Map<string, Interrupt>();
   list.forEach((entry: unknown, index) => {
     if (!isObject(entry)) throw invalid(`${where}.${INTERRUPT_KEY}[${index}] is ${describeValue(entry)}, but it must be an interrupt ({ id, value }).`);
-    const id = nonEmpty(entry.id);
+    // A number is kept as its text, so that a resume can still name it.
+    const id = nonEmpty(entry.id) ?? (typeof entry.id === 'number' && Number.isFinite(entry.id) ? String(entry.id) : undefined);
     const key = id ?? keyOf(entry);
     if (key !== undefined && read.has(key)) return;
     const { value } = entry;

@@ -115,7 +115,8 @@ export function assertMessages(converter: string, messages: unknown): asserts me
     }
     fail(`they are ${describeValue(messages)}, but ${converter} takes an array of AG-UI messages, such as RunAgentInput.messages.`);
   }
-  (messages as unknown[]).forEach((message, index) => {
+  // Array.from: a hole is undefined, and refused as such (forEach would skip it).
+  Array.from(messages as unknown[]).forEach((message, index) => {
     const at = `messages[${index}]`;
     if (!isRecord(message)) return fail(`${at} is ${describeValue(message)}, but each message must be an object with a role, such as { id: 'u1', role: 'user', content: 'Hi' }.`);
     const rule = typeof message.role === 'string' ? contentRules[message.role] : undefined;
@@ -125,11 +126,11 @@ export function assertMessages(converter: string, messages: unknown): asserts me
     if (!(typeof content === 'string' || (rule.parts && parts) || (rule.optional && (content === undefined || content === null)))) {
       fail(`${at}.content is ${describeValue(content)}, but a ${message.role} message's content must be ${rule.takes}.`);
     }
-    if (parts) (content as unknown[]).forEach((part, k) => assertPart(part, `${at}.content[${k}]`, fail));
+    if (parts) Array.from(content as unknown[]).forEach((part, k) => assertPart(part, `${at}.content[${k}]`, fail));
     if (message.role === 'tool' && typeof message.toolCallId !== 'string') fail(`${at}.toolCallId is ${describeValue(message.toolCallId)}, but a tool message must name the call it answers (a string).`);
     if (message.role !== 'assistant' || message.toolCalls === undefined || message.toolCalls === null) return;
     if (!Array.isArray(message.toolCalls)) return fail(`${at}.toolCalls is ${describeValue(message.toolCalls)}, but it must be an array of tool calls, or absent.`);
-    (message.toolCalls as unknown[]).forEach((call, k) => {
+    Array.from(message.toolCalls as unknown[]).forEach((call, k) => {
       const where = `${at}.toolCalls[${k}]`;
       if (!isRecord(call)) return fail(`${where} is ${describeValue(call)}, but a tool call must be an object such as { id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }.`);
       if (typeof call.id !== 'string') fail(`${where}.id is ${describeValue(call.id)}, but a tool call's id must be a string.`);

@@ -45,11 +45,27 @@ export interface ApprovalAnswer {
 }
 
 /**
+ * The run's `resume` entries, checked: an array of objects each with a string `interruptId`.
+ *
+ * @throws {AguiRxError} `INVALID_ARGUMENT` naming what is wrong and where.
+ */
+export function assertResume(resume: unknown): asserts resume is readonly ResumeEntry[] | undefined {
+  if (resume === undefined) return;
+  const fail = (detail: string) => new AguiRxError('INVALID_ARGUMENT', `toOpenAIResponsesInput's options.resume ${detail}: pass the run's RunAgentInput.resume (an array of { interruptId, status, payload? }), or leave it out.`);
+  if (!Array.isArray(resume)) throw fail(`is ${describeValue(resume)}, not an array`);
+  Array.from(resume as unknown[]).forEach((entry, index) => {
+    if (typeof entry !== 'object' || entry === null) throw fail(`[${index}] is ${describeValue(entry)}, not a resume entry`);
+    const id = (entry as { interruptId?: unknown }).interruptId;
+    if (typeof id !== 'string') throw fail(`[${index}].interruptId is ${describeValue(id)}, not the id of an interrupt (a string)`);
+  });
+}
+
+/**
  * The answer a resume entry gives to an approval request: `status: 'resolved'` with payload
  * `{ approved: boolean, reason?: string }` (or a bare boolean) approves or declines; `cancelled`
  * declines (a call nobody approved must not run), with the payload's `reason` when it has one.
  *
- * @throws {AguiRxError} `INVALID_RESUME` for a resolved entry whose payload says neither.
+ * @throws {AguiRxError} `INVALID_RESUME` for a resolved entry whose payload says neither, or a status that is neither.
  */
 export function approvalAnswer(entry: ResumeEntry, requestId: string): ApprovalAnswer {
   const payload: unknown = entry.payload;
@@ -58,6 +74,12 @@ export function approvalAnswer(entry: ResumeEntry, requestId: string): ApprovalA
     return typeof reason === 'string' && reason !== '' ? { reason } : {};
   };
   if (entry.status === 'cancelled') return { approve: false, ...reasonOf(payload) };
+  if (entry.status !== 'resolved') {
+    throw new AguiRxError(
+      'INVALID_RESUME',
+      `toOpenAIResponsesInput cannot answer MCP approval request '${requestId}': its resume entry's status is ${describeValue(entry.status)}, but it must be 'resolved' (answered: payload { approved }) or 'cancelled' (declined).`,
+    );
+  }
   if (typeof payload === 'boolean') return { approve: payload };
   const approved = typeof payload === 'object' && payload !== null ? (payload as { approved?: unknown }).approved : undefined;
   if (typeof approved === 'boolean') return { approve: approved, ...reasonOf(payload) };

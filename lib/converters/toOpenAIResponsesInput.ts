@@ -1,5 +1,5 @@
 import type { ContentPart, Message, ResumeEntry, ToolCall } from '@ag-ui/core';
-import { approvalAnswer, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
+import { approvalAnswer, assertResume, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
 import { assertMessages, defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
 import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
@@ -237,10 +237,11 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  * @param options Where warnings about dropped messages and parts, and unanswered calls, go; the run's `resume` entries that answer MCP approval requests.
  * @return The request's `instructions` (absent when none) and `input` items, oldest first.
  * @throws {AguiRxError} `INVALID_ARGUMENT` when `messages` is not an array of AG-UI messages (the `RunAgentInput` itself, a `null` message, content or part, a tool call without `function` …), naming what is wrong and where.
- * @throws {AguiRxError} `INVALID_RESUME` for a resolved resume entry of an MCP approval request whose payload does not say whether it is approved.
+ * @throws {AguiRxError} `INVALID_RESUME` for a resume entry of an MCP approval request whose status is neither resolved nor cancelled, or, resolved, whose payload does not say whether it is approved; `INVALID_ARGUMENT` when `messages` are not AG-UI messages or `options.resume` is not a list of resume entries.
  */
 export function toOpenAIResponsesInput(messages: readonly Message[], options: ToOpenAIResponsesInputOptions = {}): ResponsesRequestInput {
   assertMessages('toOpenAIResponsesInput', messages);
+  assertResume(options.resume);
   const warn = options.onWarning ?? defaultWarning;
   const { system, messages: conversation } = splitSystemMessages(messages);
   const input: ResponsesInputItem[] = [];

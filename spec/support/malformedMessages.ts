@@ -12,6 +12,8 @@ export function malformedMessages(converter: string): [string, unknown, AguiRxEr
     ],
     ['a string', 'hello', invalid(`they are "hello", but ${converter} takes an array of AG-UI messages, such as RunAgentInput.messages.`)],
     ['a null message', [user, null], invalid("messages[1] is null, but each message must be an object with a role, such as { id: 'u1', role: 'user', content: 'Hi' }.")],
+    // eslint-disable-next-line no-sparse-arrays
+    ['a hole in the list', [, user], invalid("messages[0] is undefined, but each message must be an object with a role, such as { id: 'u1', role: 'user', content: 'Hi' }.")],
     ['null content', [user, { id: 'u2', role: 'user', content: null }], invalid("messages[1].content is null, but a user message's content must be its text (a string) or an array of content parts.")],
     [
       'a null content part',

@@ -349,6 +349,12 @@ describe('fromLangGraphStream', () => {
       ]);
     });
 
+    it('should keep a numeric id as its text', async () => {
+      expect(await adapt([bad(['updates', { __interrupt__: [{ id: 5, value: 'Sure?' }] }])], { generateId: sequentialIds('m-') })).toEqual([
+        paused([{ id: '5', reason: 'input_required', message: 'Sure?', metadata: { value: 'Sure?' } }]),
+      ]);
+    });
+
     it("should take the root graph's interrupts, and a subgraph's when the root sends none", async () => {
       const sub = bad([['ask:1'], 'values', { notes: [], __interrupt__: [asked('i-sub', 'Sub?')] }]);
       const rootToo = bad([[], 'updates', { __interrupt__: [asked('i-root', 'Root?')] }]);

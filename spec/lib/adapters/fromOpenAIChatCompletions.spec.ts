@@ -379,6 +379,13 @@ describe('fromOpenAIChatCompletions', () => {
       expect(await adapt([chunk({ reasoning: 'Hmm' }), chunk({ reasoning_content: 'A', reasoning: 'A' })])).toEqual([reasoning('Hmm'), reasoning('A')]);
     });
 
+    it("should read the text of OpenRouter's reasoning_details when reasoning or reasoning_content beside it is empty", async () => {
+      const { onDiagnostic } = diagnosticsSink();
+      const details = [{ type: 'reasoning.text', text: 'deep thought', index: 0 }];
+      expect(await adapt([chunk({ reasoning: '', reasoning_details: details })], { onDiagnostic })).toEqual([reasoning('deep thought')]);
+      expect(await adapt([chunk({ reasoning_content: '', reasoning_details: details })], { onDiagnostic })).toEqual([reasoning('deep thought')]);
+    });
+
     it('should read reasoning when reasoning_content beside it is empty or null', async () => {
       expect(await adapt([chunk({ reasoning_content: '', reasoning: 'think' }), chunk({ reasoning_content: null, reasoning: 'ing' }), chunk({ reasoning_content: '', reasoning: '' })])).toEqual([reasoning('think'), reasoning('ing')]);
     });

@@ -425,6 +425,26 @@ describe('toOpenAIResponsesInput', () => {
           ),
         );
       });
+
+      it('should fail with INVALID_RESUME for an entry whose status is neither resolved nor cancelled', () => {
+        expect(() => convert(asked, [{ interruptId: 'mcpr_1', status: 'pending', payload: true } as unknown as ResumeEntry])).toThrow(
+          new AguiRxError(
+            'INVALID_RESUME',
+            `toOpenAIResponsesInput cannot answer MCP approval request 'mcpr_1': its resume entry's status is "pending", but it must be 'resolved' (answered: payload { approved }) or 'cancelled' (declined).`,
+          ),
+        );
+      });
+
+      it.each([
+        ['a null entry', [null], '[0] is null, not a resume entry'],
+        ['an object', { interruptId: 'mcpr_1' }, 'is an object, not an array'],
+        ['a string', 'mcpr_1', 'is "mcpr_1", not an array'],
+        ['an entry without interruptId', [{ status: 'resolved' }], '[0].interruptId is undefined, not the id of an interrupt (a string)'],
+      ])('should refuse options.resume that is %s with INVALID_ARGUMENT saying what to pass', (_, resume, detail) => {
+        expect(() => convert(asked, resume as unknown as ResumeEntry[])).toThrow(
+          new AguiRxError('INVALID_ARGUMENT', `toOpenAIResponsesInput's options.resume ${detail}: pass the run's RunAgentInput.resume (an array of { interruptId, status, payload? }), or leave it out.`),
+        );
+      });
     });
   });
 
