@@ -24,11 +24,21 @@ export function describeClient(client: RedisClient): string {
   return `redis://${socket?.host ?? 'localhost'}:${socket?.port ?? 6379}`;
 }
 
-/** The error of a store whose Redis cannot be reached, naming where it looked and what to do. */
+/**
+ * What went wrong, for a message: the error's message, else its code or name (a socket error may
+ * have an empty message); empty when there is nothing to say.
+ */
+function reasonOf(cause: unknown): string {
+  if (!(cause instanceof Error)) return cause === undefined || cause === null ? '' : String(cause);
+  const code = (cause as { code?: unknown }).code;
+  return cause.message || (typeof code === 'string' && code !== '' ? code : '') || (cause.name !== 'Error' ? cause.name : '');
+}
+
+/** The error of a store whose Redis cannot be reached (or does not answer), naming where it looked, why when known, and what to do. */
 export function storeUnavailable(where: string, cause: unknown): AguiRxError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = reasonOf(cause);
   return new AguiRxError(
     'STORE_UNAVAILABLE',
-    `The Redis run store cannot reach Redis at ${where} (${reason}): check that Redis runs there and that the URL (e.g. REDIS_URL) is right.`,
+    `The Redis run store cannot reach Redis at ${where}${reason === '' ? '' : ` (${reason})`}: check that Redis runs there and answers, and that the URL (e.g. REDIS_URL) is right.`,
   );
 }
