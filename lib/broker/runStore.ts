@@ -54,8 +54,9 @@ export interface RunRecord {
  * (`spec/lib/broker/runStoreConformance.ts`).
  *
  * Every method may reject (or error, for Observables) with an `AguiRxError`: `STORE_UNAVAILABLE`
- * when the store cannot be reached, `CURSOR_EXPIRED` when a cursor is older than what retention
- * kept, `RUN_NOT_FOUND` for a run the store does not know, `RUN_ENDED` for an append to a finished run.
+ * when the store cannot be reached or does not answer in time, `CURSOR_EXPIRED` when a cursor is
+ * older than what retention kept, `RUN_NOT_FOUND` for a run the store does not know, `RUN_ENDED`
+ * for an append to a finished run.
  */
 export interface RunStore {
   /**
@@ -73,7 +74,9 @@ export interface RunStore {
    * with the append.
    * @return The cursors of the appended entries, in order.
    * @throws `RUN_ENDED` when the run is finished already (e.g. another instance declared it lost):
-   * nothing is appended.
+   * nothing is appended. `STORE_UNAVAILABLE` when the store does not
+   * answer in time: a retry with the same events first (the same objects) does not append twice
+   * what the unanswered call may have appended after all.
    */
   append(threadId: string, runId: string, events: readonly Event[]): Promise<string[]>;
   /**

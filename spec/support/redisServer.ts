@@ -16,6 +16,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Kills the server (if it runs) and starts an empty one on the same port, ready when this resolves. */
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its connections stay open and nothing is answered, as a Redis that hangs. */
+  pause(): void;
+  /** Thaws a paused server (SIGCONT): it answers what it was sent meanwhile. */
+  resume(): void;
 }
 
 /** A free TCP port on 127.0.0.1, as the system hands one out. */
@@ -60,6 +64,7 @@ function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
+    // SIGKILL ends a paused process too.
     child.kill('SIGKILL');
   });
 }
@@ -85,6 +90,12 @@ export async function startRedisServer(): Promise<RedisServer> {
       // stop() removed the directory: restart also brings a stopped server back.
       mkdirSync(dir, { recursive: true });
       child = await launch(port, dir);
+    },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
     },
   };
 }

@@ -6,6 +6,7 @@ import { isTerminalEvent } from '../../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../../protocol/errors.js';
 import { hasLoneSurrogate, MAX_TIMER_MS } from '../../protocol/values.js';
 import type { RunLogEntry, RunRecord, RunStore } from '../runStore.js';
+import { DeadlineExceeded, withDeadline, withDeadlines } from './deadline.js';
 import { describeClient, redactUrl, storeUnavailable, type RedisClient } from './redisClient.js';
 import { APPEND, CREATE_RUN, RENEW_LEASE, TOUCH_READER } from './scripts.js';
 import { createThreadWatchers, decodeEntries, type StreamEntry, type ThreadListener } from './threadWatchers.js';
@@ -22,10 +23,18 @@ export interface RedisRunStoreOptions {
   retainMs?: number | undefined;
   /** About how many entries a thread's stream keeps (`XADD MAXLEN ~`): a reader behind what was trimmed gets `CURSOR_EXPIRED`. Default: 1000000 (a run of 100k events replays whole). */
   maxLen?: number | undefined;
-  /** How long an operation or a live read waits for an unreachable Redis before it fails with `STORE_UNAVAILABLE`, in ms. Default: 5000. */
+  /** How long an operation or a live read waits for an unreachable Redis, or one that does not answer (frozen, a network blackhole), before it fails with `STORE_UNAVAILABLE`, in ms. Default: 5000. */
   unavailableAfterMs?: number | undefined;
   /** The clock, in ms since the epoch (a finished run's finishedAt). Default: `Date.now`. */
   now?: (() => number) | undefined;
+}
+
+/** An append that got no answer by its deadline: its events, and, once Redis answered, its cursors (or 'failed'). */
+interface Unanswered {
+  readonly events: readonly Event[];
+  cursors: string[] | 'failed' | undefined;
+  /** Forgets it a while after it settled, when no retry came. */
+  forget: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** A Lua script and its SHA1, sent by EVALSHA (the source only when Redis does not have it yet). */
@@ -122,9 +131,12 @@ function parseStopRequest(message: string): { threadId: string; runId: string } 
  *    the run record is gone (never created, expired, or lost by a Redis restart: a live read checks
  *    when its connection recovers); `INVALID_CURSOR` for a malformed `after`; `RUN_ENDED` for an
  *    append to a finished run; `STORE_UNAVAILABLE` (naming the URL, password hidden) when Redis
- *    does not answer within `unavailableAfterMs` (default 5 s): an operation waits that long at
- *    most, and a live read whose connection drops retries that long (node-redis reconnects by
- *    itself), then errors. A read that recovers in time continues after its last entry, no gap.
+ *    does not answer within `unavailableAfterMs` (default 5 s): every command has that deadline,
+ *    counted on our side, so a Redis that stops answering with its connection open (frozen, or
+ *    behind a network blackhole) fails it too; a live read whose connection drops retries that long
+ *    (node-redis reconnects by itself), then errors, and one blocking XREAD with no answer
+ *    `unavailableAfterMs` past its 5 s block errors at once (a half-open connection). A read that
+ *    recovers in time continues after its last entry, no gap.
  *
  * ## Example
  *
@@ -165,8 +177,10 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
         socket: { connectTimeout: unavailableAfterMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
       }),
     );
-  // Every command gives up after unavailableAfterMs instead of waiting in the offline queue for a Redis that is gone.
-  const redis = base.withCommandOptions({ timeout: unavailableAfterMs });
+  // Every command gives up after unavailableAfterMs: node-redis's timeout while it waits in the
+  // offline queue for a Redis that is gone, our deadline once it is sent (a frozen Redis never answers).
+  const undeadlined = base.withCommandOptions({ timeout: unavailableAfterMs });
+  const redis = withDeadlines(undeadlined, unavailableAfterMs);
   const subscriber = listen(base.duplicate());
   const stops = new Subject<{ threadId: string; runId: string }>();
   const channel = `${prefix}:stop`;
@@ -228,12 +242,12 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
     }
   };
 
-  /** Runs a script by its SHA1, sending its source only the first time a Redis lacks it. */
-  const run = async (script: Script, keys: string[], args: string[]): Promise<unknown> => {
+  /** Runs a script by its SHA1, sending its source only the first time a Redis lacks it; `client` is `redis` but for appends (they set their own deadline). */
+  const run = async (script: Script, keys: string[], args: string[], client: RedisClient = redis): Promise<unknown> => {
     try {
-      return await redis.evalSha(script.sha, { keys, arguments: args });
+      return await client.evalSha(script.sha, { keys, arguments: args });
     } catch (error) {
-      if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT')) return redis.eval(script.source, { keys, arguments: args });
+      if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT')) return client.eval(script.source, { keys, arguments: args });
       throw error;
     }
   };
@@ -263,7 +277,10 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
   };
   const readRecord = async (threadId: string, runId: string) => toRecord(await redis.hmGet(keys.run(threadId, runId), [...RECORD_FIELDS]));
 
-  /** Appends (mode 'append') or ends (mode 'end') in one script; the batch stops at its first terminal event. */
+  /**
+   * Appends (mode 'append') or ends (mode 'end') in one script; the batch stops at its first terminal event.
+   * The script's reply is awaited without a deadline: the caller sets it (see `append`).
+   */
   const appendEvents = async (threadId: string, runId: string, events: readonly Event[], mode: 'append' | 'end'): Promise<string[]> => {
     const end = events.findIndex((event) => isTerminalEvent(event));
     const batch = end === -1 ? events : events.slice(0, end + 1);
@@ -271,8 +288,51 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
       scripts.append,
       [keys.run(threadId, runId), keys.stream(threadId), keys.running(threadId), keys.runs(threadId), keys.readers(threadId, runId)],
       [runId, mode, String(now()), Number.isFinite(retainMs) ? String(retainMs) : '-1', String(maxLen), end === -1 ? '0' : '1', ...batch.map((event) => JSON.stringify(event))],
+      undeadlined,
     );
     return (reply as unknown[]).map(String);
+  };
+
+  // Appends that got no answer by their deadline, by run key: Redis may still run them (a frozen
+  // Redis runs what it was sent when it wakes), so their events must not be sent a second time.
+  const unanswered = new Map<string, Unanswered>();
+  /**
+   * Appends `events`, at most once each across retries: while an earlier append of the run is
+   * unanswered, it fails `STORE_UNAVAILABLE` without sending anything; once that one landed, a retry
+   * that starts with its events (the same objects, as the broker retries) sends only the rest.
+   */
+  const append = async (threadId: string, runId: string, events: readonly Event[]): Promise<string[]> => {
+    const key = keys.run(threadId, runId);
+    const earlier = unanswered.get(key);
+    let landed: string[] = [];
+    let rest = events;
+    if (earlier !== undefined) {
+      if (earlier.cursors === undefined) throw unavailable(`an earlier append of this run got no answer yet`);
+      unanswered.delete(key);
+      clearTimeout(earlier.forget);
+      if (earlier.cursors !== 'failed' && earlier.events.every((event, index) => events[index] === event)) {
+        landed = earlier.cursors;
+        rest = events.slice(earlier.events.length);
+      }
+    }
+    if (rest.length === 0) return landed;
+    const sent = appendEvents(threadId, runId, rest, 'append');
+    try {
+      return [...landed, ...(await withDeadline(sent, unavailableAfterMs))];
+    } catch (error) {
+      if (!(error instanceof DeadlineExceeded)) throw error;
+      const entry: Unanswered = { events: rest, cursors: undefined, forget: undefined };
+      unanswered.set(key, entry);
+      const settle = (cursors: string[] | 'failed') => {
+        entry.cursors = cursors;
+        // Kept for the retry, which comes within a second or so; forgotten after a minute.
+        entry.forget = setTimeout(() => unanswered.get(key) === entry && unanswered.delete(key), 60_000);
+        entry.forget.unref?.();
+      };
+      sent.then(settle, () => settle('failed'));
+      // Cursors of events before it that did land are lost with the error: the events are not.
+      throw error;
+    }
   };
 
   const watchers = createThreadWatchers({
@@ -309,8 +369,9 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
         await Promise.all(gone.map((runId) => redis.lRem(keys.runs(threadId), 1, runId)));
         return records.filter((record): record is RunRecord => record !== undefined);
       }),
-    append: (threadId, runId, events) => call(threadId, runId, () => appendEvents(threadId, runId, events, 'append')),
-    endRun: (threadId, runId, terminal) => call(threadId, runId, async () => (await appendEvents(threadId, runId, [terminal], 'end'))[0]),
+    append: (threadId, runId, events) => call(threadId, runId, () => append(threadId, runId, events)),
+    // Ending is idempotent (only a running run ends): a late answer does no harm.
+    endRun: (threadId, runId, terminal) => call(threadId, runId, async () => (await withDeadline(appendEvents(threadId, runId, [terminal], 'end'), unavailableAfterMs))[0]),
     read(threadId, runId, after) {
       return new Observable<RunLogEntry[]>((subscriber) => {
         if (after !== undefined && !isStreamId(after)) {
@@ -420,6 +481,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
       if (closed) return;
       closed = true;
       watchers.closeAll(new AguiRxError('STORE_UNAVAILABLE', 'The Redis run store was closed while this run was read.'));
+      for (const entry of unanswered.values()) clearTimeout(entry.forget);
+      unanswered.clear();
       stops.complete();
       // Ours are closed at once; the user's client stays theirs.
       const owned = options.client === undefined ? [subscriber, base] : [subscriber];

@@ -1,4 +1,5 @@
 import type { Event } from '@ag-ui/core';
+import { DeadlineExceeded, withDeadline } from './deadline.js';
 import type { RedisClient } from './redisClient.js';
 
 /** An entry of a thread's stream, decoded. */
@@ -24,7 +25,7 @@ export interface ThreadListener {
 export interface ThreadWatchersOptions {
   /** Opens a new connected-on-demand client for one thread's blocking reads (a duplicate of the store's). */
   connect(): RedisClient;
-  /** How long a blocking read may keep failing before its readers error, in ms. */
+  /** How long a blocking read may keep failing before its readers error, and how long past its block one may go unanswered, in ms. */
   unavailableAfterMs: number;
   /** How long one XREAD blocks before it is sent again, in ms. */
   blockMs: number;
@@ -72,6 +73,8 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *
  * When the connection fails (node-redis reconnects by itself), the loop retries; if it still fails
  * after `unavailableAfterMs`, every listener of the thread gets `error` and the connection closes.
+ * An XREAD with no answer `unavailableAfterMs` after its block ended (Redis frozen, or a half-open
+ * connection that reports no error) fails the same way at once.
  * Ids are the stream's, so a read that recovers continues after its last entry with no gap.
  *
  * @param options How to open a connection, and the timing.
@@ -98,7 +101,8 @@ export function createThreadWatchers(options: ThreadWatchersOptions): ThreadWatc
     let failingSince: number | undefined;
     while (!watcher.stopped) {
       try {
-        const reply = await watcher.client.xRead({ key, id: watcher.lastId }, { BLOCK: options.blockMs, COUNT: options.count });
+        // Redis answers a BLOCK by its end: no answer well past it is a frozen Redis or a half-open connection.
+        const reply = await withDeadline(watcher.client.xRead({ key, id: watcher.lastId }, { BLOCK: options.blockMs, COUNT: options.count }), options.blockMs + options.unavailableAfterMs);
         if (watcher.stopped) return;
         if (failingSince !== undefined) {
           failingSince = undefined;
@@ -110,6 +114,8 @@ export function createThreadWatchers(options: ThreadWatchersOptions): ThreadWatc
         for (const listener of [...watcher.listeners]) listener.next(entries);
       } catch (error) {
         if (watcher.stopped) return;
+        // It waited unavailableAfterMs past the block already; the connection is closed, not reused.
+        if (error instanceof DeadlineExceeded) return fail(key, watcher, error);
         failingSince ??= Date.now();
         const left = failingSince + options.unavailableAfterMs - Date.now();
         if (left <= 0) return fail(key, watcher, error);
