@@ -3,6 +3,7 @@ import { Observable, Subject, filter, map, pipe, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
+import { encodeStoredEvent } from './storedEvent.js';
 import { copyWith, MAX_TIMER_MS } from '../protocol/values.js';
 
 /** Options of {@link createMemoryRunStore}. */
@@ -84,6 +85,8 @@ const isSequence = (text: string) => CURSOR.test(text) && Number(text) <= Number
  * - A finished run is kept `retainMs` (default 10 min) after its terminal event, then dropped;
  *   a thread with no runs left is dropped with it. Reading a dropped run errors `RUN_NOT_FOUND`.
  * - Live reads are synchronous: an append reaches every reader before `append` resolves.
+ * - As the Redis store, it refuses a batch holding an event that JSON cannot carry (a reference
+ *   cycle, a BigInt) with `INVALID_EVENT`, naming the event's type: nothing of the batch is appended.
  *
  * ## Example
  *
@@ -207,6 +210,11 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       const run = thread === undefined ? undefined : runIn(thread, runId);
       if (thread === undefined || run === undefined) throw notFound(threadId, runId);
       if (run.record.status === 'finished') throw new AguiRxError('RUN_ENDED', `Run '${runId}' of thread '${threadId}' has ended: nothing can be appended to it.`);
+      // As a shared store, which keeps events as JSON: a batch with one JSON cannot carry is refused whole.
+      for (const event of events) {
+        encodeStoredEvent(event, threadId, runId);
+        if (isTerminalEvent(event)) break;
+      }
       return events.length === 0 ? [] : appendTo(thread, threadId, run, events);
     },
     async endRun(threadId, runId, terminal) {

@@ -10,6 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
+import { encodeStoredEvent } from './storedEvent.js';
 import { copyWith, hasLoneSurrogate, MAX_TIMER_MS, missingMethods } from '../protocol/values.js';
 import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
 
@@ -229,6 +230,16 @@ interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>>, Unsubscribabl
   subscription?: Subscription | undefined;
   /** Its subscription to the owner's mirror, once the store failed under it. */
   fallback?: Subscription | undefined;
+}
+
+/** Whether a store can hold `event` (it is valid JSON). */
+function isStorable(event: Event, run: RunRef): boolean {
+  try {
+    encodeStoredEvent(event, run.threadId, run.runId);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How many of its latest events an owned run keeps in memory for its local readers. */
@@ -517,6 +528,23 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
     finished(run);
   };
 
+  /**
+   * The store refused an event of the batch (not valid JSON): the run ends with a RUN_ERROR saying
+   * so, after the batch's events before that one; what the agent emits after it is dropped.
+   */
+  const refuse = (run: OwnedRun, events: readonly Event[], error: unknown) => {
+    const bad = events.findIndex((event) => !isStorable(event, run));
+    const kept = events.slice(0, bad === -1 ? 0 : bad).filter((event) => !isTerminalEvent(event));
+    const terminal: Event = { type: EventType.RUN_ERROR, code: 'INVALID_EVENT', message: `${errorMessage(error, 'An event of the run is not valid JSON.')} The run was ended at this event.` };
+    run.terminal = terminal;
+    run.batch = [...kept, terminal];
+    remember(run, terminal);
+    // The agent stops: nothing it emits now reaches the log.
+    safeUnsubscribe(run.subscription);
+    cancel(run);
+    flush(run);
+  };
+
   /** Appends the run's batch, unless an append is in flight (its success appends what came since). */
   const flush = (run: OwnedRun) => {
     // A released run writes nothing more (closed broker, or given up).
@@ -539,6 +567,8 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
         run.inFlight = false;
         const code = (error as { code?: unknown })?.code;
         report({ type: 'store-error', threadId: run.threadId, runId: run.runId, message: errorMessage(error, 'the store gave no reason'), unwritten: events.length + run.batch.length });
+        // An event the log cannot hold: no retry would take it, so the run ends here.
+        if (code === 'INVALID_EVENT') return refuse(run, events, error);
         // Ended elsewhere (declared lost, or the store lost the run): stop running it.
         if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
           return release(run, {

@@ -56,7 +56,7 @@ export interface RunRecord {
  * Every method may reject (or error, for Observables) with an `AguiRxError`: `STORE_UNAVAILABLE`
  * when the store cannot be reached or does not answer in time, `CURSOR_EXPIRED` when a cursor is
  * older than what retention kept, `RUN_NOT_FOUND` for a run the store does not know, `RUN_ENDED`
- * for an append to a finished run.
+ * for an append to a finished run, `INVALID_EVENT` for an append of an event that is not valid JSON.
  */
 export interface RunStore {
   /**
@@ -74,7 +74,8 @@ export interface RunStore {
    * with the append.
    * @return The cursors of the appended entries, in order.
    * @throws `RUN_ENDED` when the run is finished already (e.g. another instance declared it lost):
-   * nothing is appended. `STORE_UNAVAILABLE` when the store does not
+   * nothing is appended. `INVALID_EVENT` when an event of the batch is not valid JSON (a reference
+   * cycle, a BigInt): nothing of the batch is appended. `STORE_UNAVAILABLE` when the store does not
    * answer in time: a retry with the same events first (the same objects) does not append twice
    * what the unanswered call may have appended after all.
    */

@@ -6,6 +6,7 @@ import { isTerminalEvent } from '../../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../../protocol/errors.js';
 import { hasLoneSurrogate, MAX_TIMER_MS } from '../../protocol/values.js';
 import type { RunLogEntry, RunRecord, RunStore } from '../runStore.js';
+import { encodeStoredEvent } from '../storedEvent.js';
 import { DeadlineExceeded, withDeadline, withDeadlines } from './deadline.js';
 import { describeClient, redactUrl, storeUnavailable, type RedisClient } from './redisClient.js';
 import { APPEND, CREATE_RUN, RENEW_LEASE, TOUCH_READER } from './scripts.js';
@@ -279,15 +280,17 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RunStore {
 
   /**
    * Appends (mode 'append') or ends (mode 'end') in one script; the batch stops at its first terminal event.
+   * Every event is encoded first: one JSON cannot carry is refused (`INVALID_EVENT`) and nothing is sent.
    * The script's reply is awaited without a deadline: the caller sets it (see `append`).
    */
   const appendEvents = async (threadId: string, runId: string, events: readonly Event[], mode: 'append' | 'end'): Promise<string[]> => {
     const end = events.findIndex((event) => isTerminalEvent(event));
     const batch = end === -1 ? events : events.slice(0, end + 1);
+    const encoded = batch.map((event) => encodeStoredEvent(event, threadId, runId));
     const reply = await run(
       scripts.append,
       [keys.run(threadId, runId), keys.stream(threadId), keys.running(threadId), keys.runs(threadId), keys.readers(threadId, runId)],
-      [runId, mode, String(now()), Number.isFinite(retainMs) ? String(retainMs) : '-1', String(maxLen), end === -1 ? '0' : '1', ...batch.map((event) => JSON.stringify(event))],
+      [runId, mode, String(now()), Number.isFinite(retainMs) ? String(retainMs) : '-1', String(maxLen), end === -1 ? '0' : '1', ...encoded],
       undeadlined,
     );
     return (reply as unknown[]).map(String);

@@ -171,6 +171,24 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect(await failure(store.append(threadId, runId, [text('x')]))).toMatchObject({ code: 'RUN_ENDED' });
         expect(await failure(store.append(threadId, 'nope', [text('x')]))).toMatchObject({ code: 'RUN_NOT_FOUND' });
       });
+
+      it('should refuse a batch holding an event JSON cannot carry with INVALID_EVENT naming it, append none of it, and take the next batch', async () => {
+        const { store, threadId, runId } = await started();
+        const cyclic: Record<string, unknown> = { a: 1 };
+        cyclic.self = cyclic;
+        const raw = { type: EventType.RAW, event: cyclic } as Event;
+        const custom = { type: EventType.CUSTOM, name: 'n', value: { n: BigInt(1) } } as Event;
+        for (const bad of [raw, custom]) {
+          const error = await failure(store.append(threadId, runId, [text('a'), bad, text('b')]));
+          expect(error).toMatchObject({ code: 'INVALID_EVENT' });
+          expect(error.message).toContain(`The ${bad.type} event of run '${runId}'`);
+          expect(error.message).toContain('not valid JSON');
+        }
+        // Still running, and nothing of the refused batches is in the log.
+        expect((await store.getRun(threadId, runId))?.status).toBe('running');
+        await store.append(threadId, runId, [text('c'), finished(threadId, runId)]);
+        expect((await entries(store.read(threadId, runId))).map((entry) => entry.event)).toEqual([text('c'), finished(threadId, runId)]);
+      });
     });
 
     describe('endRun', () => {
