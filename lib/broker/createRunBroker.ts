@@ -171,6 +171,9 @@ interface OwnedRun extends RunRef, Partial<Observer<Event>>, CancelSignal {
   readonly startedAt: number;
   subscription?: Subscription | undefined;
   graceTimer?: ReturnType<typeof setTimeout> | undefined;
+  /** How many detachment checks began, and the number of the latest that decided (an older one that answers later is stale). */
+  detachChecks: number;
+  detachDecided: number;
   /** Events the store took. */
   appended: number;
   /** Events emitted but not yet appended (one append in flight at a time). */
@@ -371,14 +374,21 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
     if (allowed !== true) throw forbidden(request.action);
   };
 
-  /** Cancels an owned run once no reader has been seen for `detachGraceMs`. */
+  /**
+   * Cancels an owned run once no reader has been seen for `detachGraceMs`. A check whose store
+   * count comes back after a later check decided (a reader arrived meanwhile) is stale and decides
+   * nothing; and a reader here when the count comes back counts.
+   */
   const checkDetached = async (run: OwnedRun) => {
     if (!Number.isFinite(detachGraceMs) || run.aborted) return;
     const { threadId, runId } = run;
+    const check = ++run.detachChecks;
     const here = run.readers?.length ?? 0;
-    const readers = here > 0 ? here : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
+    const counted = here > 0 ? here : await store.countReaders(threadId, runId, Date.now()).catch(() => 1);
     // The run may have ended while the store counted: nothing is left to detach.
-    if (owned.get(run.key) !== run || run.aborted) return;
+    if (owned.get(run.key) !== run || run.aborted || check < run.detachDecided) return;
+    run.detachDecided = check;
+    const readers = Math.max(counted, run.readers?.length ?? 0);
     if (readers > 0) {
       if (run.graceTimer !== undefined) clearTimeout(run.graceTimer);
       run.graceTimer = undefined;
@@ -405,6 +415,8 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
       startedAt: Date.now(),
       subscription: undefined,
       graceTimer: undefined,
+      detachChecks: 0,
+      detachDecided: 0,
       appended: 0,
       batch: [],
       inFlight: false,
