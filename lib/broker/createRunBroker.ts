@@ -10,6 +10,7 @@ import type { BrokerAccess, BrokerFrame, RunBrokerApi } from '../transports/brok
 import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
+import { MAX_ID_BYTES, unroutableReason } from './routableId.js';
 import { encodeStoredEvent } from './storedEvent.js';
 import { copyWith, hasLoneSurrogate, MAX_TIMER_MS, missingMethods } from '../protocol/values.js';
 import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
@@ -296,6 +297,9 @@ const forbidden = (action: BrokerAction) =>
  *   is cancelled unless a reader came back.
  * - Leases: the owner renews its lease every `leaseMs / 3`; a reader that sees the lease expired
  *   with the run still running appends RUN_ERROR `RUN_LOST`, once (the store decides who).
+ * - Ids its routes cannot carry are refused when a run is started (`INVALID_ARGUMENT`, 400): `.`
+ *   and `..` (URLs resolve them away), ids over {@link MAX_ID_BYTES} (1024) bytes percent-encoded,
+ *   and ids holding half of a UTF-16 surrogate pair.
  * - Errors are {@link AguiRxError}s: `FORBIDDEN` (403), `RUN_NOT_FOUND` (404),
  *   `TOO_MANY_SUBSCRIBERS` (429), `INVALID_CURSOR` (400); a reader whose store fails mid-stream
  *   gets a RUN_ERROR frame with the store's code (e.g. `STORE_UNAVAILABLE`, `CURSOR_EXPIRED`).
@@ -898,6 +902,14 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
     // A store keeps ids as UTF-8 (Redis), and the run's URLs and events carry them so: half a surrogate pair would be another id there.
     for (const [name, id] of [['threadId', threadId], ['runId', runId]] as const) {
       if (hasLoneSurrogate(id)) throw new AguiRxError('INVALID_ARGUMENT', `The ${name} ${JSON.stringify(id.slice(0, 40))} holds half of a UTF-16 surrogate pair, which UTF-8 cannot carry: start runs under ids of whole characters.`);
+      // A run its routes cannot name could never be resumed or stopped.
+      const unroutable = unroutableReason(id);
+      if (unroutable !== undefined) {
+        throw new AguiRxError(
+          'INVALID_ARGUMENT',
+          `The ${name} ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} ${unroutable}: the run's events and stop routes (…/threads/<threadId>/runs/<runId>/…) could not name this run, so it could never be resumed or stopped. Start runs under other ids (not '.' or '..', at most ${MAX_ID_BYTES} bytes each, percent-encoded).`,
+        );
+      }
     }
     const now = Date.now();
     const record: RunRecord = { threadId, runId, input, owner: instanceId, status: 'running', startedAt: now, leaseUntil: now + leaseMs };
