@@ -40,7 +40,10 @@ export type AuthorizeRequest<Context = unknown> = unknown extends Context ? Brok
  *
  * - `run-started`: this instance (`instanceId`) started the agent.
  * - `run-ended`: its terminal event is in the log; `outcome` as RUN_FINISHED says (`error` for
- *   RUN_ERROR, with its `code`), `events` appended, `durationMs` since the start.
+ *   RUN_ERROR, with its `code`), `events` appended, `durationMs` since the start. A run this
+ *   instance stops running because the store lost it, or another instance ended it (its lease was
+ *   taken for lapsed), ends `error` with code `RUN_LOST`; one whose event the store refused (not
+ *   valid JSON), `error` with code `INVALID_EVENT`.
  * - `reader-attached` / `reader-left`: a connection of this instance began or stopped reading;
  *   `readers` of the run on this instance now, `delivered` events, `lag` events appended but not
  *   delivered when it left (known on the owner only).
@@ -587,14 +590,17 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
         if (code === 'INVALID_EVENT') return refuse(run, events, error);
         // Ended elsewhere (declared lost, or the store lost the run): stop running it.
         if (code === 'RUN_ENDED' || code === 'RUN_NOT_FOUND') {
-          return release(run, {
+          run.terminal = {
             type: EventType.RUN_ERROR,
             code: 'RUN_LOST',
             message:
               code === 'RUN_ENDED'
                 ? 'The run was ended by another server (its lease was taken for lapsed); this server stopped running it.'
                 : `The run log store lost this run (was it restarted without its data?); ${events.length + run.batch.length} events could not be written. Start the run again.`,
-          });
+          };
+          release(run, run.terminal);
+          // Reported as a run that ended RUN_LOST, as its readers learn.
+          return finished(run);
         }
         // Otherwise the store is unreachable: retry with the events kept, for at most a lease's time.
         run.batch = [...events, ...run.batch];

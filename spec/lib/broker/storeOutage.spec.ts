@@ -98,4 +98,39 @@ describe('createRunBroker when its store fails', () => {
     await expect(runWithOracle(from(received.map((frame) => frame.event)))).resolves.toBeDefined();
     await broker.close();
   });
+
+  it.each([
+    ['RUN_NOT_FOUND', 'the store lost the run (a Redis restarted without its data)'],
+    ['RUN_ENDED', 'another instance ended the run (its lease taken for lapsed)'],
+  ])('should report the run ended RUN_LOST when an append finds %s: %s', async (code) => {
+    const inner = createMemoryRunStore();
+    let lost = false;
+    const store: RunStore = {
+      ...inner,
+      append: (threadId, runId, events) => (lost ? Promise.reject(new AguiRxError(code, `A test double of a store that answers ${code}.`)) : inner.append(threadId, runId, events)),
+    };
+    const activity: BrokerActivity[] = [];
+    const broker = createRunBroker({ store, leaseMs: 60_000, onActivity: (entry) => activity.push(entry) });
+    const agent$ = new Subject<AgentEvent>();
+    let aborted = false;
+    const frames$ = await broker.run(
+      input,
+      (signal) => {
+        signal.addEventListener('abort', () => (aborted = true));
+        return agent$.pipe(toAgui({ threadId: 't1', runId: 'r1', input, signal }));
+      },
+      access,
+    );
+    const subscription = frames$.subscribe();
+    agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' } as AgentEvent);
+    await new Promise((resolve) => setImmediate(resolve));
+    lost = true;
+    agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: ' again' } as AgentEvent);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(aborted).toBe(true);
+    expect(activity.map((entry) => entry.type)).toEqual(['run-started', 'reader-attached', 'store-error', 'run-ended']);
+    expect(activity.at(-1)).toMatchObject({ type: 'run-ended', threadId: 't1', runId: 'r1', instanceId: broker.instanceId, outcome: 'error', code: 'RUN_LOST', events: 3 });
+    subscription.unsubscribe();
+    await broker.close();
+  });
 });
