@@ -141,7 +141,8 @@ export interface RunBrokerOptions<Context = unknown> {
 }
 
 /** A run broker: runs agents into run logs and serves readers of them (see {@link createRunBroker}). */
-export interface RunBroker extends RunBrokerApi {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as RunBrokerApi: without an argument, any broker
+export interface RunBroker<Context = any> extends RunBrokerApi<Context> {
   /** `run` for a `start` cancelled through the run's record (a {@link CancelSignal}) instead of an AbortSignal; the handlers use it. */
   runWithCancel(input: RunAgentInput, start: (cancel: CancelSignal) => Observable<Event>, access: BrokerAccess, after?: string): Promise<Observable<BrokerFrame>>;
   /** This instance's id. */
@@ -318,7 +319,7 @@ const forbidden = (action: BrokerAction) =>
  * @return The broker; pass it to `createAguiHandler` / `createAguiFetchHandler` as `broker`.
  * @throws RangeError when `leaseMs`, `detachGraceMs` or `maxSubscribers` is not a valid number (`NaN`, negative, a fraction of a reader); AguiRxError `INVALID_OPTIONS` when `authorize` or `onActivity` is not a function, `store` is not a run store, or `instanceId` is not a non-empty string.
  */
-export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Context> = {}): RunBroker {
+export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Context> = {}): RunBroker<Context> {
   assertBrokerOptions(options);
   // The handler passes what its `context` option made, which `Context` names.
   const authorizeHook = options.authorize as ((request: BrokerRequest) => boolean | Promise<boolean>) | undefined;

@@ -18,12 +18,23 @@ export interface BrokerFrame {
   readonly event: Event;
 }
 
+/** The key of a broker's type-only `Context` mark (never set at run time): see {@link RunBrokerApi}. */
+declare const authorizesContext: unique symbol;
+
 /**
  * What the handlers need of a run broker (`createRunBroker` in lib/broker implements it). Every
  * method rejects with an `AguiRxError` before any stream starts when the request cannot be
  * served: `FORBIDDEN`, `RUN_NOT_FOUND`, `INVALID_CURSOR`, `TOO_MANY_SUBSCRIBERS`, `STORE_UNAVAILABLE`.
+ *
+ * `Context` is what its `authorize` reads as `context` (`createRunBroker<Caller>`): a handler given
+ * the broker must make one (its `context` option), else it does not compile (with
+ * `strictFunctionTypes`, part of `strict`). A broker of `unknown` context fits every handler; the
+ * type without an argument (`RunBrokerApi`, `RunBroker`) is any broker, its context not tracked.
  */
-export interface RunBrokerApi {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a broker whose context is not tracked
+export interface RunBrokerApi<Context = any> {
+  /** Type only, never set: the `Context` the broker's `authorize` reads. */
+  readonly [authorizesContext]?: ((context: Context) => void) | undefined;
   /**
    * Starts run `input.runId` with `start` unless it exists (then attaches); the run's frames strictly
    * after `after`, then live. `start`'s signal aborts when the run is cancelled (stopped, detached past

@@ -130,7 +130,7 @@ export interface AguiHandlerOptions<Req = IncomingMessage | Request, Context = u
    * broker's routes (resume, connect, stop) besides POST. Without one a run lives in its response
    * and ends when the client goes away.
    */
-  broker?: RunBrokerApi | undefined;
+  broker?: RunBrokerApi<Context> | undefined;
   /**
    * With a broker: the path the handler is mounted at, e.g. `/agent` (the routes are relative to
    * it). Default: '' (for frameworks that strip the mount point, such as Express's `app.use`).

@@ -327,6 +327,17 @@ describe('a typed context', () => {
     expect(() => createAguiHandler<Caller>(() => from(SCRIPT), { heartbeatMs: 0 })).not.toThrow();
     // @ts-expect-error -- the options are required with a Context type
     expect(() => createAguiFetchHandler<Caller>(() => from(SCRIPT))).not.toThrow();
+    // A broker whose authorize reads a Caller needs a handler that makes one: without the context option, a compile error.
+    const typedBroker = createRunBroker<Caller>({ authorize: ({ context }) => context.userId === 'ada' });
+    // @ts-expect-error -- 'context' is missing in the options (the broker's authorize would read undefined)
+    expect(() => createAguiHandler(() => from(SCRIPT), { broker: typedBroker })).not.toThrow();
+    // @ts-expect-error -- the same with a handler that names no Context: the broker's Context is not unknown
+    expect(() => createAguiHandler<unknown>(() => from(SCRIPT), { broker: typedBroker })).not.toThrow();
+    // A broker that reads no context fits a typed handler, and the RunBroker type without an argument holds any broker.
+    const untypedBroker = createRunBroker();
+    createAguiHandler<Caller>(() => from(SCRIPT), { context: callerOf, broker: untypedBroker });
+    const anyBroker: RunBroker = typedBroker;
+    await Promise.all([typedBroker.close(), untypedBroker.close(), anyBroker.close()]);
     // Without a Context type, context stays unknown and optional, and the options too.
     createAguiHandler((_input, { context }) => {
       // @ts-expect-error -- 'context' is of type 'unknown'
