@@ -1,7 +1,7 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
 import { Observable, Subject, firstValueFrom, toArray, type Observer } from 'rxjs';
 import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore';
-import { createRunBroker, type BrokerActivity } from '../../../lib/broker/createRunBroker';
+import { createRunBroker, type BrokerActivity, type RunBroker } from '../../../lib/broker/createRunBroker';
 import type { RunStore } from '../../../lib/broker/runStore';
 import { AguiRxError } from '../../../lib/protocol/errors';
 import { toAgui } from '../../../operators/toAgui';
@@ -13,6 +13,21 @@ const input: RunAgentInput = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1
 const access = { request: undefined };
 
 /** A memory store whose reads and appends start failing with STORE_UNAVAILABLE when `down()` is called, as a Redis that went away. */
+/** Starts run r1 on `broker` with an agent fed by hand: its events, the run's frames, and whether the agent was aborted. */
+async function startRun(broker: RunBroker) {
+  const agent$ = new Subject<AgentEvent>();
+  let aborted = false;
+  const frames$ = await broker.run(
+    input,
+    (signal) => {
+      signal.addEventListener('abort', () => (aborted = true));
+      return agent$.pipe(toAgui({ threadId: 't1', runId: 'r1', input, signal }));
+    },
+    access,
+  );
+  return { agent$, frames$, aborted: () => aborted };
+}
+
 function failingStore(): { store: RunStore; down(): void } {
   const inner = createMemoryRunStore();
   let isDown = false;
@@ -71,16 +86,7 @@ describe('createRunBroker when its store fails', () => {
     const { store, down } = failingStore();
     const activity: BrokerActivity[] = [];
     const broker = createRunBroker({ store, leaseMs: 300, onActivity: (entry) => activity.push(entry) });
-    const agent$ = new Subject<AgentEvent>();
-    let aborted = false;
-    const frames$ = await broker.run(
-      input,
-      (signal) => {
-        signal.addEventListener('abort', () => (aborted = true));
-        return agent$.pipe(toAgui({ threadId: 't1', runId: 'r1', input, signal }));
-      },
-      access,
-    );
+    const { agent$, frames$, aborted } = await startRun(broker);
     const frames = firstValueFrom(frames$.pipe(toArray()));
     agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' } as AgentEvent);
     await new Promise((resolve) => setImmediate(resolve));
@@ -92,7 +98,7 @@ describe('createRunBroker when its store fails', () => {
     expect(last.message).toMatch(/could not be written to the run store for \d+ ms .*: \d+ events were not written, so the run was stopped/);
     // The message it was in the middle of is ended before the RUN_ERROR: nothing is left half-open.
     expect(received.slice(-2).map((frame) => frame.event)).toEqual([{ type: EventType.TEXT_MESSAGE_END, messageId: 'm1' }, last]);
-    expect(aborted).toBe(true);
+    expect(aborted()).toBe(true);
     expect(activity.some((entry) => entry.type === 'store-error' && entry.unwritten > 0)).toBe(true);
     // What the reader got is still a stream the official client accepts.
     await expect(runWithOracle(from(received.map((frame) => frame.event)))).resolves.toBeDefined();
@@ -111,23 +117,14 @@ describe('createRunBroker when its store fails', () => {
     };
     const activity: BrokerActivity[] = [];
     const broker = createRunBroker({ store, leaseMs: 60_000, onActivity: (entry) => activity.push(entry) });
-    const agent$ = new Subject<AgentEvent>();
-    let aborted = false;
-    const frames$ = await broker.run(
-      input,
-      (signal) => {
-        signal.addEventListener('abort', () => (aborted = true));
-        return agent$.pipe(toAgui({ threadId: 't1', runId: 'r1', input, signal }));
-      },
-      access,
-    );
+    const { agent$, frames$, aborted } = await startRun(broker);
     const subscription = frames$.subscribe();
     agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'Hello' } as AgentEvent);
     await new Promise((resolve) => setImmediate(resolve));
     lost = true;
     agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: ' again' } as AgentEvent);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(aborted).toBe(true);
+    expect(aborted()).toBe(true);
     expect(activity.map((entry) => entry.type)).toEqual(['run-started', 'reader-attached', 'store-error', 'run-ended']);
     expect(activity.at(-1)).toMatchObject({ type: 'run-ended', threadId: 't1', runId: 'r1', instanceId: broker.instanceId, outcome: 'error', code: 'RUN_LOST', events: 3 });
     subscription.unsubscribe();

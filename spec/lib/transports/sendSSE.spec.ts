@@ -986,6 +986,17 @@ describe('sendSSE', () => {
         bad,
         { type: EventType.TOOL_CALL_CHUNK, toolCallId: 'c1', delta: '1}' },
       ];
+      // A message with a call in it, both closed before the RUN_ERROR.
+      const closedThenError = [
+        EventType.RUN_STARTED,
+        EventType.TEXT_MESSAGE_START,
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_ARGS,
+        EventType.TOOL_CALL_END,
+        EventType.TEXT_MESSAGE_END,
+        EventType.RUN_ERROR,
+      ];
       const aguiOf = (events: AgentEvent[]) => from(events).pipe(toAgui({ threadId: 't1', runId: 'r1', onError: () => {} }));
 
       it('should close the message and the call it interrupts before its RUN_ERROR, which the official client takes', async () => {
@@ -994,16 +1005,7 @@ describe('sendSSE', () => {
         sendSSE(fake.res, aguiOf(agentEvents({ type: EventType.CUSTOM, name: 'n', value: big })));
 
         const events = written(fake) as Event[];
-        expect(events.map((event) => event.type)).toEqual([
-          EventType.RUN_STARTED,
-          EventType.TEXT_MESSAGE_START,
-          EventType.TEXT_MESSAGE_CONTENT,
-          EventType.TOOL_CALL_START,
-          EventType.TOOL_CALL_ARGS,
-          EventType.TOOL_CALL_END,
-          EventType.TEXT_MESSAGE_END,
-          EventType.RUN_ERROR,
-        ]);
+        expect(events.map((event) => event.type)).toEqual(closedThenError);
         expect(events.at(-1)).toMatchObject({
           code: 'INVALID_EVENT',
           message:
@@ -1063,16 +1065,7 @@ describe('sendSSE', () => {
         );
 
         const events = written(fake) as Event[];
-        expect(events.map((event) => event.type)).toEqual([
-          EventType.RUN_STARTED,
-          EventType.TEXT_MESSAGE_START,
-          EventType.TEXT_MESSAGE_CONTENT,
-          EventType.TOOL_CALL_START,
-          EventType.TOOL_CALL_ARGS,
-          EventType.TOOL_CALL_END,
-          EventType.TEXT_MESSAGE_END,
-          EventType.RUN_ERROR,
-        ]);
+        expect(events.map((event) => event.type)).toEqual(closedThenError);
         expect(events.at(-1)).toMatchObject({ code: 'INVALID_EVENT', message: expect.stringContaining('The TOOL_CALL_ARGS event cannot be encoded') });
         expect((await runWithOracle(from(events), { runId: 'r1' })).messages).toEqual([
           { id: 'm1', role: 'assistant', content: 'a', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{' } }] },
