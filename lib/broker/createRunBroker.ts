@@ -274,7 +274,17 @@ const forbidden = (action: BrokerAction) =>
     'FORBIDDEN',
     action === 'attach'
       ? 'This run exists already and this request may not read it. Configure the run broker\'s `authorize` hook to let clients attach to, resume, connect to and stop runs.'
-      : `This request may not ${{ start: 'start this run', events: 'read this run', connect: 'connect to this thread', stop: 'stop this run' }[action]}. Configure the run broker's \`authorize\` hook to allow it.`,
+      : `This request may not ${deniedAction[action]}. Configure the run broker's \`authorize\` hook to allow it.`,
+  );
+
+// What each action asks, as a refusal names it.
+const deniedAction: Readonly<Record<BrokerAction, string>> = { start: 'start this run', attach: 'read this run', events: 'read this run', connect: 'connect to this thread', stop: 'stop this run' };
+
+/** The refusal of a hook that exists and did not return true: it decided, so nothing is to be configured. */
+const refused = (request: BrokerRequest) =>
+  new AguiRxError(
+    'FORBIDDEN',
+    `The run broker's \`authorize\` hook refused this request: it may not ${request.action === 'attach' ? 'attach to this run, which exists already' : deniedAction[request.action]} (action '${request.action}', thread '${request.threadId}'${request.runId === undefined ? '' : `, run '${request.runId}'`}). Sign in as a caller the hook allows; a client that makes up its thread id (HttpAgent and ResumableHttpAgent mint one when none is given) must use one the hook accepts.`,
   );
 
 /**
@@ -378,8 +388,8 @@ export function createRunBroker<Context = unknown>(options: RunBrokerOptions<Con
   });
 
   const authorize = async (request: BrokerRequest): Promise<void> => {
-    const allowed = authorizeHook === undefined ? false : await authorizeHook(request);
-    if (allowed !== true) throw forbidden(request.action);
+    if (authorizeHook === undefined) throw forbidden(request.action);
+    if ((await authorizeHook(request)) !== true) throw refused(request);
   };
 
   /**

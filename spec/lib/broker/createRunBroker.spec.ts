@@ -356,8 +356,12 @@ describe('createRunBroker', () => {
     const refusing = createRunBroker({ authorize: () => false });
     await expect(refusing.run(runInput('t1', 'r1'), () => from<Event[]>([]), access)).rejects.toMatchObject({
       code: 'FORBIDDEN',
-      message: "This request may not start this run. Configure the run broker's `authorize` hook to allow it.",
+      message:
+        "The run broker's `authorize` hook refused this request: it may not start this run (action 'start', thread 't1', run 'r1'). Sign in as a caller the hook allows; a client that makes up its thread id (HttpAgent and ResumableHttpAgent mint one when none is given) must use one the hook accepts.",
     });
+    await expect(refusing.connect(runInput('t1', 'r1'), access)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining("it may not connect to this thread (action 'connect', thread 't1')") });
+    // Without a hook, the refusal says to configure one.
+    await expect(broker.connect(runInput('t1', 'r1'), access)).rejects.toMatchObject({ message: "This request may not connect to this thread. Configure the run broker's `authorize` hook to allow it." });
     await refusing.close();
     await broker.close();
     broker = createRunBroker({ authorize: allowAll });
