@@ -17,7 +17,7 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
   const idField = tokenIdFieldOf(type);
   if (idField !== undefined) {
     const id = idField === 'toolCallId' ? event.toolCallId : event.messageId;
-    if (typeof id !== 'string') throw invalidField(type, idField, id, 'a string');
+    if (typeof id !== 'string') throw invalidField(type, idField, id, 'a string', snakeCaseHint(event, idField));
     return assertTokenFields(type, event);
   }
   if (isPlainValid(type, event)) return event as unknown as Event;
@@ -28,7 +28,7 @@ export function assertWireEvent(event: Record<string, unknown>): Event {
       'INVALID_EVENT',
       `${type} is not a valid AG-UI event: ${describeIssue(result.error)}. Fix the field in the event your agent emits${
         issue.path.length > 0 && valueAt(event, issue.path) === null ? ' (omit optional fields rather than sending null)' : ''
-      }.`,
+      }.${issue.path.length === 1 && typeof issue.path[0] === 'string' ? snakeCaseHint(event, issue.path[0]) : ''}`,
     );
   }
   return event as unknown as Event;
@@ -173,11 +173,23 @@ function assertTokenFields(type: string, event: Record<string, unknown>): Event 
   return event as unknown as Event;
 }
 
-function invalidField(type: string, field: string, value: unknown, expected: string): AguiRxError {
+function invalidField(type: string, field: string, value: unknown, expected: string, hint = ''): AguiRxError {
   return new AguiRxError(
     'INVALID_EVENT',
-    `${type} has '${field}: ${describeValue(value)}', but '${field}' must be ${expected}${value === null ? ': omit an optional field rather than sending null' : ''}.`,
+    `${type} has '${field}: ${describeValue(value)}', but '${field}' must be ${expected}${value === null ? ': omit an optional field rather than sending null' : ''}.${hint}`,
   );
+}
+
+/**
+ * When a field is missing and the event has it in snake_case (`tool_call_id` for `toolCallId`, as a
+ * serialiser without aliases writes it), a sentence saying so; else ''. Read only on failure.
+ */
+function snakeCaseHint(event: Record<string, unknown>, field: string): string {
+  if (event[field] !== undefined) return '';
+  const snake = field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return snake !== field && event[snake] !== undefined
+    ? ` The event has '${snake}': AG-UI names its fields in camelCase ('${field}'). toAgui and agui-rx verify --fix read snake_case names, but on the wire they must be camelCase.`
+    : '';
 }
 
 /** The value at `path` inside `value`, or undefined where the path leaves the objects (never throws on plain JSON). */

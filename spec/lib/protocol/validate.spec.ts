@@ -46,6 +46,12 @@ describe('assertWireEvent', () => {
       );
     });
 
+    it('should say a missing id is there in snake_case', () => {
+      expect(rejectionOf({ type: EventType.TOOL_CALL_ARGS, tool_call_id: 'c1', delta: '{}' }).message).toBe(
+        "TOOL_CALL_ARGS has 'toolCallId: undefined', but 'toolCallId' must be a string. The event has 'tool_call_id': AG-UI names its fields in camelCase ('toolCallId'). toAgui and agui-rx verify --fix read snake_case names, but on the wire they must be camelCase.",
+      );
+    });
+
     it('should reject a missing delta', () => {
       expect(rejectionOf({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: 'rm1' }).message).toBe(
         "REASONING_MESSAGE_CONTENT has 'delta: undefined', but 'delta' must be a string.",
@@ -117,6 +123,12 @@ describe('assertWireEvent', () => {
       expect(error.code).toBe('INVALID_EVENT');
       expect(error.message).toBe(
         "TEXT_MESSAGE_START is not a valid AG-UI event: 'messageId': Invalid input: expected string, received undefined. Fix the field in the event your agent emits.",
+      );
+    });
+
+    it('should say a missing required field is there in snake_case', () => {
+      expect(rejectionOf({ type: EventType.TOOL_CALL_START, tool_call_id: 'c1', toolCallName: 'search' }).message).toBe(
+        "TOOL_CALL_START is not a valid AG-UI event: 'toolCallId': Invalid input: expected string, received undefined. Fix the field in the event your agent emits. The event has 'tool_call_id': AG-UI names its fields in camelCase ('toolCallId'). toAgui and agui-rx verify --fix read snake_case names, but on the wire they must be camelCase.",
       );
     });
 
