@@ -66,6 +66,34 @@ export function nameSource(source: PartSource): string {
   return source.mimeType === undefined ? kind : `${kind} (${source.mimeType})`;
 }
 
+/** The image types Anthropic and both OpenAI APIs take (PNG, JPEG, GIF, WebP); each refuses others, SVG and HEIC among them. */
+export const imageTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+/**
+ * Why an image cannot go to `api`, or `undefined` when it can: a base64 image, or a URL or file
+ * whose declared `mimeType` is not one of {@link imageTypes}. A URL or file that declares no type
+ * is sent: the provider reads the type from the bytes.
+ */
+export function unsupportedImage(source: PartSource, api: string): string | undefined {
+  const mime = mimeOf(source);
+  if (mime === undefined || imageTypes.includes(mime)) return undefined;
+  return `${api} takes images only as ${imageTypes.join(', ')}, and this is ${nameSource(source)}. Convert it to PNG or JPEG first.`;
+}
+
+/** The `FileSource.provider` whose handles the OpenAI APIs resolve: OpenAI's, and Azure OpenAI's (the same APIs; which host gets the request, the converter cannot tell). */
+export const openAIFiles: readonly string[] = ['openai', 'azure'];
+
+/**
+ * Why a provider file handle cannot go to `api` (of `vendor`), or `undefined` when it can: its `provider` (compared
+ * lower-cased) is set and is none of `accepts`. Only the provider that issued a handle can resolve it
+ * (AG-UI's `FileSource`); a handle without `provider` is sent as it is, as the agent that made it
+ * knows which provider it talks to.
+ */
+export function foreignFile(source: PartSource, api: string, vendor: string, accepts: readonly string[]): string | undefined {
+  if (source.type !== 'file' || source.provider === undefined || accepts.includes(source.provider.toLowerCase())) return undefined;
+  return `it is a file handle that '${source.provider}' issued ('${source.value}'), and only the provider that issued a handle can resolve it: ${api} would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to ${vendor}'s Files API and send that id (with provider: '${accepts[0]}').`;
+}
+
 /** The text a tool message tells the model: its content's text, and its `error` when it failed. */
 export function toolResultText(content: string, error: string | undefined): string {
   if (error === undefined || error === '') return content;

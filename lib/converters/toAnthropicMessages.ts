@@ -2,11 +2,13 @@ import type { ContentPart, Message, ToolCall, ToolMessage } from '@ag-ui/core';
 import {
   assertMessages,
   defaultWarning,
+  foreignFile,
   mimeOf,
   namePart,
   nameSource,
   textOf,
   toolResultText,
+  unsupportedImage,
   type ConverterWarning,
   type ConverterOptions,
 } from './converterInternals.js';
@@ -178,8 +180,12 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  * 2. Content is always a block list. A `user` message's text becomes a `text` block (empty text
  *    is left out, and whitespace-only text with a warning, in user, assistant and tool-result
  *    content alike: the API refuses both, "text content blocks must contain non-whitespace text"); an image becomes an `image` block (base64, URL or provider
- *    file source); a document becomes a `document` block: base64 PDF as it is, base64 `text/*`
- *    decoded into a `text` source, a URL or a provider file as such.
+ *    file source) when it is JPEG, PNG, GIF or WebP (a URL or file that declares no `mimeType` is
+ *    sent: Anthropic reads the bytes); a document becomes a `document` block: base64 PDF as it is, base64 `text/*`
+ *    decoded into a `text` source, a URL or a provider file as such. A provider file (image or
+ *    document) whose `provider` names another vendor than `anthropic` (OpenAI's `file-…`, Google's
+ *    `files/…`) is dropped with a warning: only the provider that issued a handle can resolve it.
+ *    One without `provider` is sent as it is (the agent that made it knows which provider it talks to).
  * 3. An `assistant` message becomes a `text` block (when it has text) and one `tool_use` block
  *    `{ id, name, input }` per call, `input` parsed from the JSON arguments: `{}` when they are
  *    empty, and `{}` with a warning when they are not a JSON object.
@@ -223,7 +229,7 @@ export type ToAnthropicMessagesOptions = ConverterOptions;
  *    made up. A conversation that itself starts with an assistant message is sent as it is.
  * 9. Dropped, each with a warning that names it: reasoning without `encryptedValue` (Anthropic
  *    refuses unsigned thinking), `activity` messages, audio and video parts, documents other than
- *    PDF and text, empty user messages, tool messages that answer no call of an earlier assistant
+ *    PDF and text, images other than JPEG, PNG, GIF and WebP (SVG, HEIC …), another provider's files, empty user messages, tool messages that answer no call of an earlier assistant
  *    message (the API refuses them; one whose call comes after it too), and a server tool call without a marked result (nor its
  *    result: sent apart, Anthropic would refuse them), with the tool message that answers it
  *    unmarked.
@@ -469,10 +475,15 @@ function blocksOf(message: Message, parts: readonly ContentPart[], warn: Convert
         break;
       case 'image': {
         const source = part.source;
+        const why = foreignFile(source, 'Anthropic', 'Anthropic', anthropicFiles) ?? unsupportedImage(source, 'Anthropic');
+        if (why !== undefined) {
+          drop(why);
+          break;
+        }
         out.push({
           type: 'image',
           source:
-            source.type === 'data' ? { type: 'base64', media_type: source.mimeType, data: source.value } : source.type === 'url' ? { type: 'url', url: source.value } : { type: 'file', file_id: source.value },
+            source.type === 'data' ? { type: 'base64', media_type: mimeOf(source)!, data: source.value } : source.type === 'url' ? { type: 'url', url: source.value } : { type: 'file', file_id: source.value },
         });
         break;
       }
@@ -480,6 +491,11 @@ function blocksOf(message: Message, parts: readonly ContentPart[], warn: Convert
         const source = part.source;
         const mime = mimeOf(source);
         const title = (part.metadata as { title?: unknown } | undefined)?.title;
+        const foreign = foreignFile(source, 'Anthropic', 'Anthropic', anthropicFiles);
+        if (foreign !== undefined) {
+          drop(foreign);
+          break;
+        }
         let block: AnthropicDocumentBlock | undefined;
         if (source.type === 'url') block = { type: 'document', source: { type: 'url', url: source.value } };
         else if (source.type === 'file') block = { type: 'document', source: { type: 'file', file_id: source.value } };
@@ -507,6 +523,9 @@ function blocksOf(message: Message, parts: readonly ContentPart[], warn: Convert
   });
   return out;
 }
+
+/** The `FileSource.provider` whose handles Anthropic resolves. */
+const anthropicFiles: readonly string[] = ['anthropic'];
 
 /** Base64 bytes as UTF-8 text (with `atob`, so that it runs outside Node too). */
 function decodeBase64Text(value: string): string {

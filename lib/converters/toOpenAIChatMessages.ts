@@ -3,12 +3,15 @@ import {
   assertMessages,
   defaultWarning,
   fileNameOf,
+  foreignFile,
   mimeOf,
   namePart,
   nameSource,
   openAIAudioFormat,
+  openAIFiles,
   textOf,
   toolResultText,
+  unsupportedImage,
   urlOf,
   type ConverterOptions,
 } from './converterInternals.js';
@@ -181,7 +184,10 @@ export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
  * 2. A `user` message with string content keeps it; a part list becomes parts: text → `text`,
  *    image → `image_url` (a base64 source as a `data:` URL, a URL as it is), base64 wav/mp3 audio →
  *    `input_audio`, a PDF document → `file` (base64 as `file_data` with a file name from
- *    `metadata.filename` or `<messageId>-<index>.pdf`, a provider file as `file_id`).
+ *    `metadata.filename` or `<messageId>-<index>.pdf`, a provider file as `file_id`). A provider
+ *    file whose `provider` names another vendor than `openai` or `azure` (Anthropic's `file_…`,
+ *    Google's `files/…`) is dropped with a warning: only the provider that issued a handle can
+ *    resolve it. One without `provider` is sent as it is (the agent knows its provider).
  * 3. An `assistant` message becomes `{ role: 'assistant', content, tool_calls }`: `content` is
  *    `null` when it has tool calls and no text, `tool_calls` is left out when it has none. One
  *    with neither text nor calls is left out (it tells the model nothing).
@@ -224,7 +230,8 @@ export interface ToOpenAIChatMessagesOptions extends ConverterOptions {
  * 7. Dropped, each with a warning that names it: `reasoning` messages without `reasoningContent`
  *    (Chat Completions takes no reasoning back), `activity` messages (UI-only), video parts, audio
  *    other than base64 wav/mp3, documents other than PDF and URL-sourced documents, provider-file
- *    images, media parts of tool results (Chat Completions takes text only there), and tool
+ *    images, images other than JPEG, PNG, GIF and WebP (a URL that declares no `mimeType` is sent),
+ *    another provider's files, media parts of tool results (Chat Completions takes text only there), and tool
  *    messages that answer no call of an earlier assistant message (the API refuses them; one whose
  *    call comes after it too: a result answers a call made before it). A user
  *    message whose every part was dropped is left out.
@@ -395,7 +402,9 @@ function userParts(message: Message, parts: readonly ContentPart[], warn: (messa
         break;
       case 'image': {
         const url = urlOf(part.source);
-        if (url === undefined) drop(`Chat Completions takes images as URLs or base64 data, not as a provider file (${part.source.value}). Send the image's bytes or URL instead.`);
+        const why = foreignFile(part.source, 'Chat Completions', 'OpenAI', openAIFiles) ?? unsupportedImage(part.source, 'Chat Completions');
+        if (why !== undefined) drop(why);
+        else if (url === undefined) drop(`Chat Completions takes images as URLs or base64 data, not as a provider file (${part.source.value}). Send the image's bytes or URL instead.`);
         else out.push({ type: 'image_url', image_url: { url } });
         break;
       }
@@ -407,7 +416,9 @@ function userParts(message: Message, parts: readonly ContentPart[], warn: (messa
       }
       case 'document': {
         const source = part.source;
-        if (source.type === 'file') out.push({ type: 'file', file: { file_id: source.value } });
+        const foreign = foreignFile(source, 'Chat Completions', 'OpenAI', openAIFiles);
+        if (foreign !== undefined) drop(foreign);
+        else if (source.type === 'file') out.push({ type: 'file', file: { file_id: source.value } });
         else if (source.type === 'data' && mimeOf(source) === 'application/pdf') {
           out.push({ type: 'file', file: { filename: fileNameOf(part, message.id, index), file_data: urlOf(source)! } });
         } else drop(`Chat Completions takes documents only as base64 PDF or an uploaded file id, and this is ${nameSource(source)}. Send the PDF's bytes, or its text as a text part.`);

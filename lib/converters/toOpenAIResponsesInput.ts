@@ -1,6 +1,20 @@
 import type { ContentPart, Message, ResumeEntry, ToolCall } from '@ag-ui/core';
 import { approvalAnswer, assertResume, callKind, customInput, openAIMark, type ResponsesCallKind } from './responsesInputInternals.js';
-import { assertMessages, defaultWarning, fileNameOf, namePart, nameSource, openAIAudioFormat, textOf, toolResultText, urlOf, type ConverterOptions } from './converterInternals.js';
+import {
+  assertMessages,
+  defaultWarning,
+  fileNameOf,
+  foreignFile,
+  namePart,
+  nameSource,
+  openAIAudioFormat,
+  openAIFiles,
+  textOf,
+  toolResultText,
+  unsupportedImage,
+  urlOf,
+  type ConverterOptions,
+} from './converterInternals.js';
 import { isOrphanResult, pairToolResults } from './pairingInternals.js';
 import { splitSystemMessages } from './splitSystemMessages.js';
 
@@ -171,6 +185,9 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  *    `input_text`, image → `input_image` (`image_url` for base64, as a `data:` URL, and URLs;
  *    `file_id` for a provider file; `detail: 'auto'`), document → `input_file` (`file_data` with
  *    a file name for base64, `file_url`, or `file_id`), base64 wav/mp3 audio → `input_audio`.
+ *    A provider file whose `provider` names another vendor than `openai` or `azure` (Anthropic's
+ *    `file_…`, Google's `files/…`) is dropped with a warning: only the provider that issued a
+ *    handle can resolve it. One without `provider` is sent as it is (the agent knows its provider).
  * 3. An `assistant` message becomes a `message` item with one `output_text` part when it has
  *    text, then one `function_call` item `{ call_id, name, arguments }` per tool call. AG-UI ids
  *    are not sent as item ids (the API only takes its own `msg_`/`fc_` ids).
@@ -198,7 +215,9 @@ export interface ToOpenAIResponsesInputOptions extends ConverterOptions {
  *    or tool call follows (a response cut while the model reasoned) is dropped with a warning: the
  *    API refuses a reasoning item without the item that followed it.
  * 7. Dropped, each with a warning that names it: reasoning without `encryptedValue` (the API
- *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3. A
+ *    cannot take it back), `activity` messages, video parts, audio other than base64 wav/mp3,
+ *    images other than JPEG, PNG, GIF and WebP (a URL or file that declares no `mimeType` is
+ *    sent), another provider's files. A
  *    user message whose every part was dropped is left out.
  * 8. A call `fromOpenAIResponses` marked as made by a Responses tool item (`metadata: { openai: {
  *    type, server_label? } }`) goes back as that item where the API takes it: a custom tool's
@@ -373,12 +392,19 @@ function inputParts(message: Message, parts: readonly ContentPart[], warn: (mess
         break;
       case 'image': {
         const url = urlOf(part.source);
+        const why = foreignFile(part.source, 'the Responses API', 'OpenAI', openAIFiles) ?? unsupportedImage(part.source, 'the Responses API');
+        if (why !== undefined) {
+          drop(why);
+          break;
+        }
         out.push(url === undefined ? { type: 'input_image', detail: 'auto', file_id: part.source.value } : { type: 'input_image', detail: 'auto', image_url: url });
         break;
       }
       case 'document': {
         const source = part.source;
-        if (source.type === 'data') out.push({ type: 'input_file', filename: fileNameOf(part, message.id, index), file_data: urlOf(source)! });
+        const foreign = foreignFile(source, 'the Responses API', 'OpenAI', openAIFiles);
+        if (foreign !== undefined) drop(foreign);
+        else if (source.type === 'data') out.push({ type: 'input_file', filename: fileNameOf(part, message.id, index), file_data: urlOf(source)! });
         else if (source.type === 'url') out.push({ type: 'input_file', file_url: source.value });
         else out.push({ type: 'input_file', file_id: source.value });
         break;

@@ -331,6 +331,49 @@ describe('toAnthropicMessages', () => {
     });
   });
 
+  it('should drop a file handle another provider issued, and an image type Anthropic does not take, each with a warning', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai', mimeType: 'image/png' } },
+            { type: 'image', source: { type: 'file', value: 'files/abc-gemini', provider: 'google' } },
+            { type: 'document', source: { type: 'file', value: 'file_011CNha8', provider: 'anthropic', mimeType: 'application/pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file-doc', provider: 'OpenAI' } },
+            { type: 'document', source: { type: 'file', value: 'file-plain' } },
+            { type: 'image', source: { type: 'data', value: 'PHN2Zz4=', mimeType: 'image/svg+xml' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.heic', mimeType: 'image/heic' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a' } },
+            { type: 'image', source: { type: 'data', value: 'R0lGOD==', mimeType: 'Image/GIF' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'document', source: { type: 'file', file_id: 'file_011CNha8' } },
+              { type: 'document', source: { type: 'file', file_id: 'file-plain' } },
+              { type: 'image', source: { type: 'url', url: 'https://example.com/a' } },
+              { type: 'image', source: { type: 'base64', media_type: 'image/gif', data: 'R0lGOD==' } },
+            ],
+          },
+        ],
+      },
+      warnings: [
+        "toAnthropicMessages dropped the image part at index 0 of user message 'u1': it is a file handle that 'openai' issued ('file-abc123'), and only the provider that issued a handle can resolve it: Anthropic would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to Anthropic's Files API and send that id (with provider: 'anthropic').",
+        "toAnthropicMessages dropped the image part at index 1 of user message 'u1': it is a file handle that 'google' issued ('files/abc-gemini'), and only the provider that issued a handle can resolve it: Anthropic would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to Anthropic's Files API and send that id (with provider: 'anthropic').",
+        "toAnthropicMessages dropped the document part at index 3 of user message 'u1': it is a file handle that 'OpenAI' issued ('file-doc'), and only the provider that issued a handle can resolve it: Anthropic would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to Anthropic's Files API and send that id (with provider: 'anthropic').",
+        "toAnthropicMessages dropped the image part at index 5 of user message 'u1': Anthropic takes images only as image/jpeg, image/png, image/gif, image/webp, and this is base64 (image/svg+xml). Convert it to PNG or JPEG first.",
+        "toAnthropicMessages dropped the image part at index 6 of user message 'u1': Anthropic takes images only as image/jpeg, image/png, image/gif, image/webp, and this is URL (image/heic). Convert it to PNG or JPEG first.",
+      ],
+    });
+  });
+
   it('should drop audio, video and other documents with warnings that name them, and leave out a turn left empty', () => {
     expect(
       convert([

@@ -372,6 +372,47 @@ describe('toOpenAIChatMessages', () => {
     });
   });
 
+  it('should drop a file handle another provider issued, and an image type Chat Completions does not take, each with a warning', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai', mimeType: 'image/png' } },
+            { type: 'image', source: { type: 'file', value: 'files/abc-gemini', provider: 'google' } },
+            { type: 'document', source: { type: 'file', value: 'file_011CNha8', provider: 'anthropic', mimeType: 'application/pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file-doc', provider: 'OpenAI' } },
+            { type: 'document', source: { type: 'file', value: 'file-plain' } },
+            { type: 'image', source: { type: 'data', value: 'PHN2Zz4=', mimeType: 'image/svg+xml' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.heic', mimeType: 'image/heic' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a' } },
+            { type: 'image', source: { type: 'data', value: 'R0lGOD==', mimeType: 'Image/GIF' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_id: 'file-doc' } },
+            { type: 'file', file: { file_id: 'file-plain' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/a' } },
+            { type: 'image_url', image_url: { url: 'data:Image/GIF;base64,R0lGOD==' } },
+          ],
+        },
+      ],
+      warnings: [
+        "toOpenAIChatMessages dropped the image part at index 0 of user message 'u1': Chat Completions takes images as URLs or base64 data, not as a provider file (file-abc123). Send the image's bytes or URL instead.",
+        "toOpenAIChatMessages dropped the image part at index 1 of user message 'u1': it is a file handle that 'google' issued ('files/abc-gemini'), and only the provider that issued a handle can resolve it: Chat Completions would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to OpenAI's Files API and send that id (with provider: 'openai').",
+        "toOpenAIChatMessages dropped the document part at index 2 of user message 'u1': it is a file handle that 'anthropic' issued ('file_011CNha8'), and only the provider that issued a handle can resolve it: Chat Completions would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to OpenAI's Files API and send that id (with provider: 'openai').",
+        "toOpenAIChatMessages dropped the image part at index 5 of user message 'u1': Chat Completions takes images only as image/jpeg, image/png, image/gif, image/webp, and this is base64 (image/svg+xml). Convert it to PNG or JPEG first.",
+        "toOpenAIChatMessages dropped the image part at index 6 of user message 'u1': Chat Completions takes images only as image/jpeg, image/png, image/gif, image/webp, and this is URL (image/heic). Convert it to PNG or JPEG first.",
+      ],
+    });
+  });
+
   it('should turn user parts into text, image_url, input_audio and file parts', () => {
     expect(
       convert([

@@ -85,6 +85,50 @@ describe('toOpenAIResponsesInput', () => {
     });
   });
 
+  it('should drop a file handle another provider issued, and an image type the Responses API does not take, each with a warning', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai', mimeType: 'image/png' } },
+            { type: 'image', source: { type: 'file', value: 'files/abc-gemini', provider: 'google' } },
+            { type: 'document', source: { type: 'file', value: 'file_011CNha8', provider: 'anthropic', mimeType: 'application/pdf' } },
+            { type: 'document', source: { type: 'file', value: 'file-doc', provider: 'OpenAI' } },
+            { type: 'document', source: { type: 'file', value: 'file-plain' } },
+            { type: 'image', source: { type: 'data', value: 'PHN2Zz4=', mimeType: 'image/svg+xml' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a.heic', mimeType: 'image/heic' } },
+            { type: 'image', source: { type: 'url', value: 'https://example.com/a' } },
+            { type: 'image', source: { type: 'data', value: 'R0lGOD==', mimeType: 'Image/GIF' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: {
+        input: [
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_image', detail: 'auto', file_id: 'file-abc123' },
+              { type: 'input_file', file_id: 'file-doc' },
+              { type: 'input_file', file_id: 'file-plain' },
+              { type: 'input_image', detail: 'auto', image_url: 'https://example.com/a' },
+              { type: 'input_image', detail: 'auto', image_url: 'data:Image/GIF;base64,R0lGOD==' },
+            ],
+          },
+        ],
+      },
+      warnings: [
+        "toOpenAIResponsesInput dropped the image part at index 1 of user message 'u1': it is a file handle that 'google' issued ('files/abc-gemini'), and only the provider that issued a handle can resolve it: the Responses API would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to OpenAI's Files API and send that id (with provider: 'openai').",
+        "toOpenAIResponsesInput dropped the document part at index 2 of user message 'u1': it is a file handle that 'anthropic' issued ('file_011CNha8'), and only the provider that issued a handle can resolve it: the Responses API would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to OpenAI's Files API and send that id (with provider: 'openai').",
+        "toOpenAIResponsesInput dropped the image part at index 5 of user message 'u1': the Responses API takes images only as image/jpeg, image/png, image/gif, image/webp, and this is base64 (image/svg+xml). Convert it to PNG or JPEG first.",
+        "toOpenAIResponsesInput dropped the image part at index 6 of user message 'u1': the Responses API takes images only as image/jpeg, image/png, image/gif, image/webp, and this is URL (image/heic). Convert it to PNG or JPEG first.",
+      ],
+    });
+  });
+
   it('should turn assistant text into output_text and each tool call into a function_call item', () => {
     expect(
       convert([
