@@ -126,7 +126,8 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    the call's index is that call's, until its `finish_reason`.
  * 5. `usage` (on the usage-only final chunk, or on any chunk) becomes TOKEN_USAGE with
  *    `inputTokens`, `outputTokens`, `totalTokens`, `cachedInputTokens`, `reasoningTokens` and
- *    `model`, absent counts omitted. Only the completion's last report counts, as some servers
+ *    `model`, absent counts omitted. Groq sends a stream's usage only in its last chunk's
+ *    `x_groq.usage` (same fields), read when the chunk has no top-level `usage`. Only the completion's last report counts, as some servers
  *    repeat running totals: it is sent when the next completion begins, at `'[DONE]'`, or when the
  *    source completes or errors.
  * 6. Chunks with no chosen choice and no usage (Azure's `prompt_filter_results`, other choices)
@@ -504,7 +505,9 @@ export function fromOpenAIChatCompletions(
             break;
           }
         }
-        const counts = usageOf(chunk.usage, chunk.model);
+        // Groq sends a stream's usage only as x_groq.usage, on its last chunk.
+        const groq = isObject(chunk.usage) || !isObject(chunk.x_groq) ? undefined : chunk.x_groq.usage;
+        const counts = groq === undefined ? usageOf(chunk.usage, chunk.model, 'usage') : usageOf(groq, chunk.model, 'x_groq.usage');
         if (choice === undefined && counts === undefined) return;
         const id = nonEmpty(text(chunk, 'id', ''));
         idChangedFrom = id !== undefined && lastChunkId !== undefined && id !== lastChunkId ? lastChunkId : undefined;
@@ -599,17 +602,17 @@ function checkChunk(input: unknown): Fields & { choices: unknown[] } {
   return input as Fields & { choices: unknown[] };
 }
 
-/** The chunk's usage as TokenUsage, or `undefined` when it reports no count. */
-function usageOf(usage: unknown, model: unknown): TokenUsage | undefined {
+/** The chunk's usage (at `where`: `usage`, or Groq's `x_groq.usage`) as TokenUsage, or `undefined` when it reports no count. */
+function usageOf(usage: unknown, model: unknown, where: string): TokenUsage | undefined {
   if (!isObject(usage)) return undefined;
-  const detail = (details: unknown, field: string, path: string) => (isObject(details) ? count(details[field], `${path}.${field}`) : undefined);
+  const detail = (details: unknown, field: string, path: string) => (isObject(details) ? count(details[field], `${where}.${path}.${field}`) : undefined);
   return usageReport(
     {
-      inputTokens: count(usage.prompt_tokens, 'usage.prompt_tokens'),
-      outputTokens: count(usage.completion_tokens, 'usage.completion_tokens'),
-      totalTokens: count(usage.total_tokens, 'usage.total_tokens'),
-      reasoningTokens: detail(usage.completion_tokens_details, 'reasoning_tokens', 'usage.completion_tokens_details'),
-      cachedInputTokens: detail(usage.prompt_tokens_details, 'cached_tokens', 'usage.prompt_tokens_details'),
+      inputTokens: count(usage.prompt_tokens, `${where}.prompt_tokens`),
+      outputTokens: count(usage.completion_tokens, `${where}.completion_tokens`),
+      totalTokens: count(usage.total_tokens, `${where}.total_tokens`),
+      reasoningTokens: detail(usage.completion_tokens_details, 'reasoning_tokens', 'completion_tokens_details'),
+      cachedInputTokens: detail(usage.prompt_tokens_details, 'cached_tokens', 'prompt_tokens_details'),
     },
     model,
   );

@@ -27,6 +27,8 @@ export interface ChatCompletionChunk {
   usage?: ChatCompletionUsage | null | undefined;
   /** Azure OpenAI: the prompt's content filter verdicts, on a first chunk with `choices: []`. */
   prompt_filter_results?: unknown[] | undefined;
+  /** Groq: its request id, and on the last chunk `usage` (read as the chunk's usage when it has no top-level `usage`). */
+  x_groq?: { id?: string | undefined; usage?: ChatCompletionUsage | null | undefined } | null | undefined;
 }
 
 /** One choice of a {@link ChatCompletionChunk}. */

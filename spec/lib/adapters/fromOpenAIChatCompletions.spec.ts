@@ -1217,6 +1217,34 @@ describe('fromOpenAIChatCompletions', () => {
       ).toEqual([text('Hi'), tokenUsage({ inputTokens: 21, outputTokens: 24, totalTokens: 45, reasoningTokens: 14, model: 'gpt-test' })]);
     });
 
+    describe("Groq's x_groq.usage", () => {
+      // Groq's stream: its usage only in the last chunk's x_groq, beside its timings.
+      const groq: Input[] = [
+        chunk({ role: 'assistant', content: '' }, { id: 'chatcmpl-g', x_groq: { id: 'req_01' } }),
+        chunk({ content: 'Hello' }, { id: 'chatcmpl-g' }),
+        finish('stop', {
+          id: 'chatcmpl-g',
+          model: 'llama-3.3-70b-versatile',
+          x_groq: { id: 'req_01', usage: { queue_time: 0.02, prompt_tokens: 12, prompt_time: 0.001, completion_tokens: 5, completion_time: 0.01, total_tokens: 17, total_time: 0.011 } as ChatCompletionUsage },
+        }),
+        '[DONE]',
+      ];
+
+      it('should read the last chunk’s x_groq.usage as the completion’s usage, which the client puts on RUN_FINISHED', async () => {
+        expect(await adapt(groq)).toEqual([text('Hello', 'chatcmpl-g'), tokenUsage({ inputTokens: 12, outputTokens: 5, totalTokens: 17, model: 'llama-3.3-70b-versatile' })]);
+        const run = await runWithOracle(from(groq).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+        expect(run.messages).toEqual([{ id: 'chatcmpl-g', role: 'assistant', content: 'Hello' }]);
+        expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, usage: [{ inputTokens: 12, outputTokens: 5, totalTokens: 17, model: 'llama-3.3-70b-versatile' }] });
+      });
+
+      it('should prefer a top-level usage, and name x_groq.usage in the error of a bad count', async () => {
+        expect(await adapt([usageChunk({ prompt_tokens: 3 }, { x_groq: { usage: { prompt_tokens: 99 } } })])).toEqual([tokenUsage({ inputTokens: 3, model: 'gpt-test' })]);
+        expect(await failure([finish('stop', { x_groq: { usage: { prompt_tokens: -1 } } })])).toEqual(
+          invalidEvent('x_groq.usage.prompt_tokens is number -1, but token counts must be non-negative integers.'),
+        );
+      });
+    });
+
     it('should omit counts that are absent or null, and the model when unnamed', async () => {
       expect(await adapt([usageChunk({ prompt_tokens: 7, completion_tokens: null as never, prompt_tokens_details: null }, { model: '' })])).toEqual([tokenUsage({ inputTokens: 7 })]);
       const [event] = await adapt([usageChunk({ completion_tokens: 3 }, { model: undefined })]);
