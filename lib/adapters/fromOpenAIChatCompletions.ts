@@ -113,6 +113,9 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  * 4. `finish_reason` ends the completion's tool calls (a later piece at the same index is a new
  *    call) and sends nothing: the downstream operators close messages and calls at the next
  *    boundary. Text already sent is kept whatever the reason (`length`, `content_filter`).
+ *    `content_filter` (the provider's filter stopped the answer: Azure OpenAI) also sends CUSTOM
+ *    `{ name: 'openai.content_filter', value: { messageId, contentFilterResults? } }`, the choice's
+ *    `content_filter_results` as they came, so that a client can tell a filtered answer from a whole one.
  *    `finish_reason: 'length'` (or `content_filter`) while a call's arguments are not yet one whole
  *    JSON value means the limit (or filter) cut the call: the output fails with `INCOMPLETE_STREAM`,
  *    naming the call, once the completion's usage is in (at `'[DONE]'`, the next completion, or the
@@ -465,6 +468,12 @@ export function fromOpenAIChatCompletions(
         onToolCall({ function: delta.function_call }, `${where}.delta.function_call`, messageId, -1);
       }
       const reason = choice.finish_reason;
+      if (reason === 'content_filter') {
+        // The filter stopped the answer: said, so that a client can tell it from a whole answer.
+        const value: Fields = { messageId };
+        if (isObject(choice.content_filter_results)) value.contentFilterResults = choice.content_filter_results;
+        emit({ type: EventType.CUSTOM, name: 'openai.content_filter', value });
+      }
       if (reason !== undefined && reason !== null) {
         // Checked once, at the finish, never per fragment.
         const limit = typeof reason === 'string' ? outputCuts.get(reason) : undefined;

@@ -396,7 +396,37 @@ describe('fromOpenAIChatCompletions', () => {
 
     it('should keep the text of a completion cut short by length or content_filter', async () => {
       expect(await adapt([chunk({ content: 'The storm hit' }), finish('length')])).toEqual([text('The storm hit')]);
-      expect(await adapt([chunk({ content: 'The storm hit' }), finish('content_filter')])).toEqual([text('The storm hit')]);
+      expect(await adapt([chunk({ content: 'The storm hit' }), finish('content_filter')])).toEqual([
+        text('The storm hit'),
+        { type: EventType.CUSTOM, name: 'openai.content_filter', value: { messageId: 'cmpl-1' } },
+      ]);
+    });
+
+    describe("a provider's content filter (Azure OpenAI)", () => {
+      const results = { violence: { filtered: true, severity: 'high' }, hate: { filtered: false, severity: 'safe' } };
+      // Azure's filtered answer: the finish chunk carries the verdicts that stopped it.
+      const filtered: Input[] = [
+        chunk({ role: 'assistant', content: 'Some' }, { id: 'chatcmpl-az2' }),
+        { id: 'chatcmpl-az2', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'content_filter', content_filter_results: results }] },
+        '[DONE]',
+      ];
+      const filterEvent = { type: EventType.CUSTOM, name: 'openai.content_filter', value: { messageId: 'chatcmpl-az2', contentFilterResults: results } };
+
+      it('should send CUSTOM openai.content_filter with the verdicts after the text, so that a client can tell a filtered answer from a whole one', async () => {
+        expect(await adapt(filtered)).toEqual([text('Some', 'chatcmpl-az2'), filterEvent]);
+        const run = await runWithOracle(from(filtered).pipe(fromOpenAIChatCompletions(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+        expect(run.messages).toEqual([{ id: 'chatcmpl-az2', role: 'assistant', content: 'Some' }]);
+        expect(run.events.filter((event) => event.type === EventType.CUSTOM)).toEqual([expect.objectContaining(filterEvent)]);
+        expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+      });
+
+      it('should still fail a call the filter cut with INCOMPLETE_STREAM, after the CUSTOM event', async () => {
+        const inputs: Input[] = [toolPiece(0, { id: 'call-1', name: 'f', args: '{"a": "' }), finish('content_filter'), '[DONE]'];
+        const events: AgentEvent[] = [];
+        const error = await errorOf(collect(from(inputs).pipe(fromOpenAIChatCompletions(), tap((event) => events.push(event)))));
+        expect(events).toEqual([callStart('call-1', 'f', '{"a": "'), { type: EventType.CUSTOM, name: 'openai.content_filter', value: { messageId: 'cmpl-1' } }]);
+        expect(error).toMatchObject({ name: 'AguiRxError', code: 'INCOMPLETE_STREAM' });
+      });
     });
 
     it('should start a new message for the next completion', async () => {
