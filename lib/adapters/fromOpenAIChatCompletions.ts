@@ -23,7 +23,7 @@ export interface FromOpenAIChatCompletionsOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each chunk as it came, as `RAW { event, source: 'openai-chat' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, of each message's audio, of `extra_content` it cannot carry, and of chunk ids read as one completion. Default: `console.warn`. */
+  /** Told of each kind of content part that has no AG-UI form and is dropped (`reference`, `image_url` …), once per type per subscription, of each message's audio, of `extra_content` it cannot carry, of log probabilities, and of chunk ids read as one completion. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -133,6 +133,8 @@ const outputCuts: ReadonlyMap<string, [cut: string, advice: string]> = new Map([
  *    `x_groq.usage` (same fields), read when the chunk has no top-level `usage`. Only the completion's last report counts, as some servers
  *    repeat running totals: it is sent when the next completion begins, at `'[DONE]'`, or when the
  *    source completes or errors.
+ *    A choice's `logprobs` (`content` or `refusal` entries, when the request asked for them) have no
+ *    AG-UI event: dropped, with one `onDiagnostic` per subscription (`raw: true` sends them in RAW).
  * 6. Chunks with no chosen choice and no usage (Azure's `prompt_filter_results`, other choices)
  *    send nothing. `'[DONE]'` ends nothing (but fails a cut call of rule 4): the source's completion does.
  * 7. A chunk with an `error` object (a provider failing mid-stream) is a `PROVIDER_ERROR` error;
@@ -467,6 +469,13 @@ export function fromOpenAIChatCompletions(
         // The legacy single call: no id and no index, one per message.
         onToolCall({ function: delta.function_call }, `${where}.delta.function_call`, messageId, -1);
       }
+      if (hasLogprobs(choice.logprobs)) {
+        report(
+          'logprobs',
+          `fromOpenAIChatCompletions dropped the log probabilities of message '${messageId}' (${where}.logprobs): AG-UI has no event for them. To read them, pass raw: true and read choices[].logprobs from the RAW events. Later log probabilities of this stream are dropped without another warning.`,
+          choice.logprobs,
+        );
+      }
       const reason = choice.finish_reason;
       if (reason === 'content_filter') {
         // The filter stopped the answer: said, so that a client can tell it from a whole answer.
@@ -589,6 +598,11 @@ function contentPart(input: unknown, where: string): Fields & { type: string } {
   const part = object(input, where, "{ type: 'text', text: 'Hi' }");
   if (typeof part.type !== 'string') throw invalid(`${where} has 'type: ${describeValue(part.type)}', but a content part's type must be a string such as 'text' or 'thinking'.`);
   return part as Fields & { type: string };
+}
+
+/** Whether a choice's `logprobs` holds any (`{ content: [...] }` or `{ refusal: [...] }` with entries); `null` and empty lists hold none. */
+function hasLogprobs(logprobs: unknown): boolean {
+  return isObject(logprobs) && ['content', 'refusal'].some((field) => Array.isArray(logprobs[field]) && (logprobs[field] as unknown[]).length > 0);
 }
 
 /** The input as a chunk, or the error that says why it is none. */

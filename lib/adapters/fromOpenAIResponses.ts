@@ -23,7 +23,7 @@ export interface FromOpenAIResponsesOptions {
   raw?: boolean | undefined;
   /**
    * Receives what the adapter drops or keeps on purpose: items, content parts and event types with no AG-UI form, text
-   * annotations (citations), outputs for calls the stream did not make, final texts that disagree with their deltas,
+   * annotations (citations), log probabilities, outputs for calls the stream did not make, final texts that disagree with their deltas,
    * incomplete responses (and the server-run tools they stopped). Default: `console.warn`.
    */
   onDiagnostic?: DiagnosticHandler | undefined;
@@ -165,6 +165,8 @@ const contentFields = ['delta', 'text'] as const;
  *    result of the call its `call_id` (or `id`) names, by call id or call item id; one that names no
  *    call of the stream is dropped and reported. An `mcp_approval_request` is a call plus an approval interrupt:
  *    when the source completes, RUN_FINISHED with `outcome: { type: 'interrupt' }` ends the run.
+ *    The `logprobs` of `response.output_text.delta` (with `include: ['message.output_text.logprobs']`)
+ *    have no AG-UI event: dropped, with one `onDiagnostic` per subscription (`raw: true` sends them in RAW).
  * 7. An item of another type, and a content part with no AG-UI form, is reported through
  *    `onDiagnostic` (once per type per run) and the item is sent as `RAW` (unless `raw` sent it
  *    already), also when it was added and never done; a `*_output` item never done is reported. An
@@ -622,6 +624,12 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
           return onItem(outputIndex(event, type), object(event.item, `${type}.item`), `${type}.item`, true);
         case 'response.output_text.delta':
         case 'response.refusal.delta':
+          if (Array.isArray(event.logprobs) && event.logprobs.length > 0) {
+            report(
+              'logprobs',
+              `fromOpenAIResponses dropped the log probabilities of the output text (${type}.logprobs): AG-UI has no event for them. To read them, pass raw: true and read logprobs from the RAW events. Later log probabilities of this stream are dropped without another warning.`,
+            );
+          }
           return send(itemAt(outputIndex(event, type), 'message', type, event.item_id), `c${partIndex(event, 'content_index', type)}`, delta(event, type));
         case 'response.audio.transcript.delta': {
           const text = delta(event, type);

@@ -402,6 +402,27 @@ describe('fromOpenAIChatCompletions', () => {
       ]);
     });
 
+    it('should drop log probabilities with one diagnostic per stream, keeping the text the client builds', async () => {
+      const logprobs = (token: string) => ({ content: [{ token, logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hello', logprob: -2.3, bytes: [72] }] }], refusal: null });
+      const inputs: Input[] = [
+        { ...chunk({ role: 'assistant', content: 'Hi' }), choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, logprobs: logprobs('Hi'), finish_reason: null }] },
+        { ...chunk({ content: '!' }), choices: [{ index: 0, delta: { content: '!' }, logprobs: logprobs('!'), finish_reason: null }] },
+        { ...finish('stop'), choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+        '[DONE]',
+      ];
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      expect(await adapt(inputs, { onDiagnostic })).toEqual([text('Hi'), text('!')]);
+      expect(diagnostics).toEqual([
+        "fromOpenAIChatCompletions dropped the log probabilities of message 'cmpl-1' (choices[0].logprobs): AG-UI has no event for them. To read them, pass raw: true and read choices[].logprobs from the RAW events. Later log probabilities of this stream are dropped without another warning.",
+      ]);
+      const run = await runWithOracle(from(inputs).pipe(fromOpenAIChatCompletions({ onDiagnostic: () => undefined }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([{ id: 'cmpl-1', role: 'assistant', content: 'Hi!' }]);
+      // Empty or null log probabilities hold nothing to drop.
+      const quiet = diagnosticsSink();
+      await adapt([{ ...chunk({ content: 'Hi' }), choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: { content: [], refusal: null }, finish_reason: null }] }], { onDiagnostic: quiet.onDiagnostic });
+      expect(quiet.messages).toEqual([]);
+    });
+
     describe("a provider's content filter (Azure OpenAI)", () => {
       const results = { violence: { filtered: true, severity: 'high' }, hate: { filtered: false, severity: 'safe' } };
       // Azure's filtered answer: the finish chunk carries the verdicts that stopped it.

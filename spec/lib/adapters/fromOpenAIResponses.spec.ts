@@ -390,6 +390,24 @@ describe('fromOpenAIResponses', () => {
       ).toEqual([text("I can't")]);
     });
 
+    it('should drop the log probabilities of output_text deltas with one diagnostic per stream, keeping the text the client builds', async () => {
+      const logprobs = (token: string) => [{ token, logprob: -0.01, bytes: [72, 105], top_logprobs: [{ token: 'Hello', logprob: -4.6, bytes: [72] }] }];
+      const inputs: ResponseStreamEvent[] = [
+        created(),
+        messageAdded(0),
+        { ...textDelta(0, 'Hi'), logprobs: logprobs('Hi') } as ResponseStreamEvent,
+        { ...textDelta(0, '!'), logprobs: logprobs('!') } as ResponseStreamEvent,
+        { ...textDelta(0, ''), logprobs: [] } as ResponseStreamEvent,
+        completed(),
+      ];
+      const { events, diagnostics } = await adaptReporting(inputs);
+      expect(events).toEqual([text('Hi'), text('!')]);
+      expect(diagnostics).toEqual([
+        'fromOpenAIResponses dropped the log probabilities of the output text (response.output_text.delta.logprobs): AG-UI has no event for them. To read them, pass raw: true and read logprobs from the RAW events. Later log probabilities of this stream are dropped without another warning.',
+      ]);
+      expect((await throughClient(inputs)).messages).toEqual([{ id: 'resp_1', role: 'assistant', content: 'Hi!' }]);
+    });
+
     it('should send text that only arrives whole, in output_text.done, content_part.done or output_item.done', async () => {
       expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole'), completed()])).toEqual([text('Whole')]);
       expect(
