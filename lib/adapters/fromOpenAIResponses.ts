@@ -65,6 +65,8 @@ interface Item {
   type?: string;
   /** A tool item's call: the `metadata` its first TOOL_CALL_CHUNK carries (`{ openai: { type, server_label? } }`). */
   mark?: Record<string, unknown>;
+  /** A message item: the keys of its `refusal` parts, kept apart from its text by a blank line. */
+  refusals?: Set<string>;
   /** Parts whose whole text disagreed with their deltas, reported once each. */
   reported?: Set<string>;
   /** Another item: its fields as last seen, and whether it was dealt with (a result, RAW, or a diagnostic). */
@@ -130,7 +132,9 @@ const contentFields = ['delta', 'text'] as const;
  * 2. The response's first message item, or its first tool call if that comes first, uses the
  *    response id as the assistant message id; each further message item is a message of its own,
  *    named by its first item id. `response.output_text.delta` and `response.refusal.delta` become
- *    TEXT_MESSAGE_CHUNK with that id; empty pieces send nothing.
+ *    TEXT_MESSAGE_CHUNK with that id; empty pieces send nothing. A refusal is shown as the answer,
+ *    as `fromOpenAIChatCompletions` shows `delta.refusal`, separated by a blank line from the text
+ *    parts of its message item (an `output_text` then a `refusal`); `output_text` parts join as they are.
  *    An audio answer's `response.audio.transcript.delta` is text too, of the response's assistant
  *    message; its audio (`response.audio.delta`, base64) has no AG-UI form in a message and is
  *    dropped, with one `onDiagnostic` per response.
@@ -287,7 +291,12 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       item.snapshot?.delete(part);
       const before = item.sent.get(part);
       item.sent.set(part, (before ?? '') + delta);
-      if (item.kind === 'message') return emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: item.id, delta });
+      if (item.kind === 'message') {
+        // A refusal after the answer's text (or text after a refusal): a blank line between the two. Text parts join as they are.
+        const refusal = item.refusals?.has(part) ?? false;
+        const turned = before === undefined && [...item.sent.keys()].some((key) => key !== part && (item.refusals?.has(key) ?? false) !== refusal);
+        return emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: item.id, delta: turned ? `\n\n${delta}` : delta });
+      }
       if (item.kind === 'reasoning') {
         // A new part of a reasoning item that already said something: a blank line between the two.
         const separated = before === undefined && item.sent.size > 1 ? `\n\n${delta}` : delta;
@@ -395,7 +404,9 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
       const kind = partKinds.get(fields.type);
       if (kind !== item.kind) return void dropPart(fields.type, where);
       list(fields, 'annotations', where).forEach((annotation, i) => dropAnnotation(item, partIndex, annotation, `${where}.annotations[${i}]`));
-      return { key: `${fields.type === 'summary_text' ? 's' : 'c'}${partIndex}`, text: string(fields, fields.type === 'refusal' ? 'refusal' : 'text', where) };
+      const key = `${fields.type === 'summary_text' ? 's' : 'c'}${partIndex}`;
+      if (fields.type === 'refusal') (item.refusals ??= new Set()).add(key);
+      return { key, text: string(fields, fields.type === 'refusal' ? 'refusal' : 'text', where) };
     };
 
     // A whole content part of `item` at `index`.
@@ -623,14 +634,18 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         case 'response.output_item.done':
           return onItem(outputIndex(event, type), object(event.item, `${type}.item`), `${type}.item`, true);
         case 'response.output_text.delta':
-        case 'response.refusal.delta':
+        case 'response.refusal.delta': {
           if (Array.isArray(event.logprobs) && event.logprobs.length > 0) {
             report(
               'logprobs',
               `fromOpenAIResponses dropped the log probabilities of the output text (${type}.logprobs): AG-UI has no event for them. To read them, pass raw: true and read logprobs from the RAW events. Later log probabilities of this stream are dropped without another warning.`,
             );
           }
-          return send(itemAt(outputIndex(event, type), 'message', type, event.item_id), `c${partIndex(event, 'content_index', type)}`, delta(event, type));
+          const item = itemAt(outputIndex(event, type), 'message', type, event.item_id);
+          const part = `c${partIndex(event, 'content_index', type)}`;
+          if (type === 'response.refusal.delta') (item.refusals ??= new Set()).add(part);
+          return send(item, part, delta(event, type));
+        }
         case 'response.audio.transcript.delta': {
           const text = delta(event, type);
           if (text === '') return;
@@ -648,7 +663,9 @@ export function fromOpenAIResponses(options: FromOpenAIResponsesOptions = {}): O
         case 'response.refusal.done': {
           const item = itemAt(outputIndex(event, type), 'message', type, event.item_id);
           const whole = requiredString(event, type === 'response.output_text.done' ? 'text' : 'refusal', type);
-          return catchUp(item, `c${partIndex(event, 'content_index', type)}`, whole, type);
+          const part = `c${partIndex(event, 'content_index', type)}`;
+          if (type === 'response.refusal.done') (item.refusals ??= new Set()).add(part);
+          return catchUp(item, part, whole, type);
         }
         case 'response.output_text.annotation.added':
           return dropAnnotation(itemAt(outputIndex(event, type), 'message', type, event.item_id), partIndex(event, 'content_index', type), event.annotation, `${type}.annotation`);

@@ -408,6 +408,33 @@ describe('fromOpenAIResponses', () => {
       expect((await throughClient(inputs)).messages).toEqual([{ id: 'resp_1', role: 'assistant', content: 'Hi!' }]);
     });
 
+    it('should keep a refusal part apart from the text before it by a blank line, streamed or whole, in the message the client builds', async () => {
+      const refusalText = "I can't help with that.";
+      const parts = [
+        { type: 'output_text' as const, text: 'Hi', annotations: [] },
+        { type: 'refusal' as const, refusal: refusalText },
+      ];
+      const itemDone: ResponseStreamEvent = { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: parts } };
+      const streamed: ResponseStreamEvent[] = [
+        created(),
+        messageAdded(0),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+        textDelta(0, 'Hi'),
+        textDone(0, 'Hi'),
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 1, part: { type: 'refusal', refusal: '' } },
+        { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 1, delta: refusalText },
+        { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 1, refusal: refusalText },
+        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 1, part: parts[1] },
+        itemDone,
+        completed(),
+      ];
+      expect(await adapt(streamed)).toEqual([text('Hi'), text(`\n\n${refusalText}`)]);
+      expect(await adapt([created(), messageAdded(0), itemDone, completed()])).toEqual([text('Hi'), text(`\n\n${refusalText}`)]);
+      const { messages, diagnostics } = await throughClient(streamed);
+      expect(messages).toEqual([{ id: 'resp_1', role: 'assistant', content: `Hi\n\n${refusalText}` }]);
+      expect(diagnostics).toEqual([]);
+    });
+
     it('should send text that only arrives whole, in output_text.done, content_part.done or output_item.done', async () => {
       expect(await adapt([created(), messageAdded(0), textDone(0, 'Whole'), completed()])).toEqual([text('Whole')]);
       expect(
