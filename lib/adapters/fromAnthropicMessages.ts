@@ -18,7 +18,7 @@ export interface FromAnthropicMessagesOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'anthropic' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription, and of each server tool call dropped because its result never came. Default: `console.warn`. */
+  /** Told of each kind of content block or delta that has no AG-UI form and is dropped (`citations_delta`, a `container_upload` block …), once per type per subscription, of server tool counts in the usage, and of each server tool call dropped because its result never came. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -106,7 +106,9 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  * 6. `message_delta`'s `stop_reason` is the model's word that the message is over; it sends
  *    nothing and loses nothing: text cut short by `max_tokens` is kept. `refusal` also sends CUSTOM
  *    `{ name: 'anthropic.refusal', value: { messageId, stopDetails? } }`, so that a client can say
- *    why the answer stopped (or is empty). `max_tokens`, `model_context_window_exceeded` or
+ *    why the answer stopped (or is empty). A `container` (code execution's: `{ id, expires_at }`)
+ *    sends CUSTOM `{ name: 'anthropic.container', value: { messageId, container } }`, the container
+ *    as it came, so that the next request can reuse it (its `container` parameter). `max_tokens`, `model_context_window_exceeded` or
  *    `refusal` while a tool call's arguments are not one whole JSON value, its block stopped or
  *    not, means the stop cut the call: the output fails with `INCOMPLETE_STREAM`, naming the call
  *    and the cut, after the message's usage. Any other stop reason (`tool_use`, `end_turn` …) while
@@ -119,6 +121,8 @@ const outputLimits: ReadonlyMap<string, [limit: string, advice: string]> = new M
  *    `inputTokens` = input + cache writes + cache reads, `cacheWriteInputTokens` =
  *    `cache_creation_input_tokens`, `cachedInputTokens` = `cache_read_input_tokens`,
  *    `outputTokens`, `totalTokens` = their sum, and `model`; absent counts are omitted.
+ *    `server_tool_use` counts (`web_search_requests`, `web_fetch_requests`) have no TOKEN_USAGE
+ *    field: dropped, with one `onDiagnostic` per subscription (`raw: true` sends them in RAW).
  * 8. A content block or delta of a type with no AG-UI form (`citations_delta`, `container_upload`,
  *    a `*_tool_result` without `tool_use_id`, types added later) is dropped, with one `onDiagnostic`
  *    per type per subscription (a dropped block's deltas go with it, unreported); so is content
@@ -204,6 +208,14 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
     const addCounts = (usage: unknown, where: string) => {
       if (usage === undefined || usage === null) return;
       const fields = object(usage, where, '{ input_tokens: 12, output_tokens: 3 }');
+      const serverTools = fields.server_tool_use;
+      if (isObject(serverTools) && Object.values(serverTools).some((value) => typeof value === 'number' && value > 0)) {
+        report(
+          'usage:server_tool_use',
+          `fromAnthropicMessages dropped the server tool counts of the usage (${where}.server_tool_use: ${JSON.stringify(serverTools)}): TOKEN_USAGE has no field for them, and Anthropic bills them apart from tokens. To count them, pass raw: true and read usage.server_tool_use from the RAW events. Later server tool counts of this stream are dropped without another warning.`,
+          serverTools,
+        );
+      }
       for (const field of countFields) {
         const value = count(fields[field], `${where}.${field}`);
         if (value === undefined) continue;
@@ -431,6 +443,8 @@ export function fromAnthropicMessages(options: FromAnthropicMessagesOptions = {}
               if (isObject(delta.stop_details)) value.stopDetails = delta.stop_details;
               emit({ type: EventType.CUSTOM, name: 'anthropic.refusal', value });
             }
+            // The code execution container: its id is what the next request needs to reuse it.
+            if (isObject(delta.container)) emit({ type: EventType.CUSTOM, name: 'anthropic.container', value: { messageId: messageId(), container: delta.container } });
             const reason = nonEmpty(delta.stop_reason);
             if (reason === undefined) return;
             finished = true;

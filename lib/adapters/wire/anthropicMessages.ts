@@ -82,6 +82,8 @@ export interface AnthropicMessageDeltaEvent {
     stop_sequence?: string | null | undefined;
     /** Newer API versions: what a refusal was about (`{ type: 'refusal', category, explanation }`). */
     stop_details?: Record<string, unknown> | null | undefined;
+    /** Code execution: the container the message ran in (`{ id, expires_at }`); sends CUSTOM `anthropic.container`. */
+    container?: { id: string; expires_at?: string | undefined; [field: string]: unknown } | null | undefined;
   };
   /** Cumulative usage, over `message_start`'s. */
   usage?: AnthropicUsage | undefined;
@@ -125,6 +127,8 @@ export interface AnthropicUsage {
   cache_creation_input_tokens?: number | null | undefined;
   /** Prompt tokens read from the cache: `cachedInputTokens`. */
   cache_read_input_tokens?: number | null | undefined;
+  /** Server tool uses (`web_search_requests`, `web_fetch_requests`): no TOKEN_USAGE field; reported, not sent. */
+  server_tool_use?: Record<string, unknown> | null | undefined;
   [field: string]: unknown;
 }
 

@@ -996,6 +996,41 @@ describe('fromAnthropicMessages', () => {
       ]);
     });
 
+    it('should send CUSTOM anthropic.container with the code execution container, which the client passes on, and report server tool counts once', async () => {
+      const container = { id: 'container_011CPR5CNjB747bTd36fQLFk', expires_at: '2025-05-23T21:13:31.749448Z' };
+      const serverToolUse = { web_search_requests: 0, web_fetch_requests: 1 };
+      const inputs: AnthropicStreamEvent[] = [
+        start(counts),
+        textBlock(0),
+        textDelta(0, 'Ran it.'),
+        blockStop(0),
+        messageDelta('end_turn', { output_tokens: 30, server_tool_use: serverToolUse }, { container }),
+        stop,
+        start(counts, 'msg_2'),
+        messageDelta('end_turn', { output_tokens: 2, server_tool_use: { web_search_requests: 2 } }),
+        stop,
+      ];
+      const { onDiagnostic, messages: diagnostics } = diagnosticsSink();
+      expect(await adapt(inputs, { onDiagnostic })).toEqual([
+        text('Ran it.'),
+        { type: EventType.CUSTOM, name: 'anthropic.container', value: { messageId: 'msg_1', container } },
+        tokenUsage({ inputTokens: 10, outputTokens: 30, totalTokens: 40, model: 'claude-test' }),
+        tokenUsage({ inputTokens: 10, outputTokens: 2, totalTokens: 12, model: 'claude-test' }),
+      ]);
+      expect(diagnostics).toEqual([
+        'fromAnthropicMessages dropped the server tool counts of the usage (message_delta: usage.server_tool_use: {"web_search_requests":0,"web_fetch_requests":1}): TOKEN_USAGE has no field for them, and Anthropic bills them apart from tokens. To count them, pass raw: true and read usage.server_tool_use from the RAW events. Later server tool counts of this stream are dropped without another warning.',
+      ]);
+      const run = await runWithOracle(from(inputs).pipe(fromAnthropicMessages({ onDiagnostic: () => undefined }), toAgui({ threadId: 't1', runId: 'r1' })));
+      expect(run.messages).toEqual([{ id: 'msg_1', role: 'assistant', content: 'Ran it.' }]);
+      expect(run.events.filter((event) => event.type === EventType.CUSTOM && event.name === 'anthropic.container')).toEqual([
+        expect.objectContaining({ value: { messageId: 'msg_1', container } }),
+      ]);
+      // Zero counts are nothing dropped.
+      const quiet = diagnosticsSink();
+      await adapt([start(counts), messageDelta('end_turn', { output_tokens: 1, server_tool_use: { web_search_requests: 0 } }), stop], { onDiagnostic: quiet.onDiagnostic });
+      expect(quiet.messages).toEqual([]);
+    });
+
     it('should send nothing of its own for end_turn, tool_use, stop_sequence, pause_turn and max_tokens', async () => {
       for (const reason of ['end_turn', 'tool_use', 'stop_sequence', 'pause_turn', 'max_tokens']) {
         expect(await adapt([messageDelta(reason, {})])).toEqual([]);
