@@ -28,7 +28,7 @@ export { clientToolNames, isClientTool, toolResultsFromInput, type InputToolResu
 export { a2uiUserAction, type A2uiUserActionPayload, type A2uiV08ActionMessage, type A2uiV1ActionMessage } from './interaction/a2uiUserAction.js';
 export { aguiRuleSeverity, createAguiVerifier, type AguiSeverity, type AguiVerifier, type AguiVerifierOptions, type AguiViolation } from './tracking/verifier.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from './transports/parseSSE.js';
-export { createAguiFetchHandler, createAguiHandler, type AgentContext, type AguiAgent, type AguiHandlerOptions, type AnyAguiAgent, type HandlerErrorReport } from './transports/createAguiHandler.js';
+export { createAguiFetchHandler, createAguiHandler, type AgentContext, type AguiAgent, type AguiHandlerOptions, type AnyAguiAgent, type HandlerErrorReport, type HandlerOptionsArgument } from './transports/createAguiHandler.js';
 export type { CorsOptions } from './transports/cors.js';
 export { INTERNAL_ERROR, type ErrorMessagePolicy, type RunErrorHandler, type RunErrorReport } from './protocol/runErrors.js';
 export type { AgentResult } from './transports/fromAgentResult.js';

@@ -21,6 +21,7 @@ export type {
   ChatCompletionChunkDelta,
   ChatCompletionChunkToolCall,
   ChatCompletionContentPart,
+  ChatCompletionReasoningDetail,
   ChatCompletionUsage,
 } from './wire/openAIChatCompletions.js';
 export { parseSSE, type ParseSSEOptions, type SSEMessage } from '../transports/parseSSE.js';

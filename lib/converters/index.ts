@@ -36,6 +36,7 @@ export {
   type OpenAIChatMessage,
   type OpenAIChatTextPart,
   type OpenAIChatToolCall,
+  type OpenRouterEncryptedReasoning,
   type ToOpenAIChatMessagesOptions,
 } from './toOpenAIChatMessages.js';
 export {

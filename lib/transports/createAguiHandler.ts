@@ -44,7 +44,9 @@ export type AguiAgent<Context = unknown> = (input: RunAgentInput, ctx: AgentCont
  * that type and always there; without one it is `unknown`, and `undefined` without the option.
  */
 export type AgentContext<Context = unknown> = {
+  /** Aborts when the run is cancelled (without a broker: when the client goes away). */
   signal: AbortSignal;
+  /** The HTTP request the run came from, from the handlers; absent elsewhere (in process, say). */
   request?: IncomingMessage | Request | undefined;
 } & (unknown extends Context ? { context?: Context | undefined } : { context: Context });
 
