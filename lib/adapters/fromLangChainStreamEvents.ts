@@ -7,6 +7,7 @@ import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { createLangChainMessageReader, labelled, messageFields, modelName, resultText, usageOf, type ModelTurn } from './langChainMessages.js';
 import { createDropReporter, errorMessage, fieldReaders, isObject, nonEmpty, rawEvent, tokenUsageEvent, type Fields } from './readers.js';
+import { noCallWaiting, noInput } from './toolRunMatch.js';
 import type { LangChainStreamEvent } from './wire/langChain.js';
 
 // The provider's stream format, importable from here too.
@@ -18,7 +19,7 @@ export interface FromLangChainStreamEventsOptions {
   steps?: boolean | undefined;
   /** Also send each event as it came, as `RAW { event, source: 'langchain' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url` …), once per type per subscription, and of each tool run whose call it cannot tell. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
   /** Mints ids for tool calls whose pieces carry none. Default: nanoid. */
   generateId?: IdGenerator | undefined;
@@ -58,9 +59,13 @@ export interface FromLangChainStreamEventsOptions {
  *    source ends send their chunks' usage then.
  * 4. `on_tool_end` becomes TOOL_CALL_RESULT for the call named by the output's `tool_call_id` (a
  *    ToolMessage, or the ToolMessages of a LangGraph `Command`'s `update.messages`), else by the
- *    tool run's input (`tool_call_id`, or a `{ type: 'tool_call', id }`), else for the earliest
- *    unanswered call of that tool's name; a tool run matching no call sends nothing. The content
- *    is the message's text (text blocks joined), any other value serialised to JSON.
+ *    tool run's input (`tool_call_id`, or a `{ type: 'tool_call', id }`), else for the one
+ *    unanswered call of that tool whose arguments the run's input (`on_tool_start`'s, else the
+ *    event's) equals, else contains; without input, the only unanswered call of that tool. A run
+ *    that fits several calls or none answers none, rather than a wrong one: `onDiagnostic` is
+ *    told (the calls stay pending); a run of a tool no call waits for sends nothing. A result that
+ *    names its call always reaches it (after one matched to it by input, with a diagnostic). The
+ *    content is the message's text (text blocks joined), any other value serialised to JSON.
  *    `on_tool_error` answers its call the same way, with `Error: <message>`.
  * 5. With `steps: true`, a chain run whose `name` equals its `metadata.langgraph_node` (a graph
  *    node) gives STEP_STARTED `{ stepName: name }` at `on_chain_start` and STEP_FINISHED at its
@@ -93,8 +98,8 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
     const reader = createLangChainMessageReader(emit, mint, 'fromLangChainStreamEvents', createDropReporter(onDiagnostic));
     // Chat model runs still going: run_id -> its message.
     const turns = new Map<string, ModelTurn>();
-    // Tool runs started: run_id -> the call they answer, when their input names it.
-    const toolRuns = new Map<string, string | undefined>();
+    // Tool runs started: run_id -> the call their input names, if any, and the input (to match a call by its arguments).
+    const toolRuns = new Map<string, ToolRun>();
     // Graph nodes open as steps: run_id -> step name.
     const openSteps = new Map<string, string>();
 
@@ -118,10 +123,35 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
       if (usage !== undefined) emit(tokenUsageEvent(usage));
     };
 
-    const toolResult = (event: LangChainStreamEvent, content: unknown, toolCallId: string | undefined, messageId?: string) => {
-      const id = toolCallId ?? reader.unansweredCall(event.name);
-      if (id === undefined || !reader.answer(id)) return;
+    // A tool run's result (or error) for the call it names, else for the one call its input matches (rule 4).
+    const toolResult = (event: LangChainStreamEvent, content: unknown, named: string | undefined, input: unknown, messageId?: string) => {
+      let id = named;
+      if (id === undefined) {
+        const match = reader.callOfRun(event.name, input);
+        if ('reason' in match) {
+          if (match.reason !== noCallWaiting) onDiagnostic({ message: unmatchedRun(event, match.reason), event });
+          return;
+        }
+        id = match.toolCallId;
+      }
+      const answered = reader.answer(id, named !== undefined);
+      if (answered === false) return;
+      if (answered === 'overrides') {
+        onDiagnostic({
+          message: `fromLangChainStreamEvents received a result naming tool call '${id}' after it had sent that call the result of a '${String(event.name)}' run matched by its input: both are sent, and the earlier one was another run's. Give tool runs a ToolCall input ({ type: 'tool_call', id, args }) so that each names its call.`,
+          event,
+        });
+      }
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId: id, content: resultText(content, id), ...(messageId === undefined ? {} : { messageId }) });
+    };
+
+    // What a tool run's events say of it: the call its input names, and its input (noInput when none came).
+    const toolRunOf = (event: LangChainStreamEvent & { data: Fields }): ToolRun => {
+      const runId = runIdOf(event);
+      const started = toolRuns.get(runId);
+      toolRuns.delete(runId);
+      const input = started !== undefined && started.input !== noInput ? started.input : 'input' in event.data ? event.data.input : noInput;
+      return { callId: started?.callId ?? callIdOfInput(event.data.input), input };
     };
 
     return {
@@ -143,30 +173,26 @@ export function fromLangChainStreamEvents(options: FromLangChainStreamEventsOpti
             endTurn(runIdOf(event), event);
             return;
           case 'on_tool_start':
-            toolRuns.set(runIdOf(event), callIdOfInput(data.input));
+            toolRuns.set(runIdOf(event), { callId: callIdOfInput(data.input), input: 'input' in data ? data.input : noInput });
             return;
           case 'on_tool_end': {
-            const runId = runIdOf(event);
-            const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
-            toolRuns.delete(runId);
+            const run = toolRunOf(event);
             const output = messageFields(data.output);
             const update = output?.update;
             if (isObject(update) && Array.isArray(update.messages)) {
               // A LangGraph Command: its ToolMessages answer their calls.
               for (const message of update.messages) {
                 const fields = messageFields(message);
-                if (fields !== undefined && typeof fields.tool_call_id === 'string') toolResult(event, fields.content, fields.tool_call_id, nonEmpty(fields.id));
+                if (fields !== undefined && typeof fields.tool_call_id === 'string') toolResult(event, fields.content, fields.tool_call_id, run.input, nonEmpty(fields.id));
               }
               return;
             }
-            if (output !== undefined && typeof output.tool_call_id === 'string') return toolResult(event, output.content, output.tool_call_id, nonEmpty(output.id));
-            return toolResult(event, data.output, fromInput);
+            if (output !== undefined && typeof output.tool_call_id === 'string') return toolResult(event, output.content, output.tool_call_id, run.input, nonEmpty(output.id));
+            return toolResult(event, data.output, run.callId, run.input);
           }
           case 'on_tool_error': {
-            const runId = runIdOf(event);
-            const fromInput = toolRuns.get(runId) ?? callIdOfInput(data.input);
-            toolRuns.delete(runId);
-            return toolResult(event, `Error: ${errorMessage(data.error, 'the tool failed')}`, fromInput);
+            const run = toolRunOf(event);
+            return toolResult(event, `Error: ${errorMessage(data.error, 'the tool failed')}`, run.callId, run.input);
           }
           case 'on_chain_start':
             if (steps && typeof event.name === 'string' && event.name !== '' && event.metadata?.langgraph_node === event.name && ![...openSteps.values()].includes(event.name)) {
@@ -206,6 +232,18 @@ function checkEvent(input: unknown): LangChainStreamEvent & { data: Fields } {
   }
   const data = input.data === undefined ? {} : object(input.data, `${input.event}.data`);
   return { ...(input as unknown as LangChainStreamEvent), data };
+}
+
+/** A tool run as its start (or end) event told it: the call its input names, and the input itself. */
+interface ToolRun {
+  callId: string | undefined;
+  input: unknown;
+}
+
+/** The diagnostic of a tool run that answers no call because it cannot be told which. */
+function unmatchedRun(event: LangChainStreamEvent, reason: string): string {
+  const what = event.event === 'on_tool_error' ? `error (${errorMessage(event.data?.error, 'no message given')})` : 'result';
+  return `fromLangChainStreamEvents could not tell which call the ${what} of a '${String(event.name)}' tool run (run_id '${event.run_id}') answers, because ${reason}; its tool events name no tool_call_id (langchain-ai/langchain#37426). It is not sent rather than given to the wrong call: those calls stay unanswered (RUN_FINISHED pendingToolCallIds). Return a ToolMessage (it names its call), or give the tool a ToolCall input ({ type: 'tool_call', id, args }).`;
 }
 
 function runIdOf(event: LangChainStreamEvent): string {

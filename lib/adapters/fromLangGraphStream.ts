@@ -141,7 +141,7 @@ export function fromLangGraphStream(options: FromLangGraphStreamOptions = {}): O
       current = undefined;
       const toolCallId = nonEmpty(fields.tool_call_id);
       if (toolCallId === undefined) throw invalid(`a ToolMessage has tool_call_id: ${describeValue(fields.tool_call_id)}, but it must name the call it answers.`);
-      if (!reader.answer(toolCallId)) return;
+      if (reader.answer(toolCallId, true) === false) return;
       const messageId = nonEmpty(fields.id);
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: resultText(fields.content, toolCallId), ...(messageId === undefined ? {} : { messageId }) });
     };

@@ -4,6 +4,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type DropReporter, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
+import { matchToolRun, type ToolRunMatch } from './toolRunMatch.js';
 
 /**
  * Reading LangChain messages (plain, Python-serialised or lc-serialised chunks) into agent events:
@@ -27,17 +28,21 @@ export interface LangChainMessageReader {
   turn(messageId: string): ModelTurn;
   /** Sends what one chunk (or whole message) of the turn says. */
   read(turn: ModelTurn, message: Fields, where: string): void;
-  /** The earliest call of that tool's name without a result. */
-  unansweredCall(name: unknown): string | undefined;
-  /** Marks a call answered; false when it already was. */
-  answer(toolCallId: string): boolean;
+  /** The unanswered call of that tool's name that a tool run with this input (or `noInput`) answers, or why none is (see `matchToolRun`). */
+  callOfRun(name: unknown, input: unknown): ToolRunMatch;
+  /**
+   * Marks a call answered, `named` when the result names it by id (else it was matched by input);
+   * false when it already was. A named result after a matched one is taken (`'overrides'`): its id settles it.
+   */
+  answer(toolCallId: string, named: boolean): boolean | 'overrides';
 }
 
 /** The reader of one subscription; `report` is told of each content block it drops. @internal */
 export function createLangChainMessageReader(emit: (event: AgentEvent) => void, mint: IdGenerator, adapter: string, report: DropReporter): LangChainMessageReader {
-  // Every call opened, in order, with its tool's name; answered ones are removed.
-  const unanswered = new Map<string, string>();
-  const answered = new Set<string>();
+  // Every call opened, in order, with its tool's name and argument text; answered ones are removed.
+  const unanswered = new Map<string, { name: string; args: string }>();
+  // Answered calls: true when the result named the call, false when it was matched by its input.
+  const answered = new Map<string, boolean>();
   const { invalid: fail, object, string, list, toolCallIndex } = fieldReaders({ adapter, malformed: 'a malformed LangChain message', unit: 'message' });
 
   const text = (turn: ModelTurn, delta: unknown) => {
@@ -55,12 +60,15 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     const args = nonEmpty(string(fields, 'args', where));
     const continued = continuedCall(turn, index, id);
     if (continued !== undefined) {
-      if (args !== undefined) emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
+      if (args === undefined) return;
+      const call = unanswered.get(continued);
+      if (call !== undefined) call.args += args;
+      emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId: continued, delta: args });
       return;
     }
     if (name === undefined) throw fail(unnamedCall(where, id, 'a name'));
     const toolCallId = startCall(turn, index, id ?? mint());
-    unanswered.set(toolCallId, name);
+    unanswered.set(toolCallId, { name, args: args ?? '' });
     emit(toolCallStart(toolCallId, name, turn.messageId, args));
   };
 
@@ -147,15 +155,16 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
   return {
     turn: (messageId) => ({ messageId, calls: new Map(), streamed: false }),
     read,
-    unansweredCall(name) {
-      for (const [id, callName] of unanswered) if (callName === name) return id;
-      return undefined;
+    callOfRun(name, input) {
+      const candidates = [...unanswered].filter(([, call]) => call.name === name).map(([id, call]) => ({ id, args: call.args }));
+      return matchToolRun(candidates, input);
     },
-    answer(toolCallId) {
-      if (answered.has(toolCallId)) return false;
-      answered.add(toolCallId);
+    answer(toolCallId, named) {
+      const before = answered.get(toolCallId);
+      if (before === true || (before === false && !named)) return false;
+      answered.set(toolCallId, named);
       unanswered.delete(toolCallId);
-      return true;
+      return before === false ? 'overrides' : true;
     },
   };
 }

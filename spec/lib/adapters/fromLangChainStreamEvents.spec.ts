@@ -487,6 +487,151 @@ describe('fromLangChainStreamEvents', () => {
       ).toEqual([callStart('call-1', 'divide', '{}'), callStart('call-2', 'weather', '{}'), result('call-1', 'Error: division by zero'), result('call-2', 'Error: unknown city')]);
     });
 
+    describe('parallel calls of one tool, whose runs name no call (langchain-ai/langchain#37426)', () => {
+      const weather = (id: string, city: string, index: number) => pieces({ id, name: 'get_weather', args: `{"city":"${city}"}`, index });
+      const parisMessage = toolMessage('toolu_A', 'Paris: 18C');
+
+      it("should answer a failed run's call by its input, and the other call by its ToolMessage", () =>
+        testScheduler.run(({ cold, expectObservable }) => {
+          const values: Marbles = {
+            a: weather('toolu_A', 'Paris', 0),
+            b: weather('toolu_B', 'Rome', 1),
+            p: toolEvent('on_tool_start', 'get_weather', { input: { city: 'Paris' } }, 'run-t1'),
+            q: toolEvent('on_tool_start', 'get_weather', { input: { city: 'Rome' } }, 'run-t2'),
+            x: toolEvent('on_tool_error', 'get_weather', { input: { city: 'Rome' }, error: 'Rome service down' }, 'run-t2'),
+            y: toolEvent('on_tool_end', 'get_weather', { input: { city: 'Paris' }, output: parisMessage }, 'run-t1'),
+            A: callStart('toolu_A', 'get_weather', '{"city":"Paris"}'),
+            B: callStart('toolu_B', 'get_weather', '{"city":"Rome"}'),
+            E: result('toolu_B', 'Error: Rome service down'),
+            R: result('toolu_A', 'Paris: 18C'),
+          };
+          const { onDiagnostic, messages } = diagnosticsSink();
+          // prettier-ignore
+          const e1 =  cold('-a-b-p-q-x-y-|', values);
+          // prettier-ignore
+          const expected = '-A-B-----E-R-|';
+
+          expectObservable(e1.pipe(fromLangChainStreamEvents({ onDiagnostic }))).toBe(expected, values);
+          testScheduler.flush();
+          expect(messages).toEqual([]);
+        }));
+
+      it('should match a result without tool_call_id by the run input, and one that names its call should still reach it', async () => {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        expect(
+          await adapt(
+            [
+              weather('toolu_A', 'Paris', 0),
+              weather('toolu_B', 'Rome', 1),
+              toolEvent('on_tool_start', 'get_weather', { input: '{"city":"Rome"}' }, 'run-t2'),
+              toolEvent('on_tool_end', 'get_weather', { output: 'Rome: 25C' }, 'run-t2'),
+              toolEvent('on_tool_end', 'get_weather', { input: { city: 'Paris', units: 'metric' }, output: 'Paris: 18C' }, 'run-t1'),
+            ],
+            { onDiagnostic },
+          ),
+        ).toEqual([
+          callStart('toolu_A', 'get_weather', '{"city":"Paris"}'),
+          callStart('toolu_B', 'get_weather', '{"city":"Rome"}'),
+          result('toolu_B', 'Rome: 25C'),
+          result('toolu_A', 'Paris: 18C'),
+        ]);
+        expect(messages).toEqual([]);
+      });
+
+      it('should answer no call, telling onDiagnostic, when the input fits several calls or none, and still take the results that name their calls', async () => {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        expect(
+          await adapt(
+            [
+              weather('toolu_A', 'Paris', 0),
+              weather('toolu_B', 'Paris', 1),
+              weather('toolu_C', 'Rome', 2),
+              toolEvent('on_tool_error', 'get_weather', { input: { city: 'Paris' }, error: 'Paris service down' }, 'run-t1'),
+              toolEvent('on_tool_end', 'get_weather', { input: { city: 'Oslo' }, output: 'Oslo: 2C' }, 'run-t2'),
+              toolEvent('on_tool_end', 'get_weather', { output: toolMessage('toolu_B', 'Paris: 18C') }, 'run-t3'),
+            ],
+            { onDiagnostic },
+          ),
+        ).toEqual([
+          callStart('toolu_A', 'get_weather', '{"city":"Paris"}'),
+          callStart('toolu_B', 'get_weather', '{"city":"Paris"}'),
+          callStart('toolu_C', 'get_weather', '{"city":"Rome"}'),
+          result('toolu_B', 'Paris: 18C'),
+        ]);
+        expect(messages).toEqual([
+          "fromLangChainStreamEvents could not tell which call the error (Paris service down) of a 'get_weather' tool run (run_id 'run-t1') answers, because its input {\"city\":\"Paris\"} fits 'toolu_A', 'toolu_B' alike; its tool events name no tool_call_id (langchain-ai/langchain#37426). It is not sent rather than given to the wrong call: those calls stay unanswered (RUN_FINISHED pendingToolCallIds). Return a ToolMessage (it names its call), or give the tool a ToolCall input ({ type: 'tool_call', id, args }).",
+          expect.stringContaining("the result of a 'get_weather' tool run (run_id 'run-t2') answers, because its input {\"city\":\"Oslo\"} fits none of 'toolu_A', 'toolu_B', 'toolu_C'"),
+        ]);
+      });
+
+      it('should tell parallel calls without input apart only when one is waiting', async () => {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        expect(
+          await adapt(
+            [weather('toolu_A', 'Paris', 0), weather('toolu_B', 'Rome', 1), toolEvent('on_tool_end', 'get_weather', { output: 'which?' }, 'run-t1'), toolEvent('on_tool_end', 'get_weather', { output: toolMessage('toolu_A', 'Paris: 18C') }, 'run-t2'), toolEvent('on_tool_end', 'get_weather', { output: 'Rome: 25C' }, 'run-t3')],
+            { onDiagnostic },
+          ),
+        ).toEqual([
+          callStart('toolu_A', 'get_weather', '{"city":"Paris"}'),
+          callStart('toolu_B', 'get_weather', '{"city":"Rome"}'),
+          result('toolu_A', 'Paris: 18C'),
+          result('toolu_B', 'Rome: 25C'),
+        ]);
+        expect(messages).toEqual([expect.stringContaining("because its events carry no input to tell 'toolu_A', 'toolu_B' apart")]);
+      });
+
+      it('should send a result that names its call even after a result matched to that call by input, telling onDiagnostic', async () => {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        expect(
+          await adapt([weather('toolu_A', 'Paris', 0), toolEvent('on_tool_end', 'get_weather', { input: { city: 'Paris' }, output: 'cached' }, 'run-t1'), toolEvent('on_tool_end', 'get_weather', { output: toolMessage('toolu_A', 'Paris: 18C') }, 'run-t2')], { onDiagnostic }),
+        ).toEqual([callStart('toolu_A', 'get_weather', '{"city":"Paris"}'), result('toolu_A', 'cached'), result('toolu_A', 'Paris: 18C')]);
+        expect(messages).toEqual([expect.stringContaining("received a result naming tool call 'toolu_A' after it had sent that call the result of a 'get_weather' run matched by its input")]);
+      });
+
+      it('should leave the calls it cannot tell apart pending in RUN_FINISHED, through toAgui and the official client', async () => {
+        const { onDiagnostic, messages } = diagnosticsSink();
+        const events = [
+          weather('toolu_A', 'Paris', 0),
+          weather('toolu_B', 'Paris', 1),
+          end({}),
+          toolEvent('on_tool_error', 'get_weather', { input: { city: 'Paris' }, error: 'down' }, 'run-t1'),
+          toolEvent('on_tool_end', 'get_weather', { output: toolMessage('toolu_B', 'Paris: 18C') }, 'run-t2'),
+        ];
+        const run = await runWithOracle(from(events).pipe(fromLangChainStreamEvents({ onDiagnostic }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+        expect(run.messages).toEqual([
+          {
+            id: 'lc_run--m1',
+            role: 'assistant',
+            toolCalls: [
+              { id: 'toolu_A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: 'toolu_B', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            ],
+          },
+          { id: expect.any(String), role: 'tool', toolCallId: 'toolu_B', content: 'Paris: 18C' },
+        ]);
+        expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['toolu_A'] } });
+        expect(messages).toHaveLength(1);
+      });
+
+      it('should give the failed Rome run its own call through the official client, keeping Paris its result', async () => {
+        const events = [
+          weather('toolu_A', 'Paris', 0),
+          weather('toolu_B', 'Rome', 1),
+          end({}),
+          toolEvent('on_tool_start', 'get_weather', { input: { city: 'Paris' } }, 'run-t1'),
+          toolEvent('on_tool_start', 'get_weather', { input: { city: 'Rome' } }, 'run-t2'),
+          toolEvent('on_tool_error', 'get_weather', { input: { city: 'Rome' }, error: 'Rome service down' }, 'run-t2'),
+          toolEvent('on_tool_end', 'get_weather', { input: { city: 'Paris' }, output: parisMessage }, 'run-t1'),
+        ];
+        const run = await runWithOracle(from(events).pipe(fromLangChainStreamEvents(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+        expect(run.messages.slice(1)).toEqual([
+          { id: expect.any(String), role: 'tool', toolCallId: 'toolu_B', content: 'Error: Rome service down' },
+          { id: expect.any(String), role: 'tool', toolCallId: 'toolu_A', content: 'Paris: 18C' },
+        ]);
+        expect(run.events.at(-1)).not.toHaveProperty('outcome.pendingToolCallIds');
+      });
+    });
+
     it('should send nothing for a tool run that answers no call, and fail on output it cannot serialise', async () => {
       expect(await adapt([toolEvent('on_tool_end', 'helper', { output: 'x' })])).toEqual([]);
       const cycle: Record<string, unknown> = {};
