@@ -6,6 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { interrupt as interruptRun } from '../interaction/interrupts.js';
+import { anthropicReasoning, createAiSdkReasoning } from './aiSdkReasoning.js';
 import { createDropReporter, errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
@@ -59,9 +60,16 @@ interface Call {
  *    `start-step`, `finish-step` and a `response-metadata` with another id begin a new message.
  *    The UI stream's `start.messageId` names the whole multi-step UI message and is not used.
  * 2. `text-delta` becomes TEXT_MESSAGE_CHUNK with the message's id, `reasoning-delta` (AI SDK 4:
- *    `reasoning`) REASONING_MESSAGE_CHUNK with `<message id>-reasoning`; the delta is read from
- *    `delta`, `text` (`fullStream`) or `textDelta` (AI SDK 4). Empty deltas, and
+ *    `reasoning`) REASONING_MESSAGE_CHUNK with `<message id>-reasoning`, a later reasoning block
+ *    (another part `id`) of the message `<message id>-reasoning-<n>` (n from 2); the delta is read
+ *    from `delta`, `text` (`fullStream`) or `textDelta` (AI SDK 4). Empty deltas, and
  *    `*-start`/`*-end`, send nothing; a delta part with none of those fields is an `INVALID_EVENT`.
+ *    Anthropic's thinking signature (`providerMetadata.anthropic.signature` of a reasoning part:
+ *    an empty `reasoning-delta`, or a UI stream's `reasoning-start` / `reasoning-end`) becomes
+ *    REASONING_ENCRYPTED_VALUE `{ subtype: 'message', entityId: <reasoning message id> }`, once per
+ *    value; a redacted block (`providerMetadata.anthropic.redactedData`) is a reasoning message
+ *    with no text, REASONING_MESSAGE_START `metadata: { anthropic: { type: 'redacted_thinking' } }`,
+ *    and that data as its encrypted value, as `fromAnthropicMessages` sends them.
  * 3. `tool-input-start` (AI SDK 4: `tool-call-streaming-start`) opens a call (TOOL_CALL_CHUNK with
  *    `toolCallId`, `toolCallName` and `parentMessageId`), `tool-input-delta` (AI SDK 4:
  *    `tool-call-delta`, `argsTextDelta`) adds its argument text, and an AI SDK 4 provider's
@@ -94,8 +102,8 @@ interface Call {
  *    `outcome: { type: 'cancelled' }`, and later parts are ignored.
  * 9. `start`, `stream-start`, `message-metadata`, `raw` and the `*-start`/`*-end` parts are
  *    bookkeeping and send nothing. `source`, `source-url`, `source-document`, `file`, `data-*`,
- *    AI SDK 4's `reasoning-signature` and `redacted-reasoning` (AI SDK 5 carries signatures in
- *    `providerMetadata`, not read either) and parts of unknown types carry content this adapter
+ *    AI SDK 4's `reasoning-signature` and `redacted-reasoning` (AI SDK 5 and later carry them in
+ *    `providerMetadata`, rule 2) and parts of unknown types carry content this adapter
  *    does not send: they are dropped, with one `onDiagnostic` per part type per subscription. A
  *    part that is not an object with a string `type`, or whose fields have the wrong types, is an
  *    `INVALID_EVENT` error. Under `toAgui` both errors become RUN_ERROR.
@@ -146,6 +154,8 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     // After `abort`, nothing more is read.
     let done = false;
     const emit = (event: AgentEvent) => subscriber.next(event);
+    // The current message's reasoning blocks, each a reasoning message with its signature.
+    const reasoning = createAiSdkReasoning(emit);
 
     const messageId = (partId?: string): string => {
       if (message !== undefined) return message;
@@ -160,6 +170,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     };
 
     const endMessage = () => {
+      reasoning.reset();
       message = undefined;
       response = undefined;
       openCalls = new Set();
@@ -209,12 +220,27 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         case 'reasoning': {
           const id = string(part, 'id', type);
           const delta = deltaText(part, type);
-          if (delta === '') return;
+          if (delta === '') {
+            // A signature_delta is an empty reasoning-delta with the signature in its providerMetadata.
+            if (type === 'reasoning-delta') reasoning.encrypted(messageId(id), id, anthropicReasoning(part.providerMetadata));
+            return;
+          }
           const owner = messageId(id);
           // Text and reasoning end the calls before them (toolCallCorrelator closes them too).
           openCalls.clear();
           if (type === 'text-delta') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: owner, delta });
-          else emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${owner}-reasoning`, delta });
+          else reasoning.text(owner, id, delta);
+          if (type === 'reasoning-delta') reasoning.encrypted(owner, id, anthropicReasoning(part.providerMetadata));
+          return;
+        }
+        case 'reasoning-start':
+        case 'reasoning-end': {
+          // Bounds, but Anthropic's signature or redacted data may ride on them (UI stream; redacted_thinking in fullStream).
+          const encrypted = anthropicReasoning(part.providerMetadata);
+          if (encrypted === undefined) return;
+          const id = string(part, 'id', type);
+          openCalls.clear();
+          reasoning.encrypted(messageId(id), id, encrypted);
           return;
         }
         case 'tool-input-start':
@@ -355,8 +381,6 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         // and the provider's own chunks (includeRawChunks), whose content comes as the parts around them.
         case 'text-start':
         case 'text-end':
-        case 'reasoning-start':
-        case 'reasoning-end':
         case 'tool-input-end':
         case 'start':
         case 'stream-start':

@@ -4,6 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { fromAiSdkStream, type AiSdkStreamPart } from '../../../lib/adapters/fromAiSdkStream.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -36,6 +37,26 @@ const callResult = (toolCallId: string, content: unknown): AgentEvent => ({ type
 const stepStarted = (n: number): AgentEvent => ({ type: EventType.STEP_STARTED, stepName: `step-${n}` });
 const stepFinished = (n: number): AgentEvent => ({ type: EventType.STEP_FINISHED, stepName: `step-${n}` });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+const reasoningStart = (messageId: string, redacted = false): AgentEvent => ({
+  type: EventType.REASONING_MESSAGE_START,
+  messageId,
+  role: 'reasoning',
+  ...(redacted ? { metadata: { anthropic: { type: 'redacted_thinking' } } } : {}),
+});
+const encrypted = (entityId: string, encryptedValue: string): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
+const signed = (signature: string) => ({ providerMetadata: { anthropic: { signature } } });
+// An Anthropic step as the AI SDK's fullStream sends it: a signed thinking block, a redacted one, then text.
+const anthropicThinking: AiSdkStreamPart[] = [
+  { type: 'reasoning-start', id: '0' },
+  { type: 'reasoning-delta', id: '0', text: 'Let me think.' },
+  { type: 'reasoning-delta', id: '0', text: '', ...signed('SIG_abc') },
+  { type: 'reasoning-end', id: '0' },
+  { type: 'reasoning-start', id: '1', providerMetadata: { anthropic: { redactedData: 'REDACTED_xyz' } } },
+  { type: 'reasoning-end', id: '1' },
+  { type: 'text-start', id: '2' },
+  { type: 'text-delta', id: '2', text: 'It is 20C.' },
+  { type: 'text-end', id: '2' },
+];
 
 const invalidEvent = (detail: string) => new AguiRxError('INVALID_EVENT', `fromAiSdkStream received a malformed stream part: ${detail}`);
 
@@ -297,6 +318,31 @@ describe('fromAiSdkStream', () => {
           { type: 'text-end', id: 't1' },
         ]),
       ).toEqual([reasoning('Think', 'r1-reasoning'), text('Hel', 'r1'), text('lo', 'r1')]);
+    });
+
+    it("should send Anthropic's thinking signature and redacted thinking as REASONING_ENCRYPTED_VALUE, each block a reasoning message", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(await adapt(anthropicThinking, { onDiagnostic })).toEqual([
+        reasoning('Let me think.', '0-reasoning'),
+        encrypted('0-reasoning', 'SIG_abc'),
+        reasoningStart('0-reasoning-2', true),
+        encrypted('0-reasoning-2', 'REDACTED_xyz'),
+        text('It is 20C.', '0'),
+      ]);
+      expect(messages).toEqual([]);
+    });
+
+    it("should read a UI stream's signature from reasoning-start and reasoning-end once, opening the reasoning message before it", async () => {
+      expect(
+        await adapt([
+          { type: 'reasoning-start', id: 'r0', ...signed('SIG') },
+          reasoningDelta('Hmm.', 'r0'),
+          { type: 'reasoning-end', id: 'r0', ...signed('SIG') },
+          { type: 'reasoning-start', id: 'r1' },
+          reasoningDelta('Again.', 'r1'),
+          { type: 'reasoning-end', id: 'r1', ...signed('SIG2') },
+        ]),
+      ).toEqual([reasoningStart('r0-reasoning'), encrypted('r0-reasoning', 'SIG'), reasoning('Hmm.', 'r0-reasoning'), reasoning('Again.', 'r0-reasoning-2'), encrypted('r0-reasoning-2', 'SIG2')]);
     });
 
     it('should name a message after the provider response id and begin a new one with the next response', async () => {
@@ -777,6 +823,34 @@ describe('fromAiSdkStream', () => {
       expect(run.events.map((event) => event.type)).not.toContain(EventType.RUN_ERROR);
       expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
       expect(run.messages).toEqual([expect.objectContaining({ id: 't', role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":' } }] })]);
+    });
+
+    it("should keep Anthropic's thinking signature and redacted data on the reasoning messages, for toAnthropicMessages to send back", async () => {
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([startStep, ...anthropicThinking, { type: 'finish-step', response: { id: 'msg_1', modelId: 'claude' } } as AiSdkStreamPart]).pipe(
+          fromAiSdkStream(),
+          toAgui({ threadId: 'thread-1', runId: 'run-1' }),
+        ),
+      );
+      expect(run.messages).toEqual([
+        { id: '0-reasoning', role: 'reasoning', content: 'Let me think.', encryptedValue: 'SIG_abc' },
+        expect.objectContaining({ id: '0-reasoning-2', role: 'reasoning', content: '', encryptedValue: 'REDACTED_xyz' }),
+        { id: '0', role: 'assistant', content: 'It is 20C.' },
+      ]);
+      const warnings: string[] = [];
+      const user = { id: 'u1', role: 'user' as const, content: 'Weather?' };
+      expect(toAnthropicMessages([user, ...run.messages], { onWarning: (warning) => void warnings.push(warning) }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Let me think.', signature: 'SIG_abc' },
+            { type: 'redacted_thinking', data: 'REDACTED_xyz' },
+            { type: 'text', text: 'It is 20C.' },
+          ],
+        },
+      ]);
+      expect(warnings).toEqual([]);
     });
 
     it('should run to RUN_FINISHED with sources, files and data parts dropped, each type reported once', async () => {
