@@ -59,6 +59,10 @@ interface Call {
  *    text or reasoning part, else minted; an id an earlier message had gets a `-<n>` suffix.
  *    `start-step`, `finish-step` and a `response-metadata` with another id begin a new message.
  *    The UI stream's `start.messageId` names the whole multi-step UI message and is not used.
+ *    After the result of a tool the provider ran (`providerExecuted: true`, e.g. Anthropic's web
+ *    search), the text and calls that follow are a new assistant message `<message id>-<part id>`
+ *    (the first such part's id; a number when it has none), as `fromAnthropicMessages` splits
+ *    them, so that the client's transcript reads call, result, answer.
  * 2. `text-delta` becomes TEXT_MESSAGE_CHUNK with the message's id, `reasoning-delta` (AI SDK 4:
  *    `reasoning`) REASONING_MESSAGE_CHUNK with `<message id>-reasoning`, a later reasoning block
  *    (another part `id`) of the message `<message id>-reasoning-<n>` (n from 2); the delta is read
@@ -157,19 +161,35 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     // The current message's reasoning blocks, each a reasoning message with its signature.
     const reasoning = createAiSdkReasoning(emit);
 
+    // After a provider-executed tool's result, the assistant message its answer goes to, and whether the next content begins one.
+    let segment: string | undefined;
+    let segmentEnded = false;
+
+    const unusedId = (wanted: string): string => {
+      let id = wanted;
+      for (let n = used.size + 1; used.has(id); n++) id = `${wanted}-${n}`;
+      used.add(id);
+      return id;
+    };
+
     const messageId = (partId?: string): string => {
       if (message !== undefined) return message;
-      let id = nextResponse ?? partId ?? mint();
+      const id = nextResponse ?? partId ?? mint();
       nextResponse = undefined;
-      if (used.has(id)) {
-        const base = id;
-        for (let n = used.size + 1; used.has(id); n++) id = `${base}-${n}`;
-      }
-      used.add(id);
-      return (message = id);
+      return (message = unusedId(id));
+    };
+
+    // The assistant message of text and calls: after a provider-executed tool's result, a new one `<message id>-<part id>`.
+    const assistantId = (partId?: string): string => {
+      const base = messageId(partId);
+      if (segmentEnded) segment = unusedId(`${base}-${partId ?? used.size + 1}`);
+      segmentEnded = false;
+      return segment ?? base;
     };
 
     const endMessage = () => {
+      segment = undefined;
+      segmentEnded = false;
       reasoning.reset();
       message = undefined;
       response = undefined;
@@ -194,7 +214,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     };
 
     const openCall = (toolCallId: string, toolName: string, args?: string) => {
-      const parentMessageId = messageId();
+      const parentMessageId = assistantId();
       calls.set(toolCallId, { name: toolName, hasArgs: args !== undefined && args !== '' });
       openCalls.add(toolCallId);
       emit(toolCallStart(toolCallId, toolName, parentMessageId, args));
@@ -208,9 +228,11 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
         part,
       );
 
-    const result = (toolCallId: string, content: unknown) => {
+    const result = (part: Fields, toolCallId: string, content: unknown) => {
       openCalls.delete(toolCallId);
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: content === undefined ? '' : content === null ? 'null' : (content as string) });
+      // The provider ran the tool inside this response: what the model says next answers it, in a message after the result.
+      if (part.providerExecuted === true) segmentEnded = true;
     };
 
     const onPart = (part: Fields, type: string) => {
@@ -228,7 +250,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           const owner = messageId(id);
           // Text and reasoning end the calls before them (toolCallCorrelator closes them too).
           openCalls.clear();
-          if (type === 'text-delta') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: owner, delta });
+          if (type === 'text-delta') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: assistantId(id), delta });
           else reasoning.text(owner, id, delta);
           if (type === 'reasoning-delta') reasoning.encrypted(owner, id, anthropicReasoning(part.providerMetadata));
           return;
@@ -297,16 +319,16 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
             );
           }
           const output = 'output' in part ? part.output : part.result;
-          if (part.isError === true) return result(toolCallId, `Error: ${errorMessage(output, 'no message given')}`);
-          return result(toolCallId, output);
+          if (part.isError === true) return result(part, toolCallId, `Error: ${errorMessage(output, 'no message given')}`);
+          return result(part, toolCallId, output);
         }
         case 'tool-error':
         case 'tool-output-error':
-          return result(required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error, 'no message given') : (string(part, 'errorText', type) ?? 'no message given')}`);
+          return result(part, required(part, 'toolCallId', type), `Error: ${type === 'tool-error' ? errorMessage(part.error, 'no message given') : (string(part, 'errorText', type) ?? 'no message given')}`);
         case 'tool-output-denied': {
           const toolCallId = required(part, 'toolCallId', type);
           const name = string(part, 'toolName', type) ?? calls.get(toolCallId)?.name;
-          return result(toolCallId, `Error: the user denied the call${name === undefined ? '' : ` to '${name}'`}.`);
+          return result(part, toolCallId, `Error: the user denied the call${name === undefined ? '' : ` to '${name}'`}.`);
         }
         case 'tool-approval-request': {
           const approvalId = required(part, 'approvalId', type);

@@ -88,7 +88,7 @@ export interface AiSdkTextPart {
   text?: string | undefined;
   /** A piece of the text (AI SDK 4 `fullStream`, LanguageModelV1 parts). */
   textDelta?: string | undefined;
-  /** Provider-specific data; not read. */
+  /** Provider-specific data: on reasoning parts, Anthropic's `{ anthropic: { signature } }` or `{ anthropic: { redactedData } }` is read. */
   providerMetadata?: Record<string, unknown> | undefined;
 }
 
@@ -160,7 +160,9 @@ export interface AiSdkToolResultPart {
   isError?: boolean | undefined;
   /** A streamed tool's intermediate output; only the final one is kept. */
   preliminary?: boolean | undefined;
-  /** Set for tools the provider ran itself; not read. */
+  /** The call's input, which `fullStream` repeats on its result; not read. */
+  input?: unknown;
+  /** Set for tools the provider ran itself: what follows the result is a new assistant message. */
   providerExecuted?: boolean | undefined;
   /** Set for tools not known statically (MCP tools); not read. */
   dynamic?: boolean | undefined;

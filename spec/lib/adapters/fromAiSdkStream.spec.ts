@@ -44,6 +44,22 @@ const reasoningStart = (messageId: string, redacted = false): AgentEvent => ({
   ...(redacted ? { metadata: { anthropic: { type: 'redacted_thinking' } } } : {}),
 });
 const encrypted = (entityId: string, encryptedValue: string): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
+// One Anthropic step with a server tool (web search) between two thinking blocks and two texts.
+const serverToolStep: AiSdkStreamPart[] = [
+  startStep,
+  { type: 'reasoning-start', id: '0' },
+  { type: 'reasoning-delta', id: '0', text: 'First thought.' },
+  { type: 'reasoning-end', id: '0' },
+  { type: 'text-delta', id: '1', text: 'Searching.' },
+  { type: 'tool-call', toolCallId: 'srvtoolu_1', toolName: 'web_search', input: { query: 'q' }, providerExecuted: true },
+  { type: 'tool-result', toolCallId: 'srvtoolu_1', toolName: 'web_search', input: { query: 'q' }, output: [], providerExecuted: true },
+  { type: 'reasoning-start', id: '4' },
+  { type: 'reasoning-delta', id: '4', text: 'Second thought.' },
+  { type: 'reasoning-end', id: '4' },
+  { type: 'text-delta', id: '5', text: 'Found it.' },
+  { type: 'tool-call', toolCallId: 'toolu_2', toolName: 'save', input: {} },
+  { type: 'finish-step', response: { id: 'msg_x', modelId: 'claude' } } as AiSdkStreamPart,
+];
 const signed = (signature: string) => ({ providerMetadata: { anthropic: { signature } } });
 // An Anthropic step as the AI SDK's fullStream sends it: a signed thinking block, a redacted one, then text.
 const anthropicThinking: AiSdkStreamPart[] = [
@@ -501,6 +517,29 @@ describe('fromAiSdkStream', () => {
       ]);
     });
 
+    it("should put what follows a provider-executed tool's result in a new assistant message, and keep reasoning blocks apart", () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values: Marbles = {
+          s: serverToolStep[0], a: serverToolStep[2], b: serverToolStep[4], c: serverToolStep[5], d: serverToolStep[6],
+          e: serverToolStep[8], f: serverToolStep[10], g: serverToolStep[11], h: serverToolStep[12],
+          P: stepStarted(1),
+          A: reasoning('First thought.', '0-reasoning'),
+          B: text('Searching.', '0'),
+          C: callStart('srvtoolu_1', 'web_search', '0', '{"query":"q"}'),
+          D: callResult('srvtoolu_1', []),
+          E: reasoning('Second thought.', '0-reasoning-2'),
+          F: text('Found it.', '0-5'),
+          G: callStart('toolu_2', 'save', '0-5', '{}'),
+          H: stepFinished(1),
+        };
+        // prettier-ignore
+        const e1 =  cold('-s-a-b-c-d-e-f-g-h-|', values);
+        // prettier-ignore
+        const expected = '-P-A-B-C-D-E-F-G-H-|';
+
+        expectObservable(e1.pipe(fromAiSdkStream())).toBe(expected, values);
+      }));
+
     it('should end the calls a provider response left open when the next response begins', async () => {
       expect(
         await adapt([
@@ -851,6 +890,18 @@ describe('fromAiSdkStream', () => {
         },
       ]);
       expect(warnings).toEqual([]);
+    });
+
+    it("should build call, result, then answer in order when the provider runs a tool inside the step, each thought its own reasoning message", async () => {
+      const run = await runWithOracle(from(serverToolStep).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([
+        { id: '0-reasoning', role: 'reasoning', content: 'First thought.' },
+        { id: '0', role: 'assistant', content: 'Searching.', toolCalls: [{ id: 'srvtoolu_1', type: 'function', function: { name: 'web_search', arguments: '{"query":"q"}' } }] },
+        { id: expect.any(String), role: 'tool', toolCallId: 'srvtoolu_1', content: '[]' },
+        { id: '0-reasoning-2', role: 'reasoning', content: 'Second thought.' },
+        { id: '0-5', role: 'assistant', content: 'Found it.', toolCalls: [{ id: 'toolu_2', type: 'function', function: { name: 'save', arguments: '{}' } }] },
+      ]);
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['toolu_2'] } });
     });
 
     it('should run to RUN_FINISHED with sources, files and data parts dropped, each type reported once', async () => {
