@@ -6,7 +6,7 @@ import { generateId as defaultGenerateId, type IdGenerator } from '../protocol/g
 import { createOperator } from '../protocol/createOperator.js';
 import { warnDiagnostic, type DiagnosticHandler } from '../protocol/diagnostics.js';
 import { interrupt as interruptRun } from '../interaction/interrupts.js';
-import { anthropicReasoning, createAiSdkReasoning } from './aiSdkReasoning.js';
+import { aiSdkAnthropicReasoning as anthropicReasoning, createReasoningBlocks } from './reasoningBlocks.js';
 import { createDropReporter, errorMessage, fieldReaders, isObject, rawEvent, tokenUsageEvent, toolCallStart, usageReport, type Fields, type UsageCounts } from './readers.js';
 import type { AiSdkStreamPart } from './wire/aiSdk.js';
 
@@ -159,7 +159,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
     let done = false;
     const emit = (event: AgentEvent) => subscriber.next(event);
     // The current message's reasoning blocks, each a reasoning message with its signature.
-    const reasoning = createAiSdkReasoning(emit);
+    const reasoning = createReasoningBlocks(emit);
 
     // After a provider-executed tool's result, the assistant message its answer goes to, and whether the next content begins one.
     let segment: string | undefined;

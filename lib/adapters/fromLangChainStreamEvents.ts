@@ -44,8 +44,15 @@ export interface FromLangChainStreamEventsOptions {
  *    or OpenAI's `summary` parts, a new part starting after a blank line), then the `content`: a
  *    string is text; in a list, `text` blocks are text and `thinking` / `reasoning` blocks are
  *    reasoning. Text is TEXT_MESSAGE_CHUNK with the run's `messageId`, reasoning is
- *    REASONING_MESSAGE_CHUNK with `messageId` = `<messageId>-reasoning`. Empty pieces send nothing.
- *    Blocks of other types (`image_url`, `redacted_thinking`, types added later) have no AG-UI form:
+ *    REASONING_MESSAGE_CHUNK with `messageId` = `<messageId>-reasoning`; a thinking block with
+ *    another `index` than the one before is a reasoning message of its own,
+ *    `<messageId>-reasoning-<n>` (n from 2). A `thinking` block's `signature` becomes
+ *    REASONING_ENCRYPTED_VALUE `{ subtype: 'message', entityId: <that reasoning message> }` (after
+ *    REASONING_MESSAGE_START when it said nothing yet); a `redacted_thinking` block is a reasoning
+ *    message with no text (START with `metadata: { anthropic: { type: 'redacted_thinking' } }`)
+ *    whose encrypted value is its `data`, as `fromAnthropicMessages` sends them, so that
+ *    `toAnthropicMessages` can send the thinking back. Empty pieces send nothing.
+ *    Blocks of other types (`image_url`, `document`, types added later) have no AG-UI form:
  *    they are dropped, with one `onDiagnostic` per block type per subscription.
  * 2. Tool calls come from `tool_call_chunks`, or, in a chunk without them, from `tool_use` and
  *    `input_json_delta` content blocks. Pieces are keyed by `index` within the run; a piece without

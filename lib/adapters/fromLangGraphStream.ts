@@ -18,7 +18,7 @@ export type * from './wire/langGraph.js';
 export interface FromLangGraphStreamOptions {
   /** Also send each item as it came, as `RAW { event, source: 'langgraph' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `redacted_thinking` …), and of each stream mode ignored (`debug` …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of content block that has no AG-UI form and is dropped (`image_url`, `document` …), and of each stream mode ignored (`debug` …), once per type per subscription. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
   /** Mints ids for messages and tool calls that carry none. Default: nanoid. */
   generateId?: IdGenerator | undefined;
@@ -47,7 +47,8 @@ export interface FromLangGraphStreamOptions {
  *    (`{ lc: 1, type: 'constructor', id: [..., 'AIMessageChunk'], kwargs }`).
  * 2. An AI message chunk is read as `fromLangChainStreamEvents` reads a chunk: reasoning
  *    (`additional_kwargs.reasoning_content`, `additional_kwargs.reasoning` summaries, `thinking`
- *    / `reasoning` blocks) as REASONING_MESSAGE_CHUNK with `messageId` = `<id>-reasoning`, text (a
+ *    / `reasoning` blocks) as REASONING_MESSAGE_CHUNK with `messageId` = `<id>-reasoning` (a thinking
+ *    block's signature, a `redacted_thinking` block's data as REASONING_ENCRYPTED_VALUE), text (a
  *    string, or `text` blocks) as TEXT_MESSAGE_CHUNK with `messageId` = the chunk's `id`, and
  *    `tool_call_chunks` (else `tool_use` / `input_json_delta` blocks, else a whole message's
  *    `tool_calls`) keyed by `index`, as TOOL_CALL_CHUNK with the provider's call id. Blocks of

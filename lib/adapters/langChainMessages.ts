@@ -4,6 +4,7 @@ import { AguiRxError, describeValue } from '../protocol/errors.js';
 import type { IdGenerator } from '../protocol/generateId.js';
 import { countKeys, fieldReaders, isObject, nonEmpty, toolCallStart, type DropReporter, type Fields } from './readers.js';
 import { continuedCall, startCall, unnamedCall, type ToolCallPieces } from './toolCallPieces.js';
+import { createReasoningBlocks, type ReasoningBlocks } from './reasoningBlocks.js';
 import { matchToolRun, type ToolRunMatch } from './toolRunMatch.js';
 
 /**
@@ -14,6 +15,8 @@ import { matchToolRun, type ToolRunMatch } from './toolRunMatch.js';
 /** One model message being read: its id, its tool calls, its usage so far. @internal */
 export interface ModelTurn extends ToolCallPieces {
   messageId: string;
+  /** Its reasoning messages: one per thinking block (by `index`), with the block's signature. */
+  reasoning: ReasoningBlocks;
   /** The reasoning summary part last read, to separate parts. */
   summaryIndex?: number | undefined;
   /** Whether any chunk of it was read (else its end event's output is). */
@@ -48,9 +51,15 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
   const text = (turn: ModelTurn, delta: unknown) => {
     if (typeof delta === 'string' && delta !== '') emit({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: turn.messageId, delta });
   };
-  const reasoning = (turn: ModelTurn, delta: unknown) => {
+  // Reasoning text; a thinking block's `index` keys its own reasoning message.
+  const reasoning = (turn: ModelTurn, delta: unknown, key?: string) => {
     if (typeof delta !== 'string' || delta === '') return;
-    emit({ type: EventType.REASONING_MESSAGE_CHUNK, messageId: `${turn.messageId}-reasoning`, delta });
+    turn.reasoning.text(turn.messageId, key, delta);
+  };
+  // A thinking block's signature, or a redacted_thinking block's data: the reasoning message's encrypted value.
+  const encrypted = (turn: ModelTurn, block: Fields, kind: 'signature' | 'redacted') => {
+    const value = nonEmpty(kind === 'signature' ? block.signature : block.data);
+    if (value !== undefined) turn.reasoning.encrypted(turn.messageId, blockKey(block), { kind, value });
   };
 
   const piece = (turn: ModelTurn, fields: Fields, where: string) => {
@@ -114,7 +123,10 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
           case 'text_delta':
             return text(turn, block.text);
           case 'thinking':
-            return reasoning(turn, block.thinking);
+            reasoning(turn, block.thinking, blockKey(block));
+            return encrypted(turn, block, 'signature');
+          case 'redacted_thinking':
+            return encrypted(turn, block, 'redacted');
           case 'reasoning':
             return reasoning(turn, block.reasoning);
           case 'tool_use':
@@ -153,7 +165,7 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
   };
 
   return {
-    turn: (messageId) => ({ messageId, calls: new Map(), streamed: false }),
+    turn: (messageId) => ({ messageId, calls: new Map(), streamed: false, reasoning: createReasoningBlocks(emit) }),
     read,
     callOfRun(name, input) {
       const candidates = [...unanswered].filter(([, call]) => call.name === name).map(([id, call]) => ({ id, args: call.args }));
@@ -167,6 +179,11 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
       return before === false ? 'overrides' : true;
     },
   };
+}
+
+/** A content block's `index` (a streamed block's position) as a key, if it has one. */
+function blockKey(block: Fields): string | undefined {
+  return typeof block.index === 'number' || typeof block.index === 'string' ? String(block.index) : undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from '../../../lib/adapters/fromLangChainStreamEvents.js';
 import type { AgentEvent } from '../../../lib/protocol/agentEvent.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
+import { toAnthropicMessages } from '../../../lib/converters/toAnthropicMessages.js';
 import { toAgui } from '../../../operators/toAgui.js';
 import { collect, createTestScheduler, diagnosticsSink, errorOf, sequentialIds } from '../../support/helpers.js';
 import { runWithOracle } from '../../support/oracle.js';
@@ -59,6 +60,13 @@ const result = (toolCallId: string, content: string, messageId?: string): AgentE
   ...(messageId === undefined ? {} : { messageId }),
 });
 const tokenUsage = (usage: Record<string, unknown>): AgentEvent => ({ type: 'TOKEN_USAGE', usage }) as AgentEvent;
+const encrypted = (entityId: string, encryptedValue: string): AgentEvent => ({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId, encryptedValue });
+const reasoningStart = (messageId: string, redacted = false): AgentEvent => ({
+  type: EventType.REASONING_MESSAGE_START,
+  messageId,
+  role: 'reasoning',
+  ...(redacted ? { metadata: { anthropic: { type: 'redacted_thinking' } } } : {}),
+});
 const stepStarted = (stepName: string): AgentEvent => ({ type: EventType.STEP_STARTED, stepName });
 const stepFinished = (stepName: string): AgentEvent => ({ type: EventType.STEP_FINISHED, stepName });
 
@@ -314,14 +322,70 @@ describe('fromLangChainStreamEvents', () => {
             { type: 'text', text: 'Done', index: 1 },
           ]),
         ]),
-      ).toEqual([reasoning('Deep'), reasoning('Router'), reasoning('One'), reasoning('.'), reasoning('\n\nTwo'), reasoning('Hmm'), reasoning('So'), text('Done')]);
+      ).toEqual([reasoning('Deep'), reasoning('Router'), reasoning('One'), reasoning('.'), reasoning('\n\nTwo'), reasoning('Hmm'), encrypted('lc_run--m1-reasoning', 'sig'), reasoning('So'), text('Done')]);
+    });
+
+    it("should send a thinking block's signature and a redacted_thinking block's data as REASONING_ENCRYPTED_VALUE, each block its own reasoning message", () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values: Marbles = {
+          a: say([{ type: 'redacted_thinking', data: 'Eo8B', index: 0 }]),
+          b: say([{ type: 'thinking', thinking: '', signature: 'SIG_A', index: 1 }]),
+          c: say([{ type: 'thinking', thinking: 'Plan', index: 2 }], 'run-m2', 'run-b'),
+          d: say([{ type: 'thinking', thinking: '', signature: 'SIG_B', index: 2 }], 'run-m2', 'run-b'),
+          e: say([{ type: 'text', text: 'Done', index: 3 }]),
+          R: reasoningStart('lc_run--m1-reasoning', true),
+          X: encrypted('lc_run--m1-reasoning', 'Eo8B'),
+          S: reasoningStart('lc_run--m1-reasoning-2'),
+          Y: encrypted('lc_run--m1-reasoning-2', 'SIG_A'),
+          p: reasoning('Plan', 'run-b-reasoning'),
+          Z: encrypted('run-b-reasoning', 'SIG_B'),
+          t: text('Done'),
+        };
+        const { onDiagnostic, messages } = diagnosticsSink();
+        // prettier-ignore
+        const e1 =  cold('-a----b----c-d-e-|', values);
+        // prettier-ignore
+        const expected = '-(RX)-(SY)-p-Z-t-|';
+
+        expectObservable(e1.pipe(fromLangChainStreamEvents({ onDiagnostic }))).toBe(expected, values);
+        testScheduler.flush();
+        expect(messages).toEqual([]);
+      }));
+
+    it('should keep the signatures of a streamed Anthropic turn for toAnthropicMessages, through toAgui and the official client', async () => {
+      const events = [
+        say([{ type: 'thinking', thinking: 'Plan A', index: 0 }]),
+        say([{ type: 'thinking', thinking: '', signature: 'SIG_A', index: 0 }]),
+        say([{ type: 'redacted_thinking', data: 'Eo8B', index: 1 }]),
+        say([{ type: 'text', text: 'A1', index: 2 }]),
+        end({}),
+      ];
+      const run = await runWithOracle(from(events).pipe(fromLangChainStreamEvents(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([
+        { id: 'lc_run--m1-reasoning', role: 'reasoning', content: 'Plan A', encryptedValue: 'SIG_A' },
+        expect.objectContaining({ id: 'lc_run--m1-reasoning-2', role: 'reasoning', content: '', encryptedValue: 'Eo8B' }),
+        { id: 'lc_run--m1', role: 'assistant', content: 'A1' },
+      ]);
+      const warnings: string[] = [];
+      expect(toAnthropicMessages([{ id: 'u1', role: 'user', content: 'Go' }, ...run.messages], { onWarning: (warning) => void warnings.push(warning) }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Go' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Plan A', signature: 'SIG_A' },
+            { type: 'redacted_thinking', data: 'Eo8B' },
+            { type: 'text', text: 'A1' },
+          ],
+        },
+      ]);
+      expect(warnings).toEqual([]);
     });
 
     it('should drop blocks it has no AG-UI form for, telling onDiagnostic once per type per subscription', async () => {
       const { onDiagnostic, messages } = diagnosticsSink();
       const inputs = [
         say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Hi' }]),
-        say([{ type: 'redacted_thinking', data: 'Eo8B' }, { type: 'image_url', image_url: 'data:…' }, { type: 'text', text: ' there' }]),
+        say([{ type: 'document', source: { type: 'base64', data: 'JVBE' } }, { type: 'image_url', image_url: 'data:…' }, { type: 'text', text: ' there' }]),
         end({ content: [{ type: 'text', text: 'Hi there' }] }),
         say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Again' }], 'run-m2', 'lc_run--m2'),
       ];
@@ -330,7 +394,7 @@ describe('fromLangChainStreamEvents', () => {
       expect(await collect(adapted$)).toEqual(await adapt([say('Hi'), say(' there'), end({ content: [{ type: 'text', text: 'Hi there' }] }), say('Again', 'run-m2', 'lc_run--m2')]));
       const dropMessages = [
         "fromLangChainStreamEvents dropped a 'image_url' content block (data.chunk.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'image_url' blocks of this stream are dropped without another warning.",
-        "fromLangChainStreamEvents dropped a 'redacted_thinking' content block (data.chunk.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'redacted_thinking' blocks of this stream are dropped without another warning.",
+        "fromLangChainStreamEvents dropped a 'document' content block (data.chunk.content[0]): it has no AG-UI form, as only text, thinking / reasoning and tool call blocks are read. Later 'document' blocks of this stream are dropped without another warning.",
       ];
       expect(messages).toEqual(dropMessages);
       // A second subscription is a new stream: it reports again.

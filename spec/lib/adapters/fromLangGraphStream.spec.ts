@@ -195,6 +195,19 @@ describe('fromLangGraphStream', () => {
       ).toEqual([callStart('call-a', 'weather'), callArgs('call-a', '{"city":'), callStart('call-b', 'time', '{}'), callArgs('call-a', '"Tokyo"}')]);
     });
 
+    it("should send a thinking block's signature and a redacted_thinking block's data as REASONING_ENCRYPTED_VALUE (the reader fromLangChainStreamEvents shares)", async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      expect(
+        await adapt([say([{ type: 'thinking', thinking: 'Hmm', index: 0 }]), say([{ type: 'thinking', thinking: '', signature: 'SIG', index: 0 }]), say([{ type: 'redacted_thinking', data: 'Eo8B', index: 1 }])], { onDiagnostic }),
+      ).toEqual([
+        reasoning('Hmm'),
+        { type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: 'run-1-reasoning', encryptedValue: 'SIG' },
+        { type: EventType.REASONING_MESSAGE_START, messageId: 'run-1-reasoning-2', role: 'reasoning', metadata: { anthropic: { type: 'redacted_thinking' } } },
+        { type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: 'run-1-reasoning-2', encryptedValue: 'Eo8B' },
+      ]);
+      expect(messages).toEqual([]);
+    });
+
     it('should drop blocks it has no AG-UI form for, telling onDiagnostic once per type per subscription', async () => {
       const { onDiagnostic, messages } = diagnosticsSink();
       const parts = [say([{ type: 'image_url', image_url: 'data:…' }, { type: 'text', text: 'Hi' }]), say([{ type: 'image_url', image_url: 'data:…' }]), say([{ type: 'text', text: '!' }, { type: 'some_later_block' }])];
