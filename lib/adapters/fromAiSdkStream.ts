@@ -19,7 +19,7 @@ export interface FromAiSdkStreamOptions {
   generateId?: IdGenerator | undefined;
   /** Also send each part as it came, as `RAW { event, source: 'ai-sdk' }`, before the events made from it. Default: false. */
   raw?: boolean | undefined;
-  /** Told of each kind of part that has no AG-UI form and is dropped (`source`, `file`, `data-*` …), once per type per subscription. Default: `console.warn`. */
+  /** Told of each kind of part that has no AG-UI form and is dropped (`source`, `file`, `data-*` …), once per type per subscription, and of each call `abort` cut mid-arguments. Default: `console.warn`. */
   onDiagnostic?: DiagnosticHandler | undefined;
 }
 
@@ -34,8 +34,10 @@ const { invalid, object, string, requiredName: required, count } = fieldReaders(
 /** What is known of a tool call of the run. */
 interface Call {
   name: string;
-  /** Whether any argument text was sent. */
-  hasArgs: boolean;
+  /** The argument text sent so far. */
+  args: string;
+  /** Whether its whole input came (`tool-call`, `tool-input-available`, `tool-input-error`) or a result: no longer being written. */
+  whole: boolean;
 }
 
 /**
@@ -103,7 +105,10 @@ interface Call {
  *    `finish` or when the source completes or errors. A usage object with none of those counts
  *    sends nothing and is reported through `onDiagnostic`.
  * 8. `error` is a `PROVIDER_ERROR` error; `abort` sends the usage held, then RUN_FINISHED with
- *    `outcome: { type: 'cancelled' }`, and later parts are ignored.
+ *    `outcome: { type: 'cancelled' }`, and later parts are ignored. A call it cut while its
+ *    arguments were streaming (no whole input yet, its text not whole JSON) stays as it was sent
+ *    (the fragments are on the wire; the user asked to stop, so this is no error), and
+ *    `onDiagnostic` names it and its arguments so far: it must not be run.
  * 9. `start`, `stream-start`, `message-metadata`, `raw` and the `*-start`/`*-end` parts are
  *    bookkeeping and send nothing. `source`, `source-url`, `source-document`, `file`, `data-*`,
  *    AI SDK 4's `reasoning-signature` and `redacted-reasoning` (AI SDK 5 and later carry them in
@@ -213,11 +218,13 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       emit(interruptRun(held));
     };
 
-    const openCall = (toolCallId: string, toolName: string, args?: string) => {
+    const openCall = (toolCallId: string, toolName: string, args?: string): Call => {
       const parentMessageId = assistantId();
-      calls.set(toolCallId, { name: toolName, hasArgs: args !== undefined && args !== '' });
+      const call: Call = { name: toolName, args: args ?? '', whole: false };
+      calls.set(toolCallId, call);
       openCalls.add(toolCallId);
       emit(toolCallStart(toolCallId, toolName, parentMessageId, args));
+      return call;
     };
 
     // A usage object in neither version's words: its counts are not sent, and the reader is told once.
@@ -230,6 +237,8 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
 
     const result = (part: Fields, toolCallId: string, content: unknown) => {
       openCalls.delete(toolCallId);
+      const call = calls.get(toolCallId);
+      if (call !== undefined) call.whole = true;
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: content === undefined ? '' : content === null ? 'null' : (content as string) });
       // The provider ran the tool inside this response: what the model says next answers it, in a message after the result.
       if (part.providerExecuted === true) segmentEnded = true;
@@ -287,7 +296,7 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
             return;
           }
           if (delta === '') return;
-          call.hasArgs = true;
+          call.args += delta;
           emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta });
           return;
         }
@@ -297,12 +306,12 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
           const toolCallId = required(part, 'toolCallId', type);
           const toolName = required(part, 'toolName', type);
           const args = inputText(callInput(part, type, toolCallId), type);
-          const call = calls.get(toolCallId);
-          if (call === undefined) openCall(toolCallId, toolName, args);
-          else if (!call.hasArgs && args !== '') {
-            call.hasArgs = true;
+          const call = calls.get(toolCallId) ?? openCall(toolCallId, toolName, args);
+          if (call.args === '' && args !== '') {
+            call.args = args;
             emit({ type: EventType.TOOL_CALL_CHUNK, toolCallId, delta: args });
           }
+          call.whole = true;
           return;
         }
         case 'tool-result':
@@ -394,6 +403,8 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
             `The AI SDK stream reported an error: ${string(part, 'errorText', type) ?? errorMessage(part.error, 'no message given')}. Retry the request; if it keeps failing, check the request, the API key and the provider's status.`,
           );
         case 'abort':
+          // The user stopped the run: it ends cancelled, but a call cut mid-arguments is already on the wire.
+          for (const [toolCallId, call] of calls) if (isCut(call)) onDiagnostic({ message: cutByAbort(toolCallId, call), event: part });
           flush();
           done = true;
           emit({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
@@ -440,6 +451,23 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       },
     };
   });
+}
+
+/** Whether a call was still being written: no whole input nor result came, and its argument text is not whole JSON. */
+function isCut(call: Call): boolean {
+  if (call.whole) return false;
+  try {
+    JSON.parse(call.args);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The diagnostic of a call that `abort` cut in the middle of its arguments. */
+function cutByAbort(toolCallId: string, call: Call): string {
+  const shown = call.args.length > 60 ? `${call.args.slice(0, 60)}…` : call.args;
+  return `fromAiSdkStream received 'abort' in the middle of tool call '${toolCallId}' (${call.name}): its arguments stopped at ${call.args === '' ? 'nothing' : JSON.stringify(shown)}, which is not whole JSON. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`;
 }
 
 /** A tool call's id: `toolCallId` (UI stream) or `id` (`fullStream`, provider parts). */

@@ -284,6 +284,34 @@ describe('fromAiSdkStream', () => {
         expectSubscriptions(second.subscriptions).toBe(secondSubs);
       }));
 
+    it('should tell onDiagnostic of each call that abort cut mid-arguments, and end cancelled all the same', () =>
+      testScheduler.run(({ cold, expectObservable }) => {
+        const values: Marbles = {
+          a: inputStart('c1', 'w'),
+          b: inputDelta('c1', '{"a":'),
+          c: inputStart('c2', 'x'),
+          d: toolCall('c3', 'y', { done: true }),
+          x: { type: 'abort' },
+          k: callStart('c1', 'w', 'm1'),
+          l: callArgs('c1', '{"a":'),
+          m: callStart('c2', 'x', 'm1'),
+          n: callStart('c3', 'y', 'm1', '{"done":true}'),
+          C: { type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } },
+        };
+        const { onDiagnostic, messages } = diagnosticsSink();
+        // prettier-ignore
+        const e1 =  cold('-a-b-c-d-x-|', values);
+        // prettier-ignore
+        const expected = '-k-l-m-n-C-|';
+
+        expectObservable(e1.pipe(fromAiSdkStream({ generateId: sequentialIds('m'), onDiagnostic }))).toBe(expected, values);
+        testScheduler.flush();
+        expect(messages).toEqual([
+          `fromAiSdkStream received 'abort' in the middle of tool call 'c1' (w): its arguments stopped at "{\\"a\\":", which is not whole JSON. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`,
+          expect.stringContaining("in the middle of tool call 'c2' (x): its arguments stopped at nothing, which is not whole JSON."),
+        ]);
+      }));
+
     it('should fail with PROVIDER_ERROR on an error part, after what came before', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const values: Marbles = { a: textDelta('Hi'), b: { type: 'error', errorText: 'Rate limit reached' }, t: text('Hi') };
@@ -902,6 +930,25 @@ describe('fromAiSdkStream', () => {
         { id: '0-5', role: 'assistant', content: 'Found it.', toolCalls: [{ id: 'toolu_2', type: 'function', function: { name: 'save', arguments: '{}' } }] },
       ]);
       expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['toolu_2'] } });
+    });
+
+    it('should name the call abort cut mid-arguments, which the next request answers with a failed result', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const run = await runWithOracle(
+        from<AiSdkStreamPart[]>([startStep, textDelta('Hi', 't'), { type: 'tool-input-start', id: 'c1', toolName: 'w' }, { type: 'tool-input-delta', id: 'c1', delta: '{"a":' }, { type: 'abort' }] as AiSdkStreamPart[]).pipe(
+          fromAiSdkStream({ onDiagnostic }),
+          toAgui({ threadId: 'thread-1', runId: 'run-1' }),
+        ),
+      );
+      expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
+      expect(messages).toEqual([expect.stringContaining("received 'abort' in the middle of tool call 'c1' (w): its arguments stopped at \"{\\\"a\\\":\"")]);
+      const warnings: string[] = [];
+      expect(toAnthropicMessages([{ id: 'u1', role: 'user', content: 'Go' }, ...run.messages], { onWarning: (warning) => void warnings.push(warning) }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Go' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Hi' }, { type: 'tool_use', id: 'c1', name: 'w', input: {} }] },
+        { role: 'user', content: [expect.objectContaining({ type: 'tool_result', tool_use_id: 'c1', is_error: true })] },
+      ]);
+      expect(warnings).toEqual([expect.stringContaining("tool call 'c1'"), expect.stringContaining("'c1'")]);
     });
 
     it('should run to RUN_FINISHED with sources, files and data parts dropped, each type reported once', async () => {
