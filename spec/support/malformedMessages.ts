@@ -1,4 +1,21 @@
+import type { ContentPart } from '@ag-ui/core';
 import { AguiRxError } from '../../lib/protocol/errors.js';
+
+/**
+ * A user message's parts that each converter must judge by its provider: file handles of every
+ * provider (and of none), and images of types the APIs take and refuse, by data, URL and file.
+ */
+export const filesOfEveryProvider: ContentPart[] = [
+  { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai', mimeType: 'image/png' } },
+  { type: 'image', source: { type: 'file', value: 'files/abc-gemini', provider: 'google' } },
+  { type: 'document', source: { type: 'file', value: 'file_011CNha8', provider: 'anthropic', mimeType: 'application/pdf' } },
+  { type: 'document', source: { type: 'file', value: 'file-doc', provider: 'OpenAI' } },
+  { type: 'document', source: { type: 'file', value: 'file-plain' } },
+  { type: 'image', source: { type: 'data', value: 'PHN2Zz4=', mimeType: 'image/svg+xml' } },
+  { type: 'image', source: { type: 'url', value: 'https://example.com/a.heic', mimeType: 'image/heic' } },
+  { type: 'image', source: { type: 'url', value: 'https://example.com/a' } },
+  { type: 'image', source: { type: 'data', value: 'R0lGOD==', mimeType: 'Image/GIF' } },
+];
 
 /** What is not an AG-UI message list, and what a message converter named `converter` must throw for it (exact message). */
 export function malformedMessages(converter: string): [string, unknown, AguiRxError][] {

@@ -1,7 +1,7 @@
 import type { Message, ResumeEntry } from '@ag-ui/core';
 import { toOpenAIResponsesInput } from '../../../lib/converters/toOpenAIResponsesInput.js';
 import { AguiRxError } from '../../../lib/protocol/errors.js';
-import { malformedMessages, thrown } from '../../support/malformedMessages.js';
+import { filesOfEveryProvider, malformedMessages, thrown } from '../../support/malformedMessages.js';
 
 const png = { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
 const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'weather', arguments: args } });
@@ -91,17 +91,7 @@ describe('toOpenAIResponsesInput', () => {
         {
           id: 'u1',
           role: 'user',
-          content: [
-            { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai', mimeType: 'image/png' } },
-            { type: 'image', source: { type: 'file', value: 'files/abc-gemini', provider: 'google' } },
-            { type: 'document', source: { type: 'file', value: 'file_011CNha8', provider: 'anthropic', mimeType: 'application/pdf' } },
-            { type: 'document', source: { type: 'file', value: 'file-doc', provider: 'OpenAI' } },
-            { type: 'document', source: { type: 'file', value: 'file-plain' } },
-            { type: 'image', source: { type: 'data', value: 'PHN2Zz4=', mimeType: 'image/svg+xml' } },
-            { type: 'image', source: { type: 'url', value: 'https://example.com/a.heic', mimeType: 'image/heic' } },
-            { type: 'image', source: { type: 'url', value: 'https://example.com/a' } },
-            { type: 'image', source: { type: 'data', value: 'R0lGOD==', mimeType: 'Image/GIF' } },
-          ],
+          content: filesOfEveryProvider,
         },
       ]),
     ).toEqual({
