@@ -58,7 +58,7 @@ export class ResumeError extends AguiRxError {
   /** Reconnection attempts made before giving up. */
   readonly attempts: number;
 
-  constructor(code: 'RESUME_FAILED' | 'RESUME_REFUSED', message: string, attempts: number, status?: number) {
+  constructor(code: 'RESUME_FAILED' | 'RESUME_REFUSED' | 'STOP_REFUSED', message: string, attempts: number, status?: number) {
     super(code, message);
     this.name = 'ResumeError';
     this.attempts = attempts;
@@ -352,8 +352,12 @@ export class ResumableHttpAgent extends HttpAgent {
    * Asks the server to cancel a run wherever it runs: `POST <url>/threads/<threadId>/runs/<runId>/stop`.
    *
    * @param runId The run; default: the one this agent streamed last.
-   * @return Whether the server accepted (202); `false` when there is no run to stop or it answered otherwise.
-   * @throws The fetch's error when the server cannot be reached.
+   * @return `true` when the server accepted (202: the run is being cancelled, or had finished);
+   * `false` when there is no run to stop (no run streamed yet, or the server does not know it: 404).
+   * @throws {ResumeError} `STOP_REFUSED` with the `status` and the server's reason for any other
+   * answer (401 or 403: the server's `authorize` refused these credentials; 5xx: it failed), so
+   * that a Stop button can tell "sign in again" from "nothing to stop"; the fetch's error when the
+   * server cannot be reached.
    */
   async stopRun(runId?: string): Promise<boolean> {
     const run = this.currentRun;
@@ -361,8 +365,19 @@ export class ResumableHttpAgent extends HttpAgent {
     if (target === undefined) return false;
     const threadId = run !== undefined && run.runId === target ? run.threadId : this.threadId;
     const response = await this.fetch(this.runUrl(threadId, target, 'stop'), { method: 'POST', headers: { ...this.headers, 'Content-Type': 'application/json' } });
-    await response.body?.cancel().catch(() => undefined);
-    return response.status === 202;
+    if (response.status === 202 || response.status === 404) {
+      await response.body?.cancel().catch(() => undefined);
+      return response.status === 202;
+    }
+    const reason = await readReason(response);
+    throw new ResumeError(
+      'STOP_REFUSED',
+      `Could not stop run '${target}' of thread '${threadId}': the server answered HTTP ${response.status} (${reason}). ${
+        response.status === 401 || response.status === 403 ? "The server's authorize hook refused these credentials: send the ones it expects (the agent's headers)." : 'Check the URL and the server.'
+      }`,
+      0,
+      response.status,
+    );
   }
 
   /** A copy with the same URL, headers, fetch, messages, state and resume options, and no current run. */

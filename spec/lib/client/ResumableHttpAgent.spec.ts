@@ -871,6 +871,25 @@ describe('ResumableHttpAgent against createAguiHandler with a run broker', () =>
     await expect(agent.stopRun('run-9')).resolves.toBe(false);
   });
 
+  it("should reject with STOP_REFUSED, its status and the server's reason, when the broker's authorize refuses the stop", async () => {
+    const held = heldAgent(4);
+    const broker = createRunBroker({ authorize: ({ action }) => action !== 'stop' });
+    const server = await startBrokerServer(held.agent, { broker });
+    const { agent } = resumableAgent(server.url);
+    let started!: () => void;
+    const runStarted = new Promise<void>((resolve) => (started = resolve));
+    const running = agent.runAgent({ runId: 'run-1' }, { onRunStartedEvent: () => started() });
+    await runStarted;
+    await expect(agent.stopRun()).rejects.toMatchObject({
+      name: 'ResumeError',
+      code: 'STOP_REFUSED',
+      status: 403,
+      message: expect.stringMatching(/^Could not stop run 'run-1' of thread 'thread-1': the server answered HTTP 403 \(The run broker's `authorize` hook refused this request: it may not stop this run .*\)\. The server's authorize hook refused these credentials/),
+    });
+    held.release();
+    await running;
+  });
+
   it('should not deliver twice the events its owner streamed without id while the store was unreachable, when a drop resumes after them', async () => {
     const outage = outageStore();
     // Replays what came before the run subscribed to it.
