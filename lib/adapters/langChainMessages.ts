@@ -57,9 +57,9 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
     turn.reasoning.text(turn.messageId, key, delta);
   };
   // A thinking block's signature, or a redacted_thinking block's data: the reasoning message's encrypted value.
-  const encrypted = (turn: ModelTurn, block: Fields, kind: 'signature' | 'redacted') => {
+  const encrypted = (turn: ModelTurn, block: Fields, kind: 'signature' | 'redacted', position: number) => {
     const value = nonEmpty(kind === 'signature' ? block.signature : block.data);
-    if (value !== undefined) turn.reasoning.encrypted(turn.messageId, blockKey(block), { kind, value });
+    if (value !== undefined) turn.reasoning.encrypted(turn.messageId, blockKey(block, position), { kind, value });
   };
 
   const piece = (turn: ModelTurn, fields: Fields, where: string) => {
@@ -123,10 +123,10 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
           case 'text_delta':
             return text(turn, block.text);
           case 'thinking':
-            reasoning(turn, block.thinking, blockKey(block));
-            return encrypted(turn, block, 'signature');
+            reasoning(turn, block.thinking, blockKey(block, i));
+            return encrypted(turn, block, 'signature', i);
           case 'redacted_thinking':
-            return encrypted(turn, block, 'redacted');
+            return encrypted(turn, block, 'redacted', i);
           case 'reasoning':
             return reasoning(turn, block.reasoning);
           case 'tool_use':
@@ -181,9 +181,13 @@ export function createLangChainMessageReader(emit: (event: AgentEvent) => void, 
   };
 }
 
-/** A content block's `index` (a streamed block's position) as a key, if it has one. */
-function blockKey(block: Fields): string | undefined {
-  return typeof block.index === 'number' || typeof block.index === 'string' ? String(block.index) : undefined;
+/**
+ * A content block's key: its `index` (a streamed block's position); without one, its place in the
+ * content list (a whole message's blocks, each its own; a stream's chunks each hold their one block
+ * at place 0, so without indexes they continue one block).
+ */
+function blockKey(block: Fields, position: number): string {
+  return typeof block.index === 'number' || typeof block.index === 'string' ? String(block.index) : `@${position}`;
 }
 
 /**

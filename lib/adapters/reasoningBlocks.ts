@@ -34,16 +34,35 @@ export function aiSdkAnthropicReasoning(providerMetadata: unknown): EncryptedRea
   return undefined;
 }
 
+/** One reasoning block: its key, its reasoning message, whether that was started, and the encrypted value sent. */
+interface Block {
+  key: string | undefined;
+  messageId: string;
+  started: boolean;
+  sent?: string;
+}
+
 /** The reasoning blocks of one message (or of each in turn, with `reset`). @internal */
 export function createReasoningBlocks(emit: (event: AgentEvent) => void): ReasoningBlocks {
   // The message's current block: its key, its reasoning message, whether that was started, and the value sent.
-  let block: { key: string | undefined; messageId: string; started: boolean; sent?: string } | undefined;
+  let block: Block | undefined;
   // Blocks of the message so far: the first is `<owner>-reasoning`, the next `<owner>-reasoning-2` …
   let count = 0;
+  // The keyed blocks of the message, made at the second: a piece of an earlier block (interleaved
+  // blocks, a signature at a block's end) goes to that block, not to a new one.
+  let keyed: Map<string, Block> | undefined;
 
   // A keyed piece after keyless ones (LangChain's reasoning_content, then a thinking block) continues their block.
-  const blockOf = (owner: string, key: string | undefined, fresh = false) => {
+  const blockOf = (owner: string, key: string | undefined, fresh = false): Block => {
+    if (!fresh && key !== undefined && block !== undefined && block.key !== key) {
+      const earlier = keyed?.get(key);
+      if (earlier !== undefined) {
+        if (block.key !== undefined) keyed!.set(block.key, block);
+        return (block = earlier);
+      }
+    }
     if (block === undefined || fresh || (key !== undefined && block.key !== undefined && block.key !== key)) {
+      if (block?.key !== undefined) (keyed ??= new Map()).set(block.key, block);
       count++;
       block = { key, messageId: count === 1 ? `${owner}-reasoning` : `${owner}-reasoning-${count}`, started: false };
     }
@@ -75,6 +94,7 @@ export function createReasoningBlocks(emit: (event: AgentEvent) => void): Reason
     reset() {
       block = undefined;
       count = 0;
+      keyed = undefined;
     },
   };
 }

@@ -24,8 +24,10 @@ export const noInput: unique symbol = Symbol('no input');
 
 /**
  * The one candidate whose arguments the run's input equals (JSON-wise); failing that, the one whose
- * arguments the input contains (a runtime may add injected fields). Without input, the only
- * candidate. Anything else is no match: the run answers no call rather than a guessed one.
+ * arguments the input contains (a runtime may add injected fields); failing that, or without input,
+ * the only candidate (a tool may take its input in another shape than the call's arguments: a
+ * string, coerced types). Among several, anything else is no match: the run answers no call rather
+ * than a guessed one.
  */
 export function matchToolRun(candidates: readonly CandidateCall[], input: unknown): ToolRunMatch {
   if (candidates.length === 0) return { reason: noCallWaiting };
@@ -40,6 +42,8 @@ export function matchToolRun(candidates: readonly CandidateCall[], input: unknow
     if (found.length === 1) return { toolCallId: found[0]!.id };
     if (found.length > 1) return { reason: `its input ${preview(value)} fits ${ids(found)} alike` };
   }
+  // The one call of that tool waiting: its run, whatever shape the tool gave its input (a string, coerced types).
+  if (candidates.length === 1) return { toolCallId: candidates[0]!.id };
   return { reason: `its input ${preview(value)} fits none of ${ids(candidates)}` };
 }
 

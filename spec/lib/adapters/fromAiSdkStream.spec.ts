@@ -389,6 +389,23 @@ describe('fromAiSdkStream', () => {
       ).toEqual([reasoningStart('r0-reasoning'), encrypted('r0-reasoning', 'SIG'), reasoning('Hmm.', 'r0-reasoning'), reasoning('Again.', 'r0-reasoning-2'), encrypted('r0-reasoning-2', 'SIG2')]);
     });
 
+    it('should put the signature of each of two interleaved reasoning blocks on its own block, through the official client', async () => {
+      const parts: AiSdkStreamPart[] = [
+        reasoningDelta('one', 'r1'),
+        reasoningDelta('two', 'r2'),
+        { type: 'reasoning-end', id: 'r1', ...signed('S1') },
+        { type: 'reasoning-end', id: 'r2', ...signed('S2') },
+        textDelta('answer', 't1'),
+      ];
+      expect(await adapt(parts)).toEqual([reasoning('one', 'r1-reasoning'), reasoning('two', 'r1-reasoning-2'), encrypted('r1-reasoning', 'S1'), encrypted('r1-reasoning-2', 'S2'), text('answer', 'r1')]);
+      const run = await runWithOracle(from(parts).pipe(fromAiSdkStream(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([
+        { id: 'r1-reasoning', role: 'reasoning', content: 'one', encryptedValue: 'S1' },
+        { id: 'r1-reasoning-2', role: 'reasoning', content: 'two', encryptedValue: 'S2' },
+        { id: 'r1', role: 'assistant', content: 'answer' },
+      ]);
+    });
+
     it('should name a message after the provider response id and begin a new one with the next response', async () => {
       expect(
         await adapt([

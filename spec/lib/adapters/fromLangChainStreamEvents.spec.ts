@@ -381,6 +381,28 @@ describe('fromLangChainStreamEvents', () => {
       expect(warnings).toEqual([]);
     });
 
+    it("should keep each block of a whole message apart (blocks without index), each with its own signature or data, for toAnthropicMessages", async () => {
+      const whole = end({ content: [{ type: 'thinking', thinking: 'A', signature: 'S1' }, { type: 'redacted_thinking', data: 'R' }, { type: 'thinking', thinking: 'B', signature: 'S2' }, { type: 'text', text: 'answer' }] });
+      const run = await runWithOracle(from([whole]).pipe(fromLangChainStreamEvents(), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([
+        { id: 'lc_run--m1-reasoning', role: 'reasoning', content: 'A', encryptedValue: 'S1' },
+        expect.objectContaining({ id: 'lc_run--m1-reasoning-2', role: 'reasoning', content: '', encryptedValue: 'R' }),
+        { id: 'lc_run--m1-reasoning-3', role: 'reasoning', content: 'B', encryptedValue: 'S2' },
+        { id: 'lc_run--m1', role: 'assistant', content: 'answer' },
+      ]);
+      expect(toAnthropicMessages(run.messages, { onWarning: () => {} }).messages).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'A', signature: 'S1' },
+            { type: 'redacted_thinking', data: 'R' },
+            { type: 'thinking', thinking: 'B', signature: 'S2' },
+            { type: 'text', text: 'answer' },
+          ],
+        },
+      ]);
+    });
+
     it('should drop blocks it has no AG-UI form for, telling onDiagnostic once per type per subscription', async () => {
       const { onDiagnostic, messages } = diagnosticsSink();
       const inputs = [

@@ -17,7 +17,12 @@ describe('matchToolRun', () => {
   it('should name no call when the input fits several or none, saying why', () => {
     expect(matchToolRun([paris, { id: 'C', args: '{"city":"Paris"}' }], { city: 'Paris' })).toEqual({ reason: `its input {"city":"Paris"} fits 'A', 'C' alike` });
     expect(matchToolRun([paris, rome], { city: 'Oslo' })).toEqual({ reason: `its input {"city":"Oslo"} fits none of 'A', 'B'` });
-    expect(matchToolRun([{ id: 'X', args: '{"city":' }], { city: 'Paris' })).toEqual({ reason: `its input {"city":"Paris"} fits none of 'X'` });
+  });
+
+  it('should take the only waiting call whatever shape the tool gave its input (a string, coerced types, cut arguments)', () => {
+    expect(matchToolRun([{ id: 'c1', args: '{"input":"rxjs"}' }], 'rxjs')).toEqual({ toolCallId: 'c1' });
+    expect(matchToolRun([{ id: 'c2', args: '{"n":"5"}' }], { n: 5 })).toEqual({ toolCallId: 'c2' });
+    expect(matchToolRun([{ id: 'X', args: '{"city":' }], { city: 'Paris' })).toEqual({ toolCallId: 'X' });
   });
 
   it('should take the only call when there is no input, and no call of several', () => {
