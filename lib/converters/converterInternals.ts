@@ -27,14 +27,19 @@ export function textOf(content: string | ContentPart[] | undefined): string {
 
 /** A data or url source as a URL: a data source becomes a `data:` URL, a url source is kept. `undefined` for a provider file handle. */
 export function urlOf(source: PartSource): string | undefined {
-  if (source.type === 'data') return `data:${source.mimeType};base64,${source.value}`;
+  // The declared type as the checks read it (lower-cased, no parameters, image/jpg as image/jpeg).
+  if (source.type === 'data') return `data:${mimeOf(source)};base64,${source.value}`;
   if (source.type === 'url') return source.value;
   return undefined;
 }
 
-/** The mime type a source declares, lower-cased, without parameters (`text/plain; charset=utf-8` → `text/plain`). */
+/**
+ * The mime type a source declares, lower-cased, without parameters (`text/plain; charset=utf-8` →
+ * `text/plain`), with the common alias `image/jpg` read as `image/jpeg`; `undefined` when none or empty.
+ */
 export function mimeOf(source: PartSource): string | undefined {
-  return source.mimeType?.split(';')[0].trim().toLowerCase();
+  const mime = source.mimeType?.split(';')[0].trim().toLowerCase();
+  return mime === '' ? undefined : mime === 'image/jpg' ? 'image/jpeg' : mime;
 }
 
 /** The OpenAI `input_audio` format for a base64 audio source, or `undefined` when OpenAI cannot take it inline. */
@@ -90,7 +95,10 @@ export const openAIFiles: readonly string[] = ['openai', 'azure'];
  * knows which provider it talks to.
  */
 export function foreignFile(source: PartSource, api: string, vendor: string, accepts: readonly string[]): string | undefined {
-  if (source.type !== 'file' || source.provider === undefined || accepts.includes(source.provider.toLowerCase())) return undefined;
+  if (source.type !== 'file') return undefined;
+  // An empty provider names none, as an absent one; spaces around a name are not part of it.
+  const provider = source.provider?.trim().toLowerCase();
+  if (provider === undefined || provider === '' || accepts.includes(provider)) return undefined;
   return `it is a file handle that '${source.provider}' issued ('${source.value}'), and only the provider that issued a handle can resolve it: ${api} would refuse it. Send the file's bytes (base64) or its URL instead, or upload the file to ${vendor}'s Files API and send that id (with provider: '${accepts[0]}').`;
 }
 

@@ -372,6 +372,36 @@ describe('toOpenAIChatMessages', () => {
     });
   });
 
+  it('should read a file handle whose provider is empty or padded as OpenAI reads it, image/jpg as image/jpeg, and write a data URL with the bare type', () => {
+    expect(
+      convert([
+        {
+          id: 'u1',
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'file', value: 'file-a', provider: '' } },
+            { type: 'document', source: { type: 'file', value: 'file-b', provider: ' openai ' } },
+            { type: 'image', source: { type: 'data', value: 'AAAA', mimeType: 'image/jpg' } },
+            { type: 'image', source: { type: 'data', value: 'iVBOR=', mimeType: 'IMAGE/PNG; charset=x' } },
+          ],
+        },
+      ]),
+    ).toEqual({
+      result: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_id: 'file-a' } },
+            { type: 'file', file: { file_id: 'file-b' } },
+            { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,AAAA' } },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR=' } },
+          ],
+        },
+      ],
+      warnings: [],
+    });
+  });
+
   it('should drop a file handle another provider issued, and an image type Chat Completions does not take, each with a warning', () => {
     expect(
       convert([
@@ -389,7 +419,7 @@ describe('toOpenAIChatMessages', () => {
             { type: 'file', file: { file_id: 'file-doc' } },
             { type: 'file', file: { file_id: 'file-plain' } },
             { type: 'image_url', image_url: { url: 'https://example.com/a' } },
-            { type: 'image_url', image_url: { url: 'data:Image/GIF;base64,R0lGOD==' } },
+            { type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lGOD==' } },
           ],
         },
       ],

@@ -105,7 +105,7 @@ describe('toOpenAIResponsesInput', () => {
               { type: 'input_file', file_id: 'file-doc' },
               { type: 'input_file', file_id: 'file-plain' },
               { type: 'input_image', detail: 'auto', image_url: 'https://example.com/a' },
-              { type: 'input_image', detail: 'auto', image_url: 'data:Image/GIF;base64,R0lGOD==' },
+              { type: 'input_image', detail: 'auto', image_url: 'data:image/gif;base64,R0lGOD==' },
             ],
           },
         ],
