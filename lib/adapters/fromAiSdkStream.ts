@@ -62,7 +62,8 @@ interface Call {
  *    `start-step`, `finish-step` and a `response-metadata` with another id begin a new message.
  *    The UI stream's `start.messageId` names the whole multi-step UI message and is not used.
  *    After the result of a tool the provider ran (`providerExecuted: true`, e.g. Anthropic's web
- *    search), the text and calls that follow are a new assistant message `<message id>-<part id>`
+ *    search; one whose call did not come before it is dropped, with a diagnostic), the text and
+ *    calls that follow are a new assistant message `<message id>-<part id>`
  *    (the first such part's id; a number when it has none), as `fromAnthropicMessages` splits
  *    them, so that the client's transcript reads call, result, answer.
  * 2. `text-delta` becomes TEXT_MESSAGE_CHUNK with the message's id, `reasoning-delta` (AI SDK 4:
@@ -236,8 +237,17 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
       );
 
     const result = (part: Fields, toolCallId: string, content: unknown) => {
-      openCalls.delete(toolCallId);
       const call = calls.get(toolCallId);
+      if (call === undefined && part.providerExecuted === true) {
+        // The provider ran it within this stream, so its call must be in it: a result of no call would be a tool message answering nothing.
+        report(
+          `orphan:${toolCallId}`,
+          `fromAiSdkStream dropped the result of provider-executed tool call '${toolCallId}': no call with that id came before it in this stream (a provider runs its own tools within the response that calls them). Check that the stream is whole and in order.`,
+          part,
+        );
+        return;
+      }
+      openCalls.delete(toolCallId);
       if (call !== undefined) call.whole = true;
       emit({ type: EventType.TOOL_CALL_RESULT, toolCallId, content: content === undefined ? '' : content === null ? 'null' : (content as string) });
       // The provider ran the tool inside this response: what the model says next answers it, in a message after the result.

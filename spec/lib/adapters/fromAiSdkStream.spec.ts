@@ -406,6 +406,17 @@ describe('fromAiSdkStream', () => {
       ]);
     });
 
+    it('should drop, with a diagnostic, the result of a provider-executed call that never came, and keep the message whole', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      const parts: AiSdkStreamPart[] = [textDelta('Found ', 't0'), { type: 'tool-result', toolCallId: 'ghost', toolName: 'web_search', output: 'x', providerExecuted: true } as AiSdkStreamPart, textDelta('it.', 't1')];
+      expect(await adapt(parts, { onDiagnostic })).toEqual([text('Found ', 't0'), text('it.', 't0')]);
+      expect(messages).toEqual([
+        "fromAiSdkStream dropped the result of provider-executed tool call 'ghost': no call with that id came before it in this stream (a provider runs its own tools within the response that calls them). Check that the stream is whole and in order.",
+      ]);
+      const run = await runWithOracle(from(parts).pipe(fromAiSdkStream({ onDiagnostic: () => {} }), toAgui({ threadId: 'thread-1', runId: 'run-1' })));
+      expect(run.messages).toEqual([{ id: 't0', role: 'assistant', content: 'Found it.' }]);
+    });
+
     it('should name a message after the provider response id and begin a new one with the next response', async () => {
       expect(
         await adapt([
