@@ -467,8 +467,9 @@ export function fromAiSdkStream(options: FromAiSdkStreamOptions = {}): OperatorF
 function isCut(call: Call): boolean {
   if (call.whole) return false;
   try {
-    JSON.parse(call.args);
-    return false;
+    // A call's arguments are an object: `12` may be the start of `123`, or of nothing a tool takes.
+    const args: unknown = JSON.parse(call.args);
+    return typeof args !== 'object' || args === null || Array.isArray(args);
   } catch {
     return true;
   }
@@ -477,7 +478,7 @@ function isCut(call: Call): boolean {
 /** The diagnostic of a call that `abort` cut in the middle of its arguments. */
 function cutByAbort(toolCallId: string, call: Call): string {
   const shown = call.args.length > 60 ? `${call.args.slice(0, 60)}…` : call.args;
-  return `fromAiSdkStream received 'abort' in the middle of tool call '${toolCallId}' (${call.name}): its arguments stopped at ${call.args === '' ? 'nothing' : JSON.stringify(shown)}, which is not whole JSON. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`;
+  return `fromAiSdkStream received 'abort' in the middle of tool call '${toolCallId}' (${call.name}): its arguments stopped at ${call.args === '' ? 'nothing' : JSON.stringify(shown)}, which is not a whole JSON object. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`;
 }
 
 /** A tool call's id: `toolCallId` (UI stream) or `id` (`fullStream`, provider parts). */

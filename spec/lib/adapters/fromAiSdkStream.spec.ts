@@ -307,10 +307,16 @@ describe('fromAiSdkStream', () => {
         expectObservable(e1.pipe(fromAiSdkStream({ generateId: sequentialIds('m'), onDiagnostic }))).toBe(expected, values);
         testScheduler.flush();
         expect(messages).toEqual([
-          `fromAiSdkStream received 'abort' in the middle of tool call 'c1' (w): its arguments stopped at "{\\"a\\":", which is not whole JSON. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`,
-          expect.stringContaining("in the middle of tool call 'c2' (x): its arguments stopped at nothing, which is not whole JSON."),
+          `fromAiSdkStream received 'abort' in the middle of tool call 'c1' (w): its arguments stopped at "{\\"a\\":", which is not a whole JSON object. The run ends cancelled, as the user asked, but the call stays in the client's messages half-written: it must not be run, and the next request made from those messages carries it (the converters send its input as {}, with a warning, and answer it with a failed result).`,
+          expect.stringContaining("in the middle of tool call 'c2' (x): its arguments stopped at nothing, which is not a whole JSON object."),
         ]);
       }));
+
+    it('should count as cut a call whose arguments so far are JSON but not an object', async () => {
+      const { onDiagnostic, messages } = diagnosticsSink();
+      await adapt([inputStart('c1', 'count'), inputDelta('c1', '12'), { type: 'abort' }], { onDiagnostic });
+      expect(messages).toEqual([expect.stringContaining(`in the middle of tool call 'c1' (count): its arguments stopped at "12", which is not a whole JSON object.`)]);
+    });
 
     it('should fail with PROVIDER_ERROR on an error part, after what came before', () =>
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
