@@ -7,16 +7,19 @@ import type { RunStore } from '../../../lib/broker/runStore.js';
 const input: RunAgentInput = { threadId: 't1', runId: 'r1', messages: [], tools: [], context: [], state: {}, forwardedProps: {} };
 const access = { request: undefined };
 
-/** A memory store whose `countReaders` answers only when the spec releases it, with what the store counts then. */
-function slowCountingStore(): { store: RunStore; pending: (() => void)[] } {
+/** A memory store whose `countReaders` answers only when the spec releases it, with what the store counts then; releasing resolves once it answered. */
+function slowCountingStore(): { store: RunStore; pending: (() => Promise<void>)[] } {
   const inner = createMemoryRunStore();
-  const pending: (() => void)[] = [];
+  const pending: (() => Promise<void>)[] = [];
   const store: RunStore = {
     ...inner,
     countReaders: (...args) => new Promise<number>((resolve, reject) => pending.push(() => inner.countReaders(...args).then(resolve, reject))),
   };
   return { store, pending };
 }
+
+/** Resolves once every promise reaction queued now has run: the end of the current turn of the event loop, not a duration. */
+const drainMicrotasks = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('createRunBroker detachment', () => {
   it('should not start the grace when a reader arrived while the last one\'s departure was being counted', async () => {
@@ -42,9 +45,9 @@ describe('createRunBroker detachment', () => {
     const second$ = await broker.events('t1', 'r1', undefined, access);
     const readerB = second$.subscribe();
     // The store answers A's stale question now: no reader registered with it (B is local).
-    pending.splice(0).forEach((answer) => answer());
-    // Let the answer's continuation run (a grace of 0 would cancel on the next turn).
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all(pending.splice(0).map((answer) => answer()));
+    // The stale check decides (and would report run-detached) in the reactions of that answer.
+    await drainMicrotasks();
     expect(activity.filter((entry) => entry.type === 'run-detached')).toEqual([]);
     expect(aborted).toBe(false);
     readerB.unsubscribe();

@@ -1,5 +1,5 @@
 import { EventType, type Event } from '@ag-ui/core';
-import { NEVER, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { NEVER, firstValueFrom, lastValueFrom, tap, toArray } from 'rxjs';
 import { createRunBroker } from '../../../lib/broker/createRunBroker.js';
 import { createRedisRunStore } from '../../../lib/broker/redis/index.js';
 import type { RunRecord, RunStore } from '../../../lib/broker/runStore.js';
@@ -83,9 +83,11 @@ describeWithRedis('createRedisRunStore with a frozen Redis', () => {
     const runs = store(300);
     await runs.createRun(record('t', 'r'));
     await runs.append('t', 'r', [text('a')]);
-    const read = lastValueFrom(runs.read('t', 'r').pipe(toArray()));
+    let replayed!: () => void;
+    const replay = new Promise<void>((resolve) => (replayed = resolve));
+    const read = lastValueFrom(runs.read('t', 'r').pipe(tap(() => replayed()), toArray()));
     // Live once the replay is in: the blocking read is on its own connection.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await replay;
     server.pause();
     // The read blocks 5 s at a time; with no answer 300 ms after that, the connection is given up.
     const error = await rejectionWithin(read, 20_000, 'the live read');
@@ -102,14 +104,13 @@ describeWithRedis('createRedisRunStore with a frozen Redis', () => {
     // A retry while the first is unanswered sends nothing (it would be run twice once Redis wakes).
     expect((await rejectionWithin(runs.append('t', 'r', events), 10_000, 'the retried append')).code).toBe('STORE_UNAVAILABLE');
     server.resume();
-    // The broker retries with the same events first, then what came since.
+    // The broker retries with the same events first, then what came since; each try after a round
+    // trip to Redis on the same connection, whose answer comes after the unanswered append's.
     const later = text('c');
     let cursors: string[] | undefined;
     for (let attempt = 0; attempt < 50 && cursors === undefined; attempt++) {
-      cursors = await runs.append('t', 'r', [...events, later]).catch(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        return undefined;
-      });
+      await runs.getRun('t', 'r');
+      cursors = await runs.append('t', 'r', [...events, later]).catch(() => undefined);
     }
     expect(cursors).toHaveLength(3);
     await runs.endRun('t', 'r', { type: EventType.RUN_FINISHED, threadId: 't', runId: 'r' } as Event);

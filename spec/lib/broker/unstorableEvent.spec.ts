@@ -1,5 +1,5 @@
 import { EventType, type Event, type RunAgentInput } from '@ag-ui/core';
-import { Subject, firstValueFrom, from, lastValueFrom, toArray } from 'rxjs';
+import { Subject, firstValueFrom, from, lastValueFrom, tap, toArray } from 'rxjs';
 import { createMemoryRunStore } from '../../../lib/broker/createMemoryRunStore.js';
 import { createRunBroker, type BrokerActivity } from '../../../lib/broker/createRunBroker.js';
 import { createRedisRunStore } from '../../../lib/broker/redis/index.js';
@@ -12,7 +12,6 @@ import { describeWithRedis, startRedisServer, type RedisServer } from '../../sup
 
 const input = (threadId: string): RunAgentInput => ({ threadId, runId: 'r1', messages: [], tools: [], context: [], state: {}, forwardedProps: {} });
 const access = { request: undefined };
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 /** An agent's RAW event whose payload refers to itself: JSON cannot carry it. */
 function cyclicRaw(): AgentEvent {
@@ -39,9 +38,12 @@ function describeUnstorable(name: string, makeStore: () => RunStore): void {
         },
         access,
       );
-      const frames = firstValueFrom(frames$.pipe(toArray()));
+      // A frame with a cursor is in the log: the event before the bad one was appended on its own.
+      let logged!: () => void;
+      const contentLogged = new Promise<void>((resolve) => (logged = resolve));
+      const frames = firstValueFrom(frames$.pipe(tap((frame) => frame.event.type === EventType.TEXT_MESSAGE_CONTENT && frame.cursor !== undefined && logged()), toArray()));
       agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: 'before' } as AgentEvent);
-      await tick();
+      await contentLogged;
       agent$.next(cyclicRaw());
       agent$.next({ type: EventType.TEXT_MESSAGE_CHUNK, messageId: 'm1', delta: ' after' } as AgentEvent);
       const events = (await frames).map((frame) => frame.event);
