@@ -33,7 +33,9 @@ const fieldsOf: ReadonlyMap<string, { text?: string; encrypted?: string }> = new
  * The entries of a delta's `reasoning_details` (absent and `null` are none). Anything but an array
  * of objects with a string `type`, or a field of the wrong type, is the adapter's INVALID_EVENT error.
  */
-export function readReasoningDetails(delta: Fields, where: string, readers: FieldReaders): ReasoningDetail[] {
+export function readReasoningDetails(delta: Fields, where: string, readers: FieldReaders): readonly ReasoningDetail[] {
+  // Nearly every delta has none: no array is made for it.
+  if (delta.reasoning_details === undefined || delta.reasoning_details === null) return noDetails;
   const { invalid, object, string: text } = readers;
   const entries = readers.list(delta, 'reasoning_details', where, `an array of reasoning blocks such as ${detailExample} (OpenRouter's format)`);
   return entries.map((entry, i) => {
@@ -49,6 +51,8 @@ export function readReasoningDetails(delta: Fields, where: string, readers: Fiel
     return detail;
   });
 }
+
+const noDetails: readonly ReasoningDetail[] = Object.freeze([]);
 
 /** Whether the entry is of a type this reader knows. */
 export function isKnownDetail(detail: ReasoningDetail): boolean {

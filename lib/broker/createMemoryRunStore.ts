@@ -3,7 +3,7 @@ import { Observable, Subject, filter, map, pipe, type Subscriber } from 'rxjs';
 import { isTerminalEvent } from '../protocol/agentEvent.js';
 import { AguiRxError, assertNumberOption } from '../protocol/errors.js';
 import type { RunLogEntry, RunRecord, RunStore } from './runStore.js';
-import { encodeStoredEvent } from './storedEvent.js';
+import { assertStorable } from './storedEvent.js';
 import { copyWith, MAX_TIMER_MS } from '../protocol/values.js';
 
 /** Options of {@link createMemoryRunStore}. */
@@ -212,7 +212,7 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
       if (run.record.status === 'finished') throw new AguiRxError('RUN_ENDED', `Run '${runId}' of thread '${threadId}' has ended: nothing can be appended to it.`);
       // As a shared store, which keeps events as JSON: a batch with one JSON cannot carry is refused whole.
       for (const event of events) {
-        encodeStoredEvent(event, threadId, runId);
+        assertStorable(event, threadId, runId);
         if (isTerminalEvent(event)) break;
       }
       return events.length === 0 ? [] : appendTo(thread, threadId, run, events);

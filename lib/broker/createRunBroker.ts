@@ -11,7 +11,7 @@ import { compactRuns, type FinishedRun } from './compactThread.js';
 import { createMemoryRunStore } from './createMemoryRunStore.js';
 import type { RunLogEntry, RunRecord, RunRef, RunStore } from './runStore.js';
 import { MAX_ID_BYTES, unroutableReason } from './routableId.js';
-import { encodeStoredEvent } from './storedEvent.js';
+import { assertStorable } from './storedEvent.js';
 import { copyWith, hasLoneSurrogate, MAX_TIMER_MS, missingMethods } from '../protocol/values.js';
 import { trackOpenEntities, type OpenEntities } from '../tracking/openEntities.js';
 
@@ -243,7 +243,7 @@ interface Reader extends RunRef, Partial<Observer<RunLogEntry[]>>, Unsubscribabl
 /** Whether a store can hold `event` (it is valid JSON). */
 function isStorable(event: Event, run: RunRef): boolean {
   try {
-    encodeStoredEvent(event, run.threadId, run.runId);
+    assertStorable(event, run.threadId, run.runId);
     return true;
   } catch {
     return false;

@@ -18,6 +18,23 @@ export function encodeStoredEvent(event: Event, threadId: string, runId: string)
   return json;
 }
 
+/**
+ * Checks that a store can hold `event` (it is valid JSON), for a store that keeps the event itself:
+ * an event of strings, numbers and booleans alone (every token: `type`, its id, `delta`) is, and
+ * is not encoded for the check; any other is encoded once.
+ * @throws AguiRxError `INVALID_EVENT`, as {@link encodeStoredEvent}.
+ */
+export function assertStorable(event: Event, threadId: string, runId: string): void {
+  const fields = event as unknown as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && value !== undefined && value !== null) {
+      encodeStoredEvent(event, threadId, runId);
+      return;
+    }
+  }
+}
+
 const notJson = (event: Event, threadId: string, runId: string, reason: string) => {
   const type = (event as { type?: unknown } | null)?.type;
   return new AguiRxError(

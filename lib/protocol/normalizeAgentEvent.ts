@@ -36,7 +36,8 @@ interface ZodLike {
 }
 type Shape = Record<string, ZodLike>;
 
-const snakeOf = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+/** A camelCase field name in snake_case, as a serialiser without aliases writes it (`toolCallId` → `tool_call_id`). */
+export const snakeOf = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /** The fields of `shape` where `null` is invalid but absence is fine, plus `relaxed` (optional in agent events only). */
 function optionalFields(shape: Shape, relaxed: readonly string[] = []): ReadonlySet<string> {

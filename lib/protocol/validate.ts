@@ -2,6 +2,7 @@ import { EventType, type Event } from '@ag-ui/core';
 import { EventSchema, TextMessageRoleSchema } from '@ag-ui/core/schemas';
 import { AguiRxError, describeValue } from './errors.js';
 import { hasNoBaseFields } from './agentEvent.js';
+import { snakeOf } from './normalizeAgentEvent.js';
 import { tokenIdFieldOf } from './table.js';
 
 /**
@@ -186,7 +187,7 @@ function invalidField(type: string, field: string, value: unknown, expected: str
  */
 function snakeCaseHint(event: Record<string, unknown>, field: string): string {
   if (event[field] !== undefined) return '';
-  const snake = field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  const snake = snakeOf(field);
   return snake !== field && event[snake] !== undefined
     ? ` The event has '${snake}': AG-UI names its fields in camelCase ('${field}'). toAgui and agui-rx verify --fix read snake_case names, but on the wire they must be camelCase.`
     : '';
